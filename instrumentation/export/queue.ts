@@ -1,0 +1,197 @@
+import { TraceFlags } from '@opentelemetry/api';
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ExportStats } from '../types.js';
+import { reportInternalError, settleWithin } from '../safe.js';
+
+export interface QueueOptions {
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMs: number;
+  exportTimeoutMs: number;
+}
+
+/** An exporter that can also write synchronously, for the last flush at process exit. */
+export interface SyncCapableExporter extends SpanExporter {
+  exportSync?(spans: ReadableSpan[]): boolean;
+}
+
+/**
+ * A fixed-capacity ring of spans. When full, pushing evicts the oldest span:
+ * in an outage the newest evidence (a cancel request, a ghost commit) is the
+ * one worth keeping.
+ */
+class SpanRing {
+  private readonly items: (ReadableSpan | undefined)[];
+  private head = 0;
+  length = 0;
+
+  constructor(readonly capacity: number) {
+    this.items = new Array<ReadableSpan | undefined>(capacity);
+  }
+
+  /** Returns true when a span had to be evicted. */
+  push(span: ReadableSpan): boolean {
+    const tail = (this.head + this.length) % this.capacity;
+    this.items[tail] = span;
+    if (this.length < this.capacity) {
+      this.length++;
+      return false;
+    }
+    this.head = (this.head + 1) % this.capacity;
+    return true;
+  }
+
+  take(max: number): ReadableSpan[] {
+    const n = Math.min(max, this.length);
+    const out = new Array<ReadableSpan>(n);
+    for (let i = 0; i < n; i++) {
+      out[i] = this.items[this.head] as ReadableSpan;
+      this.items[this.head] = undefined;
+      this.head = (this.head + 1) % this.capacity;
+    }
+    this.length -= n;
+    return out;
+  }
+}
+
+/**
+ * A batch span processor with bounded memory that counts what it drops.
+ *
+ * - At most `maxQueueSize` spans wait; beyond it the oldest are dropped and counted.
+ * - One export runs at a time; a failed or timed-out export counts its spans as dropped
+ *   (the OTLP exporter retries transient failures itself before it reports one).
+ * - Its timer never keeps the process alive.
+ * - `flushSoon` exports what is queued now, bounded by a timeout: used right after
+ *   a cancel request or a ghost commit, so that the evidence reaches the exporter.
+ */
+export class BoundedBatchSpanProcessor implements SpanProcessor {
+  private readonly ring: SpanRing;
+  private timer: NodeJS.Timeout | undefined;
+  private exporting: Promise<void> | undefined;
+  private isShutdown = false;
+  private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
+
+  constructor(
+    private readonly exporter: SyncCapableExporter,
+    private readonly options: QueueOptions,
+  ) {
+    this.ring = new SpanRing(Math.max(1, options.maxQueueSize));
+  }
+
+  stats(): ExportStats {
+    return { queued: this.ring.length, ...this.counters };
+  }
+
+  onStart(): void {}
+
+  onEnd(span: ReadableSpan): void {
+    if (this.isShutdown) return;
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (this.ring.push(span)) this.counters.dropped++;
+    if (this.ring.length >= this.options.maxExportBatchSize) this.kick();
+    else this.arm();
+  }
+
+  /** Export everything queued now; resolves when done or after `timeoutMs`. Never rejects. */
+  flushSoon(timeoutMs: number): Promise<void> {
+    return settleWithin(this.drain(), timeoutMs);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.flushSoon(this.options.exportTimeoutMs);
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.isShutdown) return;
+    await this.forceFlush();
+    this.isShutdown = true;
+    this.disarm();
+    try {
+      await this.exporter.shutdown();
+    } catch (error) {
+      reportInternalError('exporter shutdown', error);
+    }
+  }
+
+  /**
+   * Last resort at process exit: hand what is still queued to the exporter
+   * synchronously, when it can write that way (the file exporter can).
+   */
+  flushSync(): void {
+    if (this.ring.length === 0 || !this.exporter.exportSync) return;
+    while (this.ring.length > 0) {
+      const batch = this.ring.take(this.options.maxExportBatchSize);
+      if (this.exporter.exportSync(batch)) this.counters.exported += batch.length;
+      else {
+        this.counters.dropped += batch.length;
+        this.counters.failedExports++;
+      }
+    }
+  }
+
+  private arm(): void {
+    if (this.timer !== undefined || this.exporting !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.kick();
+    }, this.options.scheduledDelayMs);
+    this.timer.unref();
+  }
+
+  private disarm(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private kick(): void {
+    this.disarm();
+    if (this.exporting === undefined) void this.drain();
+  }
+
+  /** Export batches until the queue is empty; one drain at a time. */
+  private drain(): Promise<void> {
+    if (this.exporting !== undefined) {
+      // Wait for the drain under way, then drain whatever arrived meanwhile.
+      return this.exporting.then(() => (this.ring.length > 0 ? this.drain() : undefined));
+    }
+    const run = (async () => {
+      while (this.ring.length > 0) {
+        await this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
+      }
+    })();
+    this.exporting = run.finally(() => {
+      this.exporting = undefined;
+      if (this.ring.length > 0 && !this.isShutdown) this.arm();
+    });
+    return this.exporting;
+  }
+
+  private exportBatch(batch: ReadableSpan[]): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let done = false;
+      const finish = (result: ExportResult): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (result.code === ExportResultCode.SUCCESS) this.counters.exported += batch.length;
+        else {
+          this.counters.dropped += batch.length;
+          this.counters.failedExports++;
+          if (result.error) reportInternalError('export', result.error);
+        }
+        resolve();
+      };
+      const timer = setTimeout(
+        () => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }),
+        this.options.exportTimeoutMs,
+      );
+      timer.unref();
+      try {
+        this.exporter.export(batch, finish);
+      } catch (error) {
+        finish({ code: ExportResultCode.FAILED, error: error as Error });
+      }
+    });
+  }
+}

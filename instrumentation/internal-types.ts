@@ -1,0 +1,51 @@
+/** Private state shapes; not part of the public API. */
+import type { Attributes, Context, Tracer } from '@opentelemetry/api';
+import type { CancelState, ExportStats, ExporterKind } from './types.js';
+
+export interface ResolvedConfig {
+  serviceName: string | undefined;
+  exporter: ExporterKind;
+  tracesDir: string;
+  maxFileBytes: number;
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMs: number;
+  exportTimeoutMs: number;
+  flushTimeoutMs: number;
+  settleDeadlineMs: number | false;
+  processGraceMs: number;
+}
+
+/** How afterstop's spans reach an exporter. */
+export interface Pipeline {
+  readonly tracer: Tracer;
+  readonly config: ResolvedConfig;
+  /**
+   * `own`: afterstop started the OpenTelemetry SDK; `joined`: it added its
+   * processor to (or relies on) the SDK the app had already started;
+   * `disabled`: OTEL_SDK_DISABLED or exporter `none`.
+   */
+  readonly mode: 'own' | 'joined' | 'disabled';
+  /** Export what is queued now; bounded by `timeoutMs`; never rejects. */
+  flush(timeoutMs: number): Promise<void>;
+  stats(): ExportStats;
+  shutdown(): Promise<void>;
+}
+
+/** What a run shares with the tool calls, model calls and markers it owns. */
+export interface RunScope {
+  readonly tracer: Tracer;
+  /** A context whose active span is the run span. */
+  readonly context: Context;
+  /** `afterstop.run.id`, conversation, agent and framework: on every span of the run. */
+  readonly common: Attributes;
+  readonly signal: AbortSignal;
+  readonly cancelState: CancelState;
+  readonly flushTimeoutMs: number;
+  /** Write a marker span (start = end = now) under `parent` (default: the run span). */
+  marker(name: string, attributes: Attributes, parent?: Context): void;
+  /** Flush the pipeline now (bounded); used for evidence that must survive a crash. */
+  flushEvidence(): Promise<void>;
+  childStarted(child: object, kind: 'tool' | 'model'): void;
+  childEnded(child: object, kind: 'tool' | 'model'): void;
+}

@@ -1,0 +1,236 @@
+import * as path from 'node:path';
+import { context, diag, propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
+import { FileSpanExporter } from './export/file-exporter.js';
+import type { Pipeline, ResolvedConfig } from './internal-types.js';
+import { ATTR_AFTERSTOP_SCHEMA_VERSION, SCHEMA_VERSION } from './semconv.js';
+import { reportInternalError, settleWithin } from './safe.js';
+import type { AfterstopConfig, ExportStats, ExporterKind } from './types.js';
+import { VERSION } from './version.js';
+
+const TRACER_NAME = 'afterstop';
+const NO_STATS: ExportStats = { queued: 0, exported: 0, dropped: 0, failedExports: 0 };
+
+type Env = Record<string, string | undefined>;
+
+function numberFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    diag.warn(`afterstop: ignoring ${name}=${raw}: not a non-negative number`);
+    return fallback;
+  }
+  return value;
+}
+
+function exporterFrom(config: AfterstopConfig, env: Env): { kind: ExporterKind; inferred: boolean } {
+  const named = config.exporter ?? env['AFTERSTOP_EXPORTER'];
+  if (named === 'file' || named === 'otlp' || named === 'none') return { kind: named, inferred: false };
+  if (named !== undefined) diag.warn(`afterstop: unknown exporter "${named}"; choosing from the environment`);
+  const endpoint = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] ?? env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  if (env['OTEL_TRACES_EXPORTER'] === 'none') return { kind: 'none', inferred: true };
+  return { kind: endpoint ? 'otlp' : 'file', inferred: true };
+}
+
+/** Config from code first, then `AFTERSTOP_*` variables, then defaults. */
+export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.env): ResolvedConfig & { exporterInferred: boolean } {
+  const exporter = exporterFrom(config, env);
+  return {
+    serviceName: config.serviceName,
+    exporter: exporter.kind,
+    exporterInferred: exporter.inferred,
+    tracesDir: path.resolve(config.tracesDir ?? env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces'),
+    maxFileBytes: config.maxFileBytes ?? numberFrom(env, 'AFTERSTOP_MAX_FILE_BYTES', 32 * 1024 * 1024),
+    maxQueueSize: config.maxQueueSize ?? numberFrom(env, 'AFTERSTOP_MAX_QUEUE_SIZE', 4096),
+    maxExportBatchSize: config.maxExportBatchSize ?? 512,
+    scheduledDelayMs: config.scheduledDelayMs ?? 1000,
+    exportTimeoutMs: config.exportTimeoutMs ?? 10_000,
+    flushTimeoutMs: config.flushTimeoutMs ?? numberFrom(env, 'AFTERSTOP_FLUSH_TIMEOUT_MS', 2000),
+    settleDeadlineMs: config.settleDeadlineMs ?? numberFrom(env, 'AFTERSTOP_SETTLE_DEADLINE_MS', 5000),
+    processGraceMs: config.processGraceMs ?? 5000,
+  };
+}
+
+/** The SDK tracer provider the app registered, if any (not the API's no-op one). */
+interface SdkLikeProvider extends TracerProvider {
+  forceFlush?(): Promise<void>;
+  addSpanProcessor?(processor: SpanProcessor): void;
+  _activeSpanProcessor?: { _spanProcessors?: SpanProcessor[] };
+}
+
+function registeredSdkProvider(): SdkLikeProvider | undefined {
+  let provider = trace.getTracerProvider() as SdkLikeProvider & { getDelegate?(): TracerProvider };
+  if (typeof provider.getDelegate === 'function') provider = provider.getDelegate() as typeof provider;
+  const looksLikeSdk =
+    typeof provider.forceFlush === 'function' ||
+    typeof provider.addSpanProcessor === 'function' ||
+    provider._activeSpanProcessor !== undefined;
+  return looksLikeSdk ? provider : undefined;
+}
+
+/**
+ * Adds `processor` to a provider the app built. SDK 1.x has `addSpanProcessor`;
+ * SDK 2.x takes processors only in its constructor, so we append to its
+ * multi-processor's list (the one internal shape we rely on; checked at run time).
+ * Returns how to take it out again, or undefined when the provider has neither.
+ */
+function attachProcessor(provider: SdkLikeProvider, processor: SpanProcessor): (() => void) | undefined {
+  const list = provider._activeSpanProcessor?._spanProcessors;
+  if (Array.isArray(list)) {
+    list.push(processor);
+    return () => {
+      const at = list.indexOf(processor);
+      if (at >= 0) list.splice(at, 1);
+    };
+  }
+  if (typeof provider.addSpanProcessor === 'function') {
+    provider.addSpanProcessor(processor);
+    return () => {};
+  }
+  return undefined;
+}
+
+function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
+  const exporter: SyncCapableExporter =
+    config.exporter === 'otlp'
+      ? new OTLPTraceExporter()
+      : new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
+  return new BoundedBatchSpanProcessor(exporter, config);
+}
+
+/** Flush what is left when the process ends: async on `beforeExit`, synchronously (file exporter) on `exit`. */
+function hookProcessExit(processor: BoundedBatchSpanProcessor, flushTimeoutMs: number): () => void {
+  const onBeforeExit = (): void => {
+    if (processor.stats().queued > 0) void processor.flushSoon(flushTimeoutMs);
+  };
+  const onExit = (): void => processor.flushSync();
+  process.on('beforeExit', onBeforeExit);
+  process.on('exit', onExit);
+  return () => {
+    process.off('beforeExit', onBeforeExit);
+    process.off('exit', onExit);
+  };
+}
+
+function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
+  const processor = makeProcessor(config);
+  const sdk = new NodeSDK({
+    resource: resourceFromAttributes({ [ATTR_AFTERSTOP_SCHEMA_VERSION]: SCHEMA_VERSION }),
+    ...(env['OTEL_SERVICE_NAME'] === undefined && config.serviceName !== undefined ? { serviceName: config.serviceName } : {}),
+    spanProcessors: [processor],
+    instrumentations: [],
+    // The SDK would otherwise start OTLP metric and log exporters by default;
+    // afterstop only asks for traces unless the environment asks for more.
+    ...(env['OTEL_METRICS_EXPORTER'] === undefined ? { metricReaders: [] } : {}),
+    ...(env['OTEL_LOGS_EXPORTER'] === undefined ? { logRecordProcessors: [] } : {}),
+  });
+  sdk.start();
+  const unhook = hookProcessExit(processor, config.flushTimeoutMs);
+  return {
+    tracer: trace.getTracer(TRACER_NAME, VERSION),
+    config,
+    mode: 'own',
+    flush: (timeoutMs) => processor.flushSoon(timeoutMs),
+    stats: () => processor.stats(),
+    async shutdown() {
+      unhook();
+      await settleWithin(sdk.shutdown(), config.exportTimeoutMs);
+      // Unregister what the SDK registered, so that a later setup starts afresh.
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
+
+function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOwnExporter: boolean): Pipeline {
+  const tracer = trace.getTracer(TRACER_NAME, VERSION);
+  const appFlush = (timeoutMs: number): Promise<void> =>
+    typeof provider.forceFlush === 'function' ? settleWithin(provider.forceFlush(), timeoutMs) : Promise.resolve();
+  const processor = addOwnExporter ? makeProcessor(config) : undefined;
+  const detach = processor ? attachProcessor(provider, processor) : undefined;
+  if (processor && !detach) {
+    diag.warn('afterstop: the registered tracer provider takes no extra span processor; spans go only to its own exporters');
+  }
+  const ours = detach ? processor : undefined;
+  const unhook = ours ? hookProcessExit(ours, config.flushTimeoutMs) : () => {};
+  return {
+    tracer,
+    config,
+    mode: 'joined',
+    flush: (timeoutMs) =>
+      ours ? Promise.all([ours.flushSoon(timeoutMs), appFlush(timeoutMs)]).then(() => {}) : appFlush(timeoutMs),
+    stats: () => (ours ? ours.stats() : NO_STATS),
+    async shutdown() {
+      unhook();
+      detach?.();
+      await ours?.shutdown();
+    },
+  };
+}
+
+function disabledPipeline(config: ResolvedConfig): Pipeline {
+  return {
+    tracer: trace.getTracer(TRACER_NAME, VERSION),
+    config,
+    mode: 'disabled',
+    flush: () => Promise.resolve(),
+    stats: () => NO_STATS,
+    shutdown: () => Promise.resolve(),
+  };
+}
+
+function createPipeline(config: AfterstopConfig, env: Env): Pipeline {
+  const resolved = resolveConfig(config, env);
+  if (/^true$/i.test(env['OTEL_SDK_DISABLED'] ?? '')) return disabledPipeline(resolved);
+  const existing = registeredSdkProvider();
+  if (existing) {
+    // The app's SDK already exports to the OTLP endpoint the environment names:
+    // adding a second OTLP exporter would send every span twice.
+    const addOwn = resolved.exporter !== 'none' && !(resolved.exporter === 'otlp' && resolved.exporterInferred);
+    return joinedPipeline(existing, resolved, addOwn);
+  }
+  if (resolved.exporter === 'none') return disabledPipeline(resolved);
+  return ownPipeline(resolved, env);
+}
+
+let current: Pipeline | undefined;
+
+/**
+ * Set up afterstop's tracing pipeline. Joins an OpenTelemetry SDK the app
+ * already registered, or starts one. Calling it again returns the pipeline
+ * already set up. Never throws: on failure, spans go to whatever tracer the
+ * API has (possibly none) and the app runs on.
+ */
+export function setupPipeline(config: AfterstopConfig = {}, env: Env = process.env): Pipeline {
+  if (current) return current;
+  try {
+    current = createPipeline(config, env);
+  } catch (error) {
+    reportInternalError('setup', error);
+    current = disabledPipeline(resolveConfig(config, env));
+  }
+  return current;
+}
+
+/** The pipeline, set up with defaults on first use. */
+export function getPipeline(): Pipeline {
+  return current ?? setupPipeline();
+}
+
+/** Flush and stop the pipeline; the next use sets up a new one. */
+export async function shutdownPipeline(): Promise<void> {
+  const pipeline = current;
+  current = undefined;
+  if (!pipeline) return;
+  try {
+    await pipeline.shutdown();
+  } catch (error) {
+    reportInternalError('shutdown', error);
+  }
+}

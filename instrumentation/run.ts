@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import {
+  SpanKind,
+  SpanStatusCode,
+  context,
+  isSpanContextValid,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { CancelledError, isAbortError } from './errors.js';
+import { errorMessage, errorType } from './error-attributes.js';
+import type { Pipeline, RunScope } from './internal-types.js';
+import { emitMarker } from './markers.js';
+import { startModelCall } from './model.js';
+import { ProcessTracker } from './process.js';
+import { recordCompensation, recordHistoryRepair } from './repair.js';
+import { reportInternalError, safely } from './safe.js';
+import {
+  ATTR_CANCEL_ID,
+  ATTR_CANCEL_OUTCOME,
+  ATTR_CANCEL_REASON,
+  ATTR_CANCEL_SOURCE,
+  ATTR_CANCEL_UNSETTLED,
+  ATTR_ERROR_TYPE,
+  ATTR_FRAMEWORK,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_INFLIGHT_MODEL_CALLS,
+  ATTR_INFLIGHT_TOOL_CALLS,
+  ATTR_RUN_ID,
+  ATTR_RUN_OUTCOME,
+  CANCEL_REASON_MAX_LENGTH,
+  GEN_AI_OPERATION_INVOKE_AGENT,
+  SPAN_CANCEL_ACK,
+  SPAN_CANCEL_REQUEST,
+  SPAN_CANCEL_SETTLE,
+} from './semconv.js';
+import { steeringFor } from './steer.js';
+import { InstrumentedToolCall, runTool } from './tool.js';
+import type {
+  AcknowledgeOptions,
+  CancelOptions,
+  CancelSource,
+  CancelState,
+  CompensationOutcome,
+  ModelCall,
+  ModelCallOptions,
+  RepairStrategy,
+  Run,
+  RunEndOptions,
+  RunOptions,
+  SteeringApi,
+  ToolCall,
+  ToolCallOptions,
+  ToolContext,
+  TrackedProcess,
+} from './types.js';
+
+const RESOLVED = Promise.resolve();
+
+function sourceOf(reason: unknown, fallback: CancelSource): CancelSource {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError'
+    ? 'timeout'
+    : fallback;
+}
+
+function reasonText(reason: unknown): string | undefined {
+  if (reason === undefined || reason === null) return undefined;
+  const text = typeof reason === 'string' ? reason : errorMessage(reason);
+  return text.length > CANCEL_REASON_MAX_LENGTH ? text.slice(0, CANCEL_REASON_MAX_LENGTH) : text;
+}
+
+/**
+ * One agent run (one user turn) and its cancel state machine:
+ * none → requested (cancel) → acknowledged (the loop stopped); then settled
+ * when everything that was in flight at the request has ended. The run span
+ * and every span it starts end exactly once.
+ */
+export class InstrumentedRun implements Run, RunScope {
+  readonly id: string;
+  readonly tracer: Tracer;
+  readonly context: Context;
+  readonly common: Attributes;
+  readonly steering: SteeringApi;
+  private readonly span: Span;
+  private readonly controller = new AbortController();
+  private state: CancelState = 'none';
+  private cancelId: string | undefined;
+  private cancelFlush: Promise<void> = RESOLVED;
+  private ended = false;
+  private readonly inflight = { tool: new Set<object>(), model: new Set<object>() };
+  private settle: { waiting: Set<object>; timer: NodeJS.Timeout | undefined } | undefined;
+  private readonly settleDeadlineMs: number | false;
+  private readonly processes: ProcessTracker;
+  private readonly detachSignal: () => void;
+
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly options: RunOptions,
+  ) {
+    this.tracer = pipeline.tracer;
+    const agent = options.agentName;
+    this.span = this.tracer.startSpan(
+      agent ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${agent}` : GEN_AI_OPERATION_INVOKE_AGENT,
+      { kind: SpanKind.INTERNAL, attributes: { ...options.attributes, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT } },
+      context.active(),
+    );
+    const spanContext = this.span.spanContext();
+    this.id = options.runId ?? (isSpanContextValid(spanContext) ? spanContext.spanId : randomUUID());
+    this.common = { [ATTR_RUN_ID]: this.id, [ATTR_FRAMEWORK]: options.framework ?? 'manual' };
+    if (options.conversationId !== undefined) this.common[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
+    if (agent !== undefined) this.common[ATTR_GEN_AI_AGENT_NAME] = agent;
+    this.span.setAttributes(this.common);
+    this.context = trace.setSpan(context.active(), this.span);
+    this.settleDeadlineMs = options.settleDeadlineMs ?? pipeline.config.settleDeadlineMs;
+    this.steering = steeringFor(this);
+    this.processes = new ProcessTracker(this);
+    this.detachSignal = this.linkSignal(options.signal);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get cancelState(): CancelState {
+    return this.state;
+  }
+
+  get flushTimeoutMs(): number {
+    return this.pipeline.config.flushTimeoutMs;
+  }
+
+  // --- RunScope
+
+  marker(name: string, attributes: Attributes, parent: Context = this.context): void {
+    emitMarker(this.tracer, name, attributes, parent);
+  }
+
+  flushEvidence(): Promise<void> {
+    return this.pipeline.flush(this.pipeline.config.flushTimeoutMs);
+  }
+
+  childStarted(child: object, kind: 'tool' | 'model'): void {
+    this.inflight[kind].add(child);
+  }
+
+  childEnded(child: object, kind: 'tool' | 'model'): void {
+    this.inflight[kind].delete(child);
+    const settle = this.settle;
+    if (settle && settle.waiting.delete(child) && settle.waiting.size === 0) this.writeSettle();
+  }
+
+  // --- Run
+
+  cancel(options: CancelOptions = {}): Promise<void> {
+    if (this.state !== 'none' || this.ended) return this.cancelFlush;
+    try {
+      this.state = 'requested';
+      this.cancelId = randomUUID();
+      const attributes: Attributes = {
+        ...this.common,
+        [ATTR_CANCEL_ID]: this.cancelId,
+        [ATTR_CANCEL_SOURCE]: options.source ?? 'user',
+        ...this.inflightCounts(),
+      };
+      const reason = reasonText(options.reason);
+      if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
+      this.marker(SPAN_CANCEL_REQUEST, attributes);
+      this.startSettle();
+      this.cancelFlush = this.flushEvidence();
+    } catch (error) {
+      reportInternalError('cancel', error);
+    }
+    // Abort last: whatever reacts to the signal comes after the request marker.
+    if (!this.controller.signal.aborted) {
+      this.controller.abort(new CancelledError('The run was cancelled', { cancelId: this.cancelId }));
+    }
+    return this.cancelFlush;
+  }
+
+  acknowledge(options: AcknowledgeOptions = {}): void {
+    if (this.state !== 'requested') return;
+    this.state = 'acknowledged';
+    safely(
+      'acknowledge',
+      () =>
+        this.marker(SPAN_CANCEL_ACK, {
+          ...this.common,
+          [ATTR_CANCEL_ID]: this.cancelId ?? '',
+          [ATTR_CANCEL_OUTCOME]: options.outcome ?? 'stopped',
+          ...this.inflightCounts(),
+        }),
+      undefined,
+    );
+  }
+
+  checkpoint(): void {
+    if (this.state === 'none') return;
+    this.acknowledge();
+    throw new CancelledError('The run was cancelled', { cancelId: this.cancelId });
+  }
+
+  tool<T>(options: ToolCallOptions, body: (ctx: ToolContext) => T | Promise<T>): Promise<T> {
+    return runTool(this, options, body);
+  }
+
+  startTool(options: ToolCallOptions): ToolCall {
+    try {
+      return new InstrumentedToolCall(this, options);
+    } catch (error) {
+      reportInternalError('tool start', error);
+      const signal = this.signal;
+      return { signal, callId: options.callId ?? '', commit: () => RESOLVED, setResult() {}, end() {} };
+    }
+  }
+
+  startModelCall(options: ModelCallOptions): ModelCall {
+    return startModelCall(this, options);
+  }
+
+  repairHistory(options: { strategy: RepairStrategy; toolCallIds: readonly string[] }): void {
+    recordHistoryRepair(this, options.strategy, options.toolCallIds);
+  }
+
+  compensate(options: { toolCallId: string; outcome: CompensationOutcome; toolName?: string }): void {
+    recordCompensation(this, options.toolCallId, options.outcome, options.toolName);
+  }
+
+  trackProcess(child: TrackedProcess, options: { graceMs?: number } = {}): void {
+    this.processes.spawned(child, options.graceMs ?? this.pipeline.config.processGraceMs);
+  }
+
+  end(options: RunEndOptions = {}): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.detachSignal();
+    safely('run end', () => this.finish(options), undefined);
+    this.processes.runEnded();
+  }
+
+  // --- internals
+
+  private finish(options: RunEndOptions): void {
+    const hasError = 'error' in options;
+    const cancelled = this.state !== 'none';
+    const outcome = options.outcome ?? (cancelled ? 'cancelled' : hasError ? 'failed' : 'completed');
+    this.span.setAttribute(ATTR_RUN_OUTCOME, outcome);
+    if (hasError && !(cancelled && isAbortError(options.error, this.signal))) {
+      this.span.setAttribute(ATTR_ERROR_TYPE, errorType(options.error));
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });
+    }
+    this.span.end();
+  }
+
+  private inflightCounts(): Attributes {
+    return {
+      [ATTR_INFLIGHT_TOOL_CALLS]: this.inflight.tool.size,
+      [ATTR_INFLIGHT_MODEL_CALLS]: this.inflight.model.size,
+    };
+  }
+
+  private startSettle(): void {
+    if (this.settleDeadlineMs === false) return;
+    const waiting = new Set<object>([...this.inflight.tool, ...this.inflight.model]);
+    this.settle = { waiting, timer: undefined };
+    if (waiting.size === 0) {
+      this.writeSettle();
+      return;
+    }
+    const timer = setTimeout(() => this.writeSettle(), this.settleDeadlineMs);
+    timer.unref();
+    this.settle.timer = timer;
+  }
+
+  /** Once: every child in flight at the request has ended, or the deadline passed. */
+  private writeSettle(): void {
+    const settle = this.settle;
+    if (!settle) return;
+    this.settle = undefined;
+    if (settle.timer !== undefined) clearTimeout(settle.timer);
+    safely(
+      'settle',
+      () =>
+        this.marker(SPAN_CANCEL_SETTLE, {
+          ...this.common,
+          [ATTR_CANCEL_ID]: this.cancelId ?? '',
+          [ATTR_CANCEL_UNSETTLED]: settle.waiting.size,
+        }),
+      undefined,
+    );
+  }
+
+  /** An abort of the app's own signal is a cancel request, unless `cancel()` came first. */
+  private linkSignal(signal: AbortSignal | undefined): () => void {
+    if (!signal) return () => {};
+    const onAbort = (): void => {
+      void this.cancel({
+        source: sourceOf(signal.reason, this.options.cancelSource ?? 'user'),
+        reason: reasonText(signal.reason),
+      });
+    };
+    if (signal.aborted) {
+      onAbort();
+      return () => {};
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Span names and attribute keys of afterstop's span contract (schema 0.1,
+ * shared/spec/SEMCONV.md), and the OpenTelemetry GenAI names we reuse.
+ *
+ * The GenAI names are copied here on purpose rather than imported from
+ * `@opentelemetry/semantic-conventions/incubating`: incubating names can
+ * change between releases, and the analyzer must keep reading what this
+ * version wrote.
+ */
+
+export const SCHEMA_VERSION = '0.1';
+
+// --- resource
+export const ATTR_SERVICE_NAME = 'service.name';
+export const ATTR_AFTERSTOP_SCHEMA_VERSION = 'afterstop.schema.version';
+
+// --- GenAI names we reuse
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
+export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+export const ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK = 'gen_ai.response.time_to_first_chunk';
+export const ATTR_ERROR_TYPE = 'error.type';
+export const ATTR_PROCESS_PID = 'process.pid';
+export const ATTR_PROCESS_EXECUTABLE_NAME = 'process.executable.name';
+
+export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+export const GEN_AI_OPERATION_CHAT = 'chat';
+
+// --- common afterstop attributes
+export const ATTR_RUN_ID = 'afterstop.run.id';
+export const ATTR_FRAMEWORK = 'afterstop.framework';
+export const ATTR_RUN_OUTCOME = 'afterstop.run.outcome';
+
+// --- cancel
+export const SPAN_CANCEL_REQUEST = 'afterstop.cancel.request';
+export const SPAN_CANCEL_ACK = 'afterstop.cancel.ack';
+export const SPAN_CANCEL_SETTLE = 'afterstop.cancel.settle';
+export const ATTR_CANCEL_ID = 'afterstop.cancel.id';
+export const ATTR_CANCEL_SOURCE = 'afterstop.cancel.source';
+export const ATTR_CANCEL_REASON = 'afterstop.cancel.reason';
+export const ATTR_CANCEL_OUTCOME = 'afterstop.cancel.outcome';
+export const ATTR_CANCEL_UNSETTLED = 'afterstop.cancel.unsettled';
+export const ATTR_CANCEL_STATE = 'afterstop.cancel.state';
+export const ATTR_INFLIGHT_TOOL_CALLS = 'afterstop.inflight.tool_calls';
+export const ATTR_INFLIGHT_MODEL_CALLS = 'afterstop.inflight.model_calls';
+/** At most this many characters of a cancel reason are recorded. */
+export const CANCEL_REASON_MAX_LENGTH = 256;
+
+// --- tools
+export const SPAN_TOOL_START = 'afterstop.tool.start';
+export const SPAN_TOOL_COMMIT = 'afterstop.tool.commit';
+export const SPAN_TOOL_COMPENSATE = 'afterstop.tool.compensate';
+export const ATTR_TOOL_EFFECT = 'afterstop.tool.effect';
+export const ATTR_TOOL_IDEMPOTENCY_KEY = 'afterstop.tool.idempotency_key';
+export const ATTR_TOOL_SIGNAL_OBSERVED = 'afterstop.tool.signal_observed';
+export const ATTR_TOOL_RESULT = 'afterstop.tool.result';
+export const ATTR_COMPENSATION_OUTCOME = 'afterstop.compensation.outcome';
+export const ERROR_TYPE_CANCELLED = 'cancelled';
+
+// --- model calls
+export const ATTR_MODEL_ABORTED = 'afterstop.model.aborted';
+export const ATTR_MODEL_OUTPUT_TOKENS_STREAMED = 'afterstop.model.output_tokens_streamed';
+export const ATTR_MODEL_OUTPUT_TOKENS_AFTER_CANCEL = 'afterstop.model.output_tokens_after_cancel';
+export const ATTR_MODEL_USAGE_SOURCE = 'afterstop.model.usage_source';
+
+// --- steering
+export const SPAN_STEER_ENQUEUE = 'afterstop.steer.enqueue';
+export const SPAN_STEER_INJECT = 'afterstop.steer.inject';
+export const SPAN_STEER_DROP = 'afterstop.steer.drop';
+export const ATTR_STEER_ID = 'afterstop.steer.id';
+export const ATTR_STEER_POSITION = 'afterstop.steer.position';
+export const ATTR_STEER_REASON = 'afterstop.steer.reason';
+
+// --- history repair
+export const SPAN_HISTORY_REPAIR = 'afterstop.history.repair';
+export const ATTR_REPAIR_STRATEGY = 'afterstop.repair.strategy';
+export const ATTR_REPAIR_TOOL_CALL_IDS = 'afterstop.repair.tool_call_ids';
+
+// --- child processes
+export const SPAN_PROCESS_SPAWN = 'afterstop.process.spawn';
+export const SPAN_PROCESS_ORPHAN = 'afterstop.process.orphan';

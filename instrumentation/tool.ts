@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { isAbortError } from './errors.js';
+import type { RunScope } from './internal-types.js';
+import { errorType, errorMessage } from './error-attributes.js';
+import { reportInternalError, safely } from './safe.js';
+import {
+  ATTR_CANCEL_STATE,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_TOOL_EFFECT,
+  ATTR_TOOL_IDEMPOTENCY_KEY,
+  ATTR_TOOL_RESULT,
+  ATTR_TOOL_SIGNAL_OBSERVED,
+  ERROR_TYPE_CANCELLED,
+  GEN_AI_OPERATION_EXECUTE_TOOL,
+  SPAN_TOOL_COMMIT,
+  SPAN_TOOL_START,
+} from './semconv.js';
+import type { ToolCall, ToolCallOptions, ToolContext, ToolEndOptions, ToolResultDelivery } from './types.js';
+
+const RESOLVED = Promise.resolve();
+
+/** One tool execution: a start marker, an `execute_tool` span, commit markers. Ends once. */
+export class InstrumentedToolCall implements ToolCall {
+  readonly callId: string;
+  /** A context whose active span is the tool span: the body runs in it. */
+  readonly context: Context;
+  private readonly span: Span;
+  private readonly commitAttributes: Attributes;
+  private result: ToolResultDelivery | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly run: RunScope,
+    options: ToolCallOptions,
+  ) {
+    this.callId = options.callId ?? `call_${randomUUID()}`;
+    const effect = options.effect ?? 'unknown';
+    const identity: Attributes = {
+      ...run.common,
+      [ATTR_GEN_AI_TOOL_NAME]: options.name,
+      [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
+    };
+    this.commitAttributes = { ...identity, [ATTR_TOOL_EFFECT]: effect };
+    if (options.idempotencyKey !== undefined) this.commitAttributes[ATTR_TOOL_IDEMPOTENCY_KEY] = options.idempotencyKey;
+    run.marker(SPAN_TOOL_START, identity);
+    this.span = run.tracer.startSpan(
+      `${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`,
+      { kind: SpanKind.INTERNAL, attributes: { ...this.commitAttributes, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL } },
+      run.context,
+    );
+    this.context = trace.setSpan(run.context, this.span);
+    run.childStarted(this, 'tool');
+  }
+
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+
+  commit(): Promise<void> {
+    try {
+      const state = this.run.cancelState;
+      this.run.marker(SPAN_TOOL_COMMIT, { ...this.commitAttributes, [ATTR_CANCEL_STATE]: state }, this.context);
+      // A commit after Stop is the evidence of a ghost: make sure it is written.
+      return state === 'none' ? RESOLVED : this.run.flushEvidence();
+    } catch (error) {
+      reportInternalError('tool commit', error);
+      return RESOLVED;
+    }
+  }
+
+  setResult(result: ToolResultDelivery): void {
+    this.result = result;
+  }
+
+  end(options: ToolEndOptions = {}): void {
+    if (this.ended) return;
+    this.ended = true;
+    safely('tool end', () => this.finish(options), undefined);
+    this.run.childEnded(this, 'tool');
+  }
+
+  private finish(options: ToolEndOptions): void {
+    const signal = this.run.signal;
+    const { error } = options;
+    const hasError = 'error' in options;
+    const byCancel = hasError && signal.aborted && isAbortError(error, signal);
+    const result =
+      options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
+    const attributes: Attributes = { [ATTR_TOOL_RESULT]: result };
+    if (signal.aborted) attributes[ATTR_TOOL_SIGNAL_OBSERVED] = byCancel;
+    if (byCancel || (result === 'cancelled' && !hasError)) {
+      attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_CANCELLED;
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: ERROR_TYPE_CANCELLED });
+    } else if (hasError) {
+      attributes[ATTR_ERROR_TYPE] = errorType(error);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    }
+    this.span.setAttributes(attributes);
+    this.span.end();
+  }
+}
+
+/** The context a tool body gets when telemetry could not start: the run goes on without it. */
+function bareContext(signal: AbortSignal, callId: string | undefined): ToolContext {
+  return { signal, callId: callId ?? '', commit: () => RESOLVED, setResult: () => {} };
+}
+
+/**
+ * Run `body` as a tool call of `run`. Its value and its errors reach the
+ * caller unchanged; if telemetry fails, the body runs as if afterstop were absent.
+ */
+export async function runTool<T>(
+  run: RunScope,
+  options: ToolCallOptions,
+  body: (ctx: ToolContext) => T | Promise<T>,
+): Promise<T> {
+  let call: InstrumentedToolCall | undefined;
+  try {
+    call = new InstrumentedToolCall(run, options);
+  } catch (error) {
+    reportInternalError('tool start', error);
+  }
+  if (call === undefined) return body(bareContext(run.signal, options.callId));
+  let value: T;
+  try {
+    value = await context.with(call.context, body, undefined, call);
+  } catch (error) {
+    call.end({ error });
+    throw error;
+  }
+  call.end();
+  return value;
+}

@@ -1,0 +1,232 @@
+/**
+ * Public types of afterstop's instrumentation API. Private state shapes live
+ * in `internal-types.ts`.
+ */
+import type { Attributes } from '@opentelemetry/api';
+
+/** Who or what asked for the cancel (SEMCONV `afterstop.cancel.source`). */
+export type CancelSource = 'user' | 'timeout' | 'budget' | 'parent' | 'sibling' | 'shutdown' | 'other';
+/** How a run ended (SEMCONV `afterstop.run.outcome`). */
+export type RunOutcome = 'completed' | 'cancelled' | 'failed';
+/** How the orchestration loop stopped (SEMCONV `afterstop.cancel.outcome`). */
+export type CancelAckOutcome = 'stopped' | 'deadline_exceeded' | 'forced';
+/** The run's cancel state at an instant (SEMCONV `afterstop.cancel.state`). */
+export type CancelState = 'none' | 'requested' | 'acknowledged';
+/** What a tool's side effect is (SEMCONV `afterstop.tool.effect`). */
+export type ToolEffect = 'read' | 'idempotent' | 'reversible' | 'irreversible' | 'unknown';
+/** What became of a tool's result (SEMCONV `afterstop.tool.result`). */
+export type ToolResultDelivery = 'delivered' | 'late' | 'dropped' | 'cancelled';
+/** Where a model call's token counts came from. */
+export type UsageSource = 'provider' | 'estimated' | 'none';
+/** Where a steering message was injected. `inside_tool_batch` is a violation. */
+export type SteerPosition = 'between_steps' | 'inside_tool_batch';
+/** How a history with unanswered tool calls was repaired. */
+export type RepairStrategy = 'synthetic_result' | 'drop_turn';
+/** How a compensating action ended. */
+export type CompensationOutcome = 'succeeded' | 'failed';
+/** Which exporter the embedded pipeline uses. */
+export type ExporterKind = 'file' | 'otlp' | 'none';
+
+/** Options of the embedded pipeline. Every field has an environment variable or a default. */
+export interface AfterstopConfig {
+  /** `service.name` when `OTEL_SERVICE_NAME` is not set. */
+  serviceName?: string;
+  /**
+   * `file` writes OTLP/JSON lines to `tracesDir`; `otlp` posts to the OTLP/HTTP
+   * endpoint from `OTEL_EXPORTER_OTLP_*`. Default: `AFTERSTOP_EXPORTER`, else
+   * `otlp` when an OTLP endpoint variable is set, else `file`.
+   */
+  exporter?: ExporterKind;
+  /** Folder for the file exporter. Default `AFTERSTOP_TRACES_DIR` or `./afterstop-traces`. */
+  tracesDir?: string;
+  /** A trace file is rotated when the next line would make it larger than this. Default 32 MiB. */
+  maxFileBytes?: number;
+  /** Spans held while the exporter is slow or down; beyond it the oldest are dropped and counted. Default 4096. */
+  maxQueueSize?: number;
+  /** Spans per export. Default 512. */
+  maxExportBatchSize?: number;
+  /** How long a span waits in the queue at most before an export starts. Default 1000 ms. */
+  scheduledDelayMs?: number;
+  /** An export that takes longer counts as failed. Default 10 000 ms. */
+  exportTimeoutMs?: number;
+  /**
+   * The longest `cancel()` (and an awaited ghost `commit()`) waits for the
+   * flush of its marker. Default 2000 ms. The abort signal fires before, at once.
+   */
+  flushTimeoutMs?: number;
+  /** Default settle deadline of runs, see {@link RunOptions.settleDeadlineMs}. Default 5000 ms. */
+  settleDeadlineMs?: number | false;
+  /** Default grace period for child processes, see {@link Run.trackProcess}. Default 5000 ms. */
+  processGraceMs?: number;
+}
+
+/** What the pipeline has done so far; `dropped` counts spans that never reached the exporter. */
+export interface ExportStats {
+  queued: number;
+  exported: number;
+  dropped: number;
+  failedExports: number;
+}
+
+export interface RunOptions {
+  /** `gen_ai.agent.name`; also names the span `invoke_agent {name}`. */
+  agentName?: string;
+  /** `gen_ai.conversation.id`: the thread or session the run belongs to. */
+  conversationId?: string;
+  /** `afterstop.framework`; default `manual`. */
+  framework?: string;
+  /** `afterstop.run.id`; default the run span's span id. */
+  runId?: string;
+  /**
+   * An abort signal the app already has (its Stop button). When it aborts
+   * and nobody called `run.cancel()`, afterstop records the cancel request
+   * with `cancelSource` and the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** Source recorded for a cancel that comes from `signal`. Default `user` (`timeout` for a TimeoutError). */
+  cancelSource?: CancelSource;
+  /**
+   * After a cancel request, the settle marker is written when every tool and
+   * model call in flight at the request has ended, or this deadline passed.
+   * `false` writes no settle marker. Default from config (5000 ms).
+   */
+  settleDeadlineMs?: number | false;
+  /** Extra attributes for the run span. */
+  attributes?: Attributes;
+}
+
+export interface CancelOptions {
+  source?: CancelSource;
+  /** Recorded up to 256 characters. */
+  reason?: string;
+}
+
+export interface AcknowledgeOptions {
+  outcome?: CancelAckOutcome;
+}
+
+export interface RunEndOptions {
+  /** Default: `cancelled` when a cancel was requested, `failed` with an error, else `completed`. */
+  outcome?: RunOutcome;
+  error?: unknown;
+}
+
+export interface ToolCallOptions {
+  /** `gen_ai.tool.name`. */
+  name: string;
+  /** `gen_ai.tool.call.id`, the id the model gave the call. Default: a generated id. */
+  callId?: string;
+  /** Default `unknown`. */
+  effect?: ToolEffect;
+  idempotencyKey?: string;
+}
+
+export interface ToolEndOptions {
+  /**
+   * What became of the result. Default: `cancelled` when the call ended by
+   * the run's cancellation, `late` when the run had already acknowledged its
+   * cancel, else `delivered`.
+   */
+  result?: ToolResultDelivery;
+  error?: unknown;
+}
+
+/** What the tool body gets from {@link Run.tool}. */
+export interface ToolContext {
+  /** The run's abort signal: hand it to every call the body makes. */
+  readonly signal: AbortSignal;
+  readonly callId: string;
+  /**
+   * Mark the instant the side effect became real (the POST was answered, the
+   * row committed). The promise resolves once the marker is flushed when the
+   * run's cancel was already requested (a ghost commit); at once otherwise.
+   * It never rejects.
+   */
+  commit(): Promise<void>;
+  /** Override what becomes of the result (see {@link ToolEndOptions.result}). */
+  setResult(result: ToolResultDelivery): void;
+}
+
+/** A tool call started with {@link Run.startTool}; ends once. */
+export interface ToolCall extends ToolContext {
+  end(options?: ToolEndOptions): void;
+}
+
+export interface ModelCallOptions {
+  /** `gen_ai.provider.name`, e.g. `openai`, `anthropic`. */
+  provider: string;
+  /** `gen_ai.request.model`. */
+  model: string;
+  /** `gen_ai.operation.name`; default `chat`. */
+  operation?: string;
+}
+
+export interface ModelUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface ModelEndOptions {
+  finishReasons?: string[];
+  /** The client closed the request early. Default: the run's signal had aborted and no finish reason came. */
+  aborted?: boolean;
+  responseModel?: string;
+  error?: unknown;
+}
+
+/** A model call, streamed or not; ends once. */
+export interface ModelCall {
+  /** A chunk arrived carrying this many output tokens (default 1). */
+  chunk(outputTokens?: number): void;
+  /** The provider's final usage. */
+  usage(usage: ModelUsage): void;
+  end(options?: ModelEndOptions): void;
+}
+
+/** The smallest view of a child process that afterstop needs (`node:child_process` fits). */
+export interface TrackedProcess {
+  readonly pid?: number | undefined;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | string | null;
+  readonly spawnfile?: string;
+}
+
+export interface SteeringApi {
+  /** A steering message was queued. Returns its id (generated when not given). */
+  enqueue(id?: string): string;
+  /** It went into the conversation at `position`. */
+  inject(id: string, position: SteerPosition): void;
+  /** It was discarded. */
+  drop(id: string, reason?: string): void;
+}
+
+/** One agent run: one user turn. */
+export interface Run {
+  readonly id: string;
+  /** Aborts when the run is cancelled. Hand it to every model and tool call. */
+  readonly signal: AbortSignal;
+  readonly cancelState: CancelState;
+  /** Ask the run to stop. The signal aborts at once; the promise resolves when the request marker is flushed (bounded). Never rejects. */
+  cancel(options?: CancelOptions): Promise<void>;
+  /** The loop has stopped: no new model or tool call will start. */
+  acknowledge(options?: AcknowledgeOptions): void;
+  /**
+   * For the loop, between steps: when a cancel was requested, acknowledges
+   * it and throws a {@link CancelledError}; otherwise does nothing.
+   */
+  checkpoint(): void;
+  /** Run a tool body with a start marker, an `execute_tool` span and the run's signal. Its result and errors pass through unchanged. */
+  tool<T>(options: ToolCallOptions, body: (ctx: ToolContext) => T | Promise<T>): Promise<T>;
+  /** The same, by hand, for code that cannot be wrapped. */
+  startTool(options: ToolCallOptions): ToolCall;
+  startModelCall(options: ModelCallOptions): ModelCall;
+  readonly steering: SteeringApi;
+  /** Unanswered tool calls were repaired before the history went back to the model. */
+  repairHistory(options: { strategy: RepairStrategy; toolCallIds: readonly string[] }): void;
+  /** A compensating action for an earlier commit finished. */
+  compensate(options: { toolCallId: string; outcome: CompensationOutcome; toolName?: string }): void;
+  /** Record a child process of the run; an orphan marker follows if it outlives the run by the grace period. */
+  trackProcess(child: TrackedProcess, options?: { graceMs?: number }): void;
+  /** End the run span. Later calls do nothing. */
+  end(options?: RunEndOptions): void;
+}
