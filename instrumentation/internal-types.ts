@@ -1,5 +1,6 @@
 /** Private state shapes; not part of the public API. */
 import type { Attributes, Context, Tracer } from '@opentelemetry/api';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { CancelState, ExportStats, ExporterKind } from './types.js';
 
 export interface ResolvedConfig {
@@ -26,6 +27,8 @@ export interface Pipeline {
    * `disabled`: OTEL_SDK_DISABLED or exporter `none`.
    */
   readonly mode: 'own' | 'joined' | 'disabled';
+  /** Where marker spans can be handed directly (see markers.ts); undefined: through the tracer. */
+  readonly markerProcessor?: SpanProcessor | undefined;
   /** Export what is queued now; bounded by `timeoutMs`; never rejects. */
   flush(timeoutMs: number): Promise<void>;
   stats(): ExportStats;
@@ -42,7 +45,10 @@ export interface RunScope {
   readonly signal: AbortSignal;
   readonly cancelState: CancelState;
   readonly flushTimeoutMs: number;
-  /** Write a marker span (start = end = now) under `parent` (default: the run span). */
+  /**
+   * Write a marker span (start = end = now) under `parent` (default: the run
+   * span). `attributes` is kept as given: pass a fresh object, never touch it after.
+   */
   marker(name: string, attributes: Attributes, parent?: Context): void;
   /** Flush the pipeline now (bounded); used for evidence that must survive a crash. */
   flushEvidence(): Promise<void>;

@@ -49,12 +49,11 @@ export class InstrumentedModelCall implements ModelCall {
       `${operation} ${options.model}`,
       {
         kind: SpanKind.CLIENT,
-        attributes: {
-          ...run.common,
+        attributes: Object.assign({}, run.common, {
           [ATTR_GEN_AI_OPERATION_NAME]: operation,
           [ATTR_GEN_AI_PROVIDER_NAME]: options.provider,
           [ATTR_GEN_AI_REQUEST_MODEL]: options.model,
-        },
+        }),
       },
       run.context,
     );

@@ -60,7 +60,7 @@ export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.e
 interface SdkLikeProvider extends TracerProvider {
   forceFlush?(): Promise<void>;
   addSpanProcessor?(processor: SpanProcessor): void;
-  _activeSpanProcessor?: { _spanProcessors?: SpanProcessor[] };
+  _activeSpanProcessor?: Partial<SpanProcessor> & { _spanProcessors?: SpanProcessor[] };
 }
 
 function registeredSdkProvider(): SdkLikeProvider | undefined {
@@ -135,6 +135,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     tracer: trace.getTracer(TRACER_NAME, VERSION),
     config,
     mode: 'own',
+    markerProcessor: processor,
     flush: (timeoutMs) => processor.flushSoon(timeoutMs),
     stats: () => processor.stats(),
     async shutdown() {
@@ -158,11 +159,13 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     diag.warn('afterstop: the registered tracer provider takes no extra span processor; spans go only to its own exporters');
   }
   const ours = detach ? processor : undefined;
+  const multi = provider._activeSpanProcessor as SpanProcessor | undefined;
   const unhook = ours ? hookProcessExit(ours, config.flushTimeoutMs) : () => {};
   return {
     tracer,
     config,
     mode: 'joined',
+    markerProcessor: typeof multi?.onEnd === 'function' && typeof multi.onStart === 'function' ? multi : undefined,
     flush: (timeoutMs) =>
       ours ? Promise.all([ours.flushSoon(timeoutMs), appFlush(timeoutMs)]).then(() => {}) : appFlush(timeoutMs),
     stats: () => (ours ? ours.stats() : NO_STATS),

@@ -8,12 +8,13 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import { CancelledError, isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { Pipeline, RunScope } from './internal-types.js';
-import { emitMarker } from './markers.js';
+import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { startModelCall } from './model.js';
 import { ProcessTracker } from './process.js';
 import { recordCompensation, recordHistoryRepair } from './repair.js';
@@ -87,6 +88,8 @@ export class InstrumentedRun implements Run, RunScope {
   readonly common: Attributes;
   readonly steering: SteeringApi;
   private readonly span: Span;
+  private readonly spanContext: SpanContext;
+  private readonly markers: MarkerWriter;
   private readonly controller = new AbortController();
   private state: CancelState = 'none';
   private cancelId: string | undefined;
@@ -109,13 +112,14 @@ export class InstrumentedRun implements Run, RunScope {
       { kind: SpanKind.INTERNAL, attributes: { ...options.attributes, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT } },
       context.active(),
     );
-    const spanContext = this.span.spanContext();
-    this.id = options.runId ?? (isSpanContextValid(spanContext) ? spanContext.spanId : randomUUID());
+    this.spanContext = this.span.spanContext();
+    this.id = options.runId ?? (isSpanContextValid(this.spanContext) ? this.spanContext.spanId : randomUUID());
     this.common = { [ATTR_RUN_ID]: this.id, [ATTR_FRAMEWORK]: options.framework ?? 'manual' };
     if (options.conversationId !== undefined) this.common[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
     if (agent !== undefined) this.common[ATTR_GEN_AI_AGENT_NAME] = agent;
     this.span.setAttributes(this.common);
     this.context = trace.setSpan(context.active(), this.span);
+    this.markers = markerWriterFor(this.span, this.tracer, pipeline.markerProcessor);
     this.settleDeadlineMs = options.settleDeadlineMs ?? pipeline.config.settleDeadlineMs;
     this.steering = steeringFor(this);
     this.processes = new ProcessTracker(this);
@@ -136,8 +140,9 @@ export class InstrumentedRun implements Run, RunScope {
 
   // --- RunScope
 
-  marker(name: string, attributes: Attributes, parent: Context = this.context): void {
-    emitMarker(this.tracer, name, attributes, parent);
+  marker(name: string, attributes: Attributes, parent?: Context): void {
+    if (parent === undefined) this.markers.write(name, attributes, this.context, this.spanContext);
+    else this.markers.write(name, attributes, parent);
   }
 
   flushEvidence(): Promise<void> {

@@ -13,13 +13,13 @@ export function steeringFor(run: RunScope): SteeringApi {
   return {
     enqueue(id?: string): string {
       const steerId = id ?? `steer_${randomUUID()}`;
-      safely('steer enqueue', () => run.marker(SPAN_STEER_ENQUEUE, { ...run.common, [ATTR_STEER_ID]: steerId }), undefined);
+      safely('steer enqueue', () => run.marker(SPAN_STEER_ENQUEUE, Object.assign({}, run.common, { [ATTR_STEER_ID]: steerId })), undefined);
       return steerId;
     },
     inject(id: string, position: SteerPosition): void {
       safely(
         'steer inject',
-        () => run.marker(SPAN_STEER_INJECT, { ...run.common, [ATTR_STEER_ID]: id, [ATTR_STEER_POSITION]: position }),
+        () => run.marker(SPAN_STEER_INJECT, Object.assign({}, run.common, { [ATTR_STEER_ID]: id, [ATTR_STEER_POSITION]: position })),
         undefined,
       );
     },

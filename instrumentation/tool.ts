@@ -3,7 +3,7 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
-import { reportInternalError, safely } from './safe.js';
+import { reportInternalError } from './safe.js';
 import {
   ATTR_CANCEL_STATE,
   ATTR_ERROR_TYPE,
@@ -19,7 +19,7 @@ import {
   SPAN_TOOL_COMMIT,
   SPAN_TOOL_START,
 } from './semconv.js';
-import type { ToolCall, ToolCallOptions, ToolContext, ToolEndOptions, ToolResultDelivery } from './types.js';
+import type { ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
 
@@ -29,7 +29,9 @@ export class InstrumentedToolCall implements ToolCall {
   /** A context whose active span is the tool span: the body runs in it. */
   readonly context: Context;
   private readonly span: Span;
-  private readonly commitAttributes: Attributes;
+  private readonly identity: Attributes;
+  private readonly effect: ToolEffect;
+  private readonly idempotencyKey: string | undefined;
   private result: ToolResultDelivery | undefined;
   private ended = false;
 
@@ -38,20 +40,20 @@ export class InstrumentedToolCall implements ToolCall {
     options: ToolCallOptions,
   ) {
     this.callId = options.callId ?? `call_${randomUUID()}`;
-    const effect = options.effect ?? 'unknown';
-    const identity: Attributes = {
-      ...run.common,
+    this.effect = options.effect ?? 'unknown';
+    this.idempotencyKey = options.idempotencyKey;
+    // Object.assign, not spread: V8 copies these dotted-key objects about ten times faster.
+    this.identity = Object.assign({}, run.common, {
       [ATTR_GEN_AI_TOOL_NAME]: options.name,
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
-    };
-    this.commitAttributes = { ...identity, [ATTR_TOOL_EFFECT]: effect };
-    if (options.idempotencyKey !== undefined) this.commitAttributes[ATTR_TOOL_IDEMPOTENCY_KEY] = options.idempotencyKey;
-    run.marker(SPAN_TOOL_START, identity);
-    this.span = run.tracer.startSpan(
-      `${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`,
-      { kind: SpanKind.INTERNAL, attributes: { ...this.commitAttributes, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL } },
-      run.context,
-    );
+    });
+    run.marker(SPAN_TOOL_START, Object.assign({}, this.identity));
+    const attributes: Attributes = Object.assign({}, this.identity, {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
+      [ATTR_TOOL_EFFECT]: this.effect,
+    });
+    if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
+    this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, attributes }, run.context);
     this.context = trace.setSpan(run.context, this.span);
     run.childStarted(this, 'tool');
   }
@@ -63,7 +65,9 @@ export class InstrumentedToolCall implements ToolCall {
   commit(): Promise<void> {
     try {
       const state = this.run.cancelState;
-      this.run.marker(SPAN_TOOL_COMMIT, { ...this.commitAttributes, [ATTR_CANCEL_STATE]: state }, this.context);
+      const attributes: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect, [ATTR_CANCEL_STATE]: state });
+      if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
+      this.run.marker(SPAN_TOOL_COMMIT, attributes, this.context);
       // A commit after Stop is the evidence of a ghost: make sure it is written.
       return state === 'none' ? RESOLVED : this.run.flushEvidence();
     } catch (error) {
@@ -79,7 +83,11 @@ export class InstrumentedToolCall implements ToolCall {
   end(options: ToolEndOptions = {}): void {
     if (this.ended) return;
     this.ended = true;
-    safely('tool end', () => this.finish(options), undefined);
+    try {
+      this.finish(options);
+    } catch (error) {
+      reportInternalError('tool end', error);
+    }
     this.run.childEnded(this, 'tool');
   }
 
@@ -90,17 +98,17 @@ export class InstrumentedToolCall implements ToolCall {
     const byCancel = hasError && signal.aborted && isAbortError(error, signal);
     const result =
       options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
-    const attributes: Attributes = { [ATTR_TOOL_RESULT]: result };
-    if (signal.aborted) attributes[ATTR_TOOL_SIGNAL_OBSERVED] = byCancel;
+    const span = this.span;
+    span.setAttribute(ATTR_TOOL_RESULT, result);
+    if (signal.aborted) span.setAttribute(ATTR_TOOL_SIGNAL_OBSERVED, byCancel);
     if (byCancel || (result === 'cancelled' && !hasError)) {
-      attributes[ATTR_ERROR_TYPE] = ERROR_TYPE_CANCELLED;
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: ERROR_TYPE_CANCELLED });
+      span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_CANCELLED);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: ERROR_TYPE_CANCELLED });
     } else if (hasError) {
-      attributes[ATTR_ERROR_TYPE] = errorType(error);
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     }
-    this.span.setAttributes(attributes);
-    this.span.end();
+    span.end();
   }
 }
 

@@ -68,6 +68,7 @@ class SpanRing {
 export class BoundedBatchSpanProcessor implements SpanProcessor {
   private readonly ring: SpanRing;
   private timer: NodeJS.Timeout | undefined;
+  private immediate: NodeJS.Immediate | undefined;
   private exporting: Promise<void> | undefined;
   private isShutdown = false;
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
@@ -107,6 +108,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     await this.forceFlush();
     this.isShutdown = true;
     this.disarm();
+    this.cancelImmediate();
     try {
       await this.exporter.shutdown();
     } catch (error) {
@@ -144,9 +146,23 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.timer = undefined;
   }
 
+  private cancelImmediate(): void {
+    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.immediate = undefined;
+  }
+
+  /**
+   * Start an export soon, never on the caller's stack: `onEnd` runs inside the
+   * app's `span.end()`, and serialising a batch there would block the app.
+   */
   private kick(): void {
     this.disarm();
-    if (this.exporting === undefined) void this.drain();
+    if (this.exporting !== undefined || this.immediate !== undefined) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = undefined;
+      if (this.exporting === undefined) void this.drain();
+    });
+    this.immediate.unref();
   }
 
   /** Export batches until the queue is empty; one drain at a time. */
