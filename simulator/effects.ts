@@ -1,0 +1,86 @@
+/**
+ * POST /effects/:name — a side-effecting service (payment, e-mail, deploy...).
+ * Waits `delayMs` (query, default 100) then COMMITS, even if the client has
+ * disconnected meanwhile (the real-world ghost effect), unless the query has
+ * `abandonOnDisconnect=1`. A repeated `Idempotency-Key` that already committed
+ * is deduplicated and answered with the original effect_id.
+ */
+import { nowNs } from './clock.js';
+import { ClientConnection, readJsonBody, sendJson, sleep } from './http-io.js';
+import type { EffectRecord } from './ledger.js';
+import type { RouteContext } from './route-context.js';
+
+export const DEFAULT_EFFECT_DELAY_MS = 100;
+
+function errorBody(message: string): { error: { message: string; type: string } } {
+  return { error: { message, type: 'invalid_request_error' } };
+}
+
+export class EffectService {
+  /** Idempotency-Key -> effect_id of the committed effect. */
+  private readonly committedByKey = new Map<string, string>();
+  /** Idempotency-Key -> settles when the request currently holding that key finishes. */
+  private readonly inFlightByKey = new Map<string, Promise<void>>();
+
+  async handle(ctx: RouteContext, name: string): Promise<void> {
+    const { req, res, url, ledger } = ctx;
+    const delayParam = url.searchParams.get('delayMs');
+    const delayMs = delayParam === null ? DEFAULT_EFFECT_DELAY_MS : Number(delayParam);
+    if (!Number.isFinite(delayMs) || delayMs < 0) {
+      return sendJson(res, 400, errorBody(`delayMs must be a non-negative number, got ${delayParam}`));
+    }
+    const abandonOnDisconnect = ['1', 'true'].includes(url.searchParams.get('abandonOnDisconnect') ?? '');
+    const rawKey = req.headers['idempotency-key'];
+    const key = (Array.isArray(rawKey) ? rawKey[0] : rawKey) || null;
+
+    const body = await readJsonBody(req, ctx.shutdown);
+    if (!body.ok) {
+      if (body.status !== 499) sendJson(res, body.status, errorBody(body.message));
+      return; // 499: the client left before its request was complete; nothing was received
+    }
+    const conn = new ClientConnection(res);
+    const record = (r: Omit<EffectRecord, 'name' | 'idempotencyKey' | 'receivedNs'>): void =>
+      ledger.addEffect({ name, idempotencyKey: key, receivedNs: ctx.startNs, ...r });
+
+    let release: (() => void) | undefined;
+    if (key !== null) {
+      for (let pending = this.inFlightByKey.get(key); pending; pending = this.inFlightByKey.get(key)) await pending;
+      const original = this.committedByKey.get(key);
+      if (original !== undefined) {
+        record({ id: original, committedNs: null, outcome: 'deduplicated', clientClosedBeforeCommit: false });
+        return sendJson(res, 200, { effect_id: original, name, committed: true, deduplicated: true });
+      }
+      this.inFlightByKey.set(key, new Promise<void>((resolve) => (release = resolve)));
+    }
+
+    try {
+      const id = ctx.ids.next('eff_');
+      if (ctx.shutdown.aborted) {
+        record({ id, committedNs: null, outcome: 'abandoned', clientClosedBeforeCommit: conn.closed });
+        return sendJson(res, 503, errorBody('simulator closed'));
+      }
+      const stop = new AbortController();
+      const onShutdown = (): void => stop.abort();
+      ctx.shutdown.addEventListener('abort', onShutdown, { once: true });
+      const offClose = abandonOnDisconnect ? conn.onClose(() => stop.abort()) : () => {};
+      const done = await sleep(delayMs, stop.signal);
+      ctx.shutdown.removeEventListener('abort', onShutdown);
+      offClose();
+
+      if (!done) {
+        record({ id, committedNs: null, outcome: 'abandoned', clientClosedBeforeCommit: conn.closed });
+        if (!conn.closed) sendJson(res, 503, errorBody('simulator closed'));
+        return;
+      }
+      const committedNs = nowNs();
+      if (key !== null) this.committedByKey.set(key, id);
+      record({ id, committedNs, outcome: 'committed', clientClosedBeforeCommit: conn.closed });
+      if (!conn.closed) sendJson(res, 200, { effect_id: id, name, committed: true, deduplicated: false });
+    } finally {
+      if (key !== null) {
+        this.inFlightByKey.delete(key);
+        release?.();
+      }
+    }
+  }
+}
