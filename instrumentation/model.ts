@@ -106,7 +106,7 @@ export class InstrumentedModelCall implements ModelCall {
     if (this.cancelSeen || this.run.cancelState !== 'none') {
       attributes[ATTR_MODEL_OUTPUT_TOKENS_AFTER_CANCEL] = this.afterCancel;
     }
-    if (options.finishReasons !== undefined) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = options.finishReasons;
+    if (options.finishReasons !== undefined && options.finishReasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = options.finishReasons;
     if (options.responseModel !== undefined) attributes[ATTR_GEN_AI_RESPONSE_MODEL] = options.responseModel;
     const hasError = 'error' in options;
     const abortedByError = hasError && isAbortError(options.error, this.run.signal);

@@ -1,0 +1,99 @@
+/**
+ * `npm start`: a demo agent with cancellations writes traces locally.
+ *
+ * It starts the local model and side-effect simulator, runs a support agent
+ * written with afterstop's manual API for five turns (two of them stopped by
+ * the user), writes the spans to ./afterstop-traces/, and prints what
+ * afterstop recorded beside what really happened (the simulator's ledger).
+ */
+import { randomUUID } from 'node:crypto';
+import { readTraces, type FlatSpan } from '../analyzer/index.js';
+import { exportStats, flush, setup, shutdown } from '../instrumentation/index.js';
+import { startSimulator } from '../simulator/index.js';
+import { DemoAgent, type TurnResult } from './agent.js';
+
+const ms = (ns: bigint): string => `${(Number(ns) / 1e6).toFixed(0)} ms`;
+
+export interface DemoResult {
+  tracesDir: string;
+  turns: TurnResult[];
+  spans: FlatSpan[];
+  session: string;
+}
+
+export async function runDemo(tracesDir = process.env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces'): Promise<DemoResult> {
+  const sim = await startSimulator({ tokenDelayMs: 15 });
+  setup({ serviceName: 'afterstop-demo', tracesDir });
+  const session = randomUUID().slice(0, 8);
+  const common = { providerUrl: sim.url, effectsUrl: sim.url, emailDelayMs: 600 };
+  const naive = new DemoAgent({ ...common, conversationId: `demo-${session}-email` });
+  const chatty = new DemoAgent({ ...common, conversationId: `demo-${session}-essay` });
+  const turns: TurnResult[] = [];
+  const say = (line: string): void => console.log(line);
+  try {
+    say(`afterstop demo: a support agent against a local model at ${sim.url}`);
+    const steps: [string, DemoAgent, string, Parameters<DemoAgent['turn']>[1]][] = [
+      ['asks where an order is', naive, 'Where is my order 42? [[tokens:30]]', {}],
+      ['asks to e-mail the customer; Stop 200 ms into send_email', naive, 'E-mail the customer that it shipped. [[tool:send_email {"to":"alice@example.com"}]]', { stopAfterToolStartMs: 200 }],
+      ['says "go on" (history still has the unanswered call)', naive, 'Sorry, go on. [[tokens:10]]', {}],
+      ['says "go on" again, after repairing the history', naive, 'Go on. [[tokens:10]]', {}],
+      ['asks for a long answer; Stop 400 ms into the stream', chatty, 'Explain our refund policy in detail. [[tokens:200]]', { stopAfterMs: 400 }],
+    ];
+    for (const [index, [what, agent, text, options]] of steps.entries()) {
+      if (index === 3) (agent as unknown as { options: { repairHistory: boolean } }).options.repairHistory = true;
+      const result = await agent.turn(text, options);
+      turns.push(result);
+      say(`  turn ${index + 1}: the user ${what} -> ${result.outcome}${result.error ? ` (${result.error.slice(0, 80)})` : ''}`);
+    }
+    await naive.drain();
+    await chatty.drain();
+    await sim.idle();
+  } finally {
+    await flush();
+    const stats = exportStats();
+    await shutdown();
+    await sim.close();
+    if (stats.dropped > 0) say(`  (afterstop dropped ${stats.dropped} spans)`);
+  }
+
+  const read = await readTraces(tracesDir);
+  const spans = read.spans.filter((s) => String(s.attributes['gen_ai.conversation.id'] ?? '').startsWith(`demo-${session}`));
+  const cancels = spans.filter((s) => s.name === 'afterstop.cancel.request');
+  const acks = spans.filter((s) => s.name === 'afterstop.cancel.ack');
+  const commits = spans.filter((s) => s.name === 'afterstop.tool.commit' && s.attributes['afterstop.cancel.state'] !== 'none');
+  const models = spans.filter((s) => s.attributes['afterstop.model.output_tokens_after_cancel'] !== undefined);
+  const repairs = spans.filter((s) => s.name === 'afterstop.history.repair');
+  const cancelOf = (span: FlatSpan): FlatSpan | undefined => cancels.find((c) => c.attributes['afterstop.run.id'] === span.attributes['afterstop.run.id']);
+
+  say(`\nWhat afterstop recorded (${spans.length} spans in ${tracesDir}/):`);
+  for (const cancel of cancels) {
+    const ack = acks.find((a) => a.attributes['afterstop.run.id'] === cancel.attributes['afterstop.run.id']);
+    say(`  Stop in run ${String(cancel.attributes['afterstop.run.id'])}: acknowledged ${ack ? `after ${((Number(ack.startNs - cancel.startNs)) / 1e6).toFixed(1)} ms` : 'never'}`);
+  }
+  for (const commit of commits) {
+    const cancel = cancelOf(commit);
+    say(`  ghost commit: ${String(commit.attributes['gen_ai.tool.name'])} committed ${cancel ? ms(commit.startNs - cancel.startNs) : '?'} after Stop (run state: ${String(commit.attributes['afterstop.cancel.state'])})`);
+  }
+  for (const model of models) {
+    say(`  model stream after Stop: ${String(model.attributes['afterstop.model.output_tokens_after_cancel'])} output tokens arrived after Stop`);
+  }
+  for (const repair of repairs) say(`  history repaired: ${JSON.stringify(repair.attributes['afterstop.repair.tool_call_ids'])}`);
+  const failed = turns.filter((t) => t.outcome === 'failed');
+  for (const turn of failed) say(`  the turn after Stop failed: ${turn.error?.slice(0, 100) ?? ''}`);
+
+  say('\nWhat really happened (the simulator\'s ledger):');
+  const stopTimes = cancels.map((c) => c.startNs);
+  for (const effect of sim.ledger.effects) {
+    const before = stopTimes.filter((t) => t <= (effect.committedNs ?? 0n)).pop();
+    say(`  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`);
+  }
+  for (const request of sim.ledger.modelRequests.filter((r) => r.clientClosedEarly)) {
+    say(`  model request closed early: ${request.outputTokensGenerated} output tokens billed, ${request.outputTokensSent} sent`);
+  }
+  say(`\nTraces: ${tracesDir}/ (OTLP/JSON lines). The leak report reads them.`);
+  return { tracesDir, turns, spans, session };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runDemo();
+}
