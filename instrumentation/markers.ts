@@ -17,6 +17,13 @@ import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /**
+ * Clock: every span afterstop writes (markers, runs, tools, model calls) takes
+ * its start and end from `hrTime()` (the process's time origin plus the
+ * monotonic `performance.now()`), so that the order of a marker and a span is
+ * the order in which they happened. The SDK's default start time is
+ * `Date.now()`, whole milliseconds, which would put a marker after a span that
+ * started later within the same millisecond.
+ *
  * Marker spans: a span that starts and ends at the same instant, so it enters
  * the export queue at once. A span is exported only when it ends; a marker
  * records a fact even if the process dies or the span it describes never ends.

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { RunScope } from './internal-types.js';
@@ -49,6 +50,7 @@ export class InstrumentedModelCall implements ModelCall {
       `${operation} ${options.model}`,
       {
         kind: SpanKind.CLIENT,
+        startTime: hrTime(),
         attributes: Object.assign({}, run.common, {
           [ATTR_GEN_AI_OPERATION_NAME]: operation,
           [ATTR_GEN_AI_PROVIDER_NAME]: options.provider,
@@ -118,7 +120,7 @@ export class InstrumentedModelCall implements ModelCall {
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });
     }
     this.span.setAttributes(attributes);
-    this.span.end();
+    this.span.end(hrTime());
   }
 }
 

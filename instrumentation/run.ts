@@ -11,6 +11,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { CancelledError, isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { Pipeline, RunScope } from './internal-types.js';
@@ -109,7 +110,11 @@ export class InstrumentedRun implements Run, RunScope {
     const agent = options.agentName;
     this.span = this.tracer.startSpan(
       agent ? `${GEN_AI_OPERATION_INVOKE_AGENT} ${agent}` : GEN_AI_OPERATION_INVOKE_AGENT,
-      { kind: SpanKind.INTERNAL, attributes: { ...options.attributes, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT } },
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: hrTime(),
+        attributes: Object.assign({}, options.attributes, { [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_INVOKE_AGENT }),
+      },
       context.active(),
     );
     this.spanContext = this.span.spanContext();
@@ -258,7 +263,7 @@ export class InstrumentedRun implements Run, RunScope {
       this.span.setAttribute(ATTR_ERROR_TYPE, errorType(options.error));
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });
     }
-    this.span.end();
+    this.span.end(hrTime());
   }
 
   private inflightCounts(): Attributes {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
@@ -53,7 +54,7 @@ export class InstrumentedToolCall implements ToolCall {
       [ATTR_TOOL_EFFECT]: this.effect,
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
-    this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, attributes }, run.context);
+    this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     this.context = trace.setSpan(run.context, this.span);
     run.childStarted(this, 'tool');
   }
@@ -108,7 +109,7 @@ export class InstrumentedToolCall implements ToolCall {
       span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     }
-    span.end();
+    span.end(hrTime());
   }
 }
 

@@ -189,6 +189,24 @@ describe('commit marker', () => {
   });
 });
 
+describe('time order', () => {
+  it('puts every start marker at or before its tool span, and spans in the order they happened', async () => {
+    const run = startRun({});
+    for (let i = 0; i < 50; i++) await run.tool({ name: 'quick', callId: `q${i}` }, () => i);
+    run.end();
+    const spans = await capture.spans(run.id);
+    const starts = named(spans, 'afterstop.tool.start');
+    const tools = named(spans, 'execute_tool quick');
+    expect(tools).toHaveLength(50);
+    for (const tool of tools) {
+      const start = starts.find((s) => s.attributes['gen_ai.tool.call.id'] === tool.attributes['gen_ai.tool.call.id'])!;
+      expect(start.startNs).toBeLessThanOrEqual(tool.startNs);
+    }
+    const ordered = [...tools].sort((a, b) => Number(a.startNs - b.startNs)).map((t) => t.attributes['gen_ai.tool.call.id']);
+    expect(ordered).toEqual(Array.from({ length: 50 }, (_, i) => `q${i}`));
+  });
+});
+
 describe('tool calls started after the cancel', () => {
   it('are still recorded, and end once', async () => {
     const run = startRun({});
