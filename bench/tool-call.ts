@@ -35,7 +35,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-export async function benchToolCall(iterations = 50_000, rounds = 7): Promise<ToolCallBench> {
+export async function benchToolCall(iterations = 50_000, rounds = 11): Promise<ToolCallBench> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-'));
   setup({ tracesDir: dir, serviceName: 'bench', maxQueueSize: 8192 });
   const run = startRun({ agentName: 'bench', conversationId: 'bench' });

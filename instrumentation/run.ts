@@ -96,7 +96,8 @@ export class InstrumentedRun implements Run, RunScope {
   private cancelId: string | undefined;
   private cancelFlush: Promise<void> = RESOLVED;
   private ended = false;
-  private readonly inflight = { tool: new Set<object>(), model: new Set<object>() };
+  private readonly inflightTools = new Set<object>();
+  private readonly inflightModels = new Set<object>();
   private settle: { waiting: Set<object>; timer: NodeJS.Timeout | undefined } | undefined;
   private readonly settleDeadlineMs: number | false;
   private readonly processes: ProcessTracker;
@@ -155,11 +156,11 @@ export class InstrumentedRun implements Run, RunScope {
   }
 
   childStarted(child: object, kind: 'tool' | 'model'): void {
-    this.inflight[kind].add(child);
+    (kind === 'tool' ? this.inflightTools : this.inflightModels).add(child);
   }
 
   childEnded(child: object, kind: 'tool' | 'model'): void {
-    this.inflight[kind].delete(child);
+    (kind === 'tool' ? this.inflightTools : this.inflightModels).delete(child);
     const settle = this.settle;
     if (settle && settle.waiting.delete(child) && settle.waiting.size === 0) this.writeSettle();
   }
@@ -268,14 +269,14 @@ export class InstrumentedRun implements Run, RunScope {
 
   private inflightCounts(): Attributes {
     return {
-      [ATTR_INFLIGHT_TOOL_CALLS]: this.inflight.tool.size,
-      [ATTR_INFLIGHT_MODEL_CALLS]: this.inflight.model.size,
+      [ATTR_INFLIGHT_TOOL_CALLS]: this.inflightTools.size,
+      [ATTR_INFLIGHT_MODEL_CALLS]: this.inflightModels.size,
     };
   }
 
   private startSettle(): void {
     if (this.settleDeadlineMs === false) return;
-    const waiting = new Set<object>([...this.inflight.tool, ...this.inflight.model]);
+    const waiting = new Set<object>([...this.inflightTools, ...this.inflightModels]);
     this.settle = { waiting, timer: undefined };
     if (waiting.size === 0) {
       this.writeSettle();
