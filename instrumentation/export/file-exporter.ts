@@ -19,7 +19,7 @@ const NEWLINE = 0x0a;
  * the OpenTelemetry Collector file exporter's format, so that the analyzer
  * reads both the same way.
  *
- * Each process writes its own files, `afterstop-<start time>-<pid>-<n>.jsonl`,
+ * Each process writes its own files, `afterstop-<start time>-<pid>-<nnnn>.jsonl`,
  * so that two processes never interleave lines. Each line goes to the kernel
  * in one `write` before the export reports success: a process killed at any
  * moment after that leaves every complete line readable.
@@ -92,7 +92,8 @@ export class FileSpanExporter implements SyncCapableExporter {
   }
 
   private fileName(sequence: number): string {
-    return path.join(this.options.dir, `${this.stem}-${sequence}.jsonl`);
+    // Zero-padded, so that sorting the names sorts the files in writing order.
+    return path.join(this.options.dir, `${this.stem}-${String(sequence).padStart(4, '0')}.jsonl`);
   }
 
   private close(): void {

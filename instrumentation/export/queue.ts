@@ -73,11 +73,17 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private isShutdown = false;
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
 
+  private readonly options: QueueOptions;
+
   constructor(
     private readonly exporter: SyncCapableExporter,
-    private readonly options: QueueOptions,
+    options: QueueOptions,
   ) {
-    this.ring = new SpanRing(Math.max(1, options.maxQueueSize));
+    const maxQueueSize = Math.max(1, Math.floor(options.maxQueueSize) || 1);
+    // A batch larger than the queue would never fill: the queue would overflow first.
+    const maxExportBatchSize = Math.min(maxQueueSize, Math.max(1, Math.floor(options.maxExportBatchSize) || 1));
+    this.options = { ...options, maxQueueSize, maxExportBatchSize };
+    this.ring = new SpanRing(maxQueueSize);
   }
 
   stats(): ExportStats {
@@ -124,7 +130,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (this.ring.length === 0 || !this.exporter.exportSync) return;
     while (this.ring.length > 0) {
       const batch = this.ring.take(this.options.maxExportBatchSize);
-      if (this.exporter.exportSync(batch)) this.counters.exported += batch.length;
+      let written = false;
+      try {
+        written = this.exporter.exportSync(batch);
+      } catch (error) {
+        reportInternalError('export at exit', error);
+      }
+      if (written) this.counters.exported += batch.length;
       else {
         this.counters.dropped += batch.length;
         this.counters.failedExports++;

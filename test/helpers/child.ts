@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * Child processes that use the COMPILED package (dist/), run with an inline
+ * ESM script. `npm test` builds dist/ before vitest runs.
+ */
+
+/** file:// URL of a module under dist/, e.g. `instrumentation/index.js`. */
+export function distModule(relative: string): string {
+  const url = new URL(`../../dist/${relative}`, import.meta.url);
+  if (!fs.existsSync(url)) throw new Error(`${url.pathname} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
+  return url.href;
+}
+
+export interface ChildResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Our own time limit killed it. */
+  timedOut: boolean;
+  durationMs: number;
+}
+
+export interface ChildOptions {
+  /** Added to a copy of this process's environment without any OTEL_* or AFTERSTOP_* variable. */
+  env?: Record<string, string>;
+  cwd?: string;
+  nodeArgs?: string[];
+  timeoutMs?: number;
+}
+
+/** The environment for a child: ours, minus anything that would change afterstop's or the SDK's setup. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('OTEL_') || key.startsWith('AFTERSTOP_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS') continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Run `script` as an ES module in a fresh Node process (asynchronously: the test process keeps serving). */
+export function runModule(script: string, options: ChildOptions = {}): Promise<ChildResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--input-type=module', '-e', script], {
+      env: cleanEnv(options.env),
+      cwd: options.cwd ?? os.tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 20_000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut, durationMs: Date.now() - started });
+    });
+  });
+}
+
+/** The last line of stdout that parses as JSON. */
+export function lastJson<T>(result: ChildResult): T {
+  const lines = result.stdout.trim().split('\n').reverse();
+  for (const line of lines) {
+    try {
+      return JSON.parse(line) as T;
+    } catch {
+      // not the report line
+    }
+  }
+  throw new Error(`no JSON line on stdout (code ${result.code}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`);
+}
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-'));
+}

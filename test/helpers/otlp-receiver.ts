@@ -1,0 +1,118 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as zlib from 'node:zlib';
+import { flattenRequest, type FlatSpan } from '../../analyzer/index.js';
+
+/**
+ * A real OTLP/HTTP trace receiver on 127.0.0.1 (ephemeral port). It accepts
+ * POST /v1/traces with an OTLP/JSON body (what @opentelemetry/exporter-trace-otlp-http
+ * sends by default: `Content-Type: application/json`), gzip or not, and
+ * records every request. Any other request is logged as an event, so a test
+ * can tell what arrived before what.
+ */
+export interface ReceivedRequest {
+  /** Position among all events (requests of any path), from 0. */
+  seq: number;
+  contentType: string;
+  body: unknown;
+  spans: FlatSpan[];
+}
+
+export interface ReceiverEvent {
+  seq: number;
+  method: string;
+  path: string;
+}
+
+export interface OtlpReceiver {
+  /** `http://127.0.0.1:<port>`: the value for OTEL_EXPORTER_OTLP_ENDPOINT. */
+  url: string;
+  requests: ReceivedRequest[];
+  events: ReceiverEvent[];
+  /** Every span received so far. */
+  spans(): FlatSpan[];
+  /** Bodies that were not OTLP/JSON, with why. */
+  rejected: string[];
+  /** Wait (bounded) until `predicate` holds over the spans received. */
+  waitFor(predicate: (spans: FlatSpan[]) => boolean, timeoutMs?: number): Promise<FlatSpan[]>;
+  close(): Promise<void>;
+}
+
+export interface ReceiverOptions {
+  /** Answer /v1/traces this long after the body arrived (the body is recorded at once). */
+  responseDelayMs?: number;
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
+  const requests: ReceivedRequest[] = [];
+  const events: ReceiverEvent[] = [];
+  const rejected: string[] = [];
+  let seq = 0;
+
+  const server = http.createServer((req, res) => {
+    const event: ReceiverEvent = { seq: seq++, method: req.method ?? '', path: req.url ?? '' };
+    events.push(event);
+    if (req.method !== 'POST' || req.url !== '/v1/traces') {
+      req.resume();
+      res.writeHead(req.url?.startsWith('/mark') ? 204 : 404).end();
+      return;
+    }
+    void readBody(req).then((raw) => {
+      const contentType = String(req.headers['content-type'] ?? '');
+      try {
+        const text = (req.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw).toString('utf8');
+        if (!contentType.startsWith('application/json')) throw new Error(`not JSON: ${contentType}`);
+        const body: unknown = JSON.parse(text);
+        requests.push({ seq: event.seq, contentType, body, spans: flattenRequest(body, 'otlp-http', requests.length + 1) });
+      } catch (error) {
+        rejected.push(error instanceof Error ? error.message : String(error));
+        res.writeHead(400).end();
+        return;
+      }
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      }, options.responseDelayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const spans = (): FlatSpan[] => requests.flatMap((r) => r.spans);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    events,
+    rejected,
+    spans,
+    async waitFor(predicate, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(spans())) {
+        if (Date.now() > deadline) throw new Error(`receiver: condition not met in ${timeoutMs} ms; got ${spans().map((s) => s.name).join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return spans();
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,280 @@
+import * as fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExportResultCode } from '@opentelemetry/core';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { BoundedBatchSpanProcessor, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
+import { distModule, runModule, tempDir } from '../../helpers/child.js';
+import { TestExporter, type ExporterMode } from '../../helpers/test-exporter.js';
+
+const defaults: QueueOptions = { maxQueueSize: 100, maxExportBatchSize: 50, scheduledDelayMs: 60_000, exportTimeoutMs: 60_000 };
+
+const exporters: TestExporter[] = [];
+const providers: BasicTracerProvider[] = [];
+afterEach(async () => {
+  // Answer every hanging export, so that shutting the providers down does not wait for them.
+  for (const exporter of exporters.splice(0)) exporter.release();
+  for (const provider of providers.splice(0)) await provider.shutdown().catch(() => {});
+});
+
+function testExporter(mode: ExporterMode): TestExporter {
+  const exporter = new TestExporter(mode);
+  exporters.push(exporter);
+  return exporter;
+}
+
+/** A real SDK provider whose one span processor is the queue under test. */
+function setupQueue(exporter: TestExporter, options: Partial<QueueOptions> = {}) {
+  const queue = new BoundedBatchSpanProcessor(exporter, { ...defaults, ...options });
+  const provider = new BasicTracerProvider({ spanProcessors: [queue] });
+  providers.push(provider);
+  const tracer = provider.getTracer('queue-test');
+  const end = (name: string): void => {
+    const span = tracer.startSpan(name);
+    exporter.insideEnd = true;
+    try {
+      span.end();
+    } finally {
+      exporter.insideEnd = false;
+    }
+  };
+  return { queue, end };
+}
+
+const names = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `s${from + i}`);
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('BoundedBatchSpanProcessor: bounded memory', () => {
+  it('holds at most maxQueueSize spans, counts every eviction, and keeps the newest', () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxQueueSize: 10, maxExportBatchSize: 1000 });
+    for (let i = 0; i < 25; i++) {
+      end(`s${i}`);
+      expect(queue.stats().queued).toBeLessThanOrEqual(10);
+    }
+    expect(queue.stats()).toEqual({ queued: 10, exported: 0, dropped: 15, failedExports: 0 });
+    expect(exporter.batches).toHaveLength(0);
+    // What is left is the 10 newest, oldest first.
+    queue.flushSync();
+    expect(exporter.syncBatches.flat().map((s) => s.name)).toEqual(names(15, 25));
+    expect(queue.stats()).toEqual({ queued: 0, exported: 10, dropped: 15, failedExports: 0 });
+  });
+
+  it('stays bounded while an export hangs, and counts the in-flight batch once it fails', async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxQueueSize: 10, maxExportBatchSize: 5 });
+    for (let i = 0; i < 5; i++) end(`s${i}`);
+    await tick();
+    expect(exporter.batches.map((b) => b.length)).toEqual([5]); // s0..s4 in flight, never answered
+    expect(queue.stats().queued).toBe(0);
+
+    for (let i = 5; i < 30; i++) {
+      end(`s${i}`);
+      expect(queue.stats().queued).toBeLessThanOrEqual(10);
+    }
+    await tick();
+    expect(exporter.batches).toHaveLength(1); // one export at a time
+    expect(queue.stats()).toEqual({ queued: 10, exported: 0, dropped: 15, failedExports: 0 });
+
+    exporter.pending.shift()!({ code: ExportResultCode.FAILED, error: new Error('503') });
+    await tick();
+    expect(queue.stats()).toMatchObject({ exported: 0, dropped: 20, failedExports: 1 });
+    // The drain goes on with the newest spans (s20..s29), five at a time.
+    expect(exporter.batches.map((b) => b.map((s) => s.name))).toEqual([names(0, 5), names(20, 25)]);
+
+    exporter.mode = 'ok';
+    exporter.pending.shift()!({ code: ExportResultCode.SUCCESS });
+    await queue.flushSoon(1000);
+    expect(exporter.exportedNames()).toEqual([...names(0, 5), ...names(20, 30)]);
+    expect(queue.stats()).toEqual({ queued: 0, exported: 10, dropped: 20, failedExports: 1 });
+  });
+});
+
+describe('BoundedBatchSpanProcessor: failed exports', () => {
+  it('counts a failed batch as dropped and increments failedExports', async () => {
+    const exporter = testExporter('fail');
+    const { queue, end } = setupQueue(exporter);
+    for (let i = 0; i < 7; i++) end(`s${i}`);
+    await queue.forceFlush();
+    expect(exporter.batches.map((b) => b.length)).toEqual([7]);
+    expect(queue.stats()).toEqual({ queued: 0, exported: 0, dropped: 7, failedExports: 1 });
+
+    exporter.mode = 'ok';
+    for (let i = 7; i < 10; i++) end(`s${i}`);
+    await queue.forceFlush();
+    expect(queue.stats()).toEqual({ queued: 0, exported: 3, dropped: 7, failedExports: 1 });
+  });
+
+  it('counts an exporter that throws as a failed export, without throwing itself', async () => {
+    const exporter = testExporter('throw');
+    const { queue, end } = setupQueue(exporter);
+    for (let i = 0; i < 4; i++) end(`s${i}`);
+    await expect(queue.forceFlush()).resolves.toBeUndefined();
+    expect(queue.stats()).toEqual({ queued: 0, exported: 0, dropped: 4, failedExports: 1 });
+  });
+
+  it('counts an export that outlives exportTimeoutMs as failed, and ignores its late answer', async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { exportTimeoutMs: 30 });
+    for (let i = 0; i < 3; i++) end(`s${i}`);
+    await queue.flushSoon(5000);
+    expect(queue.stats()).toEqual({ queued: 0, exported: 0, dropped: 3, failedExports: 1 });
+    exporter.pending.shift()!({ code: ExportResultCode.SUCCESS });
+    expect(queue.stats()).toEqual({ queued: 0, exported: 0, dropped: 3, failedExports: 1 });
+  });
+});
+
+describe('BoundedBatchSpanProcessor: off the caller stack', () => {
+  it('never exports inside span.end(), even when a batch is full', async () => {
+    const exporter = testExporter('ok');
+    const { queue, end } = setupQueue(exporter, { maxExportBatchSize: 1, scheduledDelayMs: 0 });
+    end('s0');
+    expect(exporter.batches).toHaveLength(0);
+    for (let i = 1; i < 20; i++) end(`s${i}`);
+    expect(exporter.batches).toHaveLength(0);
+    await queue.flushSoon(1000);
+    expect(exporter.calledInsideEnd).toBe(0);
+    expect(exporter.exportedNames()).toEqual(names(0, 20));
+    expect(queue.stats()).toEqual({ queued: 0, exported: 20, dropped: 0, failedExports: 0 });
+  });
+
+  it('exports a full batch on the next turn of the event loop, without waiting for the timer', async () => {
+    const exporter = testExporter('ok');
+    const { queue, end } = setupQueue(exporter, { maxExportBatchSize: 4, scheduledDelayMs: 60_000 });
+    for (let i = 0; i < 4; i++) end(`s${i}`);
+    expect(exporter.batches).toHaveLength(0);
+    await tick();
+    expect(exporter.batches.map((b) => b.length)).toEqual([4]);
+    expect(queue.stats().exported).toBe(4);
+  });
+
+  it('exports a partial batch when scheduledDelayMs passes', async () => {
+    const exporter = testExporter('ok');
+    const { queue, end } = setupQueue(exporter, { scheduledDelayMs: 10 });
+    end('s0');
+    end('s1');
+    const deadline = Date.now() + 5000;
+    while (exporter.batches.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(exporter.exportedNames()).toEqual(['s0', 's1']);
+    expect(queue.stats().exported).toBe(2);
+  });
+});
+
+describe('BoundedBatchSpanProcessor: flushing', () => {
+  it('flushSoon resolves within its timeout when the exporter hangs', async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter);
+    end('s0');
+    let outcome = 'pending';
+    const flushed = queue.flushSoon(50).then(() => (outcome = 'flushed'));
+    const stuck = new Promise<string>((resolve) => setTimeout(() => resolve('stuck'), 10_000).unref());
+    expect(await Promise.race([flushed, stuck])).toBe('flushed');
+    expect(outcome).toBe('flushed');
+    expect(exporter.batches).toHaveLength(1);
+    expect(queue.stats()).toMatchObject({ queued: 0, exported: 0 });
+  });
+
+  it('flushSoon exports what is queued now', async () => {
+    const exporter = testExporter('ok');
+    const { queue, end } = setupQueue(exporter);
+    for (let i = 0; i < 3; i++) end(`s${i}`);
+    await queue.flushSoon(1000);
+    expect(exporter.exportedNames()).toEqual(names(0, 3));
+  });
+
+  it('shutdown flushes, calls exporter.shutdown once, then ignores new spans', async () => {
+    const exporter = testExporter('ok');
+    const { queue, end } = setupQueue(exporter);
+    for (let i = 0; i < 3; i++) end(`s${i}`);
+    await queue.shutdown();
+    expect(exporter.exportedNames()).toEqual(names(0, 3));
+    expect(exporter.shutdownCalls).toBe(1);
+    end('late');
+    expect(queue.stats()).toEqual({ queued: 0, exported: 3, dropped: 0, failedExports: 0 });
+    await queue.shutdown();
+    expect(exporter.shutdownCalls).toBe(1);
+  });
+
+  it('shutdown still calls exporter.shutdown when the last flush hangs', async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { exportTimeoutMs: 30 });
+    end('s0');
+    await queue.shutdown();
+    expect(exporter.shutdownCalls).toBe(1);
+  });
+
+  it('flushSync hands the remaining spans to exportSync, in batches, oldest first', () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxExportBatchSize: 4 });
+    for (let i = 0; i < 10; i++) end(`s${i}`);
+    queue.flushSync();
+    expect(exporter.syncBatches.map((b) => b.length)).toEqual([4, 4, 2]);
+    expect(exporter.syncBatches.flat().map((s) => s.name)).toEqual(names(0, 10));
+    expect(exporter.batches).toHaveLength(0);
+    expect(queue.stats()).toEqual({ queued: 0, exported: 10, dropped: 0, failedExports: 0 });
+  });
+
+  it('flushSync counts batches that exportSync refused as dropped', () => {
+    const exporter = testExporter('hang');
+    exporter.syncResult = false;
+    const { queue, end } = setupQueue(exporter, { maxExportBatchSize: 4 });
+    for (let i = 0; i < 6; i++) end(`s${i}`);
+    queue.flushSync();
+    expect(queue.stats()).toEqual({ queued: 0, exported: 0, dropped: 6, failedExports: 2 });
+  });
+
+  it('flushSync leaves the queue alone when the exporter cannot write synchronously', () => {
+    const exporter = testExporter('hang');
+    const asyncOnly: SyncCapableExporter = { export: (s, d) => exporter.export(s, d), shutdown: () => exporter.shutdown() };
+    const queue = new BoundedBatchSpanProcessor(asyncOnly, defaults);
+    const provider = new BasicTracerProvider({ spanProcessors: [queue] });
+    providers.push(provider);
+    provider.getTracer('t').startSpan('s0').end();
+    queue.flushSync();
+    expect(queue.stats()).toEqual({ queued: 1, exported: 0, dropped: 0, failedExports: 0 });
+  });
+});
+
+describe('BoundedBatchSpanProcessor: options out of range', () => {
+  /** 500 spans, 50 per turn of the event loop, to a healthy exporter: no more than 50 need to wait at once. */
+  async function steadyTraffic(options: Partial<QueueOptions>) {
+    const { queue, end } = setupQueue(testExporter('ok'), { scheduledDelayMs: 1000, ...options });
+    for (let i = 0; i < 500; i++) {
+      end(`s${i}`);
+      if (i % 50 === 49) await tick();
+    }
+    await queue.flushSoon(1000);
+    return queue.stats();
+  }
+
+  it('control: drops nothing with a healthy exporter when the batch fits in the queue', async () => {
+    expect(await steadyTraffic({ maxQueueSize: 100, maxExportBatchSize: 50 })).toEqual({ queued: 0, exported: 500, dropped: 0, failedExports: 0 });
+  });
+
+  // AFTERSTOP_MAX_QUEUE_SIZE=100 with the default batch size (512) and delay (1000 ms).
+  it('drops nothing with a healthy exporter when maxQueueSize is below maxExportBatchSize', async () => {
+    expect(await steadyTraffic({ maxQueueSize: 100, maxExportBatchSize: 512 })).toEqual({ queued: 0, exported: 500, dropped: 0, failedExports: 0 });
+  });
+
+  // In a child process: if the queue spins, it starves the event loop, and only a kill ends it.
+  it('does not hang the app when maxExportBatchSize is 0', async () => {
+    const dir = tempDir();
+    try {
+      const script = `
+        import { setup, startRun, exportStats, shutdown } from ${JSON.stringify(distModule('instrumentation/index.js'))};
+        setup({ exporter: 'file', tracesDir: ${JSON.stringify(dir)}, maxExportBatchSize: 0 });
+        const run = startRun({ agentName: 'zero' });
+        run.end();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        console.log(JSON.stringify(exportStats()));
+        await shutdown();
+        console.log('shut down');
+      `;
+      const result = await runModule(script, { cwd: dir, timeoutMs: 5000 });
+      expect(result.timedOut, 'the child spun until killed').toBe(false);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('shut down');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
