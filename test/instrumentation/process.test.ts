@@ -19,12 +19,18 @@ describe('child process markers', () => {
     const survivor = sleeper(30);
     const quitter = sleeper(30);
     run.trackProcess(survivor, { graceMs: 150 });
-    run.trackProcess(quitter, { graceMs: 150 });
+    run.trackProcess(quitter, { graceMs: 1000 });
     run.end();
+    const ended = Date.now();
     quitter.kill('SIGTERM');
     await new Promise((resolve) => quitter.once('exit', resolve));
-    await sleep(300);
-    const spans = await capture.spans(run.id);
+    // Wait past both grace periods; the survivor's check fires after 150 ms.
+    await sleep(Math.max(0, 1300 - (Date.now() - ended)));
+    let spans = await capture.spans(run.id);
+    for (let waited = 0; named(spans, 'afterstop.process.orphan').length === 0 && waited < 5000; waited += 50) {
+      await sleep(50);
+      spans = await capture.spans(run.id);
+    }
     survivor.kill('SIGKILL');
     const spawns = named(spans, 'afterstop.process.spawn');
     expect(spawns.map((s) => s.attributes['process.pid']).sort()).toEqual([survivor.pid, quitter.pid].sort());

@@ -40,11 +40,8 @@ function makeSpans(count: number, prefix = 'span'): ReadableSpan[] {
   return memory.getFinishedSpans();
 }
 
-function exportNow(exporter: FileSpanExporter, spans: ReadableSpan[]): ExportResult {
-  let result: ExportResult | undefined;
-  exporter.export(spans, (r) => (result = r));
-  if (result === undefined) throw new Error('export did not call back synchronously');
-  return result;
+function exportNow(exporter: FileSpanExporter, spans: ReadableSpan[]): Promise<ExportResult> {
+  return new Promise((resolve) => exporter.export(spans, resolve));
 }
 
 /** The trace files of `folder`, in the order they were written (by their sequence number). */
@@ -118,8 +115,8 @@ describe('FileSpanExporter with a real SDK tracer provider', () => {
 
   it('writes a whole batch as one line', async () => {
     const exporter = new FileSpanExporter({ dir, maxFileBytes: 1024 * 1024 });
-    expect(exportNow(exporter, makeSpans(5)).code).toBe(ExportResultCode.SUCCESS);
-    expect(exportNow(exporter, makeSpans(2, 'second')).code).toBe(ExportResultCode.SUCCESS);
+    expect((await exportNow(exporter, makeSpans(5))).code).toBe(ExportResultCode.SUCCESS);
+    expect((await exportNow(exporter, makeSpans(2, 'second'))).code).toBe(ExportResultCode.SUCCESS);
     const files = jsonlFiles(dir);
     expect(files).toHaveLength(1);
     expect(lines(files[0]!)).toHaveLength(2);
@@ -129,9 +126,9 @@ describe('FileSpanExporter with a real SDK tracer provider', () => {
     expect(read.spans.filter((s) => s.line === 2)).toHaveLength(2);
   });
 
-  it('an empty export succeeds and writes nothing', () => {
+  it('an empty export succeeds and writes nothing', async () => {
     const exporter = new FileSpanExporter({ dir, maxFileBytes: 1024 });
-    expect(exportNow(exporter, []).code).toBe(ExportResultCode.SUCCESS);
+    expect((await exportNow(exporter, [])).code).toBe(ExportResultCode.SUCCESS);
     expect(jsonlFiles(dir)).toEqual([]);
   });
 });
@@ -165,7 +162,7 @@ describe('rotation', () => {
 
   it('puts a line larger than the limit alone in its own file', async () => {
     const exporter = new FileSpanExporter({ dir, maxFileBytes: 100 });
-    for (let i = 0; i < 4; i++) expect(exportNow(exporter, makeSpans(1, `big ${i}`)).code).toBe(ExportResultCode.SUCCESS);
+    for (let i = 0; i < 4; i++) expect((await exportNow(exporter, makeSpans(1, `big ${i}`))).code).toBe(ExportResultCode.SUCCESS);
     const files = jsonlFiles(dir);
     expect(files).toHaveLength(4);
     for (const file of files) expect(lines(file)).toHaveLength(1);
@@ -187,7 +184,15 @@ describe('write failures', () => {
     const { target, blocker } = blockedDir();
     const exporter = new FileSpanExporter({ dir: target, maxFileBytes: 1024 * 1024 });
     const results: ExportResult[] = [];
-    expect(() => exporter.export(makeSpans(2, 'lost'), (r) => results.push(r))).not.toThrow();
+    let called!: () => void;
+    const callback = new Promise<void>((resolve) => (called = resolve));
+    expect(() =>
+      exporter.export(makeSpans(2, 'lost'), (r) => {
+        results.push(r);
+        called();
+      }),
+    ).not.toThrow();
+    await callback;
     expect(results).toHaveLength(1);
     expect(results[0]!.code).toBe(ExportResultCode.FAILED);
     expect((results[0]!.error as NodeJS.ErrnoException | undefined)?.code).toBe('ENOTDIR');
@@ -204,7 +209,7 @@ describe('write failures', () => {
     expect(flushed).toMatch(/ENOTDIR/);
 
     fs.rmSync(blocker);
-    const recovered = exportNow(exporter, makeSpans(3, 'kept'));
+    const recovered = await exportNow(exporter, makeSpans(3, 'kept'));
     expect(recovered.code).toBe(ExportResultCode.SUCCESS);
     expect(exporter.currentFile).toBeDefined();
     const read = await readTraces(target);
@@ -230,7 +235,7 @@ describe('write failures', () => {
     const exporter = new FileSpanExporter({ dir, maxFileBytes: 1024 * 1024 });
     expect(exporter.exportSync(makeSpans(1, 'before'))).toBe(true);
     await exporter.shutdown();
-    expect(exportNow(exporter, makeSpans(1, 'after')).code).toBe(ExportResultCode.FAILED);
+    expect((await exportNow(exporter, makeSpans(1, 'after'))).code).toBe(ExportResultCode.FAILED);
     expect(exporter.exportSync(makeSpans(1, 'after sync'))).toBe(false);
     const read = await readTraces(dir);
     expect(read.spans.map((s) => s.name)).toEqual(['before 0']);
