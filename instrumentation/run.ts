@@ -172,24 +172,24 @@ export class InstrumentedRun implements Run, RunScope {
     try {
       this.state = 'requested';
       this.cancelId = randomUUID();
-      const attributes: Attributes = {
-        ...this.common,
+      const attributes: Attributes = Object.assign({}, this.common, {
         [ATTR_CANCEL_ID]: this.cancelId,
         [ATTR_CANCEL_SOURCE]: options.source ?? 'user',
-        ...this.inflightCounts(),
-      };
+      });
+      Object.assign(attributes, this.inflightCounts());
       const reason = reasonText(options.reason);
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
       this.marker(SPAN_CANCEL_REQUEST, attributes);
       this.startSettle();
-      this.cancelFlush = this.flushEvidence();
     } catch (error) {
       reportInternalError('cancel', error);
     }
-    // Abort last: whatever reacts to the signal comes after the request marker.
+    // The request marker is queued; now stop the run, and only then spend time
+    // on the flush that puts the marker on disk or on the wire.
     if (!this.controller.signal.aborted) {
       this.controller.abort(new CancelledError('The run was cancelled', { cancelId: this.cancelId }));
     }
+    this.cancelFlush = this.flushEvidence();
     return this.cancelFlush;
   }
 
