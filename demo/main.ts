@@ -90,7 +90,7 @@ export async function runDemo(tracesDir = process.env['AFTERSTOP_TRACES_DIR'] ??
   for (const request of sim.ledger.modelRequests.filter((r) => r.clientClosedEarly)) {
     say(`  model request closed early: ${request.outputTokensGenerated} output tokens billed, ${request.outputTokensSent} sent`);
   }
-  say(`\nTraces: ${tracesDir}/ (OTLP/JSON lines). The leak report reads them.`);
+  say(`\nTraces: ${tracesDir}/ (OTLP/JSON lines, one ExportTraceServiceRequest per line).`);
   return { tracesDir, turns, spans, session };
 }
 

@@ -12,13 +12,15 @@ import { simulatorCommand } from './commands/simulator.js';
 import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
 export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
-  return new Command('afterstop')
+  const program = new Command('afterstop')
     .description('what an AI agent keeps doing after its user pressed Stop')
     .version(VERSION)
-    .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) })
     .addCommand(demoCommand(done))
     .addCommand(simulatorCommand(done));
+  // Commander would call process.exit on a usage error; every command throws instead,
+  // so that the program exits in one place.
+  for (const command of [program, ...program.commands]) command.exitOverride();
+  return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
