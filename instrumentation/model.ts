@@ -61,6 +61,10 @@ export class InstrumentedModelCall implements ModelCall {
     );
     this.cancelSeen = run.cancelState !== 'none';
     run.childStarted(this, 'model');
+    // Callers pass these around as callbacks (`stream.on('data', call.chunk)`): bind.
+    this.chunk = this.chunk.bind(this);
+    this.usage = this.usage.bind(this);
+    this.end = this.end.bind(this);
   }
 
   chunk(outputTokens = 1): void {
@@ -87,6 +91,14 @@ export class InstrumentedModelCall implements ModelCall {
   }
 
   private finish(options: ModelEndOptions): void {
+    try {
+      this.describe(options);
+    } finally {
+      this.span.end(hrTime());
+    }
+  }
+
+  private describe(options: ModelEndOptions): void {
     const attributes: Attributes = {};
     if (this.firstChunkAt !== undefined) {
       attributes[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = (this.firstChunkAt - this.startedAt) / 1000;
@@ -120,7 +132,6 @@ export class InstrumentedModelCall implements ModelCall {
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });
     }
     this.span.setAttributes(attributes);
-    this.span.end(hrTime());
   }
 }
 

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { context, diag, propagation, trace, type TracerProvider } from '@opentelemetry/api';
+import { diag, trace, type TracerProvider } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -37,6 +37,15 @@ function exporterFrom(config: AfterstopConfig, env: Env): { kind: ExporterKind; 
   return { kind: endpoint ? 'otlp' : 'file', inferred: true };
 }
 
+/** An absolute path when the working folder still exists (it may have been removed under the app). */
+function absolute(dir: string): string {
+  try {
+    return path.resolve(dir);
+  } catch {
+    return dir;
+  }
+}
+
 /** Config from code first, then `AFTERSTOP_*` variables, then defaults. */
 export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.env): ResolvedConfig & { exporterInferred: boolean } {
   const exporter = exporterFrom(config, env);
@@ -44,7 +53,7 @@ export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.e
     serviceName: config.serviceName,
     exporter: exporter.kind,
     exporterInferred: exporter.inferred,
-    tracesDir: path.resolve(config.tracesDir ?? env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces'),
+    tracesDir: absolute(config.tracesDir ?? (env['AFTERSTOP_TRACES_DIR'] || 'afterstop-traces')),
     maxFileBytes: config.maxFileBytes ?? numberFrom(env, 'AFTERSTOP_MAX_FILE_BYTES', 32 * 1024 * 1024),
     maxQueueSize: config.maxQueueSize ?? numberFrom(env, 'AFTERSTOP_MAX_QUEUE_SIZE', 4096),
     maxExportBatchSize: config.maxExportBatchSize ?? 512,
@@ -117,6 +126,13 @@ function hookProcessExit(processor: BoundedBatchSpanProcessor, flushTimeoutMs: n
   };
 }
 
+/** Whether the SDK's tracer provider is the one the API hands out (its registration may have been refused). */
+function sdkRegistered(sdk: NodeSDK): boolean {
+  const provider = (sdk as unknown as { _tracerProvider?: unknown })._tracerProvider;
+  const registered = trace.getTracerProvider() as { getDelegate?(): unknown };
+  return provider !== undefined && typeof registered.getDelegate === 'function' && registered.getDelegate() === provider;
+}
+
 function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
   const processor = makeProcessor(config);
   const sdk = new NodeSDK({
@@ -130,6 +146,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     ...(env['OTEL_LOGS_EXPORTER'] === undefined ? { logRecordProcessors: [] } : {}),
   });
   sdk.start();
+  const ownsGlobal = sdkRegistered(sdk);
   const unhook = hookProcessExit(processor, config.flushTimeoutMs);
   return {
     tracer: trace.getTracer(TRACER_NAME, VERSION),
@@ -141,10 +158,10 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     async shutdown() {
       unhook();
       await settleWithin(sdk.shutdown(), config.exportTimeoutMs);
-      // Unregister what the SDK registered, so that a later setup starts afresh.
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      // Unregister the tracer provider the SDK registered (only if it was ours),
+      // so that a later setup starts afresh. The context manager and propagator
+      // stay: the app may have registered them, and they hold no spans.
+      if (ownsGlobal) trace.disable();
     },
   };
 }

@@ -130,6 +130,10 @@ export class InstrumentedRun implements Run, RunScope {
     this.steering = steeringFor(this);
     this.processes = new ProcessTracker(this);
     this.detachSignal = this.linkSignal(options.signal);
+    // Apps pass these around as callbacks (`onClick={run.cancel}`): bind.
+    for (const method of ['cancel', 'acknowledge', 'checkpoint', 'tool', 'startTool', 'startModelCall', 'repairHistory', 'compensate', 'trackProcess', 'end'] as const) {
+      (this as Record<typeof method, unknown>)[method] = (this[method] as (...args: never[]) => unknown).bind(this);
+    }
   }
 
   get signal(): AbortSignal {
@@ -185,11 +189,14 @@ export class InstrumentedRun implements Run, RunScope {
       reportInternalError('cancel', error);
     }
     // The request marker is queued; now stop the run, and only then spend time
-    // on the flush that puts the marker on disk or on the wire.
+    // on the flush that puts the marker on disk or on the wire. A cancel asked
+    // for again from an abort listener gets this same promise.
+    let flushed: () => void = () => {};
+    this.cancelFlush = new Promise<void>((resolve) => (flushed = resolve));
     if (!this.controller.signal.aborted) {
       this.controller.abort(new CancelledError('The run was cancelled', { cancelId: this.cancelId }));
     }
-    this.cancelFlush = this.flushEvidence();
+    void this.flushEvidence().then(flushed, flushed);
     return this.cancelFlush;
   }
 
@@ -247,6 +254,11 @@ export class InstrumentedRun implements Run, RunScope {
 
   end(options: RunEndOptions = {}): void {
     if (this.ended) return;
+    // A run that ends by its cancellation (an abort error) is a loop that stopped:
+    // that is the acknowledge. One that completes after a Stop ran on: no acknowledge.
+    if (this.state === 'requested' && 'error' in options && safely('end', () => isAbortError(options.error, this.signal), false)) {
+      this.acknowledge();
+    }
     this.ended = true;
     this.detachSignal();
     safely('run end', () => this.finish(options), undefined);
@@ -256,15 +268,18 @@ export class InstrumentedRun implements Run, RunScope {
   // --- internals
 
   private finish(options: RunEndOptions): void {
-    const hasError = 'error' in options;
-    const cancelled = this.state !== 'none';
-    const outcome = options.outcome ?? (cancelled ? 'cancelled' : hasError ? 'failed' : 'completed');
-    this.span.setAttribute(ATTR_RUN_OUTCOME, outcome);
-    if (hasError && !(cancelled && isAbortError(options.error, this.signal))) {
-      this.span.setAttribute(ATTR_ERROR_TYPE, errorType(options.error));
-      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });
+    try {
+      const hasError = 'error' in options;
+      const cancelled = this.state !== 'none';
+      const outcome = options.outcome ?? (cancelled ? 'cancelled' : hasError ? 'failed' : 'completed');
+      this.span.setAttribute(ATTR_RUN_OUTCOME, outcome);
+      if (hasError && !(cancelled && isAbortError(options.error, this.signal))) {
+        this.span.setAttribute(ATTR_ERROR_TYPE, errorType(options.error));
+        this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });
+      }
+    } finally {
+      this.span.end(hrTime());
     }
-    this.span.end(hrTime());
   }
 
   private inflightCounts(): Attributes {

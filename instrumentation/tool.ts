@@ -57,6 +57,10 @@ export class InstrumentedToolCall implements ToolCall {
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     this.context = trace.setSpan(run.context, this.span);
     run.childStarted(this, 'tool');
+    // Tool bodies destructure their context (`async ({ signal, commit }) => …`): bind.
+    this.commit = this.commit.bind(this);
+    this.setResult = this.setResult.bind(this);
+    this.end = this.end.bind(this);
   }
 
   get signal(): AbortSignal {
@@ -93,23 +97,27 @@ export class InstrumentedToolCall implements ToolCall {
   }
 
   private finish(options: ToolEndOptions): void {
-    const signal = this.run.signal;
-    const { error } = options;
-    const hasError = 'error' in options;
-    const byCancel = hasError && signal.aborted && isAbortError(error, signal);
-    const result =
-      options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
     const span = this.span;
-    span.setAttribute(ATTR_TOOL_RESULT, result);
-    if (signal.aborted) span.setAttribute(ATTR_TOOL_SIGNAL_OBSERVED, byCancel);
-    if (byCancel || (result === 'cancelled' && !hasError)) {
-      span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_CANCELLED);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: ERROR_TYPE_CANCELLED });
-    } else if (hasError) {
-      span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    try {
+      const signal = this.run.signal;
+      const { error } = options;
+      const hasError = 'error' in options;
+      const byCancel = hasError && signal.aborted && isAbortError(error, signal);
+      const result =
+        options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
+      span.setAttribute(ATTR_TOOL_RESULT, result);
+      if (signal.aborted) span.setAttribute(ATTR_TOOL_SIGNAL_OBSERVED, byCancel);
+      if (byCancel || (result === 'cancelled' && !hasError)) {
+        span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_CANCELLED);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: ERROR_TYPE_CANCELLED });
+      } else if (hasError) {
+        span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      }
+    } finally {
+      // Ends even if describing a hostile error object threw.
+      span.end(hrTime());
     }
-    span.end(hrTime());
   }
 }
 

@@ -10,6 +10,8 @@ export interface FileExporterOptions {
   dir: string;
   /** Rotate when the next line would make the file larger than this. */
   maxFileBytes: number;
+  /** Serialised lines that may wait for a slow disk. Default 16 MiB. */
+  maxPendingBytes?: number;
 }
 
 const NEWLINE = 0x0a;
@@ -37,10 +39,16 @@ export class FileSpanExporter implements SyncCapableExporter {
   private sequence = 0;
   private readonly stem: string;
   private isShutdown = false;
-  /** The last write queued: writes happen one after the other. */
-  private tail: Promise<void> = Promise.resolve();
+  /** Lines serialised and waiting for the disk, in order. */
+  private readonly pending: { line: Buffer; done: (result: ExportResult) => void }[] = [];
+  private pendingBytes = 0;
+  private pumping = false;
+  private inFlight: { line: Buffer; done: (result: ExportResult) => void } | undefined;
+  private idle: Promise<void> = Promise.resolve();
+  private readonly maxPendingBytes: number;
 
   constructor(private readonly options: FileExporterOptions) {
+    this.maxPendingBytes = options.maxPendingBytes ?? 16 * 1024 * 1024;
     const started = new Date().toISOString().replace(/[:.]/g, '-');
     this.stem = `afterstop-${started}-${process.pid}`;
   }
@@ -53,6 +61,8 @@ export class FileSpanExporter implements SyncCapableExporter {
   /**
    * Serialises here, writes through libuv's thread pool: the event loop is not
    * held while the kernel takes the bytes. Lines are written in call order.
+   * While the disk is slow, at most `maxPendingBytes` wait; beyond that an
+   * export fails at once (its spans are counted as dropped), so memory stays bounded.
    */
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     let line: Buffer | undefined;
@@ -62,27 +72,35 @@ export class FileSpanExporter implements SyncCapableExporter {
       resultCallback({ code: ExportResultCode.FAILED, error: error as Error });
       return;
     }
-    const bytes = line;
-    this.tail = this.tail
-      .then(() => (bytes === undefined ? undefined : this.writeLine(bytes)))
-      .then(
-        () => resultCallback({ code: ExportResultCode.SUCCESS }),
-        (error: unknown) => {
-          this.failed();
-          resultCallback({ code: ExportResultCode.FAILED, error: error as Error });
-        },
-      );
+    if (line === undefined) {
+      resultCallback({ code: ExportResultCode.SUCCESS });
+      return;
+    }
+    if (this.pendingBytes + line.length > this.maxPendingBytes && this.pending.length > 0) {
+      resultCallback({ code: ExportResultCode.FAILED, error: new Error('trace file writes are stalled; line dropped') });
+      return;
+    }
+    let called = false;
+    const done = (result: ExportResult): void => {
+      // Once: a line written again at exit may still complete in the thread pool.
+      if (called) return;
+      called = true;
+      resultCallback(result);
+    };
+    this.pending.push({ line, done });
+    this.pendingBytes += line.length;
+    if (!this.pumping) void this.pump();
   }
 
-  /** The same, synchronously: for the last flush at process exit. */
+  /**
+   * The same, synchronously, for the last flush at process exit: first every
+   * line still waiting for the thread pool, then these spans.
+   */
   exportSync(spans: ReadableSpan[]): boolean {
     try {
+      this.drainSync();
       const line = this.lineFor(spans);
-      if (line === undefined) return true;
-      const fd = this.fileFor(line.length);
-      let offset = 0;
-      while (offset < line.length) offset += fs.writeSync(fd, line, offset, line.length - offset);
-      this.size += line.length;
+      if (line !== undefined) this.writeSync(line);
       return true;
     } catch {
       this.failed();
@@ -90,14 +108,79 @@ export class FileSpanExporter implements SyncCapableExporter {
     }
   }
 
+  /**
+   * Write every waiting line now, synchronously (process exit). The line the
+   * thread pool may be writing at this moment is written again: a span twice
+   * is counted once by the analyzer, a span lost is lost.
+   */
+  drainSync(): void {
+    const current = this.inFlight;
+    if (current !== undefined) {
+      this.inFlight = undefined;
+      try {
+        this.writeSync(current.line);
+        current.done({ code: ExportResultCode.SUCCESS });
+      } catch (error) {
+        this.failed();
+        current.done({ code: ExportResultCode.FAILED, error: error as Error });
+      }
+    }
+    for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
+      this.pendingBytes -= next.line.length;
+      try {
+        this.writeSync(next.line);
+        next.done({ code: ExportResultCode.SUCCESS });
+      } catch (error) {
+        this.failed();
+        next.done({ code: ExportResultCode.FAILED, error: error as Error });
+      }
+    }
+  }
+
   async forceFlush(): Promise<void> {
-    await this.tail;
+    await this.idle;
   }
 
   async shutdown(): Promise<void> {
     this.isShutdown = true;
-    await this.tail;
+    await this.idle;
     this.close();
+  }
+
+  /** Write waiting lines one after the other, through the thread pool. */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    let settle: () => void = () => {};
+    this.idle = new Promise<void>((resolve) => (settle = resolve));
+    try {
+      for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
+        try {
+          const fd = this.fileFor(next.line.length);
+          this.size += next.line.length;
+          this.inFlight = next;
+          let offset = 0;
+          while (offset < next.line.length) offset += await writeAsync(fd, next.line, offset);
+          this.inFlight = undefined;
+          next.done({ code: ExportResultCode.SUCCESS });
+        } catch (error) {
+          this.inFlight = undefined;
+          this.failed();
+          next.done({ code: ExportResultCode.FAILED, error: error as Error });
+        } finally {
+          this.pendingBytes -= next.line.length;
+        }
+      }
+    } finally {
+      this.pumping = false;
+      settle();
+    }
+  }
+
+  private writeSync(line: Buffer): void {
+    const fd = this.fileFor(line.length);
+    let offset = 0;
+    while (offset < line.length) offset += fs.writeSync(fd, line, offset, line.length - offset);
+    this.size += line.length;
   }
 
   /** One OTLP/JSON line, or undefined when there is nothing to write. */
@@ -110,13 +193,6 @@ export class FileSpanExporter implements SyncCapableExporter {
     line.set(json, 0);
     line[json.length] = NEWLINE;
     return line;
-  }
-
-  private async writeLine(line: Buffer): Promise<void> {
-    const fd = this.fileFor(line.length);
-    this.size += line.length;
-    let offset = 0;
-    while (offset < line.length) offset += await writeAsync(fd, line, offset);
   }
 
   /**

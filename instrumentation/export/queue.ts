@@ -14,6 +14,8 @@ export interface QueueOptions {
 /** An exporter that can also write synchronously, for the last flush at process exit. */
 export interface SyncCapableExporter extends SpanExporter {
   exportSync?(spans: ReadableSpan[]): boolean;
+  /** Write synchronously whatever the exporter still holds (lines waiting for the disk). */
+  drainSync?(): void;
 }
 
 /**
@@ -71,6 +73,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private immediate: NodeJS.Immediate | undefined;
   private exporting: Promise<void> | undefined;
   private isShutdown = false;
+  /** A batch taken from the ring and waiting for resource attributes before export. */
+  private handing: ReadableSpan[] | undefined;
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
 
   private readonly options: QueueOptions;
@@ -127,9 +131,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
    * synchronously, when it can write that way (the file exporter can).
    */
   flushSync(): void {
-    if (this.ring.length === 0 || !this.exporter.exportSync) return;
-    while (this.ring.length > 0) {
-      const batch = this.ring.take(this.options.maxExportBatchSize);
+    try {
+      // First what an export already handed over (a cancel flush just before exit).
+      this.exporter.drainSync?.();
+    } catch (error) {
+      reportInternalError('export at exit', error);
+    }
+    if (!this.exporter.exportSync) return;
+    const handing = this.handing;
+    this.handing = undefined;
+    const batches: ReadableSpan[][] = handing ? [handing] : [];
+    while (this.ring.length > 0) batches.push(this.ring.take(this.options.maxExportBatchSize));
+    for (const batch of batches) {
       let written = false;
       try {
         written = this.exporter.exportSync(batch);
@@ -195,7 +208,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     return this.exporting;
   }
 
-  private exportBatch(batch: ReadableSpan[]): Promise<void> {
+  private async exportBatch(batch: ReadableSpan[]): Promise<void> {
+    // Resource detectors may still be filling in attributes (host.id...): wait
+    // for them, as the SDK's batch processor does, so every line carries them.
+    const pending = batch.filter((span) => span.resource.asyncAttributesPending);
+    if (pending.length > 0) {
+      this.handing = batch; // out of the ring, not yet with the exporter: flushSync must still see it
+      await Promise.all(pending.map((span) => span.resource.waitForAsyncAttributes?.())).catch((error: unknown) =>
+        reportInternalError('resource attributes', error),
+      );
+      if (this.handing !== batch) return; // written at exit meanwhile
+      this.handing = undefined;
+    }
     return new Promise<void>((resolve) => {
       let done = false;
       const finish = (result: ExportResult): void => {

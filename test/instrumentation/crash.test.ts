@@ -174,3 +174,17 @@ describe('the process ends without shutdown()', () => {
     await expectAllOnDisk();
   });
 });
+
+describe('a cancel and an exit in the same tick', () => {
+  it('still leaves the cancel request on disk (the flush had begun, the exit hook finishes it)', async () => {
+    const result = await crashingChild(`
+      const run = startRun({ agentName: 'sigint' });
+      void run.cancel({ source: 'shutdown', reason: 'SIGINT' });
+      process.exit(130);
+    `);
+    expect(result.code).toBe(130);
+    const request = named((await onDisk()).spans, 'afterstop.cancel.request');
+    expect(request).toHaveLength(1);
+    expect(request[0]!.attributes['afterstop.cancel.source']).toBe('shutdown');
+  });
+});

@@ -232,3 +232,40 @@ describe('settle', () => {
     expect(named(await capture.spans(run.id), 'afterstop.cancel.settle')).toHaveLength(0);
   });
 });
+
+describe('the end of a cancelled run', () => {
+  it('acknowledges when the run ends by its cancellation (the loop threw the abort)', async () => {
+    const run = startRun({});
+    await run.cancel();
+    run.end({ error: run.signal.reason });
+    expect(named(await capture.spans(run.id), 'afterstop.cancel.ack')).toHaveLength(1);
+
+    const viaWithRun = withRun({}, async (r) => {
+      void r.cancel();
+      r.checkpoint();
+    });
+    await expect(viaWithRun).rejects.toThrow(CancelledError);
+  });
+
+  it('does not acknowledge a run that completed after a Stop (the loop ran on)', async () => {
+    const run = startRun({});
+    await run.cancel();
+    run.end();
+    const spans = await capture.spans(run.id);
+    expect(named(spans, 'afterstop.cancel.ack')).toHaveLength(0);
+    expect(only(spans, 'invoke_agent').attributes['afterstop.run.outcome']).toBe('cancelled');
+  });
+
+  it('gives a cancel asked for again from an abort listener the same, still pending, promise', async () => {
+    const run = startRun({});
+    let inner: Promise<void> | undefined;
+    run.signal.addEventListener('abort', () => {
+      inner = run.cancel({ source: 'parent' });
+    });
+    const outer = run.cancel();
+    expect(inner).toBe(outer);
+    await outer;
+    run.end();
+    expect(named(await capture.spans(run.id), 'afterstop.cancel.request')).toHaveLength(1);
+  });
+});

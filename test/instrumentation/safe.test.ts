@@ -68,3 +68,60 @@ describe('errors', () => {
     expect(isAbortError('AbortError')).toBe(false);
   });
 });
+
+describe('callbacks and hostile values', () => {
+  it('works with destructured tool contexts and unbound methods', async () => {
+    const { captureTraces, named } = await import('../helpers/capture.js');
+    const capture = captureTraces();
+    try {
+      const run = startRun({});
+      const { cancel, checkpoint, end, startModelCall } = run;
+      const value = await run.tool({ name: 'destructured' }, async ({ signal, commit, setResult }) => {
+        await cancel();
+        await commit();
+        setResult('dropped');
+        return signal.aborted;
+      });
+      expect(value).toBe(true);
+      const { chunk, end: endCall } = startModelCall({ provider: 'openai', model: 'm' });
+      chunk(2);
+      endCall();
+      expect(() => checkpoint()).toThrow(CancelledError);
+      end();
+      const spans = await capture.spans(run.id);
+      const commit = named(spans, 'afterstop.tool.commit');
+      expect(commit).toHaveLength(1);
+      expect(commit[0]!.attributes['afterstop.cancel.state']).toBe('requested');
+      expect(named(spans, 'execute_tool destructured')[0]!.attributes['afterstop.tool.result']).toBe('dropped');
+      expect(named(spans, 'chat m')[0]!.attributes['afterstop.model.output_tokens_streamed']).toBe(2);
+    } finally {
+      await capture.close();
+    }
+  });
+
+  it('ends every span even when the error describing its failure throws from its getters', async () => {
+    const { captureTraces, named } = await import('../helpers/capture.js');
+    const capture = captureTraces();
+    try {
+      const hostile = new Proxy({}, {
+        get() {
+          throw new Error('getter bomb');
+        },
+        has() {
+          throw new Error('has bomb');
+        },
+      });
+      const run = startRun({});
+      await expect(run.tool({ name: 'bomb' }, () => Promise.reject(hostile))).rejects.toBe(hostile);
+      const call = run.startModelCall({ provider: 'openai', model: 'bomb' });
+      call.end({ error: hostile });
+      run.end({ error: hostile });
+      const spans = await capture.spans(run.id);
+      expect(named(spans, 'execute_tool bomb')).toHaveLength(1);
+      expect(named(spans, 'chat bomb')).toHaveLength(1);
+      expect(named(spans, 'invoke_agent')).toHaveLength(1);
+    } finally {
+      await capture.close();
+    }
+  });
+});

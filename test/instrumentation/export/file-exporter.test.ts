@@ -241,3 +241,33 @@ describe('write failures', () => {
     expect(read.spans.map((s) => s.name)).toEqual(['before 0']);
   });
 });
+
+describe('a stalled disk', () => {
+  it('holds at most maxPendingBytes of lines, fails the rest at once, and writes them all on drainSync', async () => {
+    const { createRequire, syncBuiltinESMExports } = await import('node:module');
+    const cjsFs = createRequire(import.meta.url)('node:fs') as typeof fs;
+    const realWrite = cjsFs.write;
+    // A write that never completes: the thread pool is stuck on a hung mount.
+    cjsFs.write = (() => {}) as unknown as typeof fs.write;
+    syncBuiltinESMExports();
+    try {
+      const exporter = new FileSpanExporter({ dir, maxFileBytes: 1 << 30, maxPendingBytes: 20_000 });
+      const results: ExportResult[] = [];
+      for (let i = 0; i < 50; i++) exporter.export(makeSpans(5, `batch ${i}`), (r) => results.push(r));
+      const failed = results.filter((r) => r.code === ExportResultCode.FAILED);
+      expect(failed.length).toBeGreaterThan(30);
+      expect(failed[0]!.error?.message).toMatch(/stalled/);
+      const waiting = 50 - failed.length;
+      expect(waiting).toBeGreaterThan(1);
+      // At exit the waiting lines (and the one in flight) are written synchronously.
+      exporter.drainSync();
+      expect(results.filter((r) => r.code === ExportResultCode.SUCCESS)).toHaveLength(waiting);
+      const read = await readTraces(dir);
+      expect(read.skipped).toEqual([]);
+      expect(new Set(read.spans.map((s) => s.name.replace(/ \d+$/, ''))).size).toBe(waiting);
+    } finally {
+      cjsFs.write = realWrite;
+      syncBuiltinESMExports();
+    }
+  });
+});

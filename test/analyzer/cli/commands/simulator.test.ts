@@ -17,7 +17,7 @@ describe('afterstop simulator', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi [[tokens:3]]' }] }),
     });
-    expect((await answer.json()).usage.completion_tokens).toBe(3);
+    expect(((await answer.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens).toBe(3);
     child.kill('SIGTERM');
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);
