@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../../instrumentation/version.js';
 import { demoCommand } from './commands/demo.js';
+import { leakReportCommand } from './commands/leak-report.js';
 import { simulatorCommand } from './commands/simulator.js';
 import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
@@ -15,6 +16,7 @@ export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
   const program = new Command('afterstop')
     .description('what an AI agent keeps doing after its user pressed Stop')
     .version(VERSION)
+    .addCommand(leakReportCommand(done))
     .addCommand(demoCommand(done))
     .addCommand(simulatorCommand(done));
   // Commander would call process.exit on a usage error; every command throws instead,

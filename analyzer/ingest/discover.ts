@@ -1,0 +1,66 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { InputError } from '../errors.js';
+
+/** How a trace file is compressed, told by its first bytes (rotated Collector files keep their name). */
+export type Compression = 'none' | 'gzip' | 'zstd';
+
+export interface TraceFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  compression: Compression;
+}
+
+/** What a folder is searched for: OTLP/JSON lines or documents, possibly compressed. */
+const TRACE_FILE = /\.(jsonl|ndjson|json)(\.(gz|gzip|zst|zstd))?$/i;
+
+export function compressionOf(file: string): Compression {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const n = fs.readSync(fd, head, 0, 4, 0);
+    if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'gzip';
+    if (n === 4 && head.readUInt32LE(0) === 0xfd2fb528) return 'zstd';
+    return 'none';
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function describe(file: string): TraceFile {
+  const stat = fs.statSync(file);
+  return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression: compressionOf(file) };
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const found = await glob('**/*', { cwd: dir, absolute: true, onlyFiles: true, dot: false });
+  return found.filter((f) => TRACE_FILE.test(f));
+}
+
+/**
+ * The trace files named by `inputs`: files (any name), folders (searched
+ * recursively for .jsonl / .ndjson / .json, optionally .gz or .zst) and glob
+ * patterns. A path that does not exist, or a pattern that matches nothing,
+ * is an {@link InputError}. Each file appears once, sorted by path.
+ */
+export async function discoverTraceFiles(inputs: readonly string[]): Promise<TraceFile[]> {
+  const files = new Set<string>();
+  for (const input of inputs) {
+    if (fs.existsSync(input)) {
+      const stat = fs.statSync(input);
+      if (stat.isDirectory()) for (const f of await walk(input)) files.add(path.resolve(f));
+      else files.add(path.resolve(input));
+      continue;
+    }
+    if (isDynamicPattern(input)) {
+      const matches = await glob(input, { absolute: true, onlyFiles: true });
+      if (matches.length === 0) throw new InputError(`no file matches ${input}`, { path: input });
+      for (const f of matches) files.add(path.resolve(f));
+      continue;
+    }
+    throw new InputError(`${input}: no such file or folder`, { path: input });
+  }
+  return [...files].sort().map(describe);
+}

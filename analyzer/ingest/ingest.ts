@@ -1,0 +1,133 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { listValue } from '@duckdb/node-api';
+import { query } from '../queries.js';
+import type { Store } from '../store.js';
+import { discoverTraceFiles, type Compression, type TraceFile } from './discover.js';
+import type { SkippedLine } from './otlp-json.js';
+import { sanitizeFile } from './sanitize.js';
+
+export interface IngestSummary {
+  /** Trace files named by the inputs. */
+  files: number;
+  /** Their absolute paths. */
+  paths: string[];
+  /** Of those, read now: new, or grown since the last time. */
+  read: number;
+  /** Spans read from them (duplicates included), and how many of those were new to the store. */
+  spansRead: number;
+  spansAdded: number;
+  /** Lines (or spans) that could not be used, with file and line. */
+  skipped: SkippedLine[];
+}
+
+const DUCKDB_COMPRESSION: Record<Compression, string> = { none: 'uncompressed', gzip: 'gzip', zstd: 'zstd' };
+
+async function spanCount(store: Store): Promise<bigint> {
+  const reader = await store.connection.runAndReadAll('SELECT count(*) AS n FROM spans');
+  return reader.getRowObjectsJS()[0]?.['n'] as bigint;
+}
+
+/** Files the store has not read yet, or that changed (grew) since. */
+async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
+  const reader = await store.connection.runAndReadAll('SELECT path, size, mtime_ms FROM ingested_files');
+  const seen = new Map(reader.getRowObjectsJS().map((r) => [String(r['path']), r]));
+  return files.filter((f) => {
+    const before = seen.get(f.path);
+    return before === undefined || Number(before['size']) !== f.size || Number(before['mtime_ms']) !== f.mtimeMs;
+  });
+}
+
+/** Stage files with DuckDB's reader; undefined when it refused them. */
+async function stage(store: Store, files: string[], compression: Compression, source: string | null): Promise<Map<string, { spans: number; invalid: number }> | undefined> {
+  try {
+    await store.run(query('stage'), { files: listValue(files), compression: DUCKDB_COMPRESSION[compression], source });
+  } catch {
+    return undefined;
+  }
+  const counts = await store.rows<{ file: string; spans: bigint; invalid: bigint }>(query('staged-counts'));
+  return new Map(counts.map((c) => [c.file, { spans: Number(c.spans), invalid: Number(c.invalid) }]));
+}
+
+/**
+ * The careful path for one file: every line checked in Node, the clean ones
+ * staged through a temporary file, the rest named in `skipped`.
+ */
+async function stageCarefully(store: Store, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[] }> {
+  const clean = await sanitizeFile(file);
+  if (clean.lines.length > 0) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
+    try {
+      const tmpFile = path.join(tmp, 'clean.jsonl');
+      fs.writeFileSync(tmpFile, `${clean.lines.join('\n')}\n`);
+      const staged = await stage(store, [tmpFile], 'none', file.path);
+      if (staged === undefined) {
+        return { spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: 'DuckDB could not read even the cleaned lines' }] };
+      }
+      await store.run(query('store-staged'));
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  return { spans: clean.spans, skipped: clean.skipped };
+}
+
+async function record(store: Store, file: TraceFile, spans: number, skipped: SkippedLine[]): Promise<void> {
+  const c = store.connection;
+  await c.run('DELETE FROM skipped_lines WHERE file = $file', { file: file.path });
+  for (const s of skipped) await c.run('INSERT INTO skipped_lines VALUES ($file, $line, $reason)', { file: s.file, line: s.line, reason: s.reason });
+  await c.run(
+    `INSERT OR REPLACE INTO ingested_files VALUES ($path, $size, $mtime, $spans, $skipped, now()::TIMESTAMP)`,
+    { path: file.path, size: file.size, mtime: file.mtimeMs, spans, skipped: skipped.length },
+  );
+}
+
+/**
+ * Read the trace files named by `inputs` into the store. Files read before
+ * and unchanged are not read again; spans already stored count once.
+ * Fast path: DuckDB reads all new files of one compression in one go. A file
+ * it refuses, or that holds unusable spans, goes through the careful path,
+ * which names every line it cannot use.
+ */
+export async function ingest(store: Store, inputs: readonly string[], progress?: (message: string) => void): Promise<IngestSummary> {
+  const files = await discoverTraceFiles(inputs);
+  const todo = await unseen(store, files);
+  const before = await spanCount(store);
+  const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
+
+  for (const compression of ['none', 'gzip', 'zstd'] as const) {
+    const group = todo.filter((f) => f.compression === compression && f.size > 0);
+    if (group.length === 0) continue;
+    progress?.(`reading ${group.length} ${compression === 'none' ? '' : `${compression} `}file(s)`);
+    let staged = await stage(store, group.map((f) => f.path), compression, null);
+    // One bad file fails the whole batch: then read them one by one.
+    const perFile = new Map<string, { spans: number; invalid: number } | undefined>();
+    if (staged !== undefined) {
+      await store.run(query('store-staged'));
+      for (const f of group) perFile.set(f.path, staged.get(f.path) ?? { spans: 0, invalid: 0 });
+    } else {
+      for (const f of group) {
+        staged = await stage(store, [f.path], compression, null);
+        if (staged !== undefined) await store.run(query('store-staged'));
+        perFile.set(f.path, staged === undefined ? undefined : (staged.get(f.path) ?? { spans: 0, invalid: 0 }));
+      }
+    }
+    for (const f of group) {
+      const counts = perFile.get(f.path);
+      if (counts !== undefined && counts.invalid === 0) {
+        summary.spansRead += counts.spans;
+        await record(store, f, counts.spans, []);
+        continue;
+      }
+      const careful = await stageCarefully(store, f);
+      summary.spansRead += careful.spans;
+      summary.skipped.push(...careful.skipped);
+      await record(store, f, careful.spans, careful.skipped);
+    }
+  }
+  for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
+  await store.connection.run('DROP TABLE IF EXISTS staged');
+  summary.spansAdded = Number((await spanCount(store)) - before);
+  return summary;
+}

@@ -1,0 +1,58 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { InputError } from './errors.js';
+
+/** Dollars per million tokens, input and output priced apart. */
+export interface ModelPrice {
+  input_usd_per_mtok: number;
+  output_usd_per_mtok: number;
+}
+
+export interface PriceTable {
+  as_of?: string;
+  models: Record<string, ModelPrice>;
+}
+
+function shippedPath(): string {
+  for (const candidate of ['./prices.json', '../../analyzer/prices.json']) {
+    const file = fileURLToPath(new URL(candidate, import.meta.url));
+    if (fs.existsSync(file)) return file;
+  }
+  throw new Error('afterstop: the shipped price table is missing from this installation');
+}
+
+/** Check a parsed price table; name the file and the model when something is off. */
+export function parsePriceTable(value: unknown, file: string): PriceTable {
+  if (typeof value !== 'object' || value === null || typeof (value as { models?: unknown }).models !== 'object' || (value as { models?: unknown }).models === null) {
+    throw new InputError(`${file}: a price table is {"models": {"<model>": {"input_usd_per_mtok": n, "output_usd_per_mtok": n}}}`, { path: file });
+  }
+  const models: Record<string, ModelPrice> = {};
+  for (const [model, price] of Object.entries((value as { models: Record<string, unknown> }).models)) {
+    const p = price as Partial<ModelPrice> | null;
+    const valid = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+    if (!p || !valid(p.input_usd_per_mtok) || !valid(p.output_usd_per_mtok)) {
+      throw new InputError(`${file}: model ${model} needs non-negative numbers input_usd_per_mtok and output_usd_per_mtok`, { path: file });
+    }
+    models[model] = { input_usd_per_mtok: p.input_usd_per_mtok, output_usd_per_mtok: p.output_usd_per_mtok };
+  }
+  const asOf = (value as { as_of?: unknown }).as_of;
+  return typeof asOf === 'string' ? { as_of: asOf, models } : { models };
+}
+
+/** The price table that ships with afterstop (dated), or the one in `file`, which replaces it. */
+export function loadPrices(file?: string): PriceTable {
+  const path = file ?? shippedPath();
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new InputError(`${path}: cannot read the price table (${(error as Error).message})`, { path });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${path}: not JSON (${(error as Error).message})`, { path });
+  }
+  return parsePriceTable(parsed, path);
+}

@@ -1,0 +1,62 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** A query of `queries/`, with what its header says. */
+export interface Query {
+  name: string;
+  description: string;
+  params: { name: string; type: string; description: string }[];
+  returns: string;
+  sql: string;
+  file: string;
+}
+
+/** The queries folder: beside `dist/` when built, beside `analyzer/` in the source tree. */
+function queriesDir(): string {
+  for (const candidate of ['../../queries/', '../queries/']) {
+    const dir = fileURLToPath(new URL(candidate, import.meta.url));
+    if (fs.existsSync(`${dir}schema.sql`)) return dir;
+  }
+  throw new Error('afterstop: the queries folder is missing from this installation');
+}
+
+/** Parse the `-- @name`, `-- @description`, `-- @param`, `-- @returns` header of a query file. */
+export function parseQuery(text: string, file: string): Query {
+  const header = (tag: string): string[] =>
+    [...text.matchAll(new RegExp(`^--\\s*@${tag}\\s+(.*)$`, 'gm'))].map((m) => (m[1] ?? '').trim());
+  const name = header('name')[0];
+  if (!name) throw new Error(`${file}: no -- @name header`);
+  return {
+    name,
+    description: header('description')[0] ?? '',
+    params: header('param').map((p) => {
+      const [paramName = '', type = '', ...rest] = p.split(/\s+/);
+      return { name: paramName, type, description: rest.join(' ') };
+    }),
+    returns: header('returns')[0] ?? '',
+    sql: text,
+    file,
+  };
+}
+
+const cache = new Map<string, Query>();
+
+/** The query in `queries/<file>.sql`. */
+export function query(file: string): Query {
+  let found = cache.get(file);
+  if (!found) {
+    const path = `${queriesDir()}${file}.sql`;
+    found = parseQuery(fs.readFileSync(path, 'utf8'), path);
+    cache.set(file, found);
+  }
+  return found;
+}
+
+/** Every query file's name (without .sql). */
+export function queryFiles(): string[] {
+  return fs
+    .readdirSync(queriesDir())
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.slice(0, -4))
+    .sort();
+}

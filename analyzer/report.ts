@@ -1,0 +1,216 @@
+import { query } from './queries.js';
+import type { PriceTable } from './prices.js';
+import type { Store } from './store.js';
+import {
+  REPORT_SCHEMA,
+  type Distribution,
+  type Figures,
+  type Finding,
+  type GroupFigures,
+  type LeakReport,
+  type SkippedInput,
+} from './types.js';
+import type { IngestSummary } from './ingest/ingest.js';
+
+export interface ReportOptions {
+  since?: Date | undefined;
+  until?: Date | undefined;
+  /** Cancel depth budget (METRICS.md §8). Default 1000 ms. */
+  budgetMs?: number;
+  prices: PriceTable;
+  /** Where the prices came from: "shipped" or the file given. */
+  pricesSource: string;
+  /** At most this many findings. Default 1000. */
+  findingsLimit?: number;
+}
+
+type Row = Record<string, unknown>;
+
+/** DuckDB hands BIGINT over as bigint; the report speaks JSON numbers. */
+function num(value: unknown): number {
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'number') return value;
+  return 0;
+}
+
+function maybe(value: unknown): number | null {
+  return value === null || value === undefined ? null : num(value);
+}
+
+function distribution(row: Row, prefix: string): Distribution {
+  return {
+    count: num(row[`${prefix}_count`]),
+    p50: maybe(row[`${prefix}_p50`]),
+    p95: maybe(row[`${prefix}_p95`]),
+    p99: maybe(row[`${prefix}_p99`]),
+    max: maybe(row[`${prefix}_max`]),
+  };
+}
+
+const PREPARE = [
+  'prepare-spans',
+  'prepare-runs',
+  'prepare-tool-calls',
+  'prepare-ghost-commits',
+  'prepare-tool-outcomes',
+  'prepare-tokens',
+  'prepare-post-cancel-errors',
+  'prepare-replays',
+  'prepare-steers',
+  'prepare-cancel-depth',
+] as const;
+
+const AGGREGATES = [
+  'runs',
+  'cancel-latency',
+  'ghost-commits',
+  'orphan-tool-calls',
+  'tokens-after-stop',
+  'post-cancel-errors',
+  'replay-duplicates',
+  'steering',
+  'cancel-depth',
+  'orphan-processes',
+] as const;
+
+/** Place one group's rows of every aggregate query into the report's figures (no arithmetic: SQL did it). */
+function figures(r: Row): Figures {
+  return {
+    runs: num(r['runs']),
+    cancelled_runs: num(r['cancelled_runs']),
+    unended_runs: num(r['unended_runs']),
+    cancel_ack_ms: distribution(r, 'ack'),
+    cancel_settle_ms: distribution(r, 'settle'),
+    unacknowledged_cancels: num(r['unacknowledged_cancels']),
+    ghost_commits: num(r['ghost_commits']),
+    ghost_commits_inferred: num(r['ghost_commits_inferred']),
+    ghost_commits_compensated: num(r['ghost_commits_compensated']),
+    ghost_commits_alarming: num(r['ghost_commits_alarming']),
+    orphan_tool_calls: num(r['orphan_tool_calls']),
+    repaired_tool_calls: num(r['repaired_tool_calls']),
+    late_results: num(r['late_results']),
+    orphan_processes: num(r['orphan_processes']),
+    tokens_after_stop: {
+      input: num(r['input']),
+      output: num(r['output']),
+      observed_calls: num(r['observed_calls']),
+      estimated_calls: num(r['estimated_calls']),
+      calls_without_usage: num(r['calls_without_usage']),
+      unpriced_calls: num(r['unpriced_calls']),
+    },
+    ghost_tax_usd: num(r['ghost_tax_usd']),
+    post_cancel_errors: { orphan_tool_call_rejected: num(r['orphan_tool_call_rejected']), other: num(r['other']) },
+    cleanup_errors: num(r['cleanup_errors']),
+    replay_duplicates: num(r['replay_duplicates']),
+    replayed_conversations: num(r['replayed_conversations']),
+    steering: { inject_ms: distribution(r, 'inject'), dropped: num(r['dropped']), violations: num(r['violations']) },
+    cancel_depth: {
+      '0': num(r['depth_0']),
+      '1': num(r['depth_1']),
+      '2': num(r['depth_2']),
+      '3': num(r['depth_3']),
+      '4': num(r['depth_4']),
+    },
+  };
+}
+
+const iso = (ns: unknown): string => new Date(Number(BigInt(String(ns)) / 1_000_000n)).toISOString();
+const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
+
+async function loadPrices(store: Store, prices: PriceTable): Promise<void> {
+  const c = store.connection;
+  await c.run('CREATE OR REPLACE TEMP TABLE report_prices (model VARCHAR, input_usd_per_mtok DOUBLE, output_usd_per_mtok DOUBLE)');
+  for (const [model, price] of Object.entries(prices.models)) {
+    await c.run('INSERT INTO report_prices VALUES ($model, $input, $output)', {
+      model,
+      input: price.input_usd_per_mtok,
+      output: price.output_usd_per_mtok,
+    });
+  }
+}
+
+async function skippedLines(store: Store, files: readonly string[]): Promise<SkippedInput[]> {
+  if (files.length === 0) return [];
+  const reader = await store.connection.runAndReadAll(
+    'SELECT file, line, reason FROM skipped_lines WHERE list_contains($files, file) ORDER BY file, line',
+    { files: (await import('@duckdb/node-api')).listValue([...files]) },
+  );
+  return reader.getRowObjectsJS().map((r) => ({ file: String(r['file']), line: num(r['line']), reason: String(r['reason']) }));
+}
+
+/**
+ * Compute the leak report over what the store holds, for runs that start in
+ * the window. Each figure is computed by its query in queries/; this only
+ * places the results.
+ */
+export async function buildReport(
+  store: Store,
+  options: ReportOptions,
+  ingested: IngestSummary,
+): Promise<LeakReport> {
+  await loadPrices(store, options.prices);
+  const params: Record<string, Record<string, bigint | null>> = {
+    'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
+    'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
+  };
+  for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
+
+  const merged = new Map<string, Row>();
+  for (const name of AGGREGATES) {
+    for (const row of await store.rows(query(name))) {
+      const key = row['total'] ? '*' : JSON.stringify([row['service'], row['agent'], row['framework']]);
+      merged.set(key, { ...merged.get(key), ...row });
+    }
+  }
+  const totalRow = merged.get('*') ?? {};
+  const groups: GroupFigures[] = [...merged.entries()]
+    .filter(([key]) => key !== '*')
+    .map(([, r]) => ({
+      service: (r['service'] as string | null) ?? null,
+      agent: (r['agent'] as string | null) ?? null,
+      framework: (r['framework'] as string | null) ?? null,
+      ...figures(r),
+    }));
+
+  const byTool = (await store.rows(query('ghost-commits-by-tool'))).map((r) => ({
+    tool: String(r['tool']),
+    effect: String(r['effect']),
+    ghost_commits: num(r['ghost_commits']),
+    ghost_commits_inferred: num(r['ghost_commits_inferred']),
+  }));
+  const byModel = (await store.rows(query('tokens-after-stop-by-model'))).map((r) => ({
+    model: String(r['model']),
+    input: num(r['input']),
+    output: num(r['output']),
+    ghost_tax_usd: num(r['ghost_tax_usd']),
+    priced: Boolean(r['priced']),
+  }));
+  const findings: Finding[] = (await store.rows(query('findings'), { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
+    kind: String(r['kind']),
+    severity: num(r['severity']),
+    trace_id: String(r['trace_id']),
+    run_id: String(r['run_id']),
+    conversation_id: (r['conversation_id'] as string | null) ?? null,
+    tool: (r['tool'] as string | null) ?? null,
+    time: iso(r['time_ns']),
+    detail: String(r['detail']),
+  }));
+  const skipped = await skippedLines(store, ingested.paths);
+
+  return {
+    schema: REPORT_SCHEMA,
+    window: { from: options.since?.toISOString() ?? null, to: options.until?.toISOString() ?? null },
+    totals: { ...figures(totalRow), ghost_commits_by_tool: byTool, tokens_after_stop_by_model: byModel },
+    groups,
+    findings,
+    input: {
+      files: ingested.files,
+      files_read: ingested.read,
+      spans_read: ingested.spansRead,
+      spans_added: ingested.spansAdded,
+      skipped,
+      skipped_count: skipped.length,
+    },
+    prices: { as_of: options.prices.as_of ?? null, source: options.pricesSource },
+  };
+}

@@ -1,0 +1,80 @@
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { query, type Query } from './queries.js';
+
+export type Params = Record<string, DuckDBValue>;
+
+/**
+ * The DuckDB store: a database file that accumulates spans across runs, or
+ * `:memory:`. Open it with {@link openStore}, and always close it
+ * ({@link withStore} does both).
+ */
+export class Store {
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly connection: DuckDBConnection,
+    readonly path: string,
+  ) {}
+
+  static async open(path: string): Promise<Store> {
+    const instance = await DuckDBInstance.create(path);
+    let connection: DuckDBConnection | undefined;
+    try {
+      connection = await instance.connect();
+      const store = new Store(instance, connection, path);
+      await store.script(query('schema'));
+      await store.script(query('macros'));
+      return store;
+    } catch (error) {
+      connection?.closeSync();
+      instance.closeSync();
+      throw error;
+    }
+  }
+
+  /** Run a query that returns nothing (one statement), with its parameters bound. */
+  async run(q: Query, params: Params = {}): Promise<void> {
+    await this.connection.run(q.sql, this.bind(q, params));
+  }
+
+  /** Run a query and return its rows as plain JSON-like objects (BIGINT as string, see DuckDB's JSON conversion). */
+  async rows<T = Record<string, unknown>>(q: Query, params: Params = {}): Promise<T[]> {
+    const reader = await this.connection.runAndReadAll(q.sql, this.bind(q, params));
+    return reader.getRowObjectsJS() as T[];
+  }
+
+  /** Run a file of several statements (schema, macros). */
+  async script(q: Query): Promise<void> {
+    const statements = await this.connection.extractStatements(q.sql);
+    for (let i = 0; i < statements.count; i++) await (await statements.prepare(i)).run();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+
+  /** Only the parameters the query declares, each of them given (a missing one is a bug). */
+  private bind(q: Query, params: Params): Params | undefined {
+    if (q.params.length === 0) return undefined;
+    const bound: Params = {};
+    for (const p of q.params) {
+      if (!(p.name in params)) throw new Error(`${q.file}: parameter ${p.name} not given`);
+      bound[p.name] = params[p.name] as DuckDBValue;
+    }
+    return bound;
+  }
+}
+
+/** Open the store, hand it to `body`, and close it whatever happens. */
+export async function withStore<T>(path: string, body: (store: Store) => Promise<T>): Promise<T> {
+  const store = await Store.open(path);
+  try {
+    return await body(store);
+  } finally {
+    store.close();
+  }
+}

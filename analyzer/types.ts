@@ -1,0 +1,93 @@
+/** Public types of the analyzer: the leak report of docs/spec/METRICS.md. */
+
+export const REPORT_SCHEMA = 'afterstop.leak-report/0.1';
+
+/** A distribution in milliseconds; null figures when it is empty. */
+export interface Distribution {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+export interface Figures {
+  runs: number;
+  cancelled_runs: number;
+  unended_runs: number;
+  cancel_ack_ms: Distribution;
+  cancel_settle_ms: Distribution;
+  unacknowledged_cancels: number;
+  ghost_commits: number;
+  ghost_commits_inferred: number;
+  ghost_commits_compensated: number;
+  /** Ghost commits of tools whose effect is irreversible or unknown: the ones to alarm on. */
+  ghost_commits_alarming: number;
+  orphan_tool_calls: number;
+  repaired_tool_calls: number;
+  late_results: number;
+  orphan_processes: number;
+  tokens_after_stop: {
+    input: number;
+    output: number;
+    observed_calls: number;
+    estimated_calls: number;
+    calls_without_usage: number;
+    /** Calls with tokens after Stop whose model has no price: their cost is missing from ghost_tax_usd. */
+    unpriced_calls: number;
+  };
+  ghost_tax_usd: number;
+  post_cancel_errors: { orphan_tool_call_rejected: number; other: number };
+  cleanup_errors: number;
+  replay_duplicates: number;
+  replayed_conversations: number;
+  steering: { inject_ms: Distribution; dropped: number; violations: number };
+  cancel_depth: { '0': number; '1': number; '2': number; '3': number; '4': number };
+}
+
+export interface GroupFigures extends Figures {
+  service: string | null;
+  agent: string | null;
+  framework: string | null;
+}
+
+export interface Finding {
+  kind: string;
+  /** 1 is the worst. */
+  severity: number;
+  trace_id: string;
+  run_id: string;
+  conversation_id: string | null;
+  tool: string | null;
+  time: string;
+  detail: string;
+}
+
+export interface SkippedInput {
+  file: string;
+  /** 1-based; 0 when the whole file could not be read. */
+  line: number;
+  reason: string;
+}
+
+export interface LeakReport {
+  schema: typeof REPORT_SCHEMA;
+  window: { from: string | null; to: string | null };
+  totals: Figures & {
+    ghost_commits_by_tool: { tool: string; effect: string; ghost_commits: number; ghost_commits_inferred: number }[];
+    tokens_after_stop_by_model: { model: string; input: number; output: number; ghost_tax_usd: number; priced: boolean }[];
+  };
+  groups: GroupFigures[];
+  findings: Finding[];
+  input: {
+    /** Trace files named by the inputs, and how many were read now (new or grown). */
+    files: number;
+    files_read: number;
+    spans_read: number;
+    spans_added: number;
+    /** Every line that could not be used, in the files named by the inputs. */
+    skipped: SkippedInput[];
+    skipped_count: number;
+  };
+  prices: { as_of: string | null; source: string };
+}

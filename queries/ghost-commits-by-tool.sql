@@ -1,0 +1,8 @@
+-- @name ghost_commits_by_tool
+-- @description Ghost commits (METRICS.md §2) per tool and effect class, over the runs in the window, from report_ghost_commits.
+-- @returns tool, effect, ghost_commits, ghost_commits_inferred
+SELECT g.tool, g.effect, count(*) FILTER (WHERE NOT g.inferred) AS ghost_commits, count(*) FILTER (WHERE g.inferred) AS ghost_commits_inferred
+FROM report_ghost_commits g JOIN report_runs r ON r.run_id = g.run_id
+WHERE r.in_window
+GROUP BY ALL
+ORDER BY ghost_commits DESC, ghost_commits_inferred DESC, g.tool, g.effect;

@@ -1,0 +1,35 @@
+-- @name macros
+-- @description Helpers for reading OTLP/JSON, created per connection (temporary): ids, kinds, status codes, attribute maps.
+-- @returns nothing
+
+-- An OTLP AnyValue as text. intValue arrives as a string or a number; both read as text here.
+CREATE OR REPLACE TEMP MACRO otlp_value(v) AS
+  coalesce(v.stringValue, v.intValue, v.doubleValue, v.boolValue::VARCHAR, v.arrayValue::VARCHAR, v.kvlistValue::VARCHAR, v.bytesValue);
+
+-- A list of KeyValue as a map; when a key repeats, its first value wins.
+CREATE OR REPLACE TEMP MACRO otlp_attrs(kvs) AS
+  map_from_entries(list_transform(
+    list_filter(coalesce(kvs, []), (a, i) -> a.key IS NOT NULL AND list_position(list_transform(kvs, b -> b.key), a.key) = i),
+    a -> {'key': a.key, 'value': otlp_value(a.value)}));
+
+-- Trace and span ids are hex in OTLP/JSON; some writers use base64 (the protobuf JSON mapping).
+CREATE OR REPLACE TEMP MACRO otlp_id(id) AS
+  CASE
+    WHEN id IS NULL OR id = '' THEN NULL
+    WHEN regexp_full_match(id, '[0-9a-fA-F]+') THEN lower(id)
+    ELSE coalesce(try(lower(to_hex(from_base64(id)))), id)
+  END;
+
+CREATE OR REPLACE TEMP MACRO otlp_kind(k) AS
+  coalesce(TRY_CAST(k AS TINYINT),
+    CASE k WHEN 'SPAN_KIND_INTERNAL' THEN 1 WHEN 'SPAN_KIND_SERVER' THEN 2 WHEN 'SPAN_KIND_CLIENT' THEN 3
+           WHEN 'SPAN_KIND_PRODUCER' THEN 4 WHEN 'SPAN_KIND_CONSUMER' THEN 5 ELSE 0 END);
+
+CREATE OR REPLACE TEMP MACRO otlp_status(c) AS
+  coalesce(TRY_CAST(c AS TINYINT),
+    CASE c WHEN 'STATUS_CODE_OK' THEN 1 WHEN 'STATUS_CODE_ERROR' THEN 2 ELSE 0 END);
+
+-- Nearest-rank percentile of a list (METRICS.md): the value at rank ceil(p * n), 1-based.
+CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
+  CASE WHEN len(xs) = 0 THEN NULL
+       ELSE list_sort(xs)[greatest(1, CAST(ceil(p * len(xs)) AS BIGINT))] END;

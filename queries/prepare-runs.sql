@@ -1,0 +1,40 @@
+-- @name prepare_runs
+-- @description One row per run, with its group, conversation, cancel time C, acknowledge time A and settle marker, and whether it starts in the report's window. A run whose run span was never exported is built from its other spans and marked unended. (Runs outside the window stay: the run after a cancelled one may lie outside it.)
+-- @param since_ns BIGINT  runs that start at or after this time (NULL: no lower bound)
+-- @param until_ns BIGINT  runs that start before this time (NULL: no upper bound)
+-- @returns nothing; creates the temporary table report_runs
+CREATE OR REPLACE TEMP TABLE report_runs AS
+WITH per_run AS (
+  SELECT
+    run_id,
+    any_value(trace_id ORDER BY (role = 'run') DESC, start_ns) AS trace_id,
+    bool_or(role = 'run' AND coalesce(attrs['afterstop.run.id'], span_id) = run_id OR span_id = run_id) AS has_run_span,
+    min(start_ns) AS first_ns,
+    max(start_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attrs['afterstop.run.id'] = run_id)) AS run_start_ns,
+    max(end_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attrs['afterstop.run.id'] = run_id)) AS run_end_ns,
+    any_value(attrs['afterstop.run.outcome']) FILTER (WHERE role = 'run') AS outcome,
+    coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
+    coalesce(any_value(attrs['gen_ai.agent.name']) FILTER (WHERE role = 'run'), any_value(attrs['gen_ai.agent.name'])) AS agent,
+    coalesce(any_value(attrs['afterstop.framework']) FILTER (WHERE role = 'run'), any_value(attrs['afterstop.framework'])) AS framework,
+    coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns
+  FROM report_spans
+  WHERE run_id IS NOT NULL
+  GROUP BY run_id
+)
+SELECT
+  run_id, trace_id, service, agent, framework, conversation_id,
+  coalesce(run_start_ns, first_ns) AS start_ns,
+  run_end_ns AS end_ns,                 -- NULL: the run span was never exported
+  run_end_ns IS NULL AS unended,
+  outcome,
+  request_ns IS NOT NULL OR outcome = 'cancelled' AS cancelled,
+  coalesce(request_ns, CASE WHEN outcome = 'cancelled' THEN run_end_ns END) AS c_ns,
+  ack_ns AS a_ns,
+  settle_marker_ns,
+  request_ns IS NOT NULL AS has_request,
+  ($since_ns IS NULL OR coalesce(run_start_ns, first_ns) >= $since_ns)
+    AND ($until_ns IS NULL OR coalesce(run_start_ns, first_ns) < $until_ns) AS in_window
+FROM per_run;

@@ -1,0 +1,45 @@
+-- @name prepare_tokens
+-- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model (exact name, else the longest price-table name it starts with).
+-- @returns nothing; creates the temporary table report_tokens (needs report_prices)
+CREATE OR REPLACE TEMP TABLE report_tokens AS
+WITH calls AS (
+  SELECT
+    r.run_id, r.service, r.agent, r.framework, r.trace_id, s.span_id, s.model,
+    s.start_ns, s.end_ns, r.c_ns, s.input_tokens, s.output_tokens, s.output_tokens_after_cancel,
+    s.start_ns + coalesce(CAST(round(s.time_to_first_chunk_s * 1e9) AS BIGINT), 0) AS f_ns
+  FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
+  WHERE r.in_window AND r.cancelled AND s.role = 'model' AND s.end_ns > r.c_ns
+),
+counted AS (
+  SELECT
+    *,
+    CASE
+      WHEN start_ns >= c_ns THEN CASE WHEN input_tokens IS NULL AND output_tokens IS NULL THEN 'unknown' ELSE 'observed' END
+      WHEN output_tokens_after_cancel IS NOT NULL THEN 'observed'
+      WHEN output_tokens IS NOT NULL THEN 'estimated'
+      ELSE 'unknown'
+    END AS how,
+    CASE WHEN start_ns >= c_ns THEN coalesce(input_tokens, 0) ELSE 0 END AS input_after,
+    CASE
+      WHEN start_ns >= c_ns THEN coalesce(output_tokens, 0)
+      WHEN output_tokens_after_cancel IS NOT NULL THEN output_tokens_after_cancel
+      WHEN output_tokens IS NULL OR end_ns <= f_ns THEN 0
+      -- linear over the stream, rounded down; HUGEINT keeps tokens × nanoseconds exact
+      ELSE CAST((output_tokens::HUGEINT * (end_ns - greatest(c_ns, f_ns))) // (end_ns - f_ns) AS BIGINT)
+    END AS output_after
+  FROM calls
+),
+priced AS (
+  SELECT c.*, (
+    SELECT p FROM report_prices p
+    WHERE c.model = p.model OR starts_with(c.model, p.model)
+    ORDER BY (c.model = p.model) DESC, length(p.model) DESC LIMIT 1
+  ) AS price
+  FROM counted c
+)
+SELECT
+  run_id, service, agent, framework, trace_id, span_id, coalesce(model, '(unknown)') AS model, how,
+  input_after, output_after,
+  price IS NOT NULL AS priced,
+  coalesce(input_after * price.input_usd_per_mtok / 1e6 + output_after * price.output_usd_per_mtok / 1e6, 0) AS cost_usd
+FROM priced;

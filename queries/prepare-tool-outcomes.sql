@@ -1,0 +1,21 @@
+-- @name prepare_tool_outcomes
+-- @description What became of each tool call of a cancelled run (METRICS.md §3): lost when no result reached the conversation (no ended execute_tool span, a result late / dropped / cancelled, or an end after A); repaired when a history repair of the same conversation at or after C lists its call id; late when it ended after A or is marked late.
+-- @returns nothing; creates the temporary table report_tool_outcomes
+CREATE OR REPLACE TEMP TABLE report_tool_outcomes AS
+WITH repairs AS (
+  SELECT s.run_id, s.start_ns, coalesce(s.conversation_id, r.conversation_id) AS conversation_id,
+    unnest(coalesce(json_extract_string(s.attrs['afterstop.repair.tool_call_ids'], '$.values[*].stringValue'), [])) AS call_id
+  FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
+  WHERE s.name = 'afterstop.history.repair'
+)
+SELECT
+  t.run_id, t.trace_id, t.call_id, coalesce(t.tool_name, '(unnamed)') AS tool, t.start_ns, t.end_ns, t.result,
+  (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
+  coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
+  EXISTS (
+    SELECT 1 FROM repairs p
+    WHERE p.call_id = t.call_id AND p.start_ns >= r.c_ns
+      AND (p.conversation_id = r.conversation_id OR (r.conversation_id IS NULL AND p.run_id = r.run_id))
+  ) AS repaired
+FROM report_tool_calls t JOIN report_runs r ON r.run_id = t.run_id
+WHERE r.cancelled;
