@@ -1,4 +1,6 @@
 /** `npm run bench`: every benchmark, reported as ratios against a baseline measured in the same run. */
+import * as path from 'node:path';
+import { benchAnalyzer } from './analyzer.js';
 import { benchToolCall, type Figures } from './tool-call.js';
 
 const fmt = (n: number): string => n.toFixed(0).padStart(7);
@@ -16,4 +18,25 @@ const tool = await benchToolCall();
 console.log(`one tool call (median of ${tool.rounds} rounds of ${tool.iterations} calls)`);
 report('- cost to the caller (spans exported afterwards):', tool.hotPath);
 report('- including the export of its spans (the loop yields every 100 calls):', tool.withExport);
-if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool }));
+
+// The analyzer: BENCH_SPANS (default 100000 and 1000000) generated spans.
+const sizes = (process.env['BENCH_SPANS'] ?? '100000,1000000').split(',').map(Number);
+const work = path.resolve(process.env['BENCH_DIR'] ?? '.bench-out');
+const analyzer = sizes.map((n) => {
+  process.stderr.write(`bench: analyzer over ${n} spans...\n`);
+  return benchAnalyzer(n, work);
+});
+console.log('\nleak-report over generated OTLP/JSON (seconds, peak RSS)');
+for (const a of analyzer) {
+  console.log(`- ${a.spans} spans`);
+  console.log(`  bare DuckDB read_json      ${a.bareRead.seconds.toFixed(2)} s  ${a.bareRead.peakRssMb.toFixed(0)} MB`);
+  console.log(`  ingest + report (cold)     ${a.cold.seconds.toFixed(2)} s  ${a.cold.peakRssMb.toFixed(0)} MB`);
+  console.log(`  report from the store      ${a.warm.seconds.toFixed(2)} s  ${a.warm.peakRssMb.toFixed(0)} MB (target < 1 s)`);
+  console.log(`  ratio to the bare read     ${a.ratioToBareRead.toFixed(2)}x (target <= 1.30x; peak target < 2048 MB)`);
+}
+if (analyzer.length > 1) {
+  const [small, large] = [analyzer[0]!, analyzer[analyzer.length - 1]!];
+  const perSpan = (a: typeof small): number => a.cold.seconds / a.spans;
+  console.log(`  growth: ${(perSpan(large) / perSpan(small)).toFixed(2)}x the time per span from ${small.spans} to ${large.spans} spans (1.00 = linear)`);
+}
+if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, analyzer }));

@@ -6,11 +6,10 @@
 CREATE OR REPLACE TEMP MACRO otlp_value(v) AS
   coalesce(v.stringValue, v.intValue, v.doubleValue, v.boolValue::VARCHAR, v.arrayValue::VARCHAR, v.kvlistValue::VARCHAR, v.bytesValue);
 
--- A list of KeyValue as a map; when a key repeats, its first value wins.
+-- A list of KeyValue as a map. A repeated or missing key makes DuckDB refuse the
+-- file; the careful reader then keeps the first value of a repeated key, and says so.
 CREATE OR REPLACE TEMP MACRO otlp_attrs(kvs) AS
-  map_from_entries(list_transform(
-    list_filter(coalesce(kvs, []), (a, i) -> a.key IS NOT NULL AND list_position(list_transform(kvs, b -> b.key), a.key) = i),
-    a -> {'key': a.key, 'value': otlp_value(a.value)}));
+  CASE WHEN kvs IS NULL THEN MAP {} ELSE map(list_transform(kvs, a -> a.key), list_transform(kvs, a -> otlp_value(a.value))) END;
 
 -- Trace and span ids are hex in OTLP/JSON; some writers use base64 (the protobuf JSON mapping).
 CREATE OR REPLACE TEMP MACRO otlp_id(id) AS

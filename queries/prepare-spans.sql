@@ -54,8 +54,8 @@ SELECT
   (b.attrs['error.type'] = 'cancelled'
     OR regexp_matches(coalesce(b.status_message, ''), '(?i)abort|cancel')
     OR regexp_matches(coalesce(b.attrs['error.type'], ''), '(?i)abort|cancel')
-    OR len(list_filter(b.events, e -> e.name = 'exception'
-         AND regexp_matches(coalesce(e.attrs['exception.type'], '') || ' ' || coalesce(e.attrs['exception.message'], ''), '(?i)abort|cancel'))) > 0
+    OR coalesce(len(list_filter(b.events, e -> e.name = 'exception'
+         AND regexp_matches(coalesce(e.attrs['exception.type'], '') || ' ' || coalesce(e.attrs['exception.message'], ''), '(?i)abort|cancel'))), 0) > 0
   ) AS is_cancellation,
   b.file
 FROM base b

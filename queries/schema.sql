@@ -15,7 +15,6 @@ CREATE TABLE IF NOT EXISTS spans (
   service         VARCHAR,               -- resource service.name
   scope           VARCHAR,               -- instrumentation scope name
   attrs           MAP(VARCHAR, VARCHAR), -- span attributes, rendered as text (arrays and maps as JSON)
-  resource        MAP(VARCHAR, VARCHAR),
   events          STRUCT(name VARCHAR, time_ns BIGINT, attrs MAP(VARCHAR, VARCHAR))[],
   file            VARCHAR,               -- the file it was first read from
   PRIMARY KEY (trace_id, span_id)

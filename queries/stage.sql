@@ -28,9 +28,12 @@ WITH raw AS (
 ),
 resource_spans AS (SELECT filename, unnest(resourceSpans) AS rs FROM raw),
 scope_spans AS (
-  SELECT filename, otlp_attrs(rs.resource.attributes) AS resource, unnest(rs.scopeSpans) AS ss FROM resource_spans
+  SELECT filename,
+    list_filter(rs.resource.attributes, a -> a.key = 'service.name')[1].value.stringValue AS service,
+    unnest(rs.scopeSpans) AS ss
+  FROM resource_spans
 ),
-flat AS (SELECT filename, resource, ss.scope.name AS scope, unnest(ss.spans) AS s FROM scope_spans)
+flat AS (SELECT filename, service, ss.scope.name AS scope, unnest(ss.spans) AS s FROM scope_spans)
 SELECT
   otlp_id(s.traceId) AS trace_id,
   otlp_id(s.spanId) AS span_id,
@@ -41,11 +44,12 @@ SELECT
   TRY_CAST(s.endTimeUnixNano AS BIGINT) AS end_ns,
   otlp_status(s.status.code) AS status_code,
   nullif(s.status.message, '') AS status_message,
-  resource['service.name'] AS service,
+  service,
   scope,
   otlp_attrs(s.attributes) AS attrs,
-  resource,
-  list_transform(coalesce(s.events, []), e -> {'name': e.name, 'time_ns': TRY_CAST(e.timeUnixNano AS BIGINT), 'attrs': otlp_attrs(e.attributes)}) AS events,
+  CASE WHEN len(s.events) > 0
+       THEN list_transform(s.events, e -> {'name': e.name, 'time_ns': TRY_CAST(e.timeUnixNano AS BIGINT), 'attrs': otlp_attrs(e.attributes)})
+  END AS events,                         -- NULL when the span has none
   coalesce($source, filename) AS file,
   (otlp_id(s.traceId) IS NOT NULL AND otlp_id(s.spanId) IS NOT NULL
     AND TRY_CAST(s.startTimeUnixNano AS BIGINT) IS NOT NULL AND TRY_CAST(s.endTimeUnixNano AS BIGINT) IS NOT NULL) AS valid

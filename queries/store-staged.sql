@@ -3,6 +3,6 @@
 -- @returns nothing; inserts into spans
 INSERT OR IGNORE INTO spans
 SELECT trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message,
-       service, scope, attrs, resource, events, file
+       service, scope, attrs, events, file
 FROM staged
 WHERE valid;

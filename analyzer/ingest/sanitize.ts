@@ -57,15 +57,22 @@ function open(file: TraceFile): Readable {
 }
 
 /** A well-formed attribute list: entries with a string key and a value object of the right primitive types. */
-function cleanAttributes(list: unknown): { kept: Json[]; dropped: number } {
-  if (!Array.isArray(list)) return { kept: [], dropped: list === undefined || list === null ? 0 : 1 };
+function cleanAttributes(list: unknown): { kept: Json[]; dropped: number; repeated: string[] } {
+  if (!Array.isArray(list)) return { kept: [], dropped: list === undefined || list === null ? 0 : 1, repeated: [] };
   const kept: Json[] = [];
+  const seen = new Set<string>();
+  const repeated: string[] = [];
   let dropped = 0;
   for (const kv of list) {
     if (!isObject(kv) || typeof kv['key'] !== 'string' || !isObject(kv['value'])) {
       dropped++;
       continue;
     }
+    if (seen.has(kv['key'])) {
+      repeated.push(kv['key']);
+      continue;
+    }
+    seen.add(kv['key']);
     const v = kv['value'];
     const value: Json = {};
     if (typeof v['stringValue'] === 'string') value['stringValue'] = v['stringValue'];
@@ -81,7 +88,7 @@ function cleanAttributes(list: unknown): { kept: Json[]; dropped: number } {
     }
     kept.push({ key: kv['key'], value });
   }
-  return { kept, dropped };
+  return { kept, dropped, repeated };
 }
 
 /** Keep the spans that can be used; say why the others cannot. */
@@ -116,6 +123,7 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
         }
         const attributes = cleanAttributes(s['attributes']);
         if (attributes.dropped > 0) at(`span ${id}: ${attributes.dropped} malformed attribute(s) ignored, the span kept`);
+        if (attributes.repeated.length > 0) at(`span ${id}: attribute(s) ${attributes.repeated.join(', ')} repeated; the first value kept`);
         const status = isObject(s['status']) ? s['status'] : {};
         kept.push({
           traceId: s['traceId'],
