@@ -11,7 +11,7 @@ WITH quiet AS (
 per_run AS (
   SELECT
     r.*,
-    CASE WHEN r.cancelled AND r.a_ns IS NOT NULL THEN round((r.a_ns - r.c_ns) / 1e6, 3) END AS ack_ms,
+    CASE WHEN r.has_request AND r.a_ns IS NOT NULL THEN round((r.a_ns - r.c_ns) / 1e6, 3) END AS ack_ms,
     CASE WHEN r.cancelled THEN round(greatest(0, coalesce(r.settle_marker_ns, q.s_ns, r.c_ns) - r.c_ns) / 1e6, 3) END AS settle_ms
   FROM report_runs r LEFT JOIN quiet q ON q.run_id = r.run_id
   WHERE r.in_window

@@ -1,5 +1,5 @@
 -- @name findings
--- @description What to look at, one row per finding, each pointing at a trace: ghost commits, orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (irreversible effects, then money, then the rest), then by time.
+-- @description What to look at, one row per finding, each pointing at a trace: ghost commits, orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
 -- @param limit BIGINT  at most this many rows
 -- @returns kind, severity (1 worst), trace_id, run_id, conversation_id, tool, time_ns, detail
 WITH found AS (
@@ -43,5 +43,5 @@ WITH found AS (
 SELECT f.kind, f.severity, f.trace_id, f.run_id, r.conversation_id, f.tool, coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail
 FROM found f JOIN report_runs r ON r.run_id = f.run_id
 WHERE r.in_window
-ORDER BY f.severity, f.time_ns NULLS LAST, f.kind, f.run_id
+ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id
 LIMIT $limit;

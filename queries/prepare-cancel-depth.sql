@@ -19,7 +19,7 @@ levels AS (
     ) AS model_ok,
     NOT EXISTS (
       SELECT 1 FROM report_tool_calls t
-      WHERE t.run_id = r.run_id AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns > r.c_ns)
+      WHERE t.run_id = r.run_id AND t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns > r.c_ns)
         AND (t.end_ns IS NULL OR t.end_ns > r.c_ns + $budget_ns)
     ) AS tools_ok,
     NOT EXISTS (

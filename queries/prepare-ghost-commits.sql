@@ -12,7 +12,7 @@ runs_with_markers AS (
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
   coalesce(s.attrs['afterstop.tool.effect'], 'unknown') AS effect, s.start_ns AS time_ns, s.start_ns - r.c_ns AS after_stop_ns,
-  s.tool_call_id IN (SELECT tool_call_id FROM compensated) AS compensated,
+  coalesce(s.tool_call_id IN (SELECT tool_call_id FROM compensated WHERE tool_call_id IS NOT NULL), false) AS compensated,
   false AS inferred
 FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
 WHERE r.cancelled AND s.name = 'afterstop.tool.commit' AND s.start_ns > r.c_ns

@@ -25,7 +25,7 @@ first_error AS (
 )
 SELECT
   'next_run' AS kind, run_id, next_id AS error_run_id, trace_id, span_id, time_ns, text,
-  CASE WHEN regexp_matches(text, '(?i)no tool output found for function call|tool_use. ids were found without .tool_result|unprocessed tool calls|must be followed by tool messages|tool result is missing for tool call|toolinvocation must have a result|invalid_tool_results|missingtoolresults')
+  CASE WHEN regexp_matches(text, '(?i)no tool output found for function call|tool_use.? ids were found without .?tool_result|unprocessed tool calls|must be followed by tool messages|tool result is missing for tool call|toolinvocation must have a result|invalid_tool_results|missingtoolresults')
        THEN 'orphan_tool_call_rejected' ELSE 'other' END AS cause
 FROM first_error
 UNION ALL

@@ -1,5 +1,5 @@
 -- @name prepare_runs
--- @description One row per run, with its group, conversation, cancel time C, acknowledge time A and settle marker, and whether it starts in the report's window. A run whose run span was never exported is built from its other spans and marked unended. (Runs outside the window stay: the run after a cancelled one may lie outside it.)
+-- @description One row per run, with its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker, and whether it starts in the report's window. A run whose run span was never exported is built from its other spans and marked unended. (Runs outside the window stay: the run after a cancelled one may lie outside it.)
 -- @param since_ns BIGINT  runs that start at or after this time (NULL: no lower bound)
 -- @param until_ns BIGINT  runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates the temporary table report_runs
@@ -19,7 +19,10 @@ WITH per_run AS (
     coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
-    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
+    bool_or(starts_with(name, 'afterstop.')) AS has_markers,
+    -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel.
+    min(end_ns) FILTER (WHERE is_cancellation) AS abort_evidence_ns
   FROM report_spans
   WHERE run_id IS NOT NULL
   GROUP BY run_id
@@ -30,8 +33,9 @@ SELECT
   run_end_ns AS end_ns,                 -- NULL: the run span was never exported
   run_end_ns IS NULL AS unended,
   outcome,
-  request_ns IS NOT NULL OR outcome = 'cancelled' AS cancelled,
-  coalesce(request_ns, CASE WHEN outcome = 'cancelled' THEN run_end_ns END) AS c_ns,
+  request_ns IS NOT NULL OR outcome = 'cancelled' OR (NOT has_markers AND abort_evidence_ns IS NOT NULL) AS cancelled,
+  coalesce(request_ns, CASE WHEN outcome = 'cancelled' THEN run_end_ns END, CASE WHEN NOT has_markers THEN abort_evidence_ns END) AS c_ns,
+  request_ns IS NULL AND coalesce(outcome, '') <> 'cancelled' AND NOT has_markers AND abort_evidence_ns IS NOT NULL AS cancel_inferred,
   ack_ns AS a_ns,
   settle_marker_ns,
   request_ns IS NOT NULL AS has_request,

@@ -1,17 +1,51 @@
 -- @name prepare_tool_calls
--- @description One row per tool call of a run: known from its afterstop.tool.start marker or its execute_tool span, keyed by its tool call id (the span id when it has none).
+-- @description One row per tool call of a run, keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
 -- @returns nothing; creates the temporary table report_tool_calls
 CREATE OR REPLACE TEMP TABLE report_tool_calls AS
+WITH executed AS (
+  SELECT
+    run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
+    role = 'tool' AS is_span, CASE WHEN role = 'tool' THEN end_ns END AS end_ns,
+    CASE WHEN role = 'tool' THEN attrs['afterstop.tool.result'] END AS result,
+    CASE WHEN role = 'tool' THEN attrs['afterstop.tool.effect'] END AS effect,
+    trace_id
+  FROM report_spans
+  WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
+),
+output_keys AS (
+  SELECT s.run_id, s.trace_id, s.end_ns, s.attrs, k
+  FROM report_spans s, unnest(map_keys(s.attrs)) AS u(k)
+  WHERE s.run_id IS NOT NULL AND s.role IN ('model', 'run', 'other')
+    AND (regexp_full_match(k, 'gen_ai\.completion\.\d+\.tool_calls\.\d+\.id')
+      OR regexp_full_match(k, 'llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.id')
+      OR k = 'ai.response.toolCalls')
+),
+requested AS (
+  SELECT run_id, attrs[k] AS call_id,
+    coalesce(attrs[regexp_replace(k, '\.id$', '.name')], attrs[regexp_replace(k, '\.id$', '.function.name')]) AS tool_name,
+    end_ns AS start_ns, trace_id
+  FROM output_keys WHERE k <> 'ai.response.toolCalls'
+  UNION ALL
+  SELECT run_id, json_extract_string(c, '$.toolCallId'), json_extract_string(c, '$.toolName'), end_ns, trace_id
+  FROM output_keys, unnest(CAST(json_extract(attrs[k], '$[*]') AS JSON[])) AS u(c)
+  WHERE k = 'ai.response.toolCalls'
+),
+calls AS (
+  SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, trace_id, true AS executed FROM executed
+  UNION ALL
+  SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, trace_id, false FROM requested WHERE call_id IS NOT NULL
+)
 SELECT
   run_id,
-  coalesce(tool_call_id, span_id) AS call_id,
+  call_id,
   any_value(tool_name) AS tool_name,
-  min(start_ns) AS start_ns,
-  bool_or(role = 'tool') AS has_span,
-  max(end_ns) FILTER (WHERE role = 'tool') AS end_ns,
-  any_value(attrs['afterstop.tool.result']) FILTER (WHERE role = 'tool') AS result,
-  coalesce(any_value(attrs['afterstop.tool.effect']) FILTER (WHERE role = 'tool'), 'unknown') AS effect,
+  -- A call executed starts when it executed; one only requested, when the model asked for it.
+  coalesce(min(start_ns) FILTER (WHERE executed), min(start_ns)) AS start_ns,
+  bool_or(is_span) AS has_span,
+  bool_or(executed) AS executed,          -- false: the model asked for it, nothing ran it
+  max(end_ns) AS end_ns,
+  any_value(result) AS result,
+  coalesce(any_value(effect), 'unknown') AS effect,
   any_value(trace_id) AS trace_id
-FROM report_spans
-WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
-GROUP BY run_id, coalesce(tool_call_id, span_id);
+FROM calls
+GROUP BY run_id, call_id;

@@ -1,0 +1,373 @@
+/**
+ * A small builder of OTLP/JSON trace files (one ExportTraceServiceRequest per
+ * line, like test/fixtures/golden) so that query tests state scenarios in
+ * milliseconds relative to a base time, plus helpers that run the queries of
+ * queries/ over them in a :memory: store.
+ *
+ *   const t = traces();
+ *   const r = t.run({ conversation: 'c1', startMs: 0, endMs: 900, outcome: 'cancelled' });
+ *   r.cancelRequest(100); r.ack(150);
+ *   r.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 400, result: 'late' });
+ *   r.commit({ callId: 'c1', atMs: 300 });
+ *   const s = await analyzeTraces(t);           // store with the prepare chain run
+ *   const rows = await s.rows('cancel-latency'); // bigint → number
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import { ingest } from '../../analyzer/ingest/ingest.js';
+import { query } from '../../analyzer/queries.js';
+import { Store } from '../../analyzer/store.js';
+
+/** The base time (ms 0 of every scenario), in ns since the epoch. */
+export const BASE_NS = 1_790_000_000_000_000_000n;
+/** Milliseconds after the base, as ns since the epoch. */
+export const ns = (ms: number): bigint => BASE_NS + BigInt(Math.round(ms * 1e6));
+/** ns since the epoch (bigint, or a number/string read back) as ms after the base. */
+export const relMs = (v: unknown): number => Number(BigInt(String(v)) - BASE_NS) / 1e6;
+
+export type AttrValue = string | number | boolean | string[] | { double: number };
+/** Attributes as pairs (a key may repeat) or as an object. */
+export type Attrs = [string, AttrValue][] | Record<string, AttrValue>;
+export type Status = 'ok' | 'error' | { code: 'ok' | 'error'; message?: string };
+export interface SpanOptions {
+  status?: Status;
+  /** exception events: { type, message } (at the span's end) */
+  exceptions?: { type?: string; message?: string }[];
+  attrs?: Attrs;
+}
+
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  startNs: bigint;
+  endNs: bigint;
+  attrs: [string, AttrValue][];
+  status?: Status;
+  exceptions?: { type?: string; message?: string }[];
+}
+
+function anyValue(v: AttrValue): Record<string, unknown> {
+  if (typeof v === 'string') return { stringValue: v };
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (typeof v === 'number') return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+  if (Array.isArray(v)) return { arrayValue: { values: v.map((s) => ({ stringValue: s })) } };
+  return { doubleValue: v.double };
+}
+/** The attributes that have a value. */
+const defined = (o: Record<string, AttrValue | undefined>): [string, AttrValue][] =>
+  Object.entries(o).filter((e): e is [string, AttrValue] => e[1] !== undefined);
+const pairs = (a: Attrs | undefined): [string, AttrValue][] => (a === undefined ? [] : Array.isArray(a) ? a : Object.entries(a));
+const kvs = (a: [string, AttrValue][]) => a.map(([key, value]) => ({ key, value: anyValue(value) }));
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+export interface RunOptions {
+  conversation?: string;
+  agent?: string;
+  framework?: string;
+  service?: string;
+  startMs: number;
+  endMs?: number;
+  outcome?: 'completed' | 'cancelled' | 'failed';
+  /** false: the run span is not exported (an unended run: only its markers and children). */
+  exported?: boolean;
+  /** Share a trace with another run. */
+  traceId?: string;
+  /** false: no common attributes on any span of the run (a foreign trace). */
+  stamp?: boolean;
+  /** The run span's name (default `invoke_agent {agent}`; a foreign root: e.g. `ai.streamText`). */
+  name?: string;
+  /** Extra attributes of the run span. */
+  attrs?: Attrs;
+  status?: Status;
+}
+
+export class Run {
+  readonly spanId: string;
+  readonly traceId: string;
+  private readonly tools = new Map<string, { spanId: string; name: string; effect?: string; idempotencyKey?: string }>();
+
+  constructor(private readonly t: Traces, readonly options: RunOptions) {
+    this.traceId = options.traceId ?? t.newTraceId();
+    this.spanId = t.newSpanId();
+    if (options.exported === false) return;
+    const agentSpan = options.name === undefined || options.name.startsWith('invoke_agent');
+    t.add(options.service, {
+      traceId: this.traceId, spanId: this.spanId, name: options.name ?? `invoke_agent ${options.agent ?? 'agent'}`, kind: 1,
+      startNs: ns(options.startMs), endNs: ns(options.endMs ?? options.startMs),
+      attrs: [
+        ...defined({ 'gen_ai.operation.name': agentSpan ? 'invoke_agent' : undefined }),
+        ...this.common(true),
+        ...defined({ 'afterstop.run.outcome': options.outcome }),
+        ...pairs(options.attrs),
+      ],
+      ...(options.status ? { status: options.status } : {}),
+    });
+  }
+
+  /** The common attributes (SEMCONV.md); afterstop.run.id on every span but the run span. */
+  private common(runSpan = false): [string, AttrValue][] {
+    const o = this.options;
+    if (o.stamp === false) return [];
+    return defined({
+      'afterstop.run.id': runSpan ? undefined : this.spanId,
+      'gen_ai.conversation.id': o.conversation,
+      'gen_ai.agent.name': o.agent ?? 'agent',
+      'afterstop.framework': o.framework ?? 'manual',
+    });
+  }
+
+  /** Any span of the run; parent defaults to the run span ('missing': a parent never exported). */
+  span(o: { name: string; startMs: number; endMs?: number; parent?: string; kind?: number; spanId?: string } & SpanOptions): string {
+    const spanId = o.spanId ?? this.t.newSpanId();
+    this.t.add(this.options.service, {
+      traceId: this.traceId, spanId, parentSpanId: o.parent === 'missing' ? this.t.newSpanId() : (o.parent ?? this.spanId),
+      name: o.name, kind: o.kind ?? 1, startNs: ns(o.startMs), endNs: ns(o.endMs ?? o.startMs),
+      attrs: [...this.common(), ...pairs(o.attrs)],
+      ...(o.status ? { status: o.status } : {}),
+      ...(o.exceptions ? { exceptions: o.exceptions } : {}),
+    });
+    return spanId;
+  }
+
+  /** An instant marker span (start = end) under the run span (or `parent`). */
+  marker(name: string, atMs: number, attrs: Attrs = [], parent?: string): string {
+    return this.span({ name, startMs: atMs, attrs, ...(parent ? { parent } : {}) });
+  }
+
+  cancelRequest(atMs: number, id = 'k'): string {
+    return this.marker('afterstop.cancel.request', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.source': 'user' });
+  }
+  ack(atMs: number, id = 'k'): string {
+    return this.marker('afterstop.cancel.ack', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.outcome': 'stopped' });
+  }
+  settle(atMs: number, unsettled = 0, id = 'k'): string {
+    return this.marker('afterstop.cancel.settle', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.unsettled': unsettled });
+  }
+
+  /** A model call `chat {model}`; ttfcMs becomes gen_ai.response.time_to_first_chunk in seconds. */
+  model(o: { startMs: number; endMs: number; model?: string; input?: number; output?: number; ttfcMs?: number; afterCancel?: number; parent?: string } & SpanOptions): string {
+    const attrs = defined({
+      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': o.model,
+      'gen_ai.usage.input_tokens': o.input, 'gen_ai.usage.output_tokens': o.output,
+      'gen_ai.response.time_to_first_chunk': o.ttfcMs === undefined ? undefined : { double: o.ttfcMs / 1000 },
+      'afterstop.model.output_tokens_after_cancel': o.afterCancel,
+    });
+    return this.span({ ...o, name: `chat ${o.model ?? ''}`.trim(), kind: 3, attrs: [...attrs, ...pairs(o.attrs)] });
+  }
+
+  /**
+   * A tool call: its afterstop.tool.start marker (unless startMarker is false) and,
+   * when endMs is given, its `execute_tool` span. Without endMs it never ended.
+   */
+  tool(o: {
+    name: string; callId?: string; startMs: number; endMs?: number; result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
+    effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string;
+  } & SpanOptions): string {
+    const spanId = this.t.newSpanId();
+    const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId });
+    this.tools.set(o.callId ?? spanId, { spanId, name: o.name, ...(o.effect ? { effect: o.effect } : {}), ...(o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}) });
+    if (o.startMarker !== false) this.marker('afterstop.tool.start', o.startMs, call);
+    if (o.endMs === undefined) return spanId;
+    const attrs = defined({
+      'gen_ai.operation.name': 'execute_tool', 'afterstop.tool.effect': o.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey,
+      'afterstop.tool.result': o.result, 'error.type': o.errorType,
+    });
+    return this.span({ ...o, spanId, name: `execute_tool ${o.name}`, attrs: [...call, ...attrs, ...pairs(o.attrs)] });
+  }
+
+  /** An afterstop.tool.commit marker under its tool span; name, effect and key default to the tool's. */
+  commit(o: { callId: string; atMs: number; state?: 'none' | 'requested' | 'acknowledged'; tool?: string; effect?: string; idempotencyKey?: string; noCallId?: boolean }): string {
+    const tool = this.tools.get(o.callId);
+    const attrs = defined({
+      'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool', 'gen_ai.tool.call.id': o.noCallId ? undefined : o.callId,
+      'afterstop.tool.effect': o.effect ?? tool?.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey ?? tool?.idempotencyKey,
+      'afterstop.cancel.state': o.state ?? 'none',
+    });
+    return this.marker('afterstop.tool.commit', o.atMs, attrs, tool?.spanId);
+  }
+  compensate(o: { callId: string; atMs: number; outcome: 'succeeded' | 'failed' }): string {
+    return this.marker('afterstop.tool.compensate', o.atMs, { 'gen_ai.tool.call.id': o.callId, 'afterstop.compensation.outcome': o.outcome });
+  }
+  repair(atMs: number, callIds: string[], strategy: 'synthetic_result' | 'drop_turn' = 'synthetic_result'): string {
+    return this.marker('afterstop.history.repair', atMs, { 'afterstop.repair.strategy': strategy, 'afterstop.repair.tool_call_ids': callIds });
+  }
+  steerEnqueue(id: string, atMs: number): string {
+    return this.marker('afterstop.steer.enqueue', atMs, { 'afterstop.steer.id': id });
+  }
+  steerInject(id: string, atMs: number, position: 'between_steps' | 'inside_tool_batch' = 'between_steps'): string {
+    return this.marker('afterstop.steer.inject', atMs, { 'afterstop.steer.id': id, 'afterstop.steer.position': position });
+  }
+  steerDrop(id: string, atMs: number, reason = 'cancelled'): string {
+    return this.marker('afterstop.steer.drop', atMs, { 'afterstop.steer.id': id, 'afterstop.steer.reason': reason });
+  }
+  processOrphan(atMs: number, pid = 4242): string {
+    return this.marker('afterstop.process.orphan', atMs, { 'process.pid': pid });
+  }
+}
+
+const tempDirs: string[] = [];
+process.on('exit', () => {
+  for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+export class Traces {
+  private nextTrace = 1;
+  private nextSpan = 1;
+  private readonly lines: { service: string; span: Span }[] = [];
+
+  newTraceId(): string {
+    return hex(this.nextTrace++, 32);
+  }
+  newSpanId(): string {
+    return hex(this.nextSpan++, 16);
+  }
+  add(service: string | undefined, span: Span): void {
+    this.lines.push({ service: service ?? 'svc', span });
+  }
+  run(options: RunOptions): Run {
+    return new Run(this, options);
+  }
+
+  /** The OTLP/JSON lines: one ExportTraceServiceRequest per span. */
+  toLines(): string[] {
+    return this.lines.map(({ service, span: s }) =>
+      JSON.stringify({
+        resourceSpans: [{
+          resource: { attributes: kvs([['service.name', service], ['afterstop.schema.version', '0.1']]) },
+          scopeSpans: [{
+            scope: { name: 'afterstop', version: '0.1.0' },
+            spans: [{
+              traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind,
+              startTimeUnixNano: String(s.startNs), endTimeUnixNano: String(s.endNs), attributes: kvs(s.attrs),
+              ...(s.exceptions ? {
+                events: s.exceptions.map((e) => ({
+                  timeUnixNano: String(s.endNs), name: 'exception',
+                  attributes: kvs([...(e.type ? [['exception.type', e.type] as [string, AttrValue]] : []), ...(e.message ? [['exception.message', e.message] as [string, AttrValue]] : [])]),
+                })),
+              } : {}),
+              status: statusJson(s.status),
+            }],
+          }],
+        }],
+      }),
+    );
+  }
+
+  /** Write the lines to a new temporary .jsonl file; returns its path. */
+  write(name = 'traces.jsonl'): string {
+    return writeLines(this.toLines(), name);
+  }
+}
+
+function statusJson(s: Status | undefined): Record<string, unknown> {
+  if (s === undefined) return {};
+  const o = typeof s === 'string' ? { code: s } : s;
+  return { code: o.code === 'error' ? 2 : 1, ...(o.message !== undefined ? { message: o.message } : {}) };
+}
+
+/** Write raw lines (already JSON) to a new temporary file. */
+export function writeLines(lines: string[], name = 'traces.jsonl'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-q-'));
+  tempDirs.push(dir);
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+export const traces = (): Traces => new Traces();
+
+// ---------------------------------------------------------------- the store
+
+export const PRICES: Record<string, [number, number]> = { 'gpt-4o': [2.5, 10], 'gpt-4o-mini': [0.15, 0.6] };
+
+export const openStore = (): Promise<Store> => Store.open(':memory:');
+
+export async function ingestFiles(store: Store, files: string[]): Promise<void> {
+  await ingest(store, files);
+}
+
+/** The temporary table report_prices (model → [input, output] USD per million tokens). */
+export async function loadPrices(store: Store, prices: Record<string, [number, number]> = PRICES): Promise<void> {
+  const c = store.connection;
+  await c.run('CREATE OR REPLACE TEMP TABLE report_prices (model VARCHAR, input_usd_per_mtok DOUBLE, output_usd_per_mtok DOUBLE)');
+  for (const [model, [input, output]] of Object.entries(prices)) {
+    await c.run('INSERT INTO report_prices VALUES ($model, $input, $output)', { model, input, output });
+  }
+}
+
+export const PREPARE = [
+  'prepare-spans', 'prepare-runs', 'prepare-tool-calls', 'prepare-ghost-commits', 'prepare-tool-outcomes',
+  'prepare-tokens', 'prepare-post-cancel-errors', 'prepare-replays', 'prepare-steers', 'prepare-cancel-depth',
+] as const;
+
+export interface PrepareOptions {
+  sinceMs?: number;
+  untilMs?: number;
+  budgetMs?: number;
+  prices?: Record<string, [number, number]>;
+}
+
+/** Load prices and run the whole prepare chain. */
+export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
+  await loadPrices(store, o.prices);
+  const params: Record<string, Record<string, DuckDBValue>> = {
+    'prepare-runs': { since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs), until_ns: o.untilMs === undefined ? null : ns(o.untilMs) },
+    'prepare-cancel-depth': { budget_ns: BigInt(Math.round((o.budgetMs ?? 1000) * 1e6)) },
+  };
+  for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
+}
+
+type Row = Record<string, unknown>;
+/** bigint → number when it is safe (ns times stay bigint: compare them with ns(ms) or relMs). */
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+  if (Array.isArray(v)) return v.map(plain);
+  return v;
+}
+const plainRow = (r: Row): Row => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)]));
+
+/** The rows of queries/<name>.sql. */
+export async function queryRows(store: Store, name: string, params: Record<string, DuckDBValue> = {}): Promise<Row[]> {
+  return (await store.rows(query(name), params)).map(plainRow);
+}
+/** Any SQL (e.g. a prepared temporary table). */
+export async function sqlRows(store: Store, sql: string): Promise<Row[]> {
+  const reader = await store.connection.runAndReadAll(sql);
+  return reader.getRowObjectsJS().map(plainRow);
+}
+
+export interface Analyzed {
+  store: Store;
+  /** Rows of queries/<name>.sql. */
+  rows(name: string, params?: Record<string, DuckDBValue>): Promise<Row[]>;
+  /** The total row of an aggregate query. */
+  total(name: string): Promise<Row>;
+  /** The rows of a prepared temporary table (`report_runs` ...), optionally filtered and ordered. */
+  table(name: string, rest?: string): Promise<Row[]>;
+  close(): void;
+}
+
+/** Write the traces, ingest them into a :memory: store and run the prepare chain. */
+export async function analyzeTraces(t: Traces | string[], o: PrepareOptions = {}): Promise<Analyzed> {
+  const store = await openStore();
+  await ingestFiles(store, Array.isArray(t) ? t : [t.write()]);
+  await prepare(store, o);
+  return {
+    store,
+    rows: (name, params) => queryRows(store, name, params),
+    total: async (name) => {
+      const total = (await queryRows(store, name)).find((r) => r['total'] === true);
+      if (!total) throw new Error(`${name}: no total row`);
+      return total;
+    },
+    table: (name, rest = '') => sqlRows(store, `SELECT * FROM ${name} ${rest}`),
+    close: () => store.close(),
+  };
+}
+
+export { listValue };

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeTraces, ns, traces, type Traces } from '../helpers/trace-builder.js';
+
+/** findings.sql: one row per finding, worst first (irreversible effects, then money, then the rest), then by time; at most $limit. */
+const scenario = (): Traces => {
+  const t = traces();
+  const g = t.run({ conversation: 'cg', startMs: 0, endMs: 900, outcome: 'cancelled' });
+  g.cancelRequest(100); g.ack(150);
+  g.tool({ name: 'send_email', callId: 'm', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
+  g.commit({ callId: 'm', atMs: 300, state: 'acknowledged' });                                    // ghost_commit (1), orphan_tool_call (2, at 400)
+  g.tool({ name: 'refund', callId: 'r', startMs: 50, endMs: 400, result: 'delivered', effect: 'irreversible' });
+  g.commit({ callId: 'r', atMs: 350 }); g.compensate({ callId: 'r', atMs: 500, outcome: 'succeeded' }); // ghost_commit, compensated (3); ended after A: orphan (2)
+  g.tool({ name: 'db', callId: 'e', startMs: 50, endMs: 450, status: { code: 'error', message: 'ECONNRESET' }, errorType: 'Error' }); // cleanup_error (3), orphan (2)
+  const n = t.run({ conversation: 'cg', startMs: 1000, endMs: 1900, outcome: 'failed' });
+  n.model({ startMs: 1000, endMs: 1100, model: 'gpt-4o', status: { code: 'error', message: '400 No tool output found for function call m.' }, attrs: { 'error.type': '400' } }); // post_cancel_error (2)
+  n.steerEnqueue('s', 1200); n.steerEnqueue('v', 1300); n.steerInject('v', 1350, 'inside_tool_batch');          // steer_dropped, steer_violation (3)
+  const k = t.run({ conversation: 'ck', startMs: 0, endMs: 900 });
+  k.cancelRequest(600);                                                                             // unacknowledged_cancel (2, at 600)
+  k.model({ startMs: 650, endMs: 800, model: 'gpt-4o', input: 100, output: 10 });                    // tokens_after_stop (2)
+  t.run({ startMs: 700, exported: false }).processOrphan(800);                                      // unended_run (2, at 800), orphan_process (2, at 800)
+  for (const startMs of [0, 2000]) {
+    const p = t.run({ conversation: 'cp', startMs, endMs: startMs + 900 });
+    p.tool({ name: 'charge', callId: `p${startMs}`, startMs: startMs + 10, endMs: startMs + 100, idempotencyKey: 'order-1' });
+    p.commit({ callId: `p${startMs}`, atMs: startMs + 50 });                                        // replay_duplicate (1, at 2050)
+  }
+  return t;
+};
+
+describe('findings', () => {
+  it('every kind, each with its severity and trace', async () => {
+    const s = await analyzeTraces(scenario());
+    const rows = await s.rows('findings', { limit: 100n });
+    s.close();
+    expect(rows.map((f) => `${f['kind']}:${f['severity']}`).sort()).toEqual([
+      'cleanup_error:3', 'ghost_commit:1', 'ghost_commit:3', 'orphan_process:2', 'orphan_tool_call:2', 'orphan_tool_call:2', 'orphan_tool_call:2', 'post_cancel_error:2', 'replay_duplicate:1',
+      'steer_dropped:3', 'steer_violation:3', 'tokens_after_stop:2', 'unacknowledged_cancel:2', 'unended_run:2',
+    ]);
+    const ghost = rows.find((f) => f['kind'] === 'ghost_commit' && f['severity'] === 1)!;
+    expect(ghost).toMatchObject({ tool: 'send_email', conversation_id: 'cg', detail: 'send_email (irreversible) committed 200.000 ms after Stop' });
+    expect(ghost['time_ns']).toBe(ns(300));
+    expect(rows.find((f) => f['kind'] === 'post_cancel_error')!['detail']).toMatch(/^orphan_tool_call_rejected in the next run: 400 No tool output found/);
+  });
+
+  it('worst first: irreversible effects, then money, then the rest by time', async () => {
+    const s = await analyzeTraces(scenario());
+    const rows = await s.rows('findings', { limit: 100n });
+    s.close();
+    expect(rows.map((f) => f['kind']).slice(0, 3)).toEqual(['ghost_commit', 'replay_duplicate', 'tokens_after_stop']);
+    const sev = rows.map((f) => f['severity'] as number);
+    expect(sev).toEqual([...sev].sort());
+    const two = rows.filter((f) => f['severity'] === 2 && f['kind'] !== 'tokens_after_stop').map((f) => f['time_ns'] as bigint);
+    expect(two).toEqual([...two].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+
+  it('at most $limit rows, the worst ones', async () => {
+    const s = await analyzeTraces(scenario());
+    const rows = await s.rows('findings', { limit: 2n });
+    s.close();
+    expect(rows.map((f) => f['kind'])).toEqual(['ghost_commit', 'replay_duplicate']);
+  });
+
+  it('only runs in the window', async () => {
+    const s = await analyzeTraces(scenario(), { sinceMs: 1500 });
+    const rows = await s.rows('findings', { limit: 100n });
+    s.close();
+    expect(rows.map((f) => f['kind'])).toEqual(['replay_duplicate']);
+  });
+
+  it('an irreversible ghost commit without a tool call id is still severity 1 (even when another call was compensated)', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100); r.ack(100);
+    r.commit({ callId: 'x', atMs: 300, tool: 'wire_money', effect: 'irreversible', noCallId: true });
+    t.run({ startMs: 0, endMs: 900 }).compensate({ callId: 'other', atMs: 10, outcome: 'succeeded' });
+    const s = await analyzeTraces(t);
+    const rows = await s.rows('findings', { limit: 10n });
+    s.close();
+    expect(rows.map((f) => [f['kind'], f['severity']])).toEqual([['ghost_commit', 1]]);
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeTraces, traces, type Run, type Traces } from '../helpers/trace-builder.js';
+
+/** prepare-cancel-depth.sql: depth 0–4 per cancelled run (report_cancel_depth), METRICS.md §8. C = 100 ms, A = 150 ms. */
+const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
+  'model starts after A': [0, (r) => r.model({ startMs: 200, endMs: 300, model: 'gpt-4o' })],
+  'tool start marker after A': [0, (r) => r.tool({ name: 'x', callId: 'a', startMs: 151 })],
+  'no ack, tool starts after C + 1 s': [0, (r) => r.tool({ name: 'x', callId: 'a', startMs: 1101, endMs: 1102 }), false],
+  'no ack, model starts within C + 1 s, ends fast': [4, (r) => r.model({ startMs: 1000, endMs: 1050, model: 'gpt-4o' }), false],
+  'model in flight at C ends after C + 1 s': [1, (r) => r.model({ startMs: 0, endMs: 1101, model: 'gpt-4o' })],
+  'model in flight at C ends at C + 1 s': [4, (r) => r.model({ startMs: 0, endMs: 1100, model: 'gpt-4o' })],
+  'tool in flight at C never ended': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50 })],
+  'tool in flight at C ends after C + 1 s': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 1200 })],
+  'ghost commit': [3, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300 }); r.commit({ callId: 'a', atMs: 200 }); }],
+  'quiet': [4, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 10, endMs: 60 }); r.commit({ callId: 'a', atMs: 50 }); }],
+};
+
+/** Every scenario is a run of its own trace, starting at 0. */
+const build = (): [Traces, Map<string, string>] => {
+  const t = traces();
+  const ids = new Map<string, string>();
+  for (const [name, [, body, ack]] of Object.entries(scenarios)) {
+    const r = t.run({ startMs: 0, endMs: 5000, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    if (ack !== false) r.ack(150);
+    body(r);
+    ids.set(r.spanId, name);
+  }
+  return [t, ids];
+};
+
+describe('prepare-cancel-depth', () => {
+  it('stops at the first level that fails', async () => {
+    const [t, ids] = build();
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_cancel_depth');
+    a.close();
+    expect(Object.fromEntries(rows.map((d) => [ids.get(d['run_id'] as string), d['depth']]))).toEqual(Object.fromEntries(Object.entries(scenarios).map(([k, [d]]) => [k, d])));
+  });
+
+  it('the budget is a parameter: 2 s lets the slow model and tool pass', async () => {
+    const [t, ids] = build();
+    const a = await analyzeTraces(t, { budgetMs: 2000 });
+    const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [ids.get(d['run_id'] as string), d['depth']]));
+    a.close();
+    expect([depth['model in flight at C ends after C + 1 s'], depth['tool in flight at C ends after C + 1 s'], depth['tool in flight at C never ended'], depth['no ack, tool starts after C + 1 s']]).toEqual([4, 4, 2, 4]);
+  });
+
+  it('only cancelled runs get a row', async () => {
+    const t = traces();
+    t.run({ startMs: 0, endMs: 100, outcome: 'completed' });
+    const a = await analyzeTraces(t);
+    expect(await a.table('report_cancel_depth')).toEqual([]);
+    a.close();
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeTraces, traces } from '../helpers/trace-builder.js';
+
+/** prepare-spans.sql: every span with its role and its run (report_spans). */
+describe('prepare-spans', () => {
+  it('gives each span its role, run, call and model facts', async () => {
+    const t = traces();
+    const r = t.run({ conversation: 'c1', startMs: 0, endMs: 900, outcome: 'completed' });
+    const model = r.model({ startMs: 0, endMs: 500, model: 'gpt-4o', input: 10, output: 40, ttfcMs: 50 });
+    const tool = r.tool({ name: 'send_email', callId: 'call_1', startMs: 600, endMs: 700, startMarker: false });
+    const other = r.span({ name: 'db.query', startMs: 610, endMs: 620, parent: tool });
+    const req = r.cancelRequest(800);
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_spans', 'ORDER BY span_id');
+    const by = (id: string) => rows.find((x) => x['span_id'] === id)!;
+    expect(rows.every((x) => x['run_id'] === r.spanId && x['conversation_id'] === 'c1')).toBe(true);
+    expect(by(r.spanId)['role']).toBe('run');
+    expect(by(model)).toMatchObject({ role: 'model', model: 'gpt-4o', input_tokens: 10, output_tokens: 40, time_to_first_chunk_s: 0.05 });
+    expect(by(tool)).toMatchObject({ role: 'tool', tool_name: 'send_email', tool_call_id: 'call_1' });
+    expect(by(other)['role']).toBe('other');
+    expect(by(req)['role']).toBe('marker');
+    a.close();
+  });
+
+  it('tells a cancellation from a failure', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900 });
+    const ids = [
+      r.tool({ name: 'a', startMs: 1, endMs: 2, errorType: 'cancelled', status: 'error' }),
+      r.tool({ name: 'b', startMs: 1, endMs: 2, status: { code: 'error', message: 'The operation was aborted' } }),
+      r.tool({ name: 'c', startMs: 1, endMs: 2, status: 'error', exceptions: [{ type: 'asyncio.CancelledError' }] }),
+      r.tool({ name: 'd', startMs: 1, endMs: 2, errorType: 'RunCancelled', status: 'error' }),
+      r.tool({ name: 'e', startMs: 1, endMs: 2, status: { code: 'error', message: '500 boom' }, exceptions: [{ type: 'Error', message: 'boom' }] }),
+    ];
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_spans', "WHERE role = 'tool' ORDER BY tool_name");
+    expect(rows.map((x) => x['is_cancellation'])).toEqual([true, true, true, true, false]);
+    expect(rows.map((x) => x['span_id'])).toEqual(ids);
+    a.close();
+  });
+
+  it('a run whose run span was never exported: its spans keep their afterstop.run.id', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, exported: false });
+    r.cancelRequest(100);
+    r.tool({ name: 'x', callId: 'c', startMs: 50 });
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_spans');
+    expect(rows.map((x) => x['name']).sort()).toEqual(['afterstop.cancel.request', 'afterstop.tool.start']);
+    expect(rows.every((x) => x['run_id'] === r.spanId)).toBe(true);
+    a.close();
+  });
+
+  // Spans without gen_ai.operation.name get is_run_span NULL (NULL OR false), and the walk up stops at once.
+  it('a foreign trace without invoke_agent: its root is the run of all its spans', async () => {
+    const t = traces();
+    const r = t.run({ name: 'ai.streamText', stamp: false, startMs: 0, endMs: 900 });
+    const step = r.span({ name: 'ai.streamText.doStream', startMs: 0, endMs: 500, attrs: { 'gen_ai.request.model': 'gpt-4o' } });
+    r.span({ name: 'ai.toolCall', startMs: 100, endMs: 200, parent: step });
+    const a = await analyzeTraces(t);
+    expect((await a.table('report_spans', 'ORDER BY span_id')).map((x) => x['run_id'])).toEqual([r.spanId, r.spanId, r.spanId]);
+    a.close();
+  });
+
+  // METRICS.md (intro): a missing span in the middle of a trace that has its root only re-parents its children to the run.
+  it('a span whose parent is missing, in a trace that has its run span, belongs to that run', async () => {
+    const t = traces();
+    const r = t.run({ stamp: false, startMs: 0, endMs: 900 });
+    const child = r.model({ parent: 'missing', startMs: 100, endMs: 200, model: 'gpt-4o', input: 1, output: 1 });
+    const a = await analyzeTraces(t);
+    expect((await a.table('report_spans', `WHERE span_id = '${child}'`))[0]!['run_id']).toBe(r.spanId);
+    a.close();
+  });
+
+  it('a foreign trace (AI SDK) whose aborted step span was never ended: its children belong to the root run', async () => {
+    const t = traces();
+    const r = t.run({ name: 'ai.streamText', stamp: false, startMs: 0, endMs: 900 });
+    const tool = r.span({ name: 'execute_tool x', parent: 'missing', startMs: 100, endMs: 200, attrs: { 'gen_ai.operation.name': 'execute_tool' } });
+    const a = await analyzeTraces(t);
+    expect((await a.table('report_spans', `WHERE span_id = '${tool}'`))[0]!['run_id']).toBe(r.spanId);
+    expect(await a.table('report_runs')).toHaveLength(1);
+    a.close();
+  });
+
+  // METRICS.md (intro): runs of one conversation share gen_ai.conversation.id (or session.id, or the framework's thread id).
+  it('reads session.id as the conversation when gen_ai.conversation.id is absent', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, attrs: { 'session.id': 's-1' } });
+    r.model({ startMs: 0, endMs: 100, model: 'gpt-4o', attrs: { 'session.id': 's-1' } });
+    const a = await analyzeTraces(t);
+    expect((await a.table('report_spans')).map((x) => x['conversation_id'])).toEqual(['s-1', 's-1']);
+    a.close();
+  });
+});

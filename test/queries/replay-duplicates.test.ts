@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeTraces, traces, type Traces } from '../helpers/trace-builder.js';
+
+/** replay-duplicates.sql: replay duplicates and replayed conversations per group (of the later commit), METRICS.md §6. */
+const run = (t: Traces, service: string, conversation: string, startMs: number, callId: string, key?: string) => {
+  const r = t.run({ service, conversation, startMs, endMs: startMs + 900 });
+  r.tool({ name: 'charge', callId, startMs: startMs + 10, endMs: startMs + 100, ...(key ? { idempotencyKey: key } : {}) });
+  r.commit({ callId, atMs: startMs + 50 });
+  return r;
+};
+
+describe('replay-duplicates', () => {
+  it('counts duplicates and distinct conversations, per group of the run that committed again', async () => {
+    const t = traces();
+    run(t, 'a', 'thread-1', 0, 'n1', 'order-1');
+    run(t, 'b', 'thread-1', 1000, 'n1-replay', 'order-1');   // duplicate, group b
+    run(t, 'b', 'thread-1', 2000, 'n1-again', 'order-1');    // duplicate, group b
+    run(t, 'a', 'thread-2', 0, 'call_7');
+    run(t, 'a', 'thread-2', 1000, 'call_7');                 // no key: same tool and call id: duplicate, group a
+    run(t, 'a', 'thread-3', 0, 'call_8', 'k');
+    run(t, 'a', 'thread-4', 1000, 'call_8', 'k');            // another conversation: not a duplicate
+    const s = await analyzeTraces(t);
+    const rows = await s.rows('replay-duplicates');
+    s.close();
+    expect(rows.map((r) => [r['service'], r['total'], r['replay_duplicates'], r['replayed_conversations']])).toEqual([
+      ['a', false, 1, 1], ['b', false, 2, 1], [null, true, 3, 2],
+    ]);
+  });
+
+  it('several commits inside one tool execution are not replays', async () => {
+    const t = traces();
+    const r = t.run({ conversation: 'c', startMs: 0, endMs: 900 });
+    r.tool({ name: 'post', callId: 'p', startMs: 10, endMs: 500, idempotencyKey: 'k' });
+    r.commit({ callId: 'p', atMs: 100 });
+    r.commit({ callId: 'p', atMs: 200 });
+    const s = await analyzeTraces(t);
+    expect(await s.total('replay-duplicates')).toMatchObject({ replay_duplicates: 0, replayed_conversations: 0 });
+    s.close();
+  });
+});

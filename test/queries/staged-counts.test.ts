@@ -1,0 +1,25 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { query } from '../../analyzer/queries.js';
+import type { Store } from '../../analyzer/store.js';
+import { listValue, openStore, queryRows, writeLines } from '../helpers/trace-builder.js';
+
+/** staged-counts.sql: per staged file, spans read and spans that cannot be used. */
+const line = (spans: Record<string, unknown>[]) =>
+  JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'sc' }, spans }] }] });
+const span = (spanId: string, o: Record<string, unknown> = {}) => ({ traceId: '01', spanId, name: 'n', startTimeUnixNano: '1', endTimeUnixNano: '2', ...o });
+
+let store: Store;
+beforeAll(async () => {
+  store = await openStore();
+});
+afterAll(() => store.close());
+
+describe('staged-counts', () => {
+  it('counts spans and invalid spans per file, ordered by file', async () => {
+    const a = writeLines([line([span('01'), span('02', { endTimeUnixNano: null })]), line([span('01')])], 'a.jsonl');
+    const b = writeLines([line([span('03', { spanId: '' }), span('04', { traceId: null }), span('05')])], 'b.jsonl');
+    await store.run(query('stage'), { files: listValue([b, a]), compression: 'uncompressed', source: null });
+    const rows = await queryRows(store, 'staged-counts');
+    expect(rows).toEqual([a, b].sort().map((file) => (file === a ? { file, spans: 3, invalid: 1 } : { file, spans: 3, invalid: 2 })));
+  });
+});
