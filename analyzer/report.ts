@@ -78,6 +78,7 @@ function figures(r: Row): Figures {
   return {
     runs: num(r['runs']),
     cancelled_runs: num(r['cancelled_runs']),
+    cancelled_runs_inferred: num(r['cancelled_runs_inferred']),
     unended_runs: num(r['unended_runs']),
     cancel_ack_ms: distribution(r, 'ack'),
     cancel_settle_ms: distribution(r, 'settle'),

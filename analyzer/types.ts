@@ -14,6 +14,8 @@ export interface Distribution {
 export interface Figures {
   runs: number;
   cancelled_runs: number;
+  /** Of the cancelled runs, those whose cancel is inferred (a foreign trace without afterstop markers). */
+  cancelled_runs_inferred: number;
   unended_runs: number;
   cancel_ack_ms: Distribution;
   cancel_settle_ms: Distribution;

@@ -14,15 +14,21 @@ WITH per_run AS (
     max(end_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attrs['afterstop.run.id'] = run_id)) AS run_end_ns,
     any_value(attrs['afterstop.run.outcome']) FILTER (WHERE role = 'run') AS outcome,
     coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
-    coalesce(any_value(attrs['gen_ai.agent.name']) FILTER (WHERE role = 'run'), any_value(attrs['gen_ai.agent.name'])) AS agent,
-    coalesce(any_value(attrs['afterstop.framework']) FILTER (WHERE role = 'run'), any_value(attrs['afterstop.framework'])) AS framework,
+    coalesce(any_value(attrs['gen_ai.agent.name']) FILTER (WHERE role = 'run'), any_value(attrs['gen_ai.agent.name']),
+      any_value(attrs['ai.telemetry.functionId'])) AS agent,
+    coalesce(any_value(framework) FILTER (WHERE role = 'run'), any_value(framework)) AS framework,
     coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
     bool_or(starts_with(name, 'afterstop.')) AS has_markers,
-    -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel.
-    min(end_ns) FILTER (WHERE is_cancellation) AS abort_evidence_ns
+    -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
+    -- else an AI SDK root that ended with no status, no finish reason and no usage (its onAbort ends spans that way).
+    coalesce(
+      min(end_ns) FILTER (WHERE is_cancellation),
+      min(end_ns) FILTER (WHERE role = 'run' AND starts_with(name, 'ai.') AND status_code = 0
+        AND attrs['ai.response.finishReason'] IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
+    ) AS abort_evidence_ns
   FROM report_spans
   WHERE run_id IS NOT NULL
   GROUP BY run_id

@@ -100,24 +100,31 @@ SELECT
   CASE
     WHEN a.is_run_span OR (a.run_id = a.span_id AND a.attrs['afterstop.run.id'] IS NULL) THEN 'run'
     WHEN starts_with(a.name, 'afterstop.') THEN 'marker'
-    WHEN coalesce(a.attrs['gen_ai.operation.name'] = 'execute_tool', false) OR starts_with(a.name, 'execute_tool') THEN 'tool'
+    WHEN coalesce(a.attrs['gen_ai.operation.name'] = 'execute_tool', false) OR starts_with(a.name, 'execute_tool')
+      OR a.name = 'ai.toolCall'                                          -- Vercel AI SDK
+      OR coalesce(a.attrs['openinference.span.kind'] = 'TOOL', false)     -- OpenInference
+      OR coalesce(a.attrs['traceloop.span.kind'] = 'tool', false) THEN 'tool'  -- OpenLLMetry
     WHEN coalesce(a.attrs['gen_ai.operation.name'] IN ('chat', 'text_completion', 'generate_content'), false)
-      OR a.attrs['gen_ai.request.model'] IS NOT NULL THEN 'model'
+      OR a.attrs['gen_ai.request.model'] IS NOT NULL
+      OR a.name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
+      OR coalesce(a.attrs['openinference.span.kind'] = 'LLM', false) THEN 'model'
     ELSE 'other'
   END AS role,
   CASE
     WHEN a.under_non_agent_root AND (a.below_top_id IS NULL OR (a.trace_id, a.below_top_id) NOT IN (SELECT (trace_id, span_id) FROM agent_like)) THEN NULL
     ELSE a.run_id
   END AS run_id,
-  coalesce(a.attrs['gen_ai.conversation.id'], a.attrs['session.id']) AS conversation_id,
-  a.attrs['gen_ai.tool.name'] AS tool_name,
-  a.attrs['gen_ai.tool.call.id'] AS tool_call_id,
-  coalesce(a.attrs['gen_ai.request.model'], a.attrs['gen_ai.response.model']) AS model,
-  TRY_CAST(coalesce(a.attrs['gen_ai.usage.input_tokens'], a.attrs['gen_ai.usage.prompt_tokens']) AS BIGINT) AS input_tokens,
-  TRY_CAST(coalesce(a.attrs['gen_ai.usage.output_tokens'], a.attrs['gen_ai.usage.completion_tokens']) AS BIGINT) AS output_tokens,
+  coalesce(a.attrs['gen_ai.conversation.id'], a.attrs['session.id'], a.attrs['ai.telemetry.metadata.sessionId'], a.attrs['ai.telemetry.metadata.threadId']) AS conversation_id,
+  coalesce(a.attrs['gen_ai.tool.name'], a.attrs['ai.toolCall.name'], a.attrs['tool.name'], a.attrs['traceloop.entity.name']) AS tool_name,
+  coalesce(a.attrs['gen_ai.tool.call.id'], a.attrs['ai.toolCall.id'], a.attrs['tool_call.id']) AS tool_call_id,
+  coalesce(a.attrs['gen_ai.request.model'], a.attrs['gen_ai.response.model'], a.attrs['ai.model.id'], a.attrs['llm.model_name']) AS model,
+  TRY_CAST(coalesce(a.attrs['gen_ai.usage.input_tokens'], a.attrs['gen_ai.usage.prompt_tokens'], a.attrs['ai.usage.inputTokens'],
+    a.attrs['ai.usage.promptTokens'], a.attrs['llm.token_count.prompt']) AS BIGINT) AS input_tokens,
+  TRY_CAST(coalesce(a.attrs['gen_ai.usage.output_tokens'], a.attrs['gen_ai.usage.completion_tokens'], a.attrs['ai.usage.outputTokens'],
+    a.attrs['ai.usage.completionTokens'], a.attrs['llm.token_count.completion']) AS BIGINT) AS output_tokens,
   TRY_CAST(a.attrs['afterstop.model.output_tokens_streamed'] AS BIGINT) AS output_tokens_streamed,
   TRY_CAST(a.attrs['afterstop.model.output_tokens_after_cancel'] AS BIGINT) AS output_tokens_after_cancel,
-  TRY_CAST(a.attrs['gen_ai.response.time_to_first_chunk'] AS DOUBLE) AS time_to_first_chunk_s,
+  coalesce(TRY_CAST(a.attrs['gen_ai.response.time_to_first_chunk'] AS DOUBLE), TRY_CAST(a.attrs['ai.response.msToFirstChunk'] AS DOUBLE) / 1000) AS time_to_first_chunk_s,
   -- The end of a cancellation, not a failure: error.type cancelled, or a status, error type or exception naming an abort or cancel.
   (coalesce(a.attrs['error.type'] = 'cancelled', false)
     OR regexp_matches(coalesce(a.status_message, ''), '(?i)abort|cancel')
@@ -125,5 +132,12 @@ SELECT
     OR coalesce(len(list_filter(a.events, e -> e.name = 'exception'
          AND regexp_matches(coalesce(e.attrs['exception.type'], '') || ' ' || coalesce(e.attrs['exception.message'], ''), '(?i)abort|cancel'))), 0) > 0
   ) AS is_cancellation,
+  -- Which convention wrote it, for spans that do not say (afterstop.framework).
+  CASE
+    WHEN a.attrs['afterstop.framework'] IS NOT NULL THEN a.attrs['afterstop.framework']
+    WHEN a.attrs['ai.operationId'] IS NOT NULL OR starts_with(a.name, 'ai.') THEN 'vercel-ai'
+    WHEN a.attrs['openinference.span.kind'] IS NOT NULL THEN 'openinference'
+    WHEN a.attrs['traceloop.span.kind'] IS NOT NULL OR a.attrs['traceloop.entity.name'] IS NOT NULL THEN 'openllmetry'
+  END AS framework,
   a.file
 FROM assigned a;

@@ -8,7 +8,9 @@ WITH calls AS (
     s.start_ns, s.end_ns, r.c_ns, s.input_tokens, s.output_tokens, s.output_tokens_after_cancel,
     s.start_ns + coalesce(CAST(round(s.time_to_first_chunk_s * 1e9) AS BIGINT), 0) AS f_ns
   FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
-  WHERE r.in_window AND r.cancelled AND s.role = 'model' AND s.end_ns > r.c_ns
+  WHERE r.in_window AND r.cancelled AND s.role = 'model'
+    -- An aborted model call of an inferred cancel ended at C by definition (it is the abort evidence): it was in flight.
+    AND (s.end_ns > r.c_ns OR (r.cancel_inferred AND s.is_cancellation AND s.start_ns < r.c_ns))
 ),
 counted AS (
   SELECT
@@ -42,4 +44,13 @@ SELECT
   input_after, output_after,
   price IS NOT NULL AS priced,
   coalesce(input_after * price.input_usd_per_mtok / 1e6 + output_after * price.output_usd_per_mtok / 1e6, 0) AS cost_usd
-FROM priced;
+FROM priced
+UNION ALL
+-- A foreign run stopped during its first model call, whose span was never exported (the AI SDK never
+-- ends the step in flight): the call is known from the run's model name, its tokens are not (inferred).
+-- Once a tool ran, the step in flight may have finished streaming: nothing is inferred then.
+SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any_value(s.model), '(unknown)'), 'unknown', 0, 0, false, 0
+FROM report_runs r JOIN report_spans s ON s.run_id = r.run_id
+WHERE r.in_window AND r.cancel_inferred
+GROUP BY r.run_id, r.service, r.agent, r.framework, r.trace_id
+HAVING count(*) FILTER (WHERE s.role IN ('model', 'tool')) = 0 AND count(s.model) > 0;

@@ -6,7 +6,8 @@ WITH executed AS (
   SELECT
     run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
     role = 'tool' AS is_span, CASE WHEN role = 'tool' THEN end_ns END AS end_ns,
-    CASE WHEN role = 'tool' THEN attrs['afterstop.tool.result'] END AS result,
+    -- A foreign tool span that ended by the cancellation delivered no result (inferred).
+    CASE WHEN role = 'tool' THEN coalesce(attrs['afterstop.tool.result'], CASE WHEN is_cancellation THEN 'cancelled' END) END AS result,
     CASE WHEN role = 'tool' THEN attrs['afterstop.tool.effect'] END AS effect,
     trace_id
   FROM report_spans

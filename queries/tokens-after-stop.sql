@@ -5,10 +5,10 @@ SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   coalesce(sum(t.input_after), 0)::BIGINT AS input,
   coalesce(sum(t.output_after), 0)::BIGINT AS output,
-  count(t.span_id) FILTER (WHERE t.how = 'observed') AS observed_calls,
-  count(t.span_id) FILTER (WHERE t.how = 'estimated') AS estimated_calls,
-  count(t.span_id) FILTER (WHERE t.how = 'unknown') AS calls_without_usage,
-  count(t.span_id) FILTER (WHERE NOT t.priced AND (t.input_after > 0 OR t.output_after > 0)) AS unpriced_calls,
+  count(t.run_id) FILTER (WHERE t.how = 'observed') AS observed_calls,
+  count(t.run_id) FILTER (WHERE t.how = 'estimated') AS estimated_calls,
+  count(t.run_id) FILTER (WHERE t.how = 'unknown') AS calls_without_usage,
+  count(t.run_id) FILTER (WHERE NOT t.priced AND (t.input_after > 0 OR t.output_after > 0)) AS unpriced_calls,
   coalesce(sum(t.cost_usd), 0)::DOUBLE AS ghost_tax_usd
 FROM report_runs r LEFT JOIN report_tokens t ON t.run_id = r.run_id
 WHERE r.in_window

@@ -14,9 +14,9 @@ describe('runs', () => {
     const rows = await s.rows('runs');
     s.close();
     expect(rows).toEqual([
-      { service: 'a', agent: 'x', framework: 'manual', total: false, runs: 3, cancelled_runs: 2, unended_runs: 1 },
-      { service: 'b', agent: 'y', framework: 'langgraph', total: false, runs: 2, cancelled_runs: 1, unended_runs: 0 },
-      { service: null, agent: null, framework: null, total: true, runs: 5, cancelled_runs: 3, unended_runs: 1 },
+      { service: 'a', agent: 'x', framework: 'manual', total: false, runs: 3, cancelled_runs: 2, cancelled_runs_inferred: 0, unended_runs: 1 },
+      { service: 'b', agent: 'y', framework: 'langgraph', total: false, runs: 2, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0 },
+      { service: null, agent: null, framework: null, total: true, runs: 5, cancelled_runs: 3, cancelled_runs_inferred: 0, unended_runs: 1 },
     ]);
   });
 
@@ -30,7 +30,7 @@ describe('runs', () => {
 
   it('no run at all: only the total row, with zeros', async () => {
     const s = await analyzeTraces(traces());
-    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, unended_runs: 0 }]);
+    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0 }]);
     s.close();
   });
 });
