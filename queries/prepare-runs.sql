@@ -39,7 +39,7 @@ SELECT
   run_end_ns AS end_ns,                 -- NULL: the run span was never exported
   run_end_ns IS NULL AS unended,
   outcome,
-  request_ns IS NOT NULL OR outcome = 'cancelled' OR (NOT has_markers AND abort_evidence_ns IS NOT NULL) AS cancelled,
+  request_ns IS NOT NULL OR coalesce(outcome = 'cancelled', false) OR (NOT has_markers AND abort_evidence_ns IS NOT NULL) AS cancelled,
   coalesce(request_ns, CASE WHEN outcome = 'cancelled' THEN run_end_ns END, CASE WHEN NOT has_markers THEN abort_evidence_ns END) AS c_ns,
   request_ns IS NULL AND coalesce(outcome, '') <> 'cancelled' AND NOT has_markers AND abort_evidence_ns IS NOT NULL AS cancel_inferred,
   ack_ns AS a_ns,
