@@ -37,7 +37,7 @@ WITH found AS (
   SELECT 'unended_run', 2, r.trace_id, r.run_id, NULL, r.start_ns, 'the run span was never exported (the process hung or died)'
   FROM report_runs r WHERE r.unended
   UNION ALL
-  SELECT 'orphan_process', 2, s.trace_id, s.run_id, NULL, s.start_ns, 'child process ' || coalesce(s.attrs['process.pid'], '?') || ' outlived its run'
+  SELECT 'orphan_process', 2, s.trace_id, s.run_id, NULL, s.start_ns, 'child process ' || coalesce(s.pid, '?') || ' outlived its run'
   FROM report_spans s WHERE s.name = 'afterstop.process.orphan'
 )
 SELECT f.kind, f.severity, f.trace_id, f.run_id, r.conversation_id, f.tool, coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail

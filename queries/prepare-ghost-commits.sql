@@ -4,14 +4,14 @@
 CREATE OR REPLACE TEMP TABLE report_ghost_commits AS
 WITH compensated AS (
   SELECT DISTINCT tool_call_id FROM report_spans
-  WHERE name = 'afterstop.tool.compensate' AND attrs['afterstop.compensation.outcome'] = 'succeeded'
+  WHERE name = 'afterstop.tool.compensate' AND compensation_outcome = 'succeeded'
 ),
 runs_with_markers AS (
   SELECT DISTINCT run_id FROM report_spans WHERE name IN ('afterstop.tool.commit', 'afterstop.tool.start')
 )
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
-  coalesce(s.attrs['afterstop.tool.effect'], 'unknown') AS effect, s.start_ns AS time_ns, s.start_ns - r.c_ns AS after_stop_ns,
+  coalesce(s.effect, 'unknown') AS effect, s.start_ns AS time_ns, s.start_ns - r.c_ns AS after_stop_ns,
   coalesce(s.tool_call_id IN (SELECT tool_call_id FROM compensated WHERE tool_call_id IS NOT NULL), false) AS compensated,
   false AS inferred
 FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
@@ -19,7 +19,7 @@ WHERE r.cancelled AND s.name = 'afterstop.tool.commit' AND s.start_ns > r.c_ns
 UNION ALL
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),
-  coalesce(s.attrs['afterstop.tool.effect'], 'unknown'), s.end_ns, s.end_ns - r.c_ns,
+  coalesce(s.effect, 'unknown'), s.end_ns, s.end_ns - r.c_ns,
   false, true
 FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
 WHERE r.cancelled AND s.role = 'tool' AND s.end_ns > r.c_ns AND s.status_code <> 2

@@ -13,8 +13,8 @@ WITH next_run AS (
 ),
 errors AS (
   SELECT n.run_id, n.next_id, s.trace_id, s.span_id, s.end_ns,
-    trim(coalesce(s.status_message, '') || ' ' || coalesce(s.attrs['error.type'], '') || ' ' ||
-      coalesce(list_string_agg(list_transform(s.events, e -> coalesce(e.attrs['exception.message'], ''))), '')) AS text
+    trim(coalesce(s.status_message, '') || ' ' || coalesce(s.error_type, '') || ' ' ||
+      coalesce(s.exception_text, '')) AS text
   FROM next_run n JOIN report_spans s ON s.run_id = n.next_id
   WHERE s.status_code = 2 AND NOT s.is_cancellation
 ),
@@ -30,6 +30,6 @@ SELECT
 FROM first_error
 UNION ALL
 SELECT 'cleanup', r.run_id, r.run_id, s.trace_id, s.span_id, s.end_ns,
-  trim(coalesce(s.status_message, '') || ' ' || coalesce(s.attrs['error.type'], '')), 'cleanup'
+  trim(coalesce(s.status_message, '') || ' ' || coalesce(s.error_type, '')), 'cleanup'
 FROM report_runs r JOIN report_spans s ON s.run_id = r.run_id
 WHERE r.cancelled AND s.status_code = 2 AND s.end_ns > r.c_ns AND NOT s.is_cancellation;

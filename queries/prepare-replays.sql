@@ -5,7 +5,7 @@ CREATE OR REPLACE TEMP TABLE report_replays AS
 WITH commits AS (
   SELECT s.run_id, s.trace_id, s.span_id, s.start_ns, s.tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
     coalesce(s.conversation_id, r.conversation_id, 'trace:' || s.trace_id) AS scope,
-    coalesce(s.attrs['afterstop.tool.idempotency_key'], coalesce(s.tool_name, '') || '/' || coalesce(s.tool_call_id, s.span_id)) AS effect_key
+    coalesce(s.idempotency_key, coalesce(s.tool_name, '') || '/' || coalesce(s.tool_call_id, s.span_id)) AS effect_key
   FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
   WHERE s.name = 'afterstop.tool.commit'
 )

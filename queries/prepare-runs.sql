@@ -8,14 +8,14 @@ WITH per_run AS (
   SELECT
     run_id,
     any_value(trace_id ORDER BY (role = 'run') DESC, start_ns) AS trace_id,
-    bool_or(role = 'run' AND coalesce(attrs['afterstop.run.id'], span_id) = run_id OR span_id = run_id) AS has_run_span,
+    bool_or(role = 'run' AND coalesce(attr_run_id, span_id) = run_id OR span_id = run_id) AS has_run_span,
     min(start_ns) AS first_ns,
-    max(start_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attrs['afterstop.run.id'] = run_id)) AS run_start_ns,
-    max(end_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attrs['afterstop.run.id'] = run_id)) AS run_end_ns,
-    any_value(attrs['afterstop.run.outcome']) FILTER (WHERE role = 'run') AS outcome,
+    max(start_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_start_ns,
+    max(end_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_end_ns,
+    any_value(outcome) FILTER (WHERE role = 'run') AS outcome,
     coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
-    coalesce(any_value(attrs['gen_ai.agent.name']) FILTER (WHERE role = 'run'), any_value(attrs['gen_ai.agent.name']),
-      any_value(attrs['ai.telemetry.functionId'])) AS agent,
+    coalesce(any_value(agent_name) FILTER (WHERE role = 'run'), any_value(agent_name),
+      any_value(function_id)) AS agent,
     coalesce(any_value(framework) FILTER (WHERE role = 'run'), any_value(framework)) AS framework,
     coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
@@ -27,7 +27,7 @@ WITH per_run AS (
     coalesce(
       min(end_ns) FILTER (WHERE is_cancellation),
       min(end_ns) FILTER (WHERE role = 'run' AND starts_with(name, 'ai.') AND status_code = 0
-        AND attrs['ai.response.finishReason'] IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
+        AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
     ) AS abort_evidence_ns
   FROM report_spans
   WHERE run_id IS NOT NULL

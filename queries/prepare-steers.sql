@@ -3,7 +3,7 @@
 -- @returns nothing; creates the temporary table report_steers
 CREATE OR REPLACE TEMP TABLE report_steers AS
 WITH marks AS (
-  SELECT s.run_id, s.trace_id, s.name, s.start_ns, s.attrs['afterstop.steer.id'] AS steer_id, s.attrs['afterstop.steer.position'] AS position,
+  SELECT s.run_id, s.trace_id, s.name, s.start_ns, s.steer_id AS steer_id, s.steer_position AS position,
     coalesce(s.conversation_id, r.conversation_id, 'run:' || r.run_id) AS scope
   FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
   WHERE s.name IN ('afterstop.steer.enqueue', 'afterstop.steer.inject', 'afterstop.steer.drop')

@@ -7,16 +7,16 @@ WITH executed AS (
     run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
     role = 'tool' AS is_span, CASE WHEN role = 'tool' THEN end_ns END AS end_ns,
     -- A foreign tool span that ended by the cancellation delivered no result (inferred).
-    CASE WHEN role = 'tool' THEN coalesce(attrs['afterstop.tool.result'], CASE WHEN is_cancellation THEN 'cancelled' END) END AS result,
-    CASE WHEN role = 'tool' THEN attrs['afterstop.tool.effect'] END AS effect,
+    CASE WHEN role = 'tool' THEN coalesce(result, CASE WHEN is_cancellation THEN 'cancelled' END) END AS result,
+    CASE WHEN role = 'tool' THEN effect END AS effect,
     trace_id
   FROM report_spans
   WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
 ),
 output_keys AS (
-  SELECT s.run_id, s.trace_id, s.end_ns, s.attrs, k
-  FROM report_spans s, unnest(map_keys(s.attrs)) AS u(k)
-  WHERE s.run_id IS NOT NULL AND s.role IN ('model', 'run', 'other')
+  SELECT s.run_id, s.trace_id, s.end_ns, s.output_attrs AS attrs, k
+  FROM report_spans s, unnest(map_keys(s.output_attrs)) AS u(k)
+  WHERE s.run_id IS NOT NULL AND s.output_attrs IS NOT NULL
     AND (regexp_full_match(k, 'gen_ai\.completion\.\d+\.tool_calls\.\d+\.id')
       OR regexp_full_match(k, 'llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.id')
       OR k = 'ai.response.toolCalls')

@@ -4,7 +4,7 @@
 CREATE OR REPLACE TEMP TABLE report_tool_outcomes AS
 WITH repairs AS (
   SELECT s.run_id, s.start_ns, coalesce(s.conversation_id, r.conversation_id) AS conversation_id,
-    unnest(coalesce(json_extract_string(s.attrs['afterstop.repair.tool_call_ids'], '$.values[*].stringValue'), [])) AS call_id
+    unnest(s.repair_call_ids) AS call_id
   FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
   WHERE s.name = 'afterstop.history.repair'
 )

@@ -14,9 +14,42 @@ CREATE TABLE IF NOT EXISTS spans (
   status_message  VARCHAR,
   service         VARCHAR,               -- resource service.name
   scope           VARCHAR,               -- instrumentation scope name
-  attrs           MAP(VARCHAR, VARCHAR), -- span attributes, rendered as text (arrays and maps as JSON)
-  events          STRUCT(name VARCHAR, time_ns BIGINT, attrs MAP(VARCHAR, VARCHAR))[],
+  attrs           MAP(VARCHAR, VARCHAR), -- every span attribute, rendered as text (arrays and maps as JSON)
   file            VARCHAR,               -- the file it was first read from
+  -- What the leak model reads, taken out of the attributes once, when the span is stored
+  -- (afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys):
+  attr_run_id     VARCHAR,               -- afterstop.run.id
+  op_name         VARCHAR,               -- gen_ai.operation.name
+  framework       VARCHAR,               -- afterstop.framework, else the convention that wrote the span
+  conversation_id VARCHAR,
+  agent_name      VARCHAR,
+  function_id     VARCHAR,               -- ai.telemetry.functionId
+  tool_name       VARCHAR,
+  tool_call_id    VARCHAR,
+  model           VARCHAR,
+  input_tokens    BIGINT,
+  output_tokens   BIGINT,
+  output_tokens_streamed BIGINT,
+  output_tokens_after_cancel BIGINT,
+  time_to_first_chunk_s DOUBLE,
+  outcome         VARCHAR,               -- afterstop.run.outcome
+  finish_reason   VARCHAR,               -- ai.response.finishReason
+  effect          VARCHAR,
+  result          VARCHAR,
+  idempotency_key VARCHAR,
+  steer_id        VARCHAR,
+  steer_position  VARCHAR,
+  repair_call_ids VARCHAR[],
+  compensation_outcome VARCHAR,
+  pid             VARCHAR,
+  error_type      VARCHAR,
+  exception_text  VARCHAR,               -- exception messages of the span's events
+  oi_kind         VARCHAR,               -- openinference.span.kind
+  traceloop_kind  VARCHAR,               -- traceloop.span.kind
+  is_cancellation BOOLEAN NOT NULL DEFAULT false,    -- ended by an abort or cancel (error.type cancelled, a status or exception naming one)
+  has_http        BOOLEAN NOT NULL DEFAULT false,    -- has http.* attributes
+  agent_like      BOOLEAN NOT NULL DEFAULT false,
+  output_tool_calls BOOLEAN NOT NULL DEFAULT false,  -- tool call ids in a model's output attributes    -- has GenAI, AI SDK, OpenInference or OpenLLMetry attributes
   PRIMARY KEY (trace_id, span_id)
 );
 
