@@ -57,17 +57,34 @@ export class InstrumentedToolCall implements ToolCall {
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     this.context = trace.setSpan(run.context, this.span);
     run.childStarted(this, 'tool');
-    // Tool bodies destructure their context (`async ({ signal, commit }) => …`): bind.
-    this.commit = this.commit.bind(this);
-    this.setResult = this.setResult.bind(this);
-    this.end = this.end.bind(this);
   }
 
   get signal(): AbortSignal {
     return this.run.signal;
   }
 
-  commit(): Promise<void> {
+  // Tool bodies destructure their context (`async ({ signal, commit }) => …`): the
+  // methods are handed out bound, and bound only when asked for (most bodies never do).
+  // (`declare`: no field is initialised per call; most calls never bind.)
+  declare private boundCommit: (() => Promise<void>) | undefined;
+  declare private boundSetResult: ((result: ToolResultDelivery) => void) | undefined;
+  declare private boundEnd: ((options?: ToolEndOptions) => void) | undefined;
+
+  get commit(): () => Promise<void> {
+    return (this.boundCommit ??= () => this.writeCommit());
+  }
+
+  get setResult(): (result: ToolResultDelivery) => void {
+    return (this.boundSetResult ??= (result) => {
+      this.result = result;
+    });
+  }
+
+  get end(): (options?: ToolEndOptions) => void {
+    return (this.boundEnd ??= (options) => this.finishCall(options));
+  }
+
+  private writeCommit(): Promise<void> {
     try {
       const state = this.run.cancelState;
       const attributes: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect, [ATTR_CANCEL_STATE]: state });
@@ -81,11 +98,8 @@ export class InstrumentedToolCall implements ToolCall {
     }
   }
 
-  setResult(result: ToolResultDelivery): void {
-    this.result = result;
-  }
-
-  end(options: ToolEndOptions = {}): void {
+  /** End the call (once). */
+  finishCall(options: ToolEndOptions = {}): void {
     if (this.ended) return;
     this.ended = true;
     try {
@@ -146,9 +160,9 @@ export async function runTool<T>(
   try {
     value = await context.with(call.context, body, undefined, call);
   } catch (error) {
-    call.end({ error });
+    call.finishCall({ error });
     throw error;
   }
-  call.end();
+  call.finishCall();
   return value;
 }
