@@ -3,6 +3,7 @@
 -- @param files       VARCHAR[]  the files to read, all compressed the same way
 -- @param compression VARCHAR    uncompressed, gzip or zstd
 -- @param source      VARCHAR    the name to record as each span's file (NULL: the file read)
+-- @param max_object_bytes UBIGINT the longest line (or document) read; keep it near the real size: DuckDB sizes its read buffers by it
 -- @returns nothing; creates the temporary table staged
 CREATE OR REPLACE TEMP TABLE staged AS
 WITH raw AS (
@@ -11,7 +12,7 @@ WITH raw AS (
     format = 'auto',
     compression = $compression,
     filename = true,
-    maximum_object_size = 268435456,
+    maximum_object_size = $max_object_bytes,
     columns = {resourceSpans: 'STRUCT(
       resource STRUCT(attributes STRUCT(key VARCHAR, value STRUCT(stringValue VARCHAR, boolValue BOOLEAN, intValue VARCHAR, doubleValue VARCHAR, arrayValue JSON, kvlistValue JSON, bytesValue VARCHAR))[]),
       scopeSpans STRUCT(

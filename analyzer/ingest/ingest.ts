@@ -40,9 +40,23 @@ async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
 }
 
 /** Stage files with DuckDB's reader; undefined when it refused them. */
-async function stage(store: Store, files: string[], compression: Compression, source: string | null): Promise<Map<string, { spans: number; invalid: number }> | undefined> {
+/** The longest line the fast path reads. DuckDB sizes its buffers by this limit: a large one slows every read. */
+const FAST_PATH_MAX_LINE = 16 * 1024 * 1024;
+
+async function stage(
+  store: Store,
+  files: string[],
+  compression: Compression,
+  source: string | null,
+  maxLineBytes = FAST_PATH_MAX_LINE,
+): Promise<Map<string, { spans: number; invalid: number }> | undefined> {
   try {
-    await store.run(query('stage'), { files: listValue(files), compression: DUCKDB_COMPRESSION[compression], source });
+    await store.run(query('stage'), {
+      files: listValue(files),
+      compression: DUCKDB_COMPRESSION[compression],
+      source,
+      max_object_bytes: BigInt(maxLineBytes),
+    });
   } catch {
     return undefined;
   }
@@ -61,7 +75,8 @@ async function stageCarefully(store: Store, file: TraceFile): Promise<{ spans: n
     try {
       const tmpFile = path.join(tmp, 'clean.jsonl');
       fs.writeFileSync(tmpFile, `${clean.lines.join('\n')}\n`);
-      const staged = await stage(store, [tmpFile], 'none', file.path);
+      const longest = clean.lines.reduce((max, line) => Math.max(max, Buffer.byteLength(line)), 0);
+      const staged = await stage(store, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, longest + 1024));
       if (staged === undefined) {
         return { spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: 'DuckDB could not read even the cleaned lines' }] };
       }

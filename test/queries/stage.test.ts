@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 const stage = (files: string[], source: string | null = null) =>
-  store.run(query('stage'), { files: listValue(files), compression: 'uncompressed', source });
+  store.run(query('stage'), { files: listValue(files), compression: 'uncompressed', source, max_object_bytes: 16_777_216n });
 
 describe('stage', () => {
   it('flattens the builder’s lines: ids, parent, times, kind, status, service, scope, attributes, events', async () => {

@@ -18,7 +18,7 @@ describe('staged-counts', () => {
   it('counts spans and invalid spans per file, ordered by file', async () => {
     const a = writeLines([line([span('01'), span('02', { endTimeUnixNano: null })]), line([span('01')])], 'a.jsonl');
     const b = writeLines([line([span('03', { spanId: '' }), span('04', { traceId: null }), span('05')])], 'b.jsonl');
-    await store.run(query('stage'), { files: listValue([b, a]), compression: 'uncompressed', source: null });
+    await store.run(query('stage'), { files: listValue([b, a]), compression: 'uncompressed', source: null, max_object_bytes: 16_777_216n });
     const rows = await queryRows(store, 'staged-counts');
     expect(rows).toEqual([a, b].sort().map((file) => (file === a ? { file, spans: 3, invalid: 1 } : { file, spans: 3, invalid: 2 })));
   });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => store.close());
 const stageAndStore = async (lines: string[]) => {
-  await store.run(query('stage'), { files: listValue([writeLines(lines)]), compression: 'uncompressed', source: null });
+  await store.run(query('stage'), { files: listValue([writeLines(lines)]), compression: 'uncompressed', source: null, max_object_bytes: 16_777_216n });
   await store.run(query('store-staged'));
 };
 

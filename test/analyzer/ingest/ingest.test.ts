@@ -134,3 +134,17 @@ describe('formats', () => {
     expect(report.totals.runs).toBe(1);
   });
 });
+
+describe('long lines', () => {
+  it('reads a line longer than the fast path takes (16 MiB) through the careful path, whole', async () => {
+    const [line] = lines('g1-stream-in-flight.jsonl') as [string];
+    const request = JSON.parse(line) as { resourceSpans: { scopeSpans: { spans: { attributes: unknown[] }[] }[] }[] };
+    // One attribute of 17 MiB makes the line too long for the fast path's limit.
+    request.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.attributes.push({ key: 'huge', value: { stringValue: 'x'.repeat(17 * 1024 * 1024) } });
+    write('long.jsonl', `${JSON.stringify(request)}\n${lines('g1-stream-in-flight.jsonl')[1]!}\n`);
+    const report = await analyze({ inputs: [dir], db: ':memory:', pricesFile: prices });
+    expect(report.input.skipped).toEqual([]);
+    expect(report.input.spans_added).toBe(4);
+    expect(report.totals.tokens_after_stop.output).toBe(30);
+  });
+});
