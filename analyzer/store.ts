@@ -1,7 +1,11 @@
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { InputError } from './errors.js';
 import { query, type Query } from './queries.js';
 
 export type Params = Record<string, DuckDBValue>;
+
+/** The layout of the store's tables; a store of another version is refused. */
+export const STORE_VERSION = '1';
 
 /**
  * The DuckDB store: a database file that accumulates spans across runs, or
@@ -29,6 +33,7 @@ export class Store {
       connection = await instance.connect();
       const store = new Store(instance, connection, path);
       await store.script(query('schema'));
+      await store.checkVersion();
       await store.script(query('macros'));
       return store;
     } catch (error) {
@@ -53,6 +58,27 @@ export class Store {
   async script(q: Query): Promise<void> {
     const statements = await this.connection.extractStatements(q.sql);
     for (let i = 0; i < statements.count; i++) await (await statements.prepare(i)).run();
+  }
+
+  /**
+   * A store written by another version of the leak model may hold other
+   * columns: it is not read (a clear error), rather than misread.
+   */
+  private async checkVersion(): Promise<void> {
+    const c = this.connection;
+    const rows = (await c.runAndReadAll("SELECT value FROM store_meta WHERE key = 'store_version'")).getRowObjectsJS();
+    const found = rows[0]?.['value'];
+    if (found === undefined) {
+      const count = (await c.runAndReadAll('SELECT count(*) AS n FROM spans')).getRowObjectsJS()[0]?.['n'];
+      if (count !== 0n && count !== 0) {
+        throw new InputError(`${this.path}: a store from an earlier afterstop (no version); remove it or use another --db`, { path: this.path });
+      }
+      await c.run("INSERT INTO store_meta VALUES ('store_version', $v)", { v: STORE_VERSION });
+      return;
+    }
+    if (found !== STORE_VERSION) {
+      throw new InputError(`${this.path}: a store of version ${String(found)}, this afterstop writes ${STORE_VERSION}; remove it or use another --db`, { path: this.path });
+    }
   }
 
   close(): void {

@@ -53,6 +53,12 @@ CREATE TABLE IF NOT EXISTS spans (
   PRIMARY KEY (trace_id, span_id)
 );
 
+-- The leak-model facts of every span (span-facts.sql), kept per trace and replaced when a trace gets new spans.
+-- Created on the first ingest from the query's own columns (store-span-facts.sql).
+
+-- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
+CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+
 CREATE TABLE IF NOT EXISTS ingested_files (
   path        VARCHAR PRIMARY KEY,
   size        BIGINT NOT NULL,           -- bytes when it was read

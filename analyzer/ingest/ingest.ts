@@ -40,6 +40,12 @@ async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
 }
 
 /** Stage files with DuckDB's reader; undefined when it refused them. */
+/** Keep the staged spans, and note their traces: their leak-model facts are recomputed at the end of the ingest. */
+async function storeStaged(store: Store): Promise<void> {
+  await store.run(query('store-staged'));
+  await store.connection.run('INSERT OR IGNORE INTO touched_traces SELECT DISTINCT trace_id FROM staged WHERE valid');
+}
+
 /** The longest line the fast path reads. DuckDB sizes its buffers by this limit: a large one slows every read. */
 const FAST_PATH_MAX_LINE = 16 * 1024 * 1024;
 
@@ -80,7 +86,7 @@ async function stageCarefully(store: Store, file: TraceFile): Promise<{ spans: n
       if (staged === undefined) {
         return { spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: 'DuckDB could not read even the cleaned lines' }] };
       }
-      await store.run(query('store-staged'));
+      await storeStaged(store);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
@@ -109,6 +115,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   const files = await discoverTraceFiles(inputs);
   const todo = await unseen(store, files);
   const before = await spanCount(store);
+  await store.connection.run('CREATE OR REPLACE TEMP TABLE touched_traces (trace_id VARCHAR PRIMARY KEY)');
   const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
 
   for (const compression of ['none', 'gzip', 'zstd'] as const) {
@@ -119,12 +126,12 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
     // One bad file fails the whole batch: then read them one by one.
     const perFile = new Map<string, { spans: number; invalid: number } | undefined>();
     if (staged !== undefined) {
-      await store.run(query('store-staged'));
+      await storeStaged(store);
       for (const f of group) perFile.set(f.path, staged.get(f.path) ?? { spans: 0, invalid: 0 });
     } else {
       for (const f of group) {
         staged = await stage(store, [f.path], compression, null);
-        if (staged !== undefined) await store.run(query('store-staged'));
+        if (staged !== undefined) await storeStaged(store);
         perFile.set(f.path, staged === undefined ? undefined : (staged.get(f.path) ?? { spans: 0, invalid: 0 }));
       }
     }
@@ -143,6 +150,10 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   }
   for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
   await store.connection.run('DROP TABLE IF EXISTS staged');
+  // The leak-model facts of the traces that changed; an unchanged store keeps its own.
+  progress?.('updating the facts of the traces that changed');
+  await store.run(query('span-facts'));
+  await store.script(query('store-span-facts'));
   summary.spansAdded = Number((await spanCount(store)) - before);
   return summary;
 }

@@ -148,3 +148,29 @@ describe('long lines', () => {
     expect(report.totals.tokens_after_stop.output).toBe(30);
   });
 });
+
+describe('the store file', () => {
+  it('refuses a store written by another version, naming it', async () => {
+    const db = path.join(dir, 'old.duckdb');
+    write('t.jsonl', `${lines('g1-stream-in-flight.jsonl').join('\n')}\n`);
+    await analyze({ inputs: [dir], db, pricesFile: prices });
+    const { Store } = await import('../../../analyzer/store.js');
+    const store = await Store.open(db);
+    await store.connection.run("UPDATE store_meta SET value = '0' WHERE key = 'store_version'");
+    store.close();
+    await expect(analyze({ inputs: [dir], db, pricesFile: prices })).rejects.toThrow(new RegExp(`${db}: a store of version 0`));
+  });
+
+  it('keeps the facts of unchanged traces: a second report over the same store gives the same figures', async () => {
+    const db = path.join(dir, 'store.duckdb');
+    write('a/g2.jsonl', `${lines('g2-ghost-email.jsonl').join('\n')}\n`);
+    const first = await analyze({ inputs: [path.join(dir, 'a')], db, pricesFile: prices });
+    write('b/g5.jsonl', `${lines('g5-replay.jsonl').join('\n')}\n`);
+    const second = await analyze({ inputs: [path.join(dir, 'a'), path.join(dir, 'b')], db, pricesFile: prices });
+    expect(second.totals.runs).toBe(first.totals.runs + 2);
+    expect(second.totals.ghost_commits).toBe(1);
+    expect(second.totals.replay_duplicates).toBe(1);
+    const g2only = await analyze({ inputs: [path.join(dir, 'a')], db: ':memory:', pricesFile: prices });
+    expect(first.totals).toEqual(g2only.totals);
+  });
+});

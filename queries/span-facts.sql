@@ -1,0 +1,123 @@
+-- @name span_facts
+-- @description For the traces in touched_traces (those that just received spans), every stored span with its role in the leak model (run, tool, model call, marker) and the run it belongs to (METRICS.md, introduction): a span's afterstop.run.id; else its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. Computed at ingest, for the traces that changed, so that a report over an unchanged store does not redo it.
+-- @returns nothing; creates the temporary table new_span_facts (store-span-facts.sql keeps them)
+CREATE OR REPLACE TEMP TABLE new_span_facts AS
+WITH RECURSIVE
+base AS (
+  SELECT
+    * EXCLUDE (attrs),
+    CASE WHEN output_tool_calls THEN attrs END AS output_attrs,
+    attrs['gen_ai.request.model'] IS NOT NULL AS has_request_model,
+    (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) AS is_run_span
+  FROM spans
+  WHERE trace_id IN (SELECT trace_id FROM touched_traces)
+),
+-- Walk up from every span to the nearest run span, or to the top of what was exported.
+walk(trace_id, span_id, ancestor, depth, at_run) AS (
+  -- Spans that name their run (afterstop.run.id) need no walk: most spans of instrumented agents.
+  SELECT trace_id, span_id, span_id, 0, is_run_span FROM base WHERE attr_run_id IS NULL OR is_run_span
+  UNION ALL
+  SELECT w.trace_id, w.span_id, p.span_id, w.depth + 1, p.is_run_span
+  FROM walk w
+  JOIN base c ON c.trace_id = w.trace_id AND c.span_id = w.ancestor
+  JOIN base p ON p.trace_id = c.trace_id AND p.span_id = c.parent_span_id
+  WHERE NOT w.at_run AND w.depth < 256
+),
+nearest AS (
+  SELECT trace_id, span_id,
+    arg_min(ancestor, depth) FILTER (WHERE at_run) AS run_span_id,
+    arg_max(ancestor, depth) AS top_id,
+    max(depth) AS top_depth
+  FROM walk GROUP BY trace_id, span_id
+),
+-- The span just below the top of each walk (used when the top is not agent work).
+below_top AS (
+  SELECT w.trace_id, w.span_id, w.ancestor AS below_top_id
+  FROM walk w JOIN nearest n ON n.trace_id = w.trace_id AND n.span_id = w.span_id
+  WHERE w.depth = n.top_depth - 1
+),
+tops AS (
+  SELECT
+    b.trace_id, b.span_id, b.start_ns,
+    b.parent_span_id IS NOT NULL AS parent_missing,
+    -- Plainly not agent work: an HTTP span without GenAI attributes, or a create_agent span.
+    (coalesce(b.op_name = 'create_agent', false) OR starts_with(b.name, 'create_agent') OR (b.has_http AND NOT b.agent_like)) AS not_agent_work
+  FROM base b
+  WHERE (b.trace_id, b.span_id) IN (SELECT (trace_id, top_id) FROM nearest)
+),
+run_ids AS (
+  SELECT trace_id, span_id, coalesce(attr_run_id, span_id) AS run_id, start_ns FROM base WHERE is_run_span
+),
+traces AS (
+  SELECT trace_id, arg_min(run_id, start_ns) AS first_run_id FROM run_ids GROUP BY trace_id
+),
+roots AS (
+  -- The run of a trace without invoke_agent spans: its root, when that is agent work.
+  SELECT trace_id, arg_min(span_id, start_ns) AS root_run_id
+  FROM tops WHERE NOT parent_missing AND NOT not_agent_work
+  GROUP BY trace_id
+),
+missing_roots AS (
+  -- A trace whose root was never exported: its run is named after the missing parent of its earliest top span.
+  SELECT n.trace_id, arg_min(b.parent_span_id, b.start_ns) AS missing_root_id
+  FROM nearest n JOIN base b ON b.trace_id = n.trace_id AND b.span_id = n.top_id
+  WHERE b.parent_span_id IS NOT NULL
+  GROUP BY n.trace_id
+),
+direct AS (
+  -- Most spans of an instrumented agent name their run: nothing to look up.
+  SELECT b.*, b.attr_run_id AS assigned_run_id, false AS under_non_agent_root, NULL::VARCHAR AS below_top_id
+  FROM base b WHERE b.attr_run_id IS NOT NULL AND NOT b.is_run_span
+),
+looked_up AS (
+  SELECT
+    b.*,
+    coalesce(
+      b.attr_run_id,
+      ri.run_id,
+      tr.first_run_id,
+      CASE
+        WHEN tr.first_run_id IS NOT NULL THEN NULL
+        WHEN tp.parent_missing THEN coalesce(ro.root_run_id, mr.missing_root_id)
+        WHEN NOT tp.not_agent_work THEN n.top_id
+        ELSE bt.below_top_id   -- below a root that is not agent work: its agent-like child, checked below
+      END
+    ) AS assigned_run_id,
+    (tr.first_run_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
+    bt.below_top_id
+  FROM base b
+  LEFT JOIN nearest n ON n.trace_id = b.trace_id AND n.span_id = b.span_id
+  LEFT JOIN run_ids ri ON ri.trace_id = n.trace_id AND ri.span_id = n.run_span_id
+  LEFT JOIN traces tr ON tr.trace_id = b.trace_id
+  LEFT JOIN tops tp ON tp.trace_id = n.trace_id AND tp.span_id = n.top_id
+  LEFT JOIN below_top bt ON bt.trace_id = b.trace_id AND bt.span_id = b.span_id
+  LEFT JOIN missing_roots mr ON mr.trace_id = b.trace_id
+  LEFT JOIN roots ro ON ro.trace_id = b.trace_id
+  WHERE b.attr_run_id IS NULL OR b.is_run_span
+),
+assigned AS (
+  SELECT * FROM direct
+  UNION ALL BY NAME
+  SELECT * FROM looked_up
+)
+SELECT
+  a.* EXCLUDE (assigned_run_id, under_non_agent_root, below_top_id, is_run_span),
+  CASE
+    WHEN a.is_run_span OR (a.assigned_run_id = a.span_id AND a.attr_run_id IS NULL) THEN 'run'
+    WHEN starts_with(a.name, 'afterstop.') THEN 'marker'
+    WHEN coalesce(a.op_name = 'execute_tool', false) OR starts_with(a.name, 'execute_tool')
+      OR a.name = 'ai.toolCall'                      -- Vercel AI SDK
+      OR coalesce(a.oi_kind = 'TOOL', false)          -- OpenInference
+      OR coalesce(a.traceloop_kind = 'tool', false) THEN 'tool'  -- OpenLLMetry
+    WHEN coalesce(a.op_name IN ('chat', 'text_completion', 'generate_content'), false)
+      OR a.has_request_model
+      OR a.name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
+      OR coalesce(a.oi_kind = 'LLM', false) THEN 'model'
+    ELSE 'other'
+  END AS role,
+  CASE
+    WHEN a.under_non_agent_root AND NOT coalesce((
+      SELECT x.agent_like FROM base x WHERE x.trace_id = a.trace_id AND x.span_id = a.below_top_id), false) THEN NULL
+    ELSE a.assigned_run_id
+  END AS run_id
+FROM assigned a;
