@@ -1,0 +1,46 @@
+-- @name run_facts
+-- @description For the traces that just changed (new_span_facts): one row per run, with its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended. Computed at ingest; store-span-facts.sql keeps them.
+-- @returns nothing; creates the temporary table new_run_facts
+CREATE OR REPLACE TEMP TABLE new_run_facts AS
+WITH per_run AS (
+  SELECT
+    run_id,
+    any_value(trace_id ORDER BY (role = 'run') DESC, start_ns) AS trace_id,
+    bool_or(role = 'run' AND coalesce(attr_run_id, span_id) = run_id OR span_id = run_id) AS has_run_span,
+    min(start_ns) AS first_ns,
+    max(start_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_start_ns,
+    max(end_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_end_ns,
+    any_value(outcome) FILTER (WHERE role = 'run') AS outcome,
+    coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
+    coalesce(any_value(agent_name) FILTER (WHERE role = 'run'), any_value(agent_name),
+      any_value(function_id)) AS agent,
+    coalesce(any_value(framework) FILTER (WHERE role = 'run'), any_value(framework)) AS framework,
+    coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
+    bool_or(starts_with(name, 'afterstop.')) AS has_markers,
+    -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
+    -- else an AI SDK root that ended with no status, no finish reason and no usage (its onAbort ends spans that way).
+    coalesce(
+      min(end_ns) FILTER (WHERE is_cancellation),
+      min(end_ns) FILTER (WHERE role = 'run' AND starts_with(name, 'ai.') AND status_code = 0
+        AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
+    ) AS abort_evidence_ns
+  FROM new_span_facts
+  WHERE run_id IS NOT NULL
+  GROUP BY run_id
+)
+SELECT
+  run_id, trace_id, service, agent, framework, conversation_id,
+  coalesce(run_start_ns, first_ns) AS start_ns,
+  run_end_ns AS end_ns,                 -- NULL: the run span was never exported
+  run_end_ns IS NULL AS unended,
+  outcome,
+  request_ns IS NOT NULL OR coalesce(outcome = 'cancelled', false) OR (NOT has_markers AND abort_evidence_ns IS NOT NULL) AS cancelled,
+  coalesce(request_ns, CASE WHEN outcome = 'cancelled' THEN run_end_ns END, CASE WHEN NOT has_markers THEN abort_evidence_ns END) AS c_ns,
+  request_ns IS NULL AND coalesce(outcome, '') <> 'cancelled' AND NOT has_markers AND abort_evidence_ns IS NOT NULL AS cancel_inferred,
+  ack_ns AS a_ns,
+  settle_marker_ns,
+  request_ns IS NOT NULL AS has_request
+FROM per_run;
