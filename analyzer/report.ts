@@ -1,3 +1,4 @@
+import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
 import type { PriceTable } from './prices.js';
 import type { Store } from './store.js';
@@ -134,7 +135,7 @@ async function skippedLines(store: Store, files: readonly string[]): Promise<Ski
   if (files.length === 0) return [];
   const reader = await store.connection.runAndReadAll(
     'SELECT file, line, reason FROM skipped_lines WHERE list_contains($files, file) ORDER BY file, line',
-    { files: (await import('@duckdb/node-api')).listValue([...files]) },
+    { files: listValue([...files]) },
   );
   return reader.getRowObjectsJS().map((r) => ({ file: String(r['file']), line: num(r['line']), reason: String(r['reason']) }));
 }
