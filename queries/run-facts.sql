@@ -1,7 +1,7 @@
 -- @name run_facts
--- @description For the traces that just changed (new_span_facts): one row per run, with its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended. Computed at ingest; store-span-facts.sql keeps them.
--- @returns nothing; creates the temporary table new_run_facts
-CREATE OR REPLACE TEMP TABLE new_run_facts AS
+-- @description For the traces that just changed (touched_traces): one row per run, with its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended. Computed at ingest, after span-facts.sql.
+-- @returns nothing; inserts into run_facts
+INSERT INTO run_facts BY NAME
 WITH per_run AS (
   SELECT
     run_id,
@@ -27,8 +27,8 @@ WITH per_run AS (
       min(end_ns) FILTER (WHERE role = 'run' AND starts_with(name, 'ai.') AND status_code = 0
         AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
     ) AS abort_evidence_ns
-  FROM new_span_facts
-  WHERE run_id IS NOT NULL
+  FROM span_facts
+  WHERE run_id IS NOT NULL AND trace_id IN (SELECT trace_id FROM touched_traces)
   GROUP BY run_id
 )
 SELECT

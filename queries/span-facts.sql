@@ -1,7 +1,7 @@
 -- @name span_facts
 -- @description For the traces in touched_traces (those that just received spans), every stored span with its role in the leak model (run, tool, model call, marker) and the run it belongs to (METRICS.md, introduction): a span's afterstop.run.id; else its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. Computed at ingest, for the traces that changed, so that a report over an unchanged store does not redo it.
--- @returns nothing; creates the temporary table new_span_facts (store-span-facts.sql keeps them)
-CREATE OR REPLACE TEMP TABLE new_span_facts AS
+-- @returns nothing; inserts into span_facts (forget-facts.sql removes the old facts of those traces first)
+INSERT INTO span_facts BY NAME
 WITH RECURSIVE
 base AS (
   SELECT

@@ -1,7 +1,7 @@
 -- @name store_staged
--- @description Add the valid staged spans to the store, with the attributes the leak model reads taken out as columns (once, here, not at every report); a span already stored (same trace and span id: a collector retry, a file read again after it grew) is kept once.
+-- @description Add the valid staged spans to the store, with the attributes the leak model reads taken out as columns (once, here, not at every report). A span already stored, or twice in this batch (same trace and span id: a collector retry, a file read again after it grew), is kept once: the first copy, in file order.
 -- @returns nothing; inserts into spans
-INSERT OR IGNORE INTO spans
+INSERT INTO spans
 SELECT
   trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope, attrs, file,
   attrs['afterstop.run.id'],
@@ -51,5 +51,8 @@ SELECT
   len(list_filter(map_keys(attrs), k -> k = 'ai.response.toolCalls'
     OR (starts_with(k, 'gen_ai.completion.') AND ends_with(k, '.id') AND contains(k, '.tool_calls.'))
     OR (starts_with(k, 'llm.output_messages.') AND ends_with(k, '.tool_call.id')))) > 0
-FROM staged
-WHERE valid;
+FROM (
+  SELECT * FROM staged WHERE valid
+  QUALIFY row_number() OVER (PARTITION BY trace_id, span_id ORDER BY file) = 1
+) AS new
+WHERE NOT EXISTS (SELECT 1 FROM spans AS kept WHERE kept.trace_id = new.trace_id AND kept.span_id = new.span_id);

@@ -152,9 +152,9 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.connection.run('DROP TABLE IF EXISTS staged');
   // The leak-model facts of the traces that changed; an unchanged store keeps its own.
   progress?.('updating the facts of the traces that changed');
+  await store.script(query('forget-facts'));
   await store.run(query('span-facts'));
   await store.run(query('run-facts'));
-  await store.script(query('store-span-facts'));
   summary.spansAdded = Number((await spanCount(store)) - before);
   return summary;
 }
