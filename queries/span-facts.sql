@@ -66,7 +66,7 @@ missing_roots AS (
 ),
 direct AS (
   -- Most spans of an instrumented agent name their run: nothing to look up.
-  SELECT b.*, b.attr_run_id AS assigned_run_id, false AS under_non_agent_root, NULL::VARCHAR AS below_top_id
+  SELECT b.*, b.attr_run_id AS assigned_run_id, false AS under_non_agent_root, NULL::VARCHAR AS below_top_id, false AS below_top_agent_like
   FROM base b WHERE b.attr_run_id IS NOT NULL AND NOT b.is_run_span
 ),
 looked_up AS (
@@ -84,7 +84,8 @@ looked_up AS (
       END
     ) AS assigned_run_id,
     (tr.first_run_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
-    bt.below_top_id
+    bt.below_top_id,
+    coalesce(bx.agent_like, false) AS below_top_agent_like
   FROM base b
   LEFT JOIN nearest n ON n.trace_id = b.trace_id AND n.span_id = b.span_id
   LEFT JOIN run_ids ri ON ri.trace_id = n.trace_id AND ri.span_id = n.run_span_id
@@ -93,6 +94,7 @@ looked_up AS (
   LEFT JOIN below_top bt ON bt.trace_id = b.trace_id AND bt.span_id = b.span_id
   LEFT JOIN missing_roots mr ON mr.trace_id = b.trace_id
   LEFT JOIN roots ro ON ro.trace_id = b.trace_id
+  LEFT JOIN base bx ON bx.trace_id = b.trace_id AND bx.span_id = bt.below_top_id
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 ),
 assigned AS (
@@ -101,7 +103,7 @@ assigned AS (
   SELECT * FROM looked_up
 )
 SELECT
-  a.* EXCLUDE (assigned_run_id, under_non_agent_root, below_top_id, is_run_span),
+  a.* EXCLUDE (assigned_run_id, under_non_agent_root, below_top_id, below_top_agent_like, is_run_span),
   CASE
     WHEN a.is_run_span OR (a.assigned_run_id = a.span_id AND a.attr_run_id IS NULL) THEN 'run'
     WHEN starts_with(a.name, 'afterstop.') THEN 'marker'
@@ -115,9 +117,5 @@ SELECT
       OR coalesce(a.oi_kind = 'LLM', false) THEN 'model'
     ELSE 'other'
   END AS role,
-  CASE
-    WHEN a.under_non_agent_root AND NOT coalesce((
-      SELECT x.agent_like FROM base x WHERE x.trace_id = a.trace_id AND x.span_id = a.below_top_id), false) THEN NULL
-    ELSE a.assigned_run_id
-  END AS run_id
+  CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.assigned_run_id END AS run_id
 FROM assigned a;
