@@ -15,8 +15,9 @@ CREATE OR REPLACE TEMP MACRO otlp_attrs(kvs) AS
 CREATE OR REPLACE TEMP MACRO otlp_id(id) AS
   CASE
     WHEN id IS NULL OR id = '' THEN NULL
-    WHEN regexp_full_match(id, '[0-9a-fA-F]+') THEN lower(id)
-    ELSE coalesce(try(lower(to_hex(from_base64(id)))), id)
+    -- hex ids are 16 or 32 characters; base64 ones 12 or 24 (cheaper to tell by length than by pattern)
+    WHEN length(id) IN (16, 32) THEN lower(id)
+    ELSE coalesce(try(lower(to_hex(from_base64(id)))), lower(id))
   END;
 
 CREATE OR REPLACE TEMP MACRO otlp_kind(k) AS

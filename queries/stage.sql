@@ -34,7 +34,8 @@ scope_spans AS (
     unnest(rs.scopeSpans) AS ss
   FROM resource_spans
 ),
-flat AS (SELECT filename, service, ss.scope.name AS scope, unnest(ss.spans) AS s FROM scope_spans)
+flat AS (SELECT filename, service, ss.scope.name AS scope, unnest(ss.spans) AS s FROM scope_spans),
+columns AS (
 SELECT
   otlp_id(s.traceId) AS trace_id,
   otlp_id(s.spanId) AS span_id,
@@ -51,7 +52,8 @@ SELECT
   CASE WHEN len(s.events) > 0
        THEN list_transform(s.events, e -> {'name': e.name, 'time_ns': TRY_CAST(e.timeUnixNano AS BIGINT), 'attrs': otlp_attrs(e.attributes)})
   END AS events,                         -- NULL when the span has none
-  coalesce($source, filename) AS file,
-  (otlp_id(s.traceId) IS NOT NULL AND otlp_id(s.spanId) IS NOT NULL
-    AND TRY_CAST(s.startTimeUnixNano AS BIGINT) IS NOT NULL AND TRY_CAST(s.endTimeUnixNano AS BIGINT) IS NOT NULL) AS valid
-FROM flat;
+  coalesce($source, filename) AS file
+FROM flat
+)
+SELECT *, (trace_id IS NOT NULL AND span_id IS NOT NULL AND start_ns IS NOT NULL AND end_ns IS NOT NULL) AS valid
+FROM columns;
