@@ -23,10 +23,10 @@ export class Store {
 
   /**
    * `memoryLimit`: DuckDB's memory_limit (default AFTERSTOP_MEMORY_LIMIT or
-   * 1536MB); beyond it DuckDB spills to its temporary folder, so a report over
+   * 1280MB); beyond it DuckDB spills to its temporary folder, so a report over
    * millions of spans stays within a small machine.
    */
-  static async open(path: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1536MB'): Promise<Store> {
+  static async open(path: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1280MB'): Promise<Store> {
     const instance = await DuckDBInstance.create(path, { memory_limit: memoryLimit });
     let connection: DuckDBConnection | undefined;
     try {
