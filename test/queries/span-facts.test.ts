@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, traces } from '../helpers/trace-builder.js';
 
-/** prepare-spans.sql: every span with its role and its run (report_spans). */
-describe('prepare-spans', () => {
+/** span-facts.sql (through prepare-spans.sql, the view over it): every span with its role and its run (report_spans). */
+describe('span-facts', () => {
   it('gives each span its role, run, call and model facts', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c1', startMs: 0, endMs: 900, outcome: 'completed' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, ns, traces } from '../helpers/trace-builder.js';
 
-/** prepare-runs.sql: one row per run (report_runs) with C, A, the settle marker and the window. */
+/** run-facts.sql (kept at ingest) and prepare-runs.sql (the window over it): one row per run (report_runs) with C, A, the settle marker and the window. */
 const runs = async (t: ReturnType<typeof traces>, o = {}) => {
   const a = await analyzeTraces(t, o);
   const rows = await a.table('report_runs', 'ORDER BY start_ns');
