@@ -51,12 +51,3 @@ export function query(file: string): Query {
   }
   return found;
 }
-
-/** Every query file's name (without .sql). */
-export function queryFiles(): string[] {
-  return fs
-    .readdirSync(queriesDir())
-    .filter((f) => f.endsWith('.sql'))
-    .map((f) => f.slice(0, -4))
-    .sort();
-}

@@ -48,7 +48,7 @@ function distribution(row: Row, prefix: string): Distribution {
   };
 }
 
-const PREPARE = [
+export const PREPARE = [
   'prepare-spans',
   'prepare-runs',
   'prepare-tool-calls',
@@ -119,25 +119,27 @@ function figures(r: Row): Figures {
 const iso = (ns: unknown): string => new Date(Number(BigInt(String(ns)) / 1_000_000n)).toISOString();
 const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
 
-async function loadPrices(store: Store, prices: PriceTable): Promise<void> {
-  const c = store.connection;
-  await c.run('CREATE OR REPLACE TEMP TABLE report_prices (model VARCHAR, input_usd_per_mtok DOUBLE, output_usd_per_mtok DOUBLE)');
-  for (const [model, price] of Object.entries(prices.models)) {
-    await c.run('INSERT INTO report_prices VALUES ($model, $input, $output)', {
-      model,
-      input: price.input_usd_per_mtok,
-      output: price.output_usd_per_mtok,
-    });
-  }
+/** The price table as the temporary table report_prices, which prepare-tokens.sql reads. */
+export async function loadPriceTable(store: Store, prices: PriceTable): Promise<void> {
+  // One JSON parameter: it binds the same whether the table is empty or not.
+  const rows = Object.entries(prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
+  await store.run(query('load-prices'), { prices: JSON.stringify(rows) });
+}
+
+/** The prepare queries, in order, with the parameters they take from the report's options. */
+export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
+  await loadPriceTable(store, options.prices);
+  const params: Record<string, Record<string, bigint | null>> = {
+    'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
+    'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
+  };
+  for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
 }
 
 async function skippedLines(store: Store, files: readonly string[]): Promise<SkippedInput[]> {
   if (files.length === 0) return [];
-  const reader = await store.connection.runAndReadAll(
-    'SELECT file, line, reason FROM skipped_lines WHERE list_contains($files, file) ORDER BY file, line',
-    { files: listValue([...files]) },
-  );
-  return reader.getRowObjectsJS().map((r) => ({ file: String(r['file']), line: num(r['line']), reason: String(r['reason']) }));
+  const rows = await store.rows(query('skipped-lines'), { files: listValue([...files]) });
+  return rows.map((r) => ({ file: String(r['file']), line: num(r['line']), reason: String(r['reason']) }));
 }
 
 /**
@@ -150,12 +152,7 @@ export async function buildReport(
   options: ReportOptions,
   ingested: IngestSummary,
 ): Promise<LeakReport> {
-  await loadPrices(store, options.prices);
-  const params: Record<string, Record<string, bigint | null>> = {
-    'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
-    'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
-  };
-  for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
+  await prepareReport(store, options);
 
   const merged = new Map<string, Row>();
   for (const name of AGGREGATES) {

@@ -65,19 +65,17 @@ export class Store {
    * columns: it is not read (a clear error), rather than misread.
    */
   private async checkVersion(): Promise<void> {
-    const c = this.connection;
-    const rows = (await c.runAndReadAll("SELECT value FROM store_meta WHERE key = 'store_version'")).getRowObjectsJS();
-    const found = rows[0]?.['value'];
-    if (found === undefined) {
-      const count = (await c.runAndReadAll('SELECT count(*) AS n FROM spans')).getRowObjectsJS()[0]?.['n'];
-      if (count !== 0n && count !== 0) {
+    const [row] = await this.rows<{ value: string }>(query('store-version'));
+    if (row === undefined) {
+      const [count] = await this.rows<{ n: bigint }>(query('span-count'));
+      if ((count?.n ?? 0n) > 0n) {
         throw new InputError(`${this.path}: a store from an earlier afterstop (no version); remove it or use another --db`, { path: this.path });
       }
-      await c.run("INSERT INTO store_meta VALUES ('store_version', $v)", { v: STORE_VERSION });
+      await this.run(query('set-store-version'), { version: STORE_VERSION });
       return;
     }
-    if (found !== STORE_VERSION) {
-      throw new InputError(`${this.path}: a store of version ${String(found)}, this afterstop writes ${STORE_VERSION}; remove it or use another --db`, { path: this.path });
+    if (row.value !== STORE_VERSION) {
+      throw new InputError(`${this.path}: a store of version ${row.value}, this afterstop writes ${STORE_VERSION}; remove it or use another --db`, { path: this.path });
     }
   }
 

@@ -24,18 +24,18 @@ export interface IngestSummary {
 
 const DUCKDB_COMPRESSION: Record<Compression, string> = { none: 'uncompressed', gzip: 'gzip', zstd: 'zstd' };
 
-async function spanCount(store: Store): Promise<bigint> {
-  const reader = await store.connection.runAndReadAll('SELECT count(*) AS n FROM spans');
-  return reader.getRowObjectsJS()[0]?.['n'] as bigint;
+async function spanCount(store: Store): Promise<number> {
+  const [row] = await store.rows<{ n: bigint }>(query('span-count'));
+  return Number(row?.n ?? 0n);
 }
 
 /** Files the store has not read yet, or that changed (grew) since. */
 async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
-  const reader = await store.connection.runAndReadAll('SELECT path, size, mtime_ms FROM ingested_files');
-  const seen = new Map(reader.getRowObjectsJS().map((r) => [String(r['path']), r]));
+  const rows = await store.rows<{ path: string; size: bigint; mtime_ms: number }>(query('ingested-files'));
+  const seen = new Map(rows.map((r) => [r.path, r]));
   return files.filter((f) => {
     const before = seen.get(f.path);
-    return before === undefined || Number(before['size']) !== f.size || Number(before['mtime_ms']) !== f.mtimeMs;
+    return before === undefined || Number(before.size) !== f.size || before.mtime_ms !== f.mtimeMs;
   });
 }
 
@@ -43,7 +43,7 @@ async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
 /** Keep the staged spans, and note their traces: their leak-model facts are recomputed at the end of the ingest. */
 async function storeStaged(store: Store): Promise<void> {
   await store.run(query('store-staged'));
-  await store.connection.run('INSERT OR IGNORE INTO touched_traces SELECT DISTINCT trace_id FROM staged WHERE valid');
+  await store.run(query('note-touched'));
 }
 
 /** The longest line the fast path reads. DuckDB sizes its buffers by this limit: a large one slows every read. */
@@ -95,13 +95,21 @@ async function stageCarefully(store: Store, file: TraceFile): Promise<{ spans: n
 }
 
 async function record(store: Store, file: TraceFile, spans: number, skipped: SkippedLine[]): Promise<void> {
-  const c = store.connection;
-  await c.run('DELETE FROM skipped_lines WHERE file = $file', { file: file.path });
-  for (const s of skipped) await c.run('INSERT INTO skipped_lines VALUES ($file, $line, $reason)', { file: s.file, line: s.line, reason: s.reason });
-  await c.run(
-    `INSERT OR REPLACE INTO ingested_files VALUES ($path, $size, $mtime, $spans, $skipped, now()::TIMESTAMP)`,
-    { path: file.path, size: file.size, mtime: file.mtimeMs, spans, skipped: skipped.length },
-  );
+  await store.run(query('forget-skipped'), { file: file.path });
+  if (skipped.length > 0) {
+    await store.run(query('record-skipped'), {
+      file: file.path,
+      lines: listValue(skipped.map((s) => BigInt(s.line))),
+      reasons: listValue(skipped.map((s) => s.reason)),
+    });
+  }
+  await store.run(query('record-file'), {
+    path: file.path,
+    size: BigInt(file.size),
+    mtime: file.mtimeMs,
+    spans: BigInt(spans),
+    skipped: BigInt(skipped.length),
+  });
 }
 
 /**
@@ -115,7 +123,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   const files = await discoverTraceFiles(inputs);
   const todo = await unseen(store, files);
   const before = await spanCount(store);
-  await store.connection.run('CREATE OR REPLACE TEMP TABLE touched_traces (trace_id VARCHAR PRIMARY KEY)');
+  await store.run(query('touched-traces'));
   const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
 
   for (const compression of ['none', 'gzip', 'zstd'] as const) {
@@ -149,12 +157,12 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
     }
   }
   for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
-  await store.connection.run('DROP TABLE IF EXISTS staged');
+  await store.run(query('drop-staged'));
   // The leak-model facts of the traces that changed; an unchanged store keeps its own.
   progress?.('updating the facts of the traces that changed');
   await store.script(query('forget-facts'));
   await store.run(query('span-facts'));
   await store.run(query('run-facts'));
-  summary.spansAdded = Number((await spanCount(store)) - before);
+  summary.spansAdded = (await spanCount(store)) - before;
   return summary;
 }

@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import { loadPriceTable, PREPARE } from '../../analyzer/report.js';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { query } from '../../analyzer/queries.js';
 import { Store } from '../../analyzer/store.js';
@@ -291,19 +292,15 @@ export async function ingestFiles(store: Store, files: string[]): Promise<void> 
   await ingest(store, files);
 }
 
-/** The temporary table report_prices (model → [input, output] USD per million tokens). */
+/** The temporary table report_prices (model → [input, output] USD per million tokens), as the report loads it. */
 export async function loadPrices(store: Store, prices: Record<string, [number, number]> = PRICES): Promise<void> {
-  const c = store.connection;
-  await c.run('CREATE OR REPLACE TEMP TABLE report_prices (model VARCHAR, input_usd_per_mtok DOUBLE, output_usd_per_mtok DOUBLE)');
-  for (const [model, [input, output]] of Object.entries(prices)) {
-    await c.run('INSERT INTO report_prices VALUES ($model, $input, $output)', { model, input, output });
-  }
+  const models = Object.fromEntries(
+    Object.entries(prices).map(([model, [input, output]]) => [model, { input_usd_per_mtok: input, output_usd_per_mtok: output }]),
+  );
+  await loadPriceTable(store, { models });
 }
 
-export const PREPARE = [
-  'prepare-spans', 'prepare-runs', 'prepare-tool-calls', 'prepare-ghost-commits', 'prepare-tool-outcomes',
-  'prepare-tokens', 'prepare-post-cancel-errors', 'prepare-replays', 'prepare-steers', 'prepare-cancel-depth',
-] as const;
+export { PREPARE };
 
 export interface PrepareOptions {
   sinceMs?: number;

@@ -1,0 +1,4 @@
+-- @name ingested_files
+-- @description The files the store has read, with the size and modification time they had then (a file that changed since is read again).
+-- @returns path, size, mtime_ms
+SELECT path, size, mtime_ms FROM ingested_files;

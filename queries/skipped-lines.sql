@@ -1,0 +1,5 @@
+-- @name skipped_lines
+-- @description The lines that could not be used in the given files, for the report.
+-- @param files VARCHAR[] the files named by the inputs
+-- @returns file, line, reason
+SELECT file, line, reason FROM skipped_lines WHERE list_contains(CAST($files AS VARCHAR[]), file) ORDER BY file, line;

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listValue } from '@duckdb/node-api';
+import { query } from '../../analyzer/queries.js';
+import { Store } from '../../analyzer/store.js';
+import { queryRows, sqlRows } from '../helpers/trace-builder.js';
+
+/**
+ * The store's bookkeeping queries: span-count, ingested-files, record-file,
+ * forget-skipped, record-skipped, skipped-lines, touched-traces, note-touched,
+ * drop-staged, load-prices, store-version, set-store-version.
+ */
+let store: Store;
+beforeAll(async () => {
+  store = await Store.open(':memory:');
+});
+afterAll(() => store.close());
+
+describe('bookkeeping queries', () => {
+  it('record-file and ingested-files: one row per file, replaced when read again', async () => {
+    const file = { path: '/t/a.jsonl', size: 10n, mtime: 1.5, spans: 3n, skipped: 0n };
+    await store.run(query('record-file'), file);
+    await store.run(query('record-file'), { ...file, size: 20n, spans: 5n });
+    expect(await queryRows(store, 'ingested-files')).toEqual([{ path: '/t/a.jsonl', size: 20, mtime_ms: 1.5 }]);
+  });
+
+  it('record-skipped, skipped-lines and forget-skipped: the lines of the files asked for, in order; forgotten per file', async () => {
+    await store.run(query('record-skipped'), { file: '/t/b.jsonl', lines: listValue([7n, 2n]), reasons: listValue(['x', 'y']) });
+    await store.run(query('record-skipped'), { file: '/t/c.jsonl', lines: listValue([1n]), reasons: listValue(['z']) });
+    const rows = await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl']) });
+    expect(rows).toEqual([
+      { file: '/t/b.jsonl', line: 2, reason: 'y' },
+      { file: '/t/b.jsonl', line: 7, reason: 'x' },
+    ]);
+    await store.run(query('forget-skipped'), { file: '/t/b.jsonl' });
+    expect(await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl', '/t/c.jsonl']) })).toEqual([
+      { file: '/t/c.jsonl', line: 1, reason: 'z' },
+    ]);
+  });
+
+  it('touched-traces and note-touched: the traces of valid staged spans, once; drop-staged ends the staging', async () => {
+    await store.run(query('touched-traces'));
+    await store.connection.run("CREATE OR REPLACE TEMP TABLE staged AS SELECT * FROM (VALUES ('t1', true), ('t1', true), ('t2', false)) AS v(trace_id, valid)");
+    await store.run(query('note-touched'));
+    await store.run(query('note-touched'));
+    expect(await sqlRows(store, 'SELECT trace_id FROM touched_traces')).toEqual([{ trace_id: 't1' }]);
+    await store.run(query('drop-staged'));
+    expect(await sqlRows(store, "SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'staged'")).toEqual([{ n: 0 }]);
+  });
+
+  it('load-prices: one row per model, also for an empty table', async () => {
+    await store.run(query('load-prices'), { prices: JSON.stringify([{ model: 'a', input: 1, output: 3 }, { model: 'b', input: 2.5, output: 4 }]) });
+    expect(await sqlRows(store, 'SELECT * FROM report_prices ORDER BY model')).toEqual([
+      { model: 'a', input_usd_per_mtok: 1, output_usd_per_mtok: 3 },
+      { model: 'b', input_usd_per_mtok: 2.5, output_usd_per_mtok: 4 },
+    ]);
+    await store.run(query('load-prices'), { prices: '[]' });
+    expect(await sqlRows(store, 'SELECT count(*) AS n FROM report_prices')).toEqual([{ n: 0 }]);
+  });
+
+  it('span-count, store-version: a new store is marked with the layout version when opened', async () => {
+    expect(await queryRows(store, 'span-count')).toEqual([{ n: 0 }]);
+    const [row] = await queryRows(store, 'store-version');
+    expect(row?.['value']).toMatch(/^\d+$/);
+  });
+});
