@@ -7,9 +7,7 @@
  * stopButton.onclick = () => run.cancel({ source: 'user' });
  * ```
  */
-import { ProxyTracerProvider } from '@opentelemetry/api';
-import type { Pipeline } from './internal-types.js';
-import { getPipeline, resolveConfig, setupPipeline, shutdownPipeline } from './pipeline.js';
+import { disabledPipeline, getPipeline, resolveConfig, setupPipeline, shutdownPipeline } from './pipeline.js';
 import { InstrumentedRun } from './run.js';
 import { reportInternalError } from './safe.js';
 import type { AfterstopConfig, ExportStats, Run, RunOptions } from './types.js';
@@ -18,18 +16,6 @@ export type * from './types.js';
 export { CancelledError, isAbortError } from './errors.js';
 export * as semconv from './semconv.js';
 export { VERSION } from './version.js';
-
-/** A pipeline that records nothing: what a run falls back to if telemetry cannot start. */
-function silentPipeline(): Pipeline {
-  return {
-    tracer: new ProxyTracerProvider().getTracer('afterstop'),
-    config: resolveConfig({ exporter: 'none' }),
-    mode: 'disabled',
-    flush: () => Promise.resolve(),
-    stats: () => ({ queued: 0, exported: 0, dropped: 0, failedExports: 0 }),
-    shutdown: () => Promise.resolve(),
-  };
-}
 
 /**
  * Start a run: one user turn of an agent. Sets up the pipeline with defaults
@@ -41,7 +27,7 @@ export function startRun(options: RunOptions = {}): Run {
     return new InstrumentedRun(getPipeline(), options);
   } catch (error) {
     reportInternalError('run start', error);
-    return new InstrumentedRun(silentPipeline(), options);
+    return new InstrumentedRun(disabledPipeline(resolveConfig({ exporter: 'none' }), true), options);
   }
 }
 

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { diag, trace, type TracerProvider } from '@opentelemetry/api';
+import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -194,9 +194,15 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
   };
 }
 
-function disabledPipeline(config: ResolvedConfig): Pipeline {
+/**
+ * A pipeline that exports nothing itself. With the API's tracer, spans still
+ * reach an SDK the app registered (OTEL_SDK_DISABLED, exporter none); with a
+ * no-op tracer (`silent`), nothing is recorded at all: what a run falls back
+ * to when telemetry cannot start.
+ */
+export function disabledPipeline(config: ResolvedConfig, silent = false): Pipeline {
   return {
-    tracer: trace.getTracer(TRACER_NAME, VERSION),
+    tracer: silent ? new ProxyTracerProvider().getTracer(TRACER_NAME) : trace.getTracer(TRACER_NAME, VERSION),
     config,
     mode: 'disabled',
     flush: () => Promise.resolve(),

@@ -3,6 +3,7 @@ import { nowNs } from './clock.js';
 import { generate, startedToolCalls } from './generation.js';
 import type { GenerationResult } from './generation.js';
 import { ClientConnection, readJsonBody, sendJson, startEventStream } from './http-io.js';
+import { rejectedRequest } from './ledger.js';
 import { DirectiveError, inputTokensFor, planResponse, textOf } from './script.js';
 import type { Piece, ResponsePlan } from './script.js';
 import { isRecord, positiveInt } from './route-context.js';
@@ -123,21 +124,7 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
   const id = ctx.ids.next('msg_');
   const fail = (e: AnthropicError, model: string, stream: boolean): void => {
     sendJson(res, e.status, anthropicErrorBody(e), { 'request-id': `req_${id}` });
-    ledger.addModelRequest({
-      id,
-      api: 'anthropic-messages',
-      model,
-      stream,
-      startNs: ctx.startNs,
-      endNs: nowNs(),
-      inputTokens: 0,
-      outputTokensGenerated: 0,
-      outputTokensSent: 0,
-      clientClosedEarly: false,
-      toolCalls: [],
-      status: e.status,
-      error: e.message,
-    });
+    ledger.addModelRequest(rejectedRequest('anthropic-messages', { id, model, stream, startNs: ctx.startNs, endNs: nowNs() }, e.status, e.message));
   };
 
   const body = await readJsonBody(ctx.req, ctx.shutdown);

@@ -29,6 +29,26 @@ export interface ModelRequestRecord {
   error?: string;
 }
 
+/** The ground truth of a request refused before any token was generated: nothing billed. */
+export function rejectedRequest(
+  api: ModelApi,
+  request: { id: string; model: string; stream: boolean; startNs: bigint; endNs: bigint },
+  status: number,
+  error: string,
+): ModelRequestRecord {
+  return {
+    ...request,
+    api,
+    inputTokens: 0,
+    outputTokensGenerated: 0,
+    outputTokensSent: 0,
+    clientClosedEarly: false,
+    toolCalls: [],
+    status,
+    error,
+  };
+}
+
 export type EffectOutcome = 'committed' | 'deduplicated' | 'abandoned';
 
 /**

@@ -3,7 +3,7 @@ import { nowNs } from './clock.js';
 import { generate, startedToolCalls } from './generation.js';
 import type { GenerationResult } from './generation.js';
 import { ClientConnection, readJsonBody, sendJson, startEventStream } from './http-io.js';
-import type { ModelRequestRecord } from './ledger.js';
+import { rejectedRequest } from './ledger.js';
 import { DirectiveError, inputTokensFor, planResponse, textOf } from './script.js';
 import type { Piece, ResponsePlan } from './script.js';
 import { isRecord, positiveInt } from './route-context.js';
@@ -129,11 +129,7 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
   const id = ctx.ids.next('chatcmpl-');
   const fail = (e: OpenAIError, model: string, stream: boolean): void => {
     sendJson(res, e.status, openAIErrorBody(e));
-    ledger.addModelRequest({
-      ...emptyRecord(id, model, stream, ctx.startNs),
-      status: e.status,
-      error: e.message,
-    });
+    ledger.addModelRequest(rejectedRequest('openai-chat', { id, model, stream, startNs: ctx.startNs, endNs: nowNs() }, e.status, e.message));
   };
 
   const body = await readJsonBody(ctx.req, ctx.shutdown);
@@ -271,19 +267,3 @@ function completionBody(
   };
 }
 
-function emptyRecord(id: string, model: string, stream: boolean, startNs: bigint): ModelRequestRecord {
-  return {
-    id,
-    api: 'openai-chat',
-    model,
-    stream,
-    startNs,
-    endNs: nowNs(),
-    inputTokens: 0,
-    outputTokensGenerated: 0,
-    outputTokensSent: 0,
-    clientClosedEarly: false,
-    toolCalls: [],
-    status: 400,
-  };
-}
