@@ -6,10 +6,8 @@
 CREATE OR REPLACE TEMP MACRO otlp_value(v) AS
   coalesce(v.stringValue, v.intValue, v.doubleValue, v.boolValue::VARCHAR, v.arrayValue::VARCHAR, v.kvlistValue::VARCHAR, v.bytesValue);
 
--- A list of KeyValue as a map. A repeated or missing key makes DuckDB refuse the
--- file; the careful reader then keeps the first value of a repeated key, and says so.
-CREATE OR REPLACE TEMP MACRO otlp_attrs(kvs) AS
-  CASE WHEN kvs IS NULL THEN MAP {} ELSE map(list_transform(kvs, a -> a.key), list_transform(kvs, a -> otlp_value(a.value))) END;
+-- An attribute by key from the lists of keys and values store-files.sql reads (the first value of a repeated key).
+CREATE OR REPLACE TEMP MACRO attr(ks, vs, k) AS vs[list_position(ks, k)];
 
 -- Trace and span ids are hex in OTLP/JSON; some writers use base64 (the protobuf JSON mapping).
 CREATE OR REPLACE TEMP MACRO otlp_id(id) AS
@@ -33,3 +31,23 @@ CREATE OR REPLACE TEMP MACRO otlp_status(c) AS
 CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
   CASE WHEN len(xs) = 0 THEN NULL
        ELSE list_sort(xs)[greatest(1, CAST(ceil(p * len(xs)) AS BIGINT))] END;
+
+-- Is a span a run (invoke_agent)?
+CREATE OR REPLACE TEMP MACRO is_run_span(name, op_name) AS
+  coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent');
+
+-- A span's role in the leak model as far as the span alone tells it (assign-runs.sql may make a foreign span a run).
+CREATE OR REPLACE TEMP MACRO span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS
+  CASE
+    WHEN is_run_span(name, op_name) THEN 'run'
+    WHEN starts_with(name, 'afterstop.') THEN 'marker'
+    WHEN coalesce(op_name = 'execute_tool', false) OR starts_with(name, 'execute_tool')
+      OR name = 'ai.toolCall'                      -- Vercel AI SDK
+      OR coalesce(oi_kind = 'TOOL', false)          -- OpenInference
+      OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'  -- OpenLLMetry
+    WHEN coalesce(op_name IN ('chat', 'text_completion', 'generate_content'), false)
+      OR has_request_model
+      OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
+      OR coalesce(oi_kind = 'LLM', false) THEN 'model'
+    ELSE 'other'
+  END;

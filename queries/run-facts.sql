@@ -5,7 +5,7 @@ INSERT INTO run_facts BY NAME
 WITH per_run AS (
   SELECT
     run_id,
-    any_value(trace_id ORDER BY (role = 'run') DESC, start_ns) AS trace_id,
+    coalesce(arg_min(trace_id, start_ns) FILTER (WHERE role = 'run'), arg_min(trace_id, start_ns)) AS trace_id,
     bool_or(role = 'run' AND coalesce(attr_run_id, span_id) = run_id OR span_id = run_id) AS has_run_span,
     min(start_ns) AS first_ns,
     max(start_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_start_ns,
@@ -27,7 +27,7 @@ WITH per_run AS (
       min(end_ns) FILTER (WHERE role = 'run' AND starts_with(name, 'ai.') AND status_code = 0
         AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
     ) AS abort_evidence_ns
-  FROM span_facts
+  FROM spans
   WHERE run_id IS NOT NULL AND trace_id IN (SELECT trace_id FROM touched_traces)
   GROUP BY run_id
 )

@@ -3,21 +3,23 @@
 -- @returns nothing; creates what is missing, changes nothing that exists
 
 CREATE TABLE IF NOT EXISTS spans (
-  trace_id        VARCHAR NOT NULL,
-  span_id         VARCHAR NOT NULL,
+  -- NULL only while an ingest runs, for a span that lacks them: it is counted as skipped and removed.
+  trace_id        VARCHAR,
+  span_id         VARCHAR,
   parent_span_id  VARCHAR,               -- NULL for a root span
   name            VARCHAR NOT NULL,
   kind            TINYINT,               -- OTLP SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer
-  start_ns        BIGINT NOT NULL,       -- nanoseconds since the epoch
-  end_ns          BIGINT NOT NULL,
+  start_ns        BIGINT,                -- nanoseconds since the epoch
+  end_ns          BIGINT,
   status_code     TINYINT NOT NULL,      -- 0 unset, 1 ok, 2 error
   status_message  VARCHAR,
   service         VARCHAR,               -- resource service.name
   scope           VARCHAR,               -- instrumentation scope name
-  attrs           MAP(VARCHAR, VARCHAR), -- every span attribute, rendered as text (arrays and maps as JSON)
   file            VARCHAR,               -- the file it was first read from
-  -- What the leak model reads, taken out of the attributes once, when the span is stored
-  -- (afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys):
+  ingest_id       INTEGER NOT NULL,      -- the ingest that stored it (next-ingest-id.sql)
+  -- What the leak model reads, taken out of the attributes when the span is stored (store-files.sql:
+  -- afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys).
+  -- The store keeps these, not every attribute: the trace files stay the record.
   attr_run_id     VARCHAR,               -- afterstop.run.id
   op_name         VARCHAR,               -- gen_ai.operation.name
   framework       VARCHAR,               -- afterstop.framework, else the convention that wrote the span
@@ -27,6 +29,7 @@ CREATE TABLE IF NOT EXISTS spans (
   tool_name       VARCHAR,
   tool_call_id    VARCHAR,
   model           VARCHAR,
+  has_request_model BOOLEAN NOT NULL DEFAULT false,  -- has gen_ai.request.model
   input_tokens    BIGINT,
   output_tokens   BIGINT,
   output_tokens_streamed BIGINT,
@@ -47,19 +50,17 @@ CREATE TABLE IF NOT EXISTS spans (
   oi_kind         VARCHAR,               -- openinference.span.kind
   traceloop_kind  VARCHAR,               -- traceloop.span.kind
   is_cancellation BOOLEAN NOT NULL DEFAULT false,    -- ended by an abort or cancel (error.type cancelled, a status or exception naming one)
-  has_http        BOOLEAN NOT NULL DEFAULT false,    -- has http.* attributes
-  agent_like      BOOLEAN NOT NULL DEFAULT false,    -- has GenAI, AI SDK, OpenInference or OpenLLMetry attributes
-  output_tool_calls BOOLEAN NOT NULL DEFAULT false  -- tool call ids in a model's output attributes
-  -- One row per (trace_id, span_id): store-staged.sql keeps a span once. No key index: maintaining
-  -- one cost more than all the rest of storing (4 s of 7 per million spans).
+  has_http        BOOLEAN NOT NULL DEFAULT false,    -- has http.* attributes (false for a span that names its run)
+  agent_like      BOOLEAN NOT NULL DEFAULT false,    -- has GenAI, AI SDK, OpenInference or OpenLLMetry attributes, or names its run
+  output_tool_calls BOOLEAN NOT NULL DEFAULT false,  -- tool call ids in a model's output attributes
+  output_attrs    MAP(VARCHAR, VARCHAR),  -- all attributes (as text), kept only for a span with output_tool_calls
+  -- The leak model's view of the span: its role (run, tool, model, marker, other) and its run
+  -- (METRICS.md, introduction). Set when stored; assign-runs.sql sets them for spans that do not name their run.
+  role            VARCHAR,
+  run_id          VARCHAR
+  -- One row per (trace_id, span_id): dedupe-spans.sql keeps a span once. No key index: maintaining
+  -- one cost more than all the rest of storing.
 );
-
--- The leak-model facts of every span (span-facts.sql): its columns, its role and its run. Kept per
--- trace, replaced when a trace gets new spans, so that a report over an unchanged store reads them.
-CREATE TABLE IF NOT EXISTS span_facts AS
-  SELECT * EXCLUDE (attrs), NULL::MAP(VARCHAR, VARCHAR) AS output_attrs, false AS has_request_model,
-         NULL::VARCHAR AS role, NULL::VARCHAR AS run_id
-  FROM spans LIMIT 0;
 
 -- One row per run (run-facts.sql), kept the same way.
 CREATE TABLE IF NOT EXISTS run_facts (

@@ -39,42 +39,47 @@ async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
   });
 }
 
-/** Stage files with DuckDB's reader; undefined when it refused them. */
-/** Keep the staged spans, and note their traces: their leak-model facts are recomputed at the end of the ingest. */
-async function storeStaged(store: Store): Promise<void> {
-  await store.run(query('store-staged'));
-  await store.run(query('note-touched'));
-}
-
 /** The longest line the fast path reads. DuckDB sizes its buffers by this limit: a large one slows every read. */
 const FAST_PATH_MAX_LINE = 16 * 1024 * 1024;
 
-async function stage(
+type FileCounts = Map<string, { spans: number; invalid: number }>;
+
+/**
+ * Store files with DuckDB's reader, in one statement (all or nothing); the
+ * spans read per file of this ingest, or undefined when DuckDB refused them.
+ */
+async function storeFiles(
   store: Store,
+  ingestId: number,
   files: string[],
   compression: Compression,
   source: string | null,
   maxLineBytes = FAST_PATH_MAX_LINE,
-): Promise<Map<string, { spans: number; invalid: number }> | undefined> {
+): Promise<FileCounts | undefined> {
   try {
-    await store.run(query('stage'), {
+    // Rows in any order: DuckDB then writes with every thread (dedupe-spans.sql does not rely on order).
+    await store.connection.run('SET preserve_insertion_order = false');
+    await store.run(query('store-files'), {
       files: listValue(files),
       compression: DUCKDB_COMPRESSION[compression],
       source,
       max_object_bytes: BigInt(maxLineBytes),
+      ingest_id: ingestId,
     });
   } catch {
     return undefined;
+  } finally {
+    await store.connection.run('RESET preserve_insertion_order');
   }
-  const counts = await store.rows<{ file: string; spans: bigint; invalid: bigint }>(query('staged-counts'));
+  const counts = await store.rows<{ file: string; spans: bigint; invalid: bigint }>(query('file-counts'), { ingest_id: ingestId });
   return new Map(counts.map((c) => [c.file, { spans: Number(c.spans), invalid: Number(c.invalid) }]));
 }
 
 /**
  * The careful path for one file: every line checked in Node, the clean ones
- * staged through a temporary file, the rest named in `skipped`.
+ * stored through a temporary file, the rest named in `skipped`.
  */
-async function stageCarefully(store: Store, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[] }> {
+async function storeCarefully(store: Store, ingestId: number, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[] }> {
   const clean = await sanitizeFile(file);
   if (clean.lines.length > 0) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
@@ -82,11 +87,10 @@ async function stageCarefully(store: Store, file: TraceFile): Promise<{ spans: n
       const tmpFile = path.join(tmp, 'clean.jsonl');
       fs.writeFileSync(tmpFile, `${clean.lines.join('\n')}\n`);
       const longest = clean.lines.reduce((max, line) => Math.max(max, Buffer.byteLength(line)), 0);
-      const staged = await stage(store, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, longest + 1024));
-      if (staged === undefined) {
+      const stored = await storeFiles(store, ingestId, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, longest + 1024));
+      if (stored === undefined) {
         return { spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: 'DuckDB could not read even the cleaned lines' }] };
       }
-      await storeStaged(store);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
@@ -123,46 +127,54 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   const files = await discoverTraceFiles(inputs);
   const todo = await unseen(store, files);
   const before = await spanCount(store);
-  await store.run(query('touched-traces'));
+  const [next] = await store.rows<{ id: number }>(query('next-ingest-id'));
+  const ingestId = next?.id ?? 1;
   const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
+  if (todo.length === 0) return summary;
+  // Files are recorded as read only once their spans and facts are stored: a job killed
+  // before that reads them again next time (dedupe-spans.sql keeps each span once).
+  const read: { file: TraceFile; spans: number; skipped: SkippedLine[] }[] = [];
 
   for (const compression of ['none', 'gzip', 'zstd'] as const) {
     const group = todo.filter((f) => f.compression === compression && f.size > 0);
     if (group.length === 0) continue;
     progress?.(`reading ${group.length} ${compression === 'none' ? '' : `${compression} `}file(s)`);
-    let staged = await stage(store, group.map((f) => f.path), compression, null);
+    let counts = await storeFiles(store, ingestId, group.map((f) => f.path), compression, null);
     // One bad file fails the whole batch: then read them one by one.
     const perFile = new Map<string, { spans: number; invalid: number } | undefined>();
-    if (staged !== undefined) {
-      await storeStaged(store);
-      for (const f of group) perFile.set(f.path, staged.get(f.path) ?? { spans: 0, invalid: 0 });
+    if (counts !== undefined) {
+      for (const f of group) perFile.set(f.path, counts.get(f.path) ?? { spans: 0, invalid: 0 });
     } else {
       for (const f of group) {
-        staged = await stage(store, [f.path], compression, null);
-        if (staged !== undefined) await storeStaged(store);
-        perFile.set(f.path, staged === undefined ? undefined : (staged.get(f.path) ?? { spans: 0, invalid: 0 }));
+        counts = await storeFiles(store, ingestId, [f.path], compression, null);
+        perFile.set(f.path, counts === undefined ? undefined : (counts.get(f.path) ?? { spans: 0, invalid: 0 }));
       }
     }
     for (const f of group) {
-      const counts = perFile.get(f.path);
-      if (counts !== undefined && counts.invalid === 0) {
-        summary.spansRead += counts.spans;
-        await record(store, f, counts.spans, []);
+      const c = perFile.get(f.path);
+      if (c !== undefined && c.invalid === 0) {
+        summary.spansRead += c.spans;
+        read.push({ file: f, spans: c.spans, skipped: [] });
         continue;
       }
-      const careful = await stageCarefully(store, f);
+      // Unusable spans in it: read it again, carefully, to name each.
+      if (c !== undefined) await store.run(query('forget-file-spans'), { ingest_id: ingestId, file: f.path });
+      const careful = await storeCarefully(store, ingestId, f);
       summary.spansRead += careful.spans;
       summary.skipped.push(...careful.skipped);
-      await record(store, f, careful.spans, careful.skipped);
+      read.push({ file: f, spans: careful.spans, skipped: careful.skipped });
     }
   }
-  for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
-  await store.run(query('drop-staged'));
-  // The leak-model facts of the traces that changed; an unchanged store keeps its own.
+  await store.run(query('drop-invalid'), { ingest_id: ingestId });
+  // Each span once; then the leak-model facts of the traces that changed (an unchanged store keeps its own).
   progress?.('updating the facts of the traces that changed');
+  await store.run(query('note-touched'), { ingest_id: ingestId });
+  await store.run(query('dedupe-spans'), { ingest_id: ingestId });
   await store.script(query('forget-facts'));
-  await store.run(query('span-facts'));
+  await store.run(query('assign-runs'));
   await store.run(query('run-facts'));
+  for (const r of read) await record(store, r.file, r.spans, r.skipped);
+  for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
   summary.spansAdded = (await spanCount(store)) - before;
   return summary;
 }

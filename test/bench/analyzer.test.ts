@@ -30,11 +30,12 @@ describe('analyzer benchmark', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-'));
     try {
       const result = benchAnalyzer(1000, dir);
-      for (const m of [result.bareRead, result.cold, result.warm]) {
+      for (const m of [result.bareRead, result.bareReadNoSampling, result.cold, result.warm]) {
         expect(m.seconds).toBeGreaterThan(0);
         expect(m.peakRssMb).toBeGreaterThan(0);
       }
       expect(result.ratioToBareRead).toBeCloseTo(result.cold.seconds / result.bareRead.seconds, 9);
+      expect(result.ratioToBareReadNoSampling).toBeCloseTo(result.cold.seconds / result.bareReadNoSampling.seconds, 9);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

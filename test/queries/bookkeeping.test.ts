@@ -6,7 +6,7 @@ import { queryRows, sqlRows } from '../helpers/trace-builder.js';
 
 /**
  * The store's bookkeeping queries: span-count, ingested-files, record-file,
- * forget-skipped, record-skipped, skipped-lines, touched-traces, note-touched,
+ * forget-skipped, record-skipped, skipped-lines, next-ingest-id, note-touched, drop-invalid,
  * drop-staged, load-prices, store-version, set-store-version.
  */
 let store: Store;
@@ -37,14 +37,16 @@ describe('bookkeeping queries', () => {
     ]);
   });
 
-  it('touched-traces and note-touched: the traces of valid staged spans, once; drop-staged ends the staging', async () => {
-    await store.run(query('touched-traces'));
-    await store.connection.run("CREATE OR REPLACE TEMP TABLE staged AS SELECT * FROM (VALUES ('t1', true), ('t1', true), ('t2', false)) AS v(trace_id, valid)");
-    await store.run(query('note-touched'));
-    await store.run(query('note-touched'));
+  it('next-ingest-id, note-touched, drop-invalid: the traces of an ingest, once; its unusable spans removed', async () => {
+    expect(await queryRows(store, 'next-ingest-id')).toEqual([{ id: 1 }]);
+    await store.connection.run(`INSERT INTO spans (trace_id, span_id, name, start_ns, end_ns, status_code, ingest_id) VALUES
+      ('t0', 's0', 'n', 1, 2, 0, 1), ('t1', 's1', 'n', 1, 2, 0, 2), ('t1', 's2', 'n', 1, 2, 0, 2), (NULL, 's3', 'n', 1, 2, 0, 2), ('t2', 's4', 'n', NULL, 2, 0, 2)`);
+    expect(await queryRows(store, 'next-ingest-id')).toEqual([{ id: 3 }]);
+    await store.run(query('drop-invalid'), { ingest_id: 2 });
+    await store.run(query('note-touched'), { ingest_id: 2 });
     expect(await sqlRows(store, 'SELECT trace_id FROM touched_traces')).toEqual([{ trace_id: 't1' }]);
-    await store.run(query('drop-staged'));
-    expect(await sqlRows(store, "SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'staged'")).toEqual([{ n: 0 }]);
+    expect(await sqlRows(store, 'SELECT span_id FROM spans ORDER BY 1')).toEqual([{ span_id: 's0' }, { span_id: 's1' }, { span_id: 's2' }]);
+    await store.connection.run('DELETE FROM spans');
   });
 
   it('load-prices: one row per model, also for an empty table', async () => {

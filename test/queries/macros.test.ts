@@ -13,8 +13,8 @@ const one = async (sql: string): Promise<unknown> => Object.values((await sqlRow
 describe('schema', () => {
   it('creates spans, ingested_files and skipped_lines, and can run again', async () => {
     const tables = await sqlRows(store, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1");
-    expect(tables.map((t) => t['table_name'])).toEqual(['ingested_files', 'run_facts', 'skipped_lines', 'span_facts', 'spans', 'store_meta']);
-    await store.connection.run("INSERT INTO spans (trace_id, span_id, name, start_ns, end_ns, status_code) VALUES ('t', 's', 'n', 1, 2, 0)");
+    expect(tables.map((t) => t['table_name'])).toEqual(['ingested_files', 'run_facts', 'skipped_lines', 'spans', 'store_meta']);
+    await store.connection.run("INSERT INTO spans (trace_id, span_id, name, start_ns, end_ns, status_code, ingest_id) VALUES ('t', 's', 'n', 1, 2, 0, 1)");
     // Running the schema again changes nothing that exists.
     await store.script((await import('../../analyzer/queries.js')).query('schema'));
     expect(await sqlRows(store, 'SELECT count(*) AS n FROM spans')).toEqual([{ n: 1 }]);
@@ -42,24 +42,41 @@ describe('otlp_kind and otlp_status', () => {
   });
 });
 
-describe('otlp_attrs', () => {
-  const kv = (key: string, v: string) => `{'key': '${key}', 'value': {'stringValue': ${v}, 'intValue': NULL::VARCHAR, 'doubleValue': NULL::VARCHAR, 'boolValue': NULL::BOOLEAN, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}}`;
-  it('maps keys to their values as text', async () => {
-    expect(await one(`otlp_attrs([${kv('a', "'1'")}, ${kv('b', "'2'")}])['b']`)).toBe('2');
-    expect(await one(`cardinality(otlp_attrs([${kv('a', "'1'")}, ${kv('b', "'2'")}]))`)).toBe(2);
+describe('attr', () => {
+  it('looks a key up in the lists of keys and values; the first value of a repeated key wins', async () => {
+    expect(await one("attr(['a', 'b'], ['1', '2'], 'b')")).toBe('2');
+    expect(await one("attr(['a', 'b', 'a'], ['first', 'x', 'second'], 'a')")).toBe('first');
   });
-  it('never lets a later value of a repeated key win (first wins, or the list is refused for the careful reader)', async () => {
-    const result = await sqlRows(store, `SELECT otlp_attrs([${kv('a', "'first'")}, ${kv('b', "'x'")}, ${kv('a', "'second'")}])['a'] AS a`).then(
-      (rows) => rows[0]!['a'],
-      (error: Error) => `refused: ${error.message}`,
-    );
-    expect(result === 'first' || String(result).startsWith('refused')).toBe(true);
+  it('gives NULL for a missing key or a missing list', async () => {
+    expect(await one("attr(['a'], ['1'], 'z')")).toBeNull();
+    expect(await one("attr(NULL::VARCHAR[], NULL::VARCHAR[], 'a')")).toBeNull();
   });
-  it('reads a missing attribute list as an empty map, and ints, bools and arrays as text', async () => {
-    expect(await one('cardinality(otlp_attrs(NULL))')).toBe(0);
+});
+
+describe('otlp_value', () => {
+  it('reads ints, bools and arrays as text', async () => {
     const v = await sqlRows(store, `SELECT otlp_value({'stringValue': NULL::VARCHAR, 'intValue': '42', 'doubleValue': NULL::VARCHAR, 'boolValue': NULL::BOOLEAN, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}) AS i,
       otlp_value({'stringValue': NULL::VARCHAR, 'intValue': NULL::VARCHAR, 'doubleValue': NULL::VARCHAR, 'boolValue': false, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}) AS b`);
     expect(v[0]).toEqual({ i: '42', b: 'false' });
+  });
+});
+
+describe('span_role and is_run_span', () => {
+  it('tells runs, markers, tools and model calls of every convention', async () => {
+    const role = (name: string, op = 'NULL', oi = 'NULL', tl = 'NULL', req = 'false') => one(`span_role('${name}', ${op}, ${oi}, ${tl}, ${req})`);
+    expect(await role('invoke_agent a')).toBe('run');
+    expect(await role('x', "'invoke_agent'")).toBe('run');
+    expect(await role('afterstop.tool.commit')).toBe('marker');
+    expect(await role('execute_tool send')).toBe('tool');
+    expect(await role('ai.toolCall')).toBe('tool');
+    expect(await role('x', 'NULL', "'TOOL'")).toBe('tool');
+    expect(await role('x', 'NULL', 'NULL', "'tool'")).toBe('tool');
+    expect(await role('x', "'chat'")).toBe('model');
+    expect(await role('x', 'NULL', 'NULL', 'NULL', 'true')).toBe('model');
+    expect(await role('ai.streamText.doStream')).toBe('model');
+    expect(await role('x', 'NULL', "'LLM'")).toBe('model');
+    expect(await role('db.query')).toBe('other');
+    expect(await one("is_run_span('ai.streamText', NULL)")).toBe(false);
   });
 });
 

@@ -1,16 +1,17 @@
--- @name span_facts
--- @description For the traces in touched_traces (those that just received spans), every stored span with its role in the leak model (run, tool, model call, marker) and the run it belongs to (METRICS.md, introduction): a span's afterstop.run.id; else its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. Computed at ingest, for the traces that changed, so that a report over an unchanged store does not redo it.
--- @returns nothing; inserts into span_facts (forget-facts.sql removes the old facts of those traces first)
-INSERT INTO span_facts BY NAME
+-- @name assign_runs
+-- @description For the traces in touched_traces (those that just received spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when stored. Computed at ingest, so that a report over an unchanged store does not redo it.
+-- @returns nothing; updates role and run_id in spans
+UPDATE spans SET role = a.role, run_id = a.run_id
+FROM (
 WITH RECURSIVE
 base AS (
-  SELECT
-    * EXCLUDE (attrs),
-    CASE WHEN output_tool_calls THEN attrs END AS output_attrs,
-    attrs['gen_ai.request.model'] IS NOT NULL AS has_request_model,
-    (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) AS is_run_span
+  SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
+    has_http, agent_like, is_run_span(name, op_name) AS is_run_span
   FROM spans
-  WHERE trace_id IN (SELECT trace_id FROM touched_traces)
+  WHERE trace_id IN (
+    SELECT trace_id FROM spans
+    WHERE trace_id IN (SELECT trace_id FROM touched_traces) AND attr_run_id IS NULL AND NOT is_run_span(name, op_name)
+  )
 ),
 -- Walk up from every span to the nearest run span, or to the top of what was exported.
 walk(trace_id, span_id, ancestor, depth, at_run) AS (
@@ -64,11 +65,6 @@ missing_roots AS (
   WHERE b.parent_span_id IS NOT NULL
   GROUP BY n.trace_id
 ),
-direct AS (
-  -- Most spans of an instrumented agent name their run: nothing to look up.
-  SELECT b.*, b.attr_run_id AS assigned_run_id, false AS under_non_agent_root, NULL::VARCHAR AS below_top_id, false AS below_top_agent_like
-  FROM base b WHERE b.attr_run_id IS NOT NULL AND NOT b.is_run_span
-),
 looked_up AS (
   SELECT
     b.*,
@@ -98,24 +94,13 @@ looked_up AS (
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 ),
 assigned AS (
-  SELECT * FROM direct
-  UNION ALL BY NAME
-  SELECT * FROM looked_up
+  SELECT * FROM looked_up WHERE attr_run_id IS NULL AND NOT is_run_span
 )
 SELECT
-  a.* EXCLUDE (assigned_run_id, under_non_agent_root, below_top_id, below_top_agent_like, is_run_span),
-  CASE
-    WHEN a.is_run_span OR (a.assigned_run_id = a.span_id AND a.attr_run_id IS NULL) THEN 'run'
-    WHEN starts_with(a.name, 'afterstop.') THEN 'marker'
-    WHEN coalesce(a.op_name = 'execute_tool', false) OR starts_with(a.name, 'execute_tool')
-      OR a.name = 'ai.toolCall'                      -- Vercel AI SDK
-      OR coalesce(a.oi_kind = 'TOOL', false)          -- OpenInference
-      OR coalesce(a.traceloop_kind = 'tool', false) THEN 'tool'  -- OpenLLMetry
-    WHEN coalesce(a.op_name IN ('chat', 'text_completion', 'generate_content'), false)
-      OR a.has_request_model
-      OR a.name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-      OR coalesce(a.oi_kind = 'LLM', false) THEN 'model'
-    ELSE 'other'
-  END AS role,
+  a.trace_id, a.span_id,
+  CASE WHEN a.assigned_run_id = a.span_id THEN 'run'
+       ELSE span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) END AS role,
   CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.assigned_run_id END AS run_id
-FROM assigned a;
+FROM assigned a
+) AS a
+WHERE spans.trace_id = a.trace_id AND spans.span_id = a.span_id;

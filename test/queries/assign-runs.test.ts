@@ -1,8 +1,13 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyzeTraces, traces } from '../helpers/trace-builder.js';
+import { ingest } from '../../analyzer/ingest/ingest.js';
+import { Store } from '../../analyzer/store.js';
+import { analyzeTraces, sqlRows, traces } from '../helpers/trace-builder.js';
 
-/** span-facts.sql (through prepare-spans.sql, the view over it): every span with its role and its run (report_spans). */
-describe('span-facts', () => {
+/** store-files.sql and assign-runs.sql (through prepare-spans.sql, the view over the store): every span with its role and its run (report_spans). */
+describe('assign-runs', () => {
   it('gives each span its role, run, call and model facts', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c1', startMs: 0, endMs: 900, outcome: 'completed' });
@@ -90,5 +95,39 @@ describe('span-facts', () => {
     const a = await analyzeTraces(t);
     expect((await a.table('report_spans')).map((x) => x['conversation_id'])).toEqual(['s-1', 's-1']);
     a.close();
+  });
+
+  it('a trace that grows is assigned again: a foreign span that was its run is not once an invoke_agent span arrives', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-assign-'));
+    const store = await Store.open(':memory:');
+    try {
+      const t = traces();
+      const root = t.run({ name: 'POST /chat', stamp: false, startMs: 0, endMs: 900, attrs: { 'http.method': 'POST' } });
+      const stream = root.span({ name: 'ai.streamText', startMs: 10, endMs: 800, attrs: { 'ai.operationId': 'ai.streamText' } });
+      const step = root.span({ name: 'ai.streamText.doStream', parent: stream, startMs: 20, endMs: 700 });
+      fs.copyFileSync(t.write(), path.join(dir, 'a.jsonl'));
+      await ingest(store, [dir]);
+      const facts = () => sqlRows(store, 'SELECT span_id, role, run_id FROM spans ORDER BY start_ns');
+      // Below an HTTP root that is not agent work, its agent-like child is the run.
+      expect(await facts()).toEqual([
+        { span_id: root.spanId, role: 'other', run_id: null },
+        { span_id: stream, role: 'run', run_id: stream },
+        { span_id: step, role: 'model', run_id: stream },
+      ]);
+      const agent = root.span({ name: 'invoke_agent helper', startMs: 5, endMs: 850, attrs: { 'gen_ai.operation.name': 'invoke_agent' } });
+      fs.writeFileSync(path.join(dir, 'b.jsonl'), fs.readFileSync(t.write()));
+      await ingest(store, [dir]);
+      // Now the trace has a run span: everything outside it belongs to the trace's first run.
+      expect(await facts()).toEqual([
+        { span_id: root.spanId, role: 'other', run_id: agent },
+        { span_id: agent, role: 'run', run_id: agent },
+        { span_id: stream, role: 'other', run_id: agent },
+        { span_id: step, role: 'model', run_id: agent },
+      ]);
+      expect(await sqlRows(store, 'SELECT run_id FROM run_facts')).toEqual([{ run_id: agent }]);
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
