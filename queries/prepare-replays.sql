@@ -8,15 +8,20 @@ WITH commits AS (
     coalesce(s.idempotency_key, coalesce(s.tool_name, '') || '/' || coalesce(s.tool_call_id, s.span_id)) AS effect_key
   FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
   WHERE s.name = 'afterstop.tool.commit'
+),
+-- Only an effect committed more than once in its scope can be a replay.
+repeated AS (
+  SELECT * FROM commits
+  WHERE (scope, effect_key) IN (SELECT (scope, effect_key) FROM commits GROUP BY scope, effect_key HAVING count(*) > 1)
 )
 SELECT c.*, (
-  SELECT arg_min(e.run_id, e.start_ns) FROM commits e
+  SELECT arg_min(e.run_id, e.start_ns) FROM repeated e
   WHERE e.scope = c.scope AND e.effect_key = c.effect_key AND e.start_ns < c.start_ns
     AND (e.run_id <> c.run_id OR e.tool_call_id IS DISTINCT FROM c.tool_call_id)
 ) AS first_run_id
-FROM commits c
+FROM repeated c
 WHERE EXISTS (
-  SELECT 1 FROM commits e
+  SELECT 1 FROM repeated e
   WHERE e.scope = c.scope AND e.effect_key = c.effect_key AND e.start_ns < c.start_ns
     AND (e.run_id <> c.run_id OR e.tool_call_id IS DISTINCT FROM c.tool_call_id)
 );
