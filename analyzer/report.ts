@@ -7,6 +7,8 @@ import {
   type Distribution,
   type Figures,
   type Finding,
+  type FrameworkScore,
+  type HistogramBucket,
   type GroupFigures,
   type LeakReport,
   type SkippedInput,
@@ -59,6 +61,7 @@ export const PREPARE = [
   'prepare-replays',
   'prepare-steers',
   'prepare-cancel-depth',
+  'prepare-cancel-latency',
 ] as const;
 
 const AGGREGATES = [
@@ -194,14 +197,36 @@ export async function buildReport(
     time: iso(r['time_ns']),
     detail: String(r['detail']),
   }));
+  const byFramework: FrameworkScore[] = (await store.rows(query('cancel-depth-by-framework'))).map((r) => ({
+    framework: (r['framework'] as string | null) ?? null,
+    cancelled_runs: num(r['cancelled_runs']),
+    cancel_depth: { '0': num(r['depth_0']), '1': num(r['depth_1']), '2': num(r['depth_2']), '3': num(r['depth_3']), '4': num(r['depth_4']) },
+  }));
+  const histogram = await store.rows(query('cancel-latency-histogram'));
+  const buckets = (measure: string): HistogramBucket[] =>
+    histogram.filter((r) => r['measure'] === measure).map((r) => ({ upper_ms: r['upper_ms'] === null ? null : num(r['upper_ms']), runs: num(r['runs']) }));
+  const timelineRows = await store.rows(query('timeline'));
+  const timeline: LeakReport['timeline'] = {
+    unit: timelineRows[0]?.['unit'] === 'day' ? 'day' : 'hour',
+    points: timelineRows.map((r) => ({
+      time: iso(r['bucket_ns']),
+      service: (r['service'] as string | null) ?? null,
+      cancelled_runs: num(r['cancelled_runs']),
+      ghost_commits: num(r['ghost_commits']),
+      tokens_after_stop: { input: num(r['input']), output: num(r['output']) },
+      ghost_tax_usd: num(r['ghost_tax_usd']),
+    })),
+  };
   const skipped = await skippedLines(store, ingested.paths);
 
   return {
     schema: REPORT_SCHEMA,
     window: { from: options.since?.toISOString() ?? null, to: options.until?.toISOString() ?? null },
-    totals: { ...figures(totalRow), ghost_commits_by_tool: byTool, tokens_after_stop_by_model: byModel },
+    totals: { ...figures(totalRow), ghost_commits_by_tool: byTool, tokens_after_stop_by_model: byModel, cancel_depth_by_framework: byFramework },
     groups,
     findings,
+    distributions: { cancel_ack_ms: buckets('ack'), cancel_settle_ms: buckets('settle') },
+    timeline,
     input: {
       files: ingested.files,
       files_read: ingested.read,

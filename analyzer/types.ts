@@ -72,13 +72,42 @@ export interface SkippedInput {
   reason: string;
 }
 
+/** Cancelled runs whose latency is above the previous bucket's bound and up to `upper_ms` (null: above the last bound). */
+export interface HistogramBucket {
+  upper_ms: number | null;
+  runs: number;
+}
+
+/** What Stop left behind in one time bucket, for one service. */
+export interface TimelinePoint {
+  /** The start of the bucket (ISO-8601). */
+  time: string;
+  service: string | null;
+  cancelled_runs: number;
+  ghost_commits: number;
+  tokens_after_stop: { input: number; output: number };
+  ghost_tax_usd: number;
+}
+
+/** The cancel-depth scorecard of one framework, across services and agents. */
+export interface FrameworkScore {
+  framework: string | null;
+  cancelled_runs: number;
+  cancel_depth: { '0': number; '1': number; '2': number; '3': number; '4': number };
+}
+
 export interface LeakReport {
   schema: typeof REPORT_SCHEMA;
   window: { from: string | null; to: string | null };
   totals: Figures & {
     ghost_commits_by_tool: { tool: string; effect: string; ghost_commits: number; ghost_commits_inferred: number }[];
     tokens_after_stop_by_model: { model: string; input: number; output: number; ghost_tax_usd: number; priced: boolean }[];
+    cancel_depth_by_framework: FrameworkScore[];
   };
+  /** How the cancel latencies of the window are spread (an addition to METRICS.md's keys, for charts). */
+  distributions: { cancel_ack_ms: HistogramBucket[]; cancel_settle_ms: HistogramBucket[] };
+  /** The window over time, per service (an addition to METRICS.md's keys, for charts). */
+  timeline: { unit: 'hour' | 'day'; points: TimelinePoint[] };
   groups: GroupFigures[];
   findings: Finding[];
   input: {
