@@ -1,7 +1,7 @@
-import { ingest } from './ingest/ingest.js';
+import { ingest, type IngestSummary } from './ingest/ingest.js';
 import { loadPrices } from './prices.js';
 import { buildReport } from './report.js';
-import { withStore } from './store.js';
+import { type Store, withStore } from './store.js';
 import type { LeakReport } from './types.js';
 
 export interface AnalyzeOptions {
@@ -15,8 +15,32 @@ export interface AnalyzeOptions {
   until?: Date;
   budgetMs?: number;
   findingsLimit?: number;
-  /** Called with a line of progress now and then (the CLI prints it on stderr). */
-  progress?: (message: string) => void;
+  /**
+   * Called with a line of progress now and then (the CLI prints it on stderr);
+   * with `percentage` (0-100) too, while a long read runs, when
+   * `trackProgress` is set.
+   */
+  progress?: (message: string, percentage?: number) => void;
+  trackProgress?: boolean;
+}
+
+/** Poll the store's progress while `body` runs and pass it on with the last message. */
+async function withProgress<T>(store: Store, options: AnalyzeOptions, body: (progress?: (message: string) => void) => Promise<T>): Promise<T> {
+  const report = options.progress;
+  if (report === undefined) return body();
+  if (!options.trackProgress) return body(report);
+  await store.trackProgress();
+  let last = '';
+  const timer = setInterval(() => {
+    const pct = store.progress();
+    if (pct !== undefined) report(last, pct);
+  }, 250);
+  timer.unref();
+  try {
+    return await body((message) => report((last = message)));
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 export const DEFAULT_DB = 'afterstop.duckdb';
@@ -29,7 +53,7 @@ export const DEFAULT_DB = 'afterstop.duckdb';
 export async function analyze(options: AnalyzeOptions): Promise<LeakReport> {
   const prices = loadPrices(options.pricesFile);
   return withStore(options.db ?? DEFAULT_DB, async (store) => {
-    const ingested = await ingest(store, options.inputs, options.progress);
+    const ingested = await withProgress(store, options, (progress) => ingest(store, options.inputs, progress));
     options.progress?.(`${ingested.spansAdded} new spans from ${ingested.read} of ${ingested.files} file(s); computing the report`);
     return buildReport(store, {
       since: options.since,
@@ -40,4 +64,9 @@ export async function analyze(options: AnalyzeOptions): Promise<LeakReport> {
       ...(options.findingsLimit !== undefined ? { findingsLimit: options.findingsLimit } : {}),
     }, ingested);
   });
+}
+
+/** Only read the inputs into the store (what `afterstop ingest` does); the store is always closed. */
+export async function ingestInto(options: Pick<AnalyzeOptions, 'inputs' | 'db' | 'progress' | 'trackProgress'>): Promise<IngestSummary> {
+  return withStore(options.db ?? DEFAULT_DB, (store) => withProgress(store, options, (progress) => ingest(store, options.inputs, progress)));
 }

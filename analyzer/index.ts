@@ -2,7 +2,7 @@
  * afterstop's analyzer: DuckDB turns exported traces into the leak report of
  * docs/spec/METRICS.md.
  */
-export { analyze, DEFAULT_DB, type AnalyzeOptions } from './analyze.js';
+export { analyze, DEFAULT_DB, ingestInto, type AnalyzeOptions } from './analyze.js';
 export { InputError } from './errors.js';
 export { ingest, type IngestSummary } from './ingest/ingest.js';
 export { discoverTraceFiles, type TraceFile } from './ingest/discover.js';

@@ -51,3 +51,15 @@ export function query(file: string): Query {
   }
   return found;
 }
+
+/** Every query of `queries/`, by file name (without .sql). */
+export function listQueries(): { file: string; query: Query }[] {
+  return fs
+    .readdirSync(queriesDir())
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => ({ file: f.slice(0, -'.sql'.length), query: query(f.slice(0, -'.sql'.length)) }));
+}
+
+/** A query that returns rows and changes nothing (its header's @returns does not start with "nothing"). */
+export const isReadOnly = (q: Query): boolean => !/^nothing\b/.test(q.returns);

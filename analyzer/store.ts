@@ -79,6 +79,22 @@ export class Store {
     }
   }
 
+  /**
+   * Track the progress of long queries (DuckDB's own bar is never printed);
+   * {@link progress} then reads it.
+   */
+  async trackProgress(): Promise<void> {
+    await this.connection.run('SET enable_progress_bar = true');
+    await this.connection.run('SET enable_progress_bar_print = false');
+  }
+
+  /** How far the running query is, 0 to 100; undefined when DuckDB cannot tell. */
+  progress(): number | undefined {
+    if (this.closed) return undefined;
+    const pct = this.connection.progress.percentage;
+    return pct >= 0 ? pct : undefined;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

@@ -3,11 +3,13 @@
  *
  * It starts the local model and side-effect simulator, runs a support agent
  * written with afterstop's manual API for five turns (two of them stopped by
- * the user), writes the spans to ./afterstop-traces/, and prints what
- * afterstop recorded beside what really happened (the simulator's ledger).
+ * the user), writes the spans to ./afterstop-traces/, prints what
+ * afterstop recorded beside what really happened (the simulator's ledger),
+ * and ends with the leak report over those traces.
  */
 import { randomUUID } from 'node:crypto';
-import { readTraces, type FlatSpan } from '../analyzer/index.js';
+import { analyze, readTraces, type FlatSpan, type LeakReport } from '../analyzer/index.js';
+import { colorWanted, renderTerminal } from '../analyzer/render/terminal.js';
 import { exportStats, flush, setup, shutdown } from '../instrumentation/index.js';
 import { startSimulator } from '../simulator/index.js';
 import { DemoAgent, type TurnResult } from './agent.js';
@@ -19,9 +21,12 @@ export interface DemoResult {
   turns: TurnResult[];
   spans: FlatSpan[];
   session: string;
+  /** leak-report over this demo's runs. */
+  report: LeakReport;
 }
 
 export async function runDemo(tracesDir = process.env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces'): Promise<DemoResult> {
+  const started = new Date();
   const sim = await startSimulator({ tokenDelayMs: 15 });
   setup({ serviceName: 'afterstop-demo', tracesDir });
   const session = randomUUID().slice(0, 8);
@@ -90,8 +95,12 @@ export async function runDemo(tracesDir = process.env['AFTERSTOP_TRACES_DIR'] ??
   for (const request of sim.ledger.modelRequests.filter((r) => r.clientClosedEarly)) {
     say(`  model request closed early: ${request.outputTokensGenerated} output tokens billed, ${request.outputTokensSent} sent`);
   }
-  say(`\nTraces: ${tracesDir}/ (OTLP/JSON lines, one ExportTraceServiceRequest per line).`);
-  return { tracesDir, turns, spans, session };
+  // What a nightly job would print: leak-report over the traces, for this demo's runs.
+  const report = await analyze({ inputs: [tracesDir], db: ':memory:', since: started });
+  say(`\n${renderTerminal(report, { color: colorWanted(process.stdout) })}`);
+  say(`Traces: ${tracesDir}/ (OTLP/JSON lines, one ExportTraceServiceRequest per line). Next:`);
+  say(`  npx afterstop leak-report ${tracesDir} --format html --out afterstop-report.html`);
+  return { tracesDir, turns, spans, session, report };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

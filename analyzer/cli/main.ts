@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../../instrumentation/version.js';
 import { demoCommand } from './commands/demo.js';
+import { ingestCommand } from './commands/ingest.js';
 import { leakReportCommand } from './commands/leak-report.js';
+import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
 import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
@@ -17,6 +19,8 @@ export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
     .description('what an AI agent keeps doing after its user pressed Stop')
     .version(VERSION)
     .addCommand(leakReportCommand(done))
+    .addCommand(ingestCommand(done))
+    .addCommand(queryCommand(done))
     .addCommand(demoCommand(done))
     .addCommand(simulatorCommand(done));
   // Commander would call process.exit on a usage error; every command throws instead,

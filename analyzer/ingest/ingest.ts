@@ -152,12 +152,13 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
     }
     for (const f of group) {
       const c = perFile.get(f.path);
-      if (c !== undefined && c.invalid === 0) {
+      // A file that gave no span at all may not be OTLP (another JSON file in the folder): the careful path says.
+      if (c !== undefined && c.invalid === 0 && c.spans > 0) {
         summary.spansRead += c.spans;
         read.push({ file: f, spans: c.spans, skipped: [] });
         continue;
       }
-      // Unusable spans in it: read it again, carefully, to name each.
+      // Unusable spans in it, or none: read it again, carefully, to name each line it cannot use.
       if (c !== undefined) await store.run(query('forget-file-spans'), { ingest_id: ingestId, file: f.path });
       const careful = await storeCarefully(store, ingestId, f);
       summary.spansRead += careful.spans;

@@ -53,4 +53,21 @@ describe('the demo agent (npm start)', () => {
     expect(text).toMatch(/model request closed early: \d+ output tokens billed/);
     expect(fs.readdirSync(dir).some((f) => f.endsWith('.jsonl'))).toBe(true);
   });
+
+  it('ends with the leak report over its traces, and its figures agree with the ledger', () => {
+    const t = result.report.totals;
+    expect(t.runs).toBe(5);
+    expect(t.cancelled_runs).toBe(2);
+    expect(t.ghost_commits).toBe(1);
+    expect(t.ghost_commits_alarming).toBe(1);
+    expect(t.post_cancel_errors.orphan_tool_call_rejected).toBe(1);
+    expect(t.repaired_tool_calls).toBe(1);
+    expect(t.cancel_ack_ms.count).toBe(2);
+    // The stopped stream: a model call in flight at Stop, its tokens after Stop observed by afterstop.
+    expect(t.tokens_after_stop.observed_calls).toBe(1);
+    const text = lines.join('\n');
+    expect(text).toContain('afterstop leak report');
+    expect(text).toMatch(/Ghost commits\s+1 \(1 irreversible or unknown, 0 inferred\)/);
+    expect(text).toMatch(/send_email\s+irreversible\s+1/);
+  });
 });

@@ -6,6 +6,10 @@ export function demoCommand(done: (code: Promise<ExitCode>) => void): Command {
   return new Command('demo')
     .description('run a demo agent with cancellations against the local simulator; traces go to --traces-dir')
     .option('--traces-dir <dir>', 'where the traces go', process.env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces')
+    .addHelpText('after', `
+Examples:
+  afterstop demo
+  afterstop demo --traces-dir /tmp/demo-traces && afterstop leak-report /tmp/demo-traces --format html --out report.html`)
     .action((options: { tracesDir: string }) => done(runDemoCommand(options.tracesDir)));
 }
 

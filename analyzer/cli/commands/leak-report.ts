@@ -1,41 +1,111 @@
-import { Command, Option } from 'commander';
+import * as path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { analyze, DEFAULT_DB } from '../../analyze.js';
 import { InputError } from '../../errors.js';
-import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { findingsPath, renderArrow } from '../../render/arrow.js';
+import { renderHtml } from '../../render/html.js';
+import { renderMarkdown } from '../../render/markdown.js';
+import { colorWanted, renderTerminal } from '../../render/terminal.js';
+import type { LeakReport } from '../../types.js';
+import { addBudgetOptions, brokenBudgets } from '../budgets.js';
+import { EXIT_BUDGET, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
+import { writeFileAtomic } from '../output.js';
+import { silentProgress, stderrProgress } from '../progress.js';
 import { parseTime } from '../time.js';
+
+export const REPORT_FORMATS = ['table', 'json', 'markdown', 'html', 'arrow'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 interface LeakReportOptions {
   db: string;
   prices?: string;
   since?: Date;
   until?: Date;
-  format: 'json';
+  format?: ReportFormat;
+  out?: string;
+  traceUrl?: string;
   budgetMs: number;
   findings: number;
+  top: number;
   progress: boolean;
+  [budget: string]: unknown;
+}
+
+const EXTENSIONS: Record<string, ReportFormat> = {
+  '.json': 'json', '.md': 'markdown', '.markdown': 'markdown', '.html': 'html', '.htm': 'html', '.arrow': 'arrow', '.txt': 'table',
+};
+
+/**
+ * The format asked for; else the one --out's extension names; else a table
+ * for a person at a terminal and JSON for a program reading stdout.
+ */
+export function resolveFormat(format: ReportFormat | undefined, out: string | undefined, stdoutIsTTY: boolean): ReportFormat {
+  if (format !== undefined) return format;
+  if (out !== undefined) {
+    const byExtension = EXTENSIONS[path.extname(out).toLowerCase()];
+    if (byExtension !== undefined) return byExtension;
+  }
+  return stdoutIsTTY && out === undefined ? 'table' : 'json';
+}
+
+/** A trace viewer URL template: http(s), with {trace_id} (and optionally {run_id}). */
+export function traceUrlTemplate(value: string): string {
+  if (!/^https?:\/\//i.test(value)) throw new InvalidArgumentError('not an http(s) URL template');
+  if (!value.includes('{trace_id}') && !value.includes('{run_id}')) throw new InvalidArgumentError('the template names neither {trace_id} nor {run_id}');
+  return value;
 }
 
 /** `afterstop leak-report <paths...>`: what the agents did after Stop, from their traces. */
 export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Command {
-  return new Command('leak-report')
+  const command = new Command('leak-report')
     .description('read traces (files, folders, globs) into the store and report what went on after Stop')
     .argument('<paths...>', 'OTLP/JSON trace files, folders or glob patterns')
     .option('--db <file>', 'the DuckDB store that accumulates across runs (:memory: for a one-off)', DEFAULT_DB)
     .option('--prices <file>', 'a price table that replaces the shipped one')
-    .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h)', (v) => parseTime(v))
+    .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h, 7d)', (v) => parseTime(v))
     .option('--until <time>', 'runs that start before this time', (v) => parseTime(v))
-    .addOption(new Option('--format <format>', 'output format').choices(['json']).default('json'))
+    .addOption(new Option('--format <format>', 'output format (default: table on a terminal, json otherwise, or what --out ends with)').choices(REPORT_FORMATS))
+    .option('--out <file>', 'write the report to this file (arrow: also <name>.findings.arrow) instead of stdout')
+    .option('--trace-url <template>', 'link trace ids in the HTML report, e.g. http://tempo:3200/trace/{trace_id}', traceUrlTemplate)
     .option('--budget-ms <ms>', 'cancel-depth budget', nonNegativeNumber, 1000)
-    .option('--findings <n>', 'at most this many findings', nonNegativeNumber, 1000)
-    .option('--no-progress', 'no progress lines on stderr')
+    .option('--findings <n>', 'at most this many findings in the report', nonNegativeNumber, 1000)
+    .option('--top <n>', 'findings listed by the table and markdown formats', nonNegativeNumber, 10)
+    .option('--no-progress', 'no progress on stderr');
+  addBudgetOptions(command);
+  return command
+    .addHelpText('after', `
+Examples:
+  afterstop leak-report ./afterstop-traces
+  afterstop leak-report 'traces/*.jsonl.gz' --since 24h --format markdown --out leaks.md
+  afterstop leak-report ./traces --format html --out report.html --trace-url 'http://tempo:3200/trace/{trace_id}'
+  afterstop leak-report ./traces --max-ghost-commits 0 --max-ghost-tax-usd 1 --max-cancel-ack-p95-ms 500
+
+Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage or unreadable input.`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
+/** The report in a text format, or the Arrow files. */
+function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean): string {
+  switch (format) {
+    case 'json': return `${JSON.stringify(report, null, 2)}\n`;
+    case 'markdown': return renderMarkdown(report, { findings: options.top });
+    case 'html': return renderHtml(report, options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {});
+    case 'table': return renderTerminal(report, { color, findings: options.top });
+    case 'arrow': throw new Error('arrow is written as files');
+  }
+}
+
 async function leakReport(paths: string[], options: LeakReportOptions): Promise<ExitCode> {
-  const progress = options.progress ? (message: string) => process.stderr.write(`afterstop: ${message}\n`) : undefined;
+  const format = resolveFormat(options.format, options.out, process.stdout.isTTY === true);
+  if (format === 'arrow' && options.out === undefined) {
+    process.stderr.write('afterstop: --format arrow writes binary files: give --out FILE\n');
+    return EXIT_USAGE;
+  }
+  const progress = options.progress ? stderrProgress() : silentProgress;
+  let report: LeakReport;
   try {
-    const report = await analyze({
+    report = await analyze({
       inputs: paths,
       db: options.db,
       ...(options.prices !== undefined ? { pricesFile: options.prices } : {}),
@@ -43,17 +113,40 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
       ...(options.until !== undefined ? { until: options.until } : {}),
       budgetMs: options.budgetMs,
       findingsLimit: Math.floor(options.findings),
-      ...(progress ? { progress } : {}),
+      progress: (message, percentage) => progress.update(message, percentage),
+      trackProgress: options.progress && process.stderr.isTTY === true,
     });
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    for (const s of report.input.skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
-    if (report.input.skipped_count > 20) process.stderr.write(`afterstop: ... and ${report.input.skipped_count - 20} more skipped (see input.skipped)\n`);
-    return EXIT_OK;
   } catch (error) {
     if (InputError.isInstance(error)) {
+      progress.done();
       process.stderr.write(`afterstop: ${error.message}\n`);
       return EXIT_USAGE;
     }
     throw error;
+  } finally {
+    progress.done();
   }
+
+  if (format === 'arrow') {
+    const files = renderArrow(report);
+    const out = options.out as string;
+    writeFileAtomic(out, files.groups);
+    writeFileAtomic(findingsPath(out), files.findings);
+    process.stderr.write(`afterstop: wrote ${out} and ${findingsPath(out)}\n`);
+  } else {
+    const text = render(report, format, options, options.out === undefined && colorWanted(process.stdout));
+    if (options.out !== undefined) {
+      writeFileAtomic(options.out, text);
+      process.stderr.write(`afterstop: wrote ${options.out}\n`);
+    } else {
+      process.stdout.write(text);
+    }
+  }
+
+  for (const s of report.input.skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
+  if (report.input.skipped_count > 20) process.stderr.write(`afterstop: ... and ${report.input.skipped_count - 20} more skipped (see input.skipped)\n`);
+
+  const broken = brokenBudgets(report, options);
+  for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);
+  return broken.length > 0 ? EXIT_BUDGET : EXIT_OK;
 }

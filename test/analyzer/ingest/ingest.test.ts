@@ -79,6 +79,15 @@ describe('bad input', () => {
     expect(report.input.spans_added).toBe(5 + spans.length - 2);
   });
 
+  it('names a JSON file in the folder that is not OTLP at all (it gives no span), and an empty export is no error', async () => {
+    write('t.jsonl', `${lines('g1-stream-in-flight.jsonl').join('\n')}\n`);
+    const notTraces = write('settings.json', JSON.stringify({ models: { 'gpt-4o': { input_usd_per_mtok: 1 } } }, null, 2));
+    write('empty-export.jsonl', `${JSON.stringify({ resourceSpans: [] })}\n`);
+    const report = await analyze({ inputs: [dir], db: ':memory:' });
+    expect(report.input.skipped).toEqual([{ file: notTraces, line: 1, reason: expect.stringMatching(/not an ExportTraceServiceRequest/) }]);
+    expect(report.totals.runs).toBeGreaterThan(0);
+  });
+
   it('rejects a path that does not exist, or a pattern that matches nothing', async () => {
     await expect(analyze({ inputs: [path.join(dir, 'nope')], db: ':memory:' })).rejects.toSatisfy(
       (e: unknown) => InputError.isInstance(e) && /nope: no such file or folder/.test(e.message),

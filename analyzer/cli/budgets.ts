@@ -1,0 +1,51 @@
+import { type Command, Option } from 'commander';
+import type { LeakReport } from '../types.js';
+import { nonNegativeNumber } from './options.js';
+
+/**
+ * Budgets for nightly jobs: a figure of the report's totals and the most it
+ * may be. `leak-report` exits 1 when one is exceeded, after printing the
+ * report, naming each broken budget on stderr.
+ */
+interface BudgetDefinition {
+  /** The commander option and the key it parses into. */
+  flag: string;
+  key: string;
+  description: string;
+  figure: (report: LeakReport) => number | null;
+}
+
+const BUDGETS: BudgetDefinition[] = [
+  { flag: '--max-ghost-commits <n>', key: 'maxGhostCommits', description: 'most ghost commits (side effects committed after Stop)', figure: (r) => r.totals.ghost_commits },
+  { flag: '--max-ghost-tax-usd <usd>', key: 'maxGhostTaxUsd', description: 'most dollars billed after Stop', figure: (r) => r.totals.ghost_tax_usd },
+  { flag: '--max-tokens-after-stop <n>', key: 'maxTokensAfterStop', description: 'most tokens billed after Stop (input + output)', figure: (r) => r.totals.tokens_after_stop.input + r.totals.tokens_after_stop.output },
+  { flag: '--max-orphans <n>', key: 'maxOrphans', description: 'most orphan tool calls', figure: (r) => r.totals.orphan_tool_calls },
+  { flag: '--max-post-cancel-errors <n>', key: 'maxPostCancelErrors', description: 'most errors after a cancel', figure: (r) => r.totals.post_cancel_errors.orphan_tool_call_rejected + r.totals.post_cancel_errors.other },
+  { flag: '--max-replays <n>', key: 'maxReplays', description: 'most replayed side effects', figure: (r) => r.totals.replay_duplicates },
+  { flag: '--max-cancel-ack-p95-ms <ms>', key: 'maxCancelAckP95Ms', description: 'highest p95 of the cancel ack latency', figure: (r) => r.totals.cancel_ack_ms.p95 },
+  { flag: '--max-unacknowledged <n>', key: 'maxUnacknowledged', description: 'most cancels never acknowledged', figure: (r) => r.totals.unacknowledged_cancels },
+];
+
+export interface BrokenBudget {
+  option: string;
+  limit: number;
+  actual: number;
+}
+
+/** Add the budget options to a command. */
+export function addBudgetOptions(command: Command): Command {
+  for (const b of BUDGETS) command.addOption(new Option(b.flag, `budget: ${b.description}; exit 1 above it`).argParser(nonNegativeNumber));
+  return command;
+}
+
+/** The budgets given in `options` that the report exceeds (a figure with no value, like a p95 of nothing, breaks none). */
+export function brokenBudgets(report: LeakReport, options: Record<string, unknown>): BrokenBudget[] {
+  const broken: BrokenBudget[] = [];
+  for (const b of BUDGETS) {
+    const limit = options[b.key];
+    if (typeof limit !== 'number') continue;
+    const actual = b.figure(report);
+    if (actual !== null && actual > limit) broken.push({ option: b.flag.split(' ')[0] ?? b.flag, limit, actual });
+  }
+  return broken;
+}

@@ -1,0 +1,51 @@
+import { Command } from 'commander';
+import { DEFAULT_DB, ingestInto } from '../../analyze.js';
+import { InputError } from '../../errors.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { silentProgress, stderrProgress } from '../progress.js';
+
+interface IngestOptions {
+  db: string;
+  progress: boolean;
+}
+
+/** `afterstop ingest <paths...>`: load traces into the store without reporting. */
+export function ingestCommand(done: (code: Promise<ExitCode>) => void): Command {
+  return new Command('ingest')
+    .description('read traces (files, folders, globs) into the store, without a report')
+    .argument('<paths...>', 'OTLP/JSON trace files, folders or glob patterns')
+    .option('--db <file>', 'the DuckDB store that accumulates across runs', DEFAULT_DB)
+    .option('--no-progress', 'no progress on stderr')
+    .addHelpText('after', `
+Prints what was read as JSON on stdout (files, files read, spans read and added, lines skipped).
+
+Examples:
+  afterstop ingest ./afterstop-traces --db leaks.duckdb
+  afterstop ingest '/var/log/otel/traces-*.jsonl.zst'`)
+    .action((paths: string[], options: IngestOptions) => done(ingestAction(paths, options)));
+}
+
+async function ingestAction(paths: string[], options: IngestOptions): Promise<ExitCode> {
+  const progress = options.progress ? stderrProgress() : silentProgress;
+  try {
+    const summary = await ingestInto({
+      inputs: paths,
+      db: options.db,
+      progress: (message, percentage) => progress.update(message, percentage),
+      trackProgress: options.progress && process.stderr.isTTY === true,
+    });
+    progress.done();
+    for (const s of summary.skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
+    if (summary.skipped.length > 20) process.stderr.write(`afterstop: ... and ${summary.skipped.length - 20} more skipped\n`);
+    const { paths: _paths, skipped, ...figures } = summary;
+    process.stdout.write(`${JSON.stringify({ ...figures, skipped: skipped.length }, null, 2)}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    progress.done();
+    if (InputError.isInstance(error)) {
+      process.stderr.write(`afterstop: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,53 @@
+import type { LeakReport } from '../types.js';
+import {
+  FINDINGS_HEADER,
+  findingRow,
+  GHOST_COMMITS_HEADER,
+  ghostCommitsByTool,
+  headline,
+  provenance,
+  SCORECARD_HEADER,
+  scorecard,
+  worstFindings,
+} from './summary.js';
+
+/**
+ * One table cell of trace content: Markdown and the HTML it may carry are
+ * escaped, so a span name cannot break the table, inject a link or markup.
+ */
+export function markdownCell(value: string): string {
+  return value
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+/** A GitHub-flavoured Markdown table. */
+export function markdownTable(header: string[], rows: string[][]): string[] {
+  return [
+    `| ${header.map(markdownCell).join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`),
+  ];
+}
+
+/** The leak report as Markdown, for a pull request or a chat message. */
+export function renderMarkdown(report: LeakReport, options: { findings?: number } = {}): string {
+  const out: string[] = ['## afterstop leak report', '', `_${markdownCell(provenance(report))}_`, ''];
+  out.push(...markdownTable(['figure', 'value'], headline(report).map((l) => [l.label, l.value])));
+  const byTool = ghostCommitsByTool(report);
+  if (byTool.length > 0) out.push('', '### Ghost commits by tool', '', ...markdownTable(GHOST_COMMITS_HEADER, byTool));
+  const scores = scorecard(report);
+  if (scores.length > 0) {
+    out.push('', '### Cancel depth per framework', '', '0: Stop stops nothing · 1 loop · 2 model · 3 tools · 4 effects: Stop stops everything', '');
+    out.push(...markdownTable(SCORECARD_HEADER, scores));
+  }
+  const worst = worstFindings(report, options.findings ?? 10);
+  if (worst.length > 0) {
+    out.push('', `### Worst findings (${worst.length} of ${report.findings.length})`, '', ...markdownTable(FINDINGS_HEADER, worst.map(findingRow)));
+  }
+  if (report.input.skipped_count > 0) out.push('', `${report.input.skipped_count} input line(s) skipped.`);
+  return `${out.join('\n')}\n`;
+}

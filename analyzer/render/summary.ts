@@ -1,0 +1,63 @@
+import type { Finding, LeakReport } from '../types.js';
+import { int, ms, usd } from './format.js';
+
+/**
+ * What the human-readable formats (terminal, Markdown) show: the report's
+ * figures picked and labelled, in order. Nothing is computed here that SQL
+ * has not computed; sums of two figures are only for display.
+ */
+export interface SummaryLine {
+  label: string;
+  value: string;
+  /** Worth a look: the figure is not zero where zero is the healthy value. */
+  bad: boolean;
+}
+
+export function headline(report: LeakReport): SummaryLine[] {
+  const t = report.totals;
+  const tokens = t.tokens_after_stop.input + t.tokens_after_stop.output;
+  const postCancel = t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other;
+  const unknownTokens = t.tokens_after_stop.calls_without_usage > 0 ? ` (+${int(t.tokens_after_stop.calls_without_usage)} calls without usage)` : '';
+  return [
+    { label: 'Runs (cancelled)', value: `${int(t.runs)} (${int(t.cancelled_runs)})`, bad: false },
+    { label: 'Ghost tax', value: usd(t.ghost_tax_usd), bad: t.ghost_tax_usd > 0 },
+    { label: 'Tokens after Stop', value: `${int(tokens)}${unknownTokens}`, bad: tokens > 0 || t.tokens_after_stop.calls_without_usage > 0 },
+    { label: 'Ghost commits', value: `${int(t.ghost_commits)} (${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_inferred)} inferred)`, bad: t.ghost_commits + t.ghost_commits_inferred > 0 },
+    { label: 'Orphan tool calls', value: int(t.orphan_tool_calls), bad: t.orphan_tool_calls > 0 },
+    { label: 'Post-cancel errors', value: int(postCancel), bad: postCancel > 0 },
+    { label: 'Replay duplicates', value: int(t.replay_duplicates), bad: t.replay_duplicates > 0 },
+    { label: 'Cancel ack p50 / p95', value: `${ms(t.cancel_ack_ms.p50)} / ${ms(t.cancel_ack_ms.p95)}`, bad: (t.cancel_ack_ms.p95 ?? 0) > 1000 },
+    { label: 'Unacknowledged cancels', value: int(t.unacknowledged_cancels), bad: t.unacknowledged_cancels > 0 },
+    { label: 'Orphan processes', value: int(t.orphan_processes), bad: t.orphan_processes > 0 },
+  ];
+}
+
+/** The cancel-depth scorecard: one row per framework, counts of runs at depth 0..4. */
+export function scorecard(report: LeakReport): string[][] {
+  return report.totals.cancel_depth_by_framework.map((f) => [
+    f.framework ?? '(unknown)',
+    int(f.cancelled_runs),
+    ...(['0', '1', '2', '3', '4'] as const).map((d) => int(f.cancel_depth[d])),
+  ]);
+}
+export const SCORECARD_HEADER = ['framework', 'cancelled', 'depth 0', '1', '2', '3', '4'];
+
+export function ghostCommitsByTool(report: LeakReport): string[][] {
+  return report.totals.ghost_commits_by_tool.map((g) => [g.tool, g.effect, int(g.ghost_commits), int(g.ghost_commits_inferred)]);
+}
+export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'inferred'];
+
+/** The worst findings first (the report orders them by severity). */
+export function worstFindings(report: LeakReport, limit: number): Finding[] {
+  return report.findings.slice(0, limit);
+}
+export const FINDINGS_HEADER = ['severity', 'kind', 'time', 'tool', 'trace id', 'detail'];
+export const findingRow = (f: Finding): string[] => [String(f.severity), f.kind, f.time, f.tool ?? '', f.trace_id, f.detail];
+
+/** Where the figures came from, in one line. */
+export function provenance(report: LeakReport): string {
+  const w = report.window;
+  const window = w.from === null && w.to === null ? 'all time' : `${w.from ?? '…'} to ${w.to ?? '…'}`;
+  const i = report.input;
+  return `window: ${window} · ${int(i.files)} file(s), ${int(i.spans_added)} new span(s), ${int(i.skipped_count)} line(s) skipped · prices ${report.prices.source}${report.prices.as_of ? ` as of ${report.prices.as_of}` : ''}`;
+}

@@ -1,0 +1,67 @@
+import { styleText } from 'node:util';
+import type { LeakReport } from '../types.js';
+import {
+  FINDINGS_HEADER,
+  findingRow,
+  GHOST_COMMITS_HEADER,
+  ghostCommitsByTool,
+  headline,
+  provenance,
+  SCORECARD_HEADER,
+  scorecard,
+  worstFindings,
+} from './summary.js';
+import { columns, terminalSafe } from './text-table.js';
+
+export interface TerminalOptions {
+  /** ANSI colours (see {@link colorWanted}). */
+  color: boolean;
+  /** How many findings to list (the worst first). */
+  findings?: number;
+}
+
+/**
+ * Colour only on a terminal, never when NO_COLOR is set to anything
+ * (no-color.org); FORCE_COLOR (not 0) asks for it anyway.
+ */
+export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
+  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') return true;
+  return stream.isTTY === true;
+}
+
+/** The leak report as a compact summary for a terminal. */
+export function renderTerminal(report: LeakReport, options: TerminalOptions): string {
+  const paint = (format: Parameters<typeof styleText>[0], text: string): string => (options.color ? styleText(format, text) : text);
+  const heading = (text: string): string => paint('bold', text);
+  const out: string[] = [heading('afterstop leak report'), paint('dim', terminalSafe(provenance(report))), ''];
+
+  const lines = headline(report);
+  const width = Math.max(...lines.map((l) => l.label.length));
+  for (const l of lines) out.push(`  ${l.label.padEnd(width)}  ${l.bad ? paint(['bold', 'red'], l.value) : l.value}`);
+
+  const byTool = ghostCommitsByTool(report);
+  if (byTool.length > 0) {
+    out.push('', heading('Ghost commits by tool'));
+    out.push(...columns(GHOST_COMMITS_HEADER, byTool, (c, row) => (row < 0 ? paint('dim', c) : c)).map((l) => `  ${l}`));
+  }
+
+  const scores = scorecard(report);
+  if (scores.length > 0) {
+    out.push('', heading('Cancel depth per framework'), paint('dim', '  0: Stop stops nothing · 1 loop · 2 model · 3 tools · 4 effects: Stop stops everything'));
+    out.push(...columns(SCORECARD_HEADER, scores, (c, row) => (row < 0 ? paint('dim', c) : c)).map((l) => `  ${l}`));
+  }
+
+  const limit = options.findings ?? 10;
+  const worst = worstFindings(report, limit);
+  if (worst.length > 0) {
+    out.push('', heading(`Worst findings (${worst.length} of ${report.findings.length})`));
+    out.push(...columns(FINDINGS_HEADER, worst.map(findingRow), (c, row) => (row < 0 ? paint('dim', c) : c)).map((l) => `  ${l}`));
+  } else {
+    out.push('', 'No findings: nothing kept running after Stop in this window.');
+  }
+  if (report.input.skipped_count > 0) {
+    out.push('', paint('yellow', `${report.input.skipped_count} input line(s) skipped: see input.skipped in --format json`));
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** `afterstop ingest` and `afterstop query`, the built CLI, over one store file. */
+const cli = fileURLToPath(new URL('../../../../dist/analyzer/cli/main.js', import.meta.url));
+const golden = fileURLToPath(new URL('../../../fixtures/golden/', import.meta.url));
+let dir: string;
+let db: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-cli-ingest-'));
+  db = path.join(dir, 'store.duckdb');
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const afterstop = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe('afterstop ingest', () => {
+  it('loads traces into the store and says what it read; a second run reads nothing new', () => {
+    const first = afterstop('ingest', path.join(golden, '*.jsonl'), '--db', db);
+    expect(first.status).toBe(0);
+    const summary = JSON.parse(first.stdout) as Record<string, number>;
+    expect(summary).toMatchObject({ files: 6, read: 6, skipped: 0 });
+    expect(summary['spansAdded']).toBeGreaterThan(0);
+    const again = JSON.parse(afterstop('ingest', path.join(golden, '*.jsonl'), '--db', db).stdout) as Record<string, number>;
+    expect(again).toMatchObject({ files: 6, read: 0, spansAdded: 0 });
+  });
+
+  it('a path that does not exist is a usage error', () => {
+    const out = afterstop('ingest', path.join(dir, 'nothing-here'), '--db', db);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/nothing-here/);
+  });
+});
+
+describe('afterstop query', () => {
+  it('lists the read-only queries; none that changes the store', () => {
+    const out = afterstop('query');
+    expect(out.status).toBe(0);
+    expect(out.stdout).toMatch(/^cancel-latency\s/m);
+    expect(out.stdout).toMatch(/^findings\s+limit\s/m);
+    expect(out.stdout).not.toMatch(/^(store-files|dedupe-spans|prepare-runs|schema)\s/m);
+  });
+
+  it('runs a query over the report tables with its parameters, in json, csv and markdown', () => {
+    const json = afterstop('query', 'findings', '--db', db, '--param', 'limit=2', '--format', 'json');
+    expect(json.status).toBe(0);
+    const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveProperty('trace_id');
+    const csv = afterstop('query', 'ghost-commits-by-tool', '--db', db, '--format', 'csv');
+    expect(csv.stdout.split('\r\n')[0]).toBe('tool,effect,ghost_commits,ghost_commits_inferred');
+    expect(csv.stdout).toContain('send_email,irreversible,');
+    const md = afterstop('query', 'runs', '--db', db, '--format', 'markdown');
+    expect(md.stdout.split('\n')[1]).toMatch(/^\| --- \|/);
+  });
+
+  it('usage errors: an unknown or writing query, a parameter it does not take or of the wrong type, a missing one', () => {
+    expect(afterstop('query', 'no-such-query', '--db', db).status).toBe(2);
+    expect(afterstop('query', 'dedupe-spans', '--db', db).status).toBe(2);
+    expect(afterstop('query', 'findings', '--db', db, '--param', 'limit=ten').stderr).toMatch(/limit must be an integer/);
+    expect(afterstop('query', 'findings', '--db', db, '--param', 'nope=1').stderr).toMatch(/no parameter nope/);
+    const missing = afterstop('query', 'findings', '--db', db);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--param limit=/);
+  });
+});
