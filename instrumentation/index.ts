@@ -7,38 +7,28 @@
  * stopButton.onclick = () => run.cancel({ source: 'user' });
  * ```
  */
-import { disabledPipeline, getPipeline, resolveConfig, setupPipeline, shutdownPipeline } from './pipeline.js';
-import { InstrumentedRun } from './run.js';
-import { reportInternalError } from './safe.js';
+import { context } from '@opentelemetry/api';
+import { getPipeline, setupPipeline, shutdownPipeline } from './pipeline.js';
+import type { InstrumentedRun } from './run.js';
+import { startRun } from './run-start.js';
 import type { AfterstopConfig, ExportStats, Run, RunOptions } from './types.js';
 
 export type * from './types.js';
 export { CancelledError, isAbortError } from './errors.js';
 export * as semconv from './semconv.js';
+export { startRun } from './run-start.js';
 export { VERSION } from './version.js';
 
 /**
- * Start a run: one user turn of an agent. Sets up the pipeline with defaults
- * on first use (see {@link setup}). Never throws: if telemetry fails, the run
- * still gives a working signal, cancel, checkpoint and tool wrapper.
- */
-export function startRun(options: RunOptions = {}): Run {
-  try {
-    return new InstrumentedRun(getPipeline(), options);
-  } catch (error) {
-    reportInternalError('run start', error);
-    return new InstrumentedRun(disabledPipeline(resolveConfig({ exporter: 'none' }), true), options);
-  }
-}
-
-/**
  * Start a run, give it to `body`, and end it with the right outcome. The
- * body's value and errors pass through unchanged.
+ * body's value and errors pass through unchanged. Inside `body`, model calls
+ * of the auto-instrumented SDKs belong to this run.
  */
 export async function withRun<T>(options: RunOptions, body: (run: Run) => T | Promise<T>): Promise<T> {
   const run = startRun(options);
   try {
-    const value = await body(run);
+    // The body runs in the run's context: auto-instrumented model and tool calls attach to the run.
+    const value = await context.with((run as InstrumentedRun).context, () => body(run));
     run.end();
     return value;
   } catch (error) {

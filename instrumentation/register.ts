@@ -1,14 +1,25 @@
 /**
- * `node --import afterstop/register app.js`: sets up afterstop's tracing
- * pipeline from the environment before the app starts. (The framework
- * auto-instrumentations join this entry point in their own release.)
+ * `node --import afterstop/register app.js` (or, in CommonJS,
+ * `require('afterstop/register')` first): sets up afterstop's tracing
+ * pipeline from the environment before the app starts, and enables the
+ * auto-instrumentations (AFTERSTOP_INSTRUMENTATIONS, default all; see
+ * auto/registry.ts). ESM apps need `--import`: a static import runs after the
+ * app's other imports are loaded.
  * It never stops the app: on failure it logs one line and the app runs
  * uninstrumented.
  */
+import { register } from 'node:module';
+import { enabledInstrumentations, enableInstrumentations, modulesOf } from './auto/registry.js';
 import { setupPipeline } from './pipeline.js';
 
 try {
+  const names = enabledInstrumentations();
+  if (names.length > 0) {
+    // The OpenTelemetry ESM loader hook (import-in-the-middle), for the patched packages only.
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: modulesOf(names) } });
+  }
   setupPipeline();
+  enableInstrumentations(names);
 } catch (error) {
   console.error(`afterstop: not instrumenting this process: ${error instanceof Error ? error.message : String(error)}`);
 }

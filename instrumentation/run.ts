@@ -1,3 +1,4 @@
+import { contextWithRun } from './auto/run-context.js';
 import { randomUUID } from 'node:crypto';
 import {
   SpanKind,
@@ -124,7 +125,7 @@ export class InstrumentedRun implements Run, RunScope {
     if (options.conversationId !== undefined) this.common[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
     if (agent !== undefined) this.common[ATTR_GEN_AI_AGENT_NAME] = agent;
     this.span.setAttributes(this.common);
-    this.context = trace.setSpan(context.active(), this.span);
+    this.context = contextWithRun(trace.setSpan(context.active(), this.span), this);
     this.markers = markerWriterFor(this.span, this.tracer, pipeline.markerProcessor);
     this.settleDeadlineMs = options.settleDeadlineMs ?? pipeline.config.settleDeadlineMs;
     this.steering = steeringFor(this);

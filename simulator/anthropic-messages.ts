@@ -161,6 +161,7 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
   const headers = { 'request-id': `req_${id}` };
   let result: GenerationResult;
   let sent = 0;
+  const sentNs: bigint[] = [];
 
   if (request.stream) {
     startEventStream(res, headers);
@@ -175,6 +176,7 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
     result = await generate(plan.pieces, plan, conn, ctx.shutdown, (piece: Piece) => {
       if (piece.kind === 'tool-args') {
         event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: piece.fragment } });
+        sentNs.push(nowNs());
         return;
       }
       if (piece.kind === 'tool-start' || !blockOpen) {
@@ -188,6 +190,7 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
         });
       }
       if (piece.kind === 'text') event('content_block_delta', { index: block, delta: { type: 'text_delta', text: piece.text } });
+      sentNs.push(nowNs());
     });
     sent = result.emitted;
     if (result.stoppedByShutdown) res.destroy();
@@ -234,6 +237,7 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
     inputTokens,
     outputTokensGenerated: result.generated,
     outputTokensSent: sent,
+    outputTokensSentNs: request.stream ? sentNs.slice(0, sent) : [],
     // on shutdown the simulator itself cut the connection: only a close before that counts
     clientClosedEarly: result.stoppedByShutdown ? result.clientClosedEarly : conn.closed,
     toolCalls: startedToolCalls(plan.pieces, result.generated, plan.toolCalls),

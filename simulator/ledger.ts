@@ -22,6 +22,8 @@ export interface ModelRequestRecord {
   inputTokens: number;
   outputTokensGenerated: number;
   outputTokensSent: number;
+  /** When each streamed output token was written to the client (empty when not streamed). */
+  outputTokensSentNs: bigint[];
   clientClosedEarly: boolean;
   /** Tool calls whose generation started (a call cut short by a disconnect is included). */
   toolCalls: ToolCallRef[];
@@ -42,6 +44,7 @@ export function rejectedRequest(
     inputTokens: 0,
     outputTokensGenerated: 0,
     outputTokensSent: 0,
+    outputTokensSentNs: [],
     clientClosedEarly: false,
     toolCalls: [],
     status,
@@ -66,7 +69,7 @@ export interface EffectRecord {
 }
 
 type Jsonified<T> = {
-  [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K];
+  [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] extends bigint[] ? string[] : T[K];
 };
 
 export type ModelRequestRecordJSON = Jsonified<ModelRequestRecord>;
@@ -102,6 +105,7 @@ export class Ledger {
         toolCalls: r.toolCalls.map((t) => ({ ...t })),
         startNs: r.startNs.toString(),
         endNs: r.endNs.toString(),
+        outputTokensSentNs: r.outputTokensSentNs.map(String),
       })),
       effects: this.effects.map((e) => ({
         ...e,
@@ -120,6 +124,7 @@ export function ledgerFromJSON(json: LedgerJSON): LedgerSnapshot {
       toolCalls: r.toolCalls.map((t) => ({ ...t })),
       startNs: BigInt(r.startNs),
       endNs: BigInt(r.endNs),
+      outputTokensSentNs: r.outputTokensSentNs.map((t) => BigInt(t)),
     })),
     effects: json.effects.map((e) => ({
       ...e,

@@ -163,6 +163,7 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
   const inputTokens = inputTokensFor(inputChars(request.messages));
   let result: GenerationResult;
   let sent = 0;
+  const sentNs: bigint[] = [];
 
   if (request.stream) {
     startEventStream(res, { 'x-request-id': id });
@@ -180,6 +181,7 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
     result = await generate(plan.pieces, plan, conn, ctx.shutdown, (piece, index) => {
       if (index === 0) conn.write(roleChunk);
       conn.write(chunk(deltaFor(piece, plan)));
+      sentNs.push(nowNs());
     });
     sent = result.emitted;
     if (result.stoppedByShutdown) res.destroy();
@@ -215,6 +217,7 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
     inputTokens,
     outputTokensGenerated: result.generated,
     outputTokensSent: sent,
+    outputTokensSentNs: request.stream ? sentNs.slice(0, sent) : [],
     // on shutdown the simulator itself cut the connection: only a close before that counts
     clientClosedEarly: result.stoppedByShutdown ? result.clientClosedEarly : conn.closed,
     toolCalls: startedToolCalls(plan.pieces, result.generated, plan.toolCalls),

@@ -173,5 +173,8 @@ describe('anthropic messages', () => {
     expect(rec!.outputTokensGenerated).toBeLessThan(requested);
     expect(rec!.outputTokensGenerated).toBeGreaterThanOrEqual(rec!.outputTokensSent);
     expect(rec!.outputTokensSent).toBeGreaterThanOrEqual(received);
+    // When each token went out: one time per token sent, in order, within the request.
+    expect(rec!.outputTokensSentNs).toHaveLength(rec!.outputTokensSent);
+    expect(rec!.outputTokensSentNs.every((t, i, all) => t >= rec!.startNs && t <= rec!.endNs && (i === 0 || t >= all[i - 1]!))).toBe(true);
   });
 });

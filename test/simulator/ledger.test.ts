@@ -14,6 +14,7 @@ describe('Ledger', () => {
       inputTokens: 3,
       outputTokensGenerated: 5,
       outputTokensSent: 4,
+      outputTokensSentNs: [1_700_000_000_100_000_000n, 1_700_000_000_200_000_000n, 1_700_000_000_300_000_000n, 1_700_000_000_400_000_000n],
       clientClosedEarly: true,
       toolCalls: [{ id: 'call_1', name: 'x' }],
       status: 200,
@@ -31,6 +32,7 @@ describe('Ledger', () => {
     const json = JSON.parse(text);
     expect(json.modelRequests[0].startNs).toBe('1700000000000000001');
     expect(json.effects[0].committedNs).toBeNull();
+    expect(json.modelRequests[0].outputTokensSentNs[0]).toBe('1700000000100000000');
     const back = ledgerFromJSON(json);
     expect(back.modelRequests[0]!.endNs).toBe(1_700_000_000_500_000_000n);
     expect(back).toEqual({ modelRequests: ledger.modelRequests, effects: ledger.effects });
@@ -41,7 +43,7 @@ describe('Ledger', () => {
     const toolCalls = [{ id: 'call_1', name: 'x' }];
     const rec = {
       id: 'r', api: 'anthropic-messages' as const, model: 'm', stream: false, startNs: 1n, endNs: 2n,
-      inputTokens: 0, outputTokensGenerated: 0, outputTokensSent: 0, clientClosedEarly: false, toolCalls, status: 200,
+      inputTokens: 0, outputTokensGenerated: 0, outputTokensSent: 0, outputTokensSentNs: [], clientClosedEarly: false, toolCalls, status: 200,
     };
     ledger.addModelRequest(rec);
     toolCalls.push({ id: 'call_2', name: 'y' });

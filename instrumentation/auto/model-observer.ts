@@ -1,0 +1,94 @@
+import { startRun } from '../run-start.js';
+import { isAbortError } from '../errors.js';
+import { safely } from '../safe.js';
+import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
+import { activeRun } from './run-context.js';
+
+/**
+ * One model call made through an instrumented SDK. It belongs to the active
+ * afterstop run; without one (the SDK used directly), the call is a run of its
+ * own: its abort signal is the Stop, recorded as the cancel request, and the
+ * end of the call after it is the acknowledgement.
+ */
+export interface ObservedModelCall {
+  /** A chunk carrying output (one token, the usual grain of a streamed chunk, unless told). */
+  chunk(outputTokens?: number): void;
+  usage(usage: ModelUsage): void;
+  finishReason(reason: string): void;
+  responseModel(model: string): void;
+  /** The app stopped reading the stream (broke out of it, aborted its controller): for a call that is its own run, that is the Stop. */
+  stopped(reason: string): void;
+  /** The call is over: `error` when it threw, `complete` when the provider said it was done. */
+  end(outcome: { error?: unknown; complete: boolean }): void;
+}
+
+export interface ModelCallStart {
+  provider: string;
+  /** `afterstop.framework` of the run a call makes when there is no active run. */
+  framework: string;
+  model: string;
+  operation?: string;
+  signal?: AbortSignal | undefined;
+}
+
+const NOOP: ObservedModelCall = { chunk() {}, usage() {}, finishReason() {}, responseModel() {}, stopped() {}, end() {} };
+
+export function observeModelCall(start: ModelCallStart): ObservedModelCall {
+  return safely('model call start', () => new Observed(start), NOOP);
+}
+
+class Observed implements ObservedModelCall {
+  private readonly run: Run;
+  /** The run was made for this call alone. */
+  private readonly own: boolean;
+  private readonly call: ModelCall;
+  private readonly reasons: string[] = [];
+  private model: string | undefined;
+  private ended = false;
+
+  constructor(private readonly start: ModelCallStart) {
+    const active = activeRun();
+    this.own = active === undefined;
+    this.run = active ?? startRun({ framework: start.framework, ...(start.signal ? { signal: start.signal } : {}) });
+    this.call = this.run.startModelCall({ provider: start.provider, model: start.model, ...(start.operation ? { operation: start.operation } : {}) });
+  }
+
+  chunk(outputTokens = 1): void {
+    safely('model chunk', () => this.call.chunk(outputTokens), undefined);
+  }
+
+  usage(usage: ModelUsage): void {
+    safely('model usage', () => this.call.usage(usage), undefined);
+  }
+
+  finishReason(reason: string): void {
+    if (!this.reasons.includes(reason)) this.reasons.push(reason);
+  }
+
+  responseModel(model: string): void {
+    this.model = model;
+  }
+
+  stopped(reason: string): void {
+    if (this.ended || !this.own || this.run.signal.aborted) return;
+    safely('model call stopped', () => void this.run.cancel({ source: 'user', reason }), undefined);
+  }
+
+  end(outcome: { error?: unknown; complete: boolean }): void {
+    if (this.ended) return;
+    this.ended = true;
+    safely('model call end', () => {
+      const aborted = !outcome.complete && (outcome.error === undefined || isAbortError(outcome.error, this.start.signal) || this.start.signal?.aborted === true || this.run.signal.aborted);
+      const end: ModelEndOptions = { aborted };
+      if (this.reasons.length > 0) end.finishReasons = this.reasons;
+      if (this.model !== undefined) end.responseModel = this.model;
+      if (outcome.error !== undefined && !aborted) end.error = outcome.error;
+      this.call.end(end);
+      if (this.own) {
+        // The SDK has stopped: for a call that was stopped, that is the acknowledgement.
+        if (this.run.signal.aborted) this.run.acknowledge();
+        this.run.end(outcome.error !== undefined && !aborted ? { error: outcome.error } : {});
+      }
+    }, undefined);
+  }
+}

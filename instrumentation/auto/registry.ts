@@ -1,0 +1,42 @@
+import type { Instrumentation } from '@opentelemetry/instrumentation';
+import { OpenAIInstrumentation } from './openai.js';
+
+/**
+ * afterstop's auto-instrumentations, by name. Each declares the package and
+ * versions it patches (InstrumentationNodeModuleDefinition), patches only
+ * those, and undoes its patches on disable().
+ */
+interface Entry {
+  /** The npm packages it patches (the ESM loader hook intercepts only these). */
+  modules: string[];
+  create: () => Instrumentation;
+}
+
+export const AUTO_INSTRUMENTATIONS: Record<string, Entry> = {
+  openai: { modules: ['openai'], create: () => new OpenAIInstrumentation() },
+};
+
+/**
+ * Which to enable: AFTERSTOP_INSTRUMENTATIONS (`all`, the default; `none`; or
+ * names, comma-separated), minus AFTERSTOP_DISABLED_INSTRUMENTATIONS.
+ */
+export function enabledInstrumentations(env: NodeJS.ProcessEnv = process.env): string[] {
+  const wanted = (env['AFTERSTOP_INSTRUMENTATIONS'] ?? 'all').trim();
+  const off = new Set((env['AFTERSTOP_DISABLED_INSTRUMENTATIONS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const names = wanted === 'all' || wanted === '' ? Object.keys(AUTO_INSTRUMENTATIONS) : wanted === 'none' ? [] : wanted.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(n in AUTO_INSTRUMENTATIONS));
+  if (unknown.length > 0) throw new Error(`unknown instrumentation(s) ${unknown.join(', ')} in AFTERSTOP_INSTRUMENTATIONS (known: ${Object.keys(AUTO_INSTRUMENTATIONS).join(', ')})`);
+  return names.filter((n) => !off.has(n));
+}
+
+/** The packages the enabled instrumentations patch. */
+export const modulesOf = (names: string[]): string[] => names.flatMap((n) => AUTO_INSTRUMENTATIONS[n]?.modules ?? []);
+
+/** Enable them (each patches its package when the app loads it); returns them, for disable(). */
+export function enableInstrumentations(names: string[]): Instrumentation[] {
+  return names.map((n) => {
+    const instrumentation = (AUTO_INSTRUMENTATIONS[n] as Entry).create();
+    instrumentation.enable();
+    return instrumentation;
+  });
+}

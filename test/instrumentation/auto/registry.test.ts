@@ -1,0 +1,28 @@
+import { createRequire } from 'node:module';
+import { isWrapped } from '@opentelemetry/instrumentation';
+import { describe, expect, it } from 'vitest';
+import { enabledInstrumentations, modulesOf } from '../../../instrumentation/auto/registry.js';
+import { OpenAIInstrumentation, OPENAI_VERSIONS } from '../../../instrumentation/auto/openai.js';
+
+describe('the auto-instrumentation registry', () => {
+  it('all by default; a list; none; minus the disabled ones; an unknown name is an error', () => {
+    expect(enabledInstrumentations({})).toEqual(['openai']);
+    expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'openai' })).toEqual(['openai']);
+    expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'none' })).toEqual([]);
+    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual([]);
+    expect(() => enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'langchain' })).toThrow(/unknown instrumentation\(s\) langchain/);
+    expect(modulesOf(['openai'])).toEqual(['openai']);
+  });
+
+  it('the openai patch is version-bounded and reversible', () => {
+    expect(OPENAI_VERSIONS).toEqual(['>=4.0.0 <8']);
+    const instrumentation = new OpenAIInstrumentation({ enabled: false });
+    instrumentation.enable();
+    const require = createRequire(import.meta.url);
+    const openai = require('openai') as { OpenAI: { Chat: { Completions: { prototype: { create: unknown } } } } };
+    const proto = openai.OpenAI.Chat.Completions.prototype;
+    expect(isWrapped(proto.create)).toBe(true);
+    instrumentation.disable();
+    expect(isWrapped(proto.create)).toBe(false);
+  });
+});
