@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
@@ -65,6 +65,11 @@ export class InstrumentedModelCall implements ModelCall {
     this.chunk = this.chunk.bind(this);
     this.usage = this.usage.bind(this);
     this.end = this.end.bind(this);
+  }
+
+  /** The run's context with this call's span active: what the SDK's own work (its HTTP request, its own spans) runs in. */
+  get context(): Context {
+    return trace.setSpan(this.run.context, this.span);
   }
 
   chunk(outputTokens = 1): void {

@@ -1,5 +1,5 @@
 -- @name assign_runs
--- @description For the traces in touched_traces (those that just received spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when stored. Computed at ingest, so that a report over an unchanged store does not redo it.
+-- @description For the traces in touched_traces (those that just received spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when stored. Computed at ingest, so that a report over an unchanged store does not redo it.
 -- @returns nothing; updates role and run_id in spans
 UPDATE spans SET role = a.role, run_id = a.run_id
 FROM (
@@ -99,8 +99,13 @@ assigned AS (
 SELECT
   a.trace_id, a.span_id,
   CASE WHEN a.assigned_run_id = a.span_id THEN 'run'
+       -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own
+       -- span under afterstop's, OpenLLMetry's under the AI SDK's): it counts once, as the outer one.
+       WHEN span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) = 'model'
+         AND coalesce(span_role(p.name, p.op_name, p.oi_kind, p.traceloop_kind, p.has_request_model) = 'model', false) THEN 'other'
        ELSE span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) END AS role,
   CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.assigned_run_id END AS run_id
 FROM assigned a
+LEFT JOIN base p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
 ) AS a
 WHERE spans.trace_id = a.trace_id AND spans.span_id = a.span_id;

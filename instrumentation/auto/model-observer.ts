@@ -1,3 +1,4 @@
+import { context, type Context } from '@opentelemetry/api';
 import { startRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
 import { safely } from '../safe.js';
@@ -16,6 +17,8 @@ export interface ObservedModelCall {
   usage(usage: ModelUsage): void;
   finishReason(reason: string): void;
   responseModel(model: string): void;
+  /** Run `fn` (the SDK's own call) with this call's span active. */
+  within<T>(fn: () => T): T;
   /** The app stopped reading the stream (broke out of it, aborted its controller): for a call that is its own run, that is the Stop. */
   stopped(reason: string): void;
   /** The call is over: `error` when it threw, `complete` when the provider said it was done. */
@@ -31,7 +34,7 @@ export interface ModelCallStart {
   signal?: AbortSignal | undefined;
 }
 
-const NOOP: ObservedModelCall = { chunk() {}, usage() {}, finishReason() {}, responseModel() {}, stopped() {}, end() {} };
+const NOOP: ObservedModelCall = { chunk() {}, usage() {}, finishReason() {}, responseModel() {}, within: (fn) => fn(), stopped() {}, end() {} };
 
 export function observeModelCall(start: ModelCallStart): ObservedModelCall {
   return safely('model call start', () => new Observed(start), NOOP);
@@ -67,6 +70,11 @@ class Observed implements ObservedModelCall {
 
   responseModel(model: string): void {
     this.model = model;
+  }
+
+  within<T>(fn: () => T): T {
+    const ctx = safely('model call context', () => (this.call as { context?: Context }).context, undefined);
+    return ctx === undefined ? fn() : context.with(ctx, fn);
   }
 
   stopped(reason: string): void {

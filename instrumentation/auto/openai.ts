@@ -2,20 +2,12 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, ty
 import { safely } from '../safe.js';
 import { VERSION } from '../version.js';
 import { observeModelCall, type ObservedModelCall } from './model-observer.js';
+import { observeResult, type ApiPromise, type Json, type Observers } from './sdk-stream.js';
 
 /** The `openai` versions this instrumentation is tested with (README: supported versions). */
 export const OPENAI_VERSIONS = ['>=4.0.0 <8'];
 
-type Json = Record<string, unknown>;
 type Create = (this: unknown, body: Json, options?: Json) => unknown;
-interface ApiPromise extends Promise<unknown> {
-  _thenUnwrap?: (transform: (value: unknown) => unknown) => unknown;
-  responsePromise?: Promise<unknown>;
-}
-interface SdkStream {
-  iterator?: () => AsyncIterator<unknown>;
-  controller?: AbortController;
-}
 
 /** Chat Completions of the `openai` client: `client.chat.completions.create(...)`, streamed or not. */
 export class OpenAIInstrumentation extends InstrumentationBase {
@@ -63,32 +55,15 @@ function wrapCreate(original: Create): Create {
       undefined,
     );
     // The app's call, untouched: whatever telemetry does, this is what it gets.
-    const result = original.call(this, body, options) as ApiPromise;
-    if (call === undefined) return result;
-    return safely('openai result', () => observe(result, call, body?.['stream'] === true), result);
+    // The app's call, untouched: whatever telemetry does, this is what it gets. It runs with the
+    // model call's span active, so that the SDK's own spans (and HTTP spans) are its children.
+    if (call === undefined) return original.call(this, body, options);
+    const result = call.within(() => original.call(this, body, options)) as ApiPromise;
+    return safely('openai result', () => observeResult(result, call, body?.['stream'] === true, CHAT_COMPLETIONS), result);
   };
 }
 
-function observe(result: ApiPromise, call: ObservedModelCall, streamed: boolean): unknown {
-  if (typeof result?._thenUnwrap !== 'function') {
-    // Not the SDK's APIPromise: watch it settle, hand it back as it is.
-    void Promise.resolve(result).then((value) => (streamed ? call.end({ complete: false }) : completion(call, value)), (error: unknown) => call.end({ error, complete: false }));
-    return result;
-  }
-  // _thenUnwrap keeps the APIPromise (withResponse(), asResponse()) the app expects; it parses the
-  // body only when the app asks for the value.
-  const wrapped = result._thenUnwrap((value) => {
-    safely('openai value', () => (streamed ? wrapStream(value as SdkStream, call) : completion(call, value)), undefined);
-    return value;
-  });
-  // A request that fails (connection, HTTP error, abort before the first byte) ends the call with its error.
-  // Watched on the raw response promise: a .then() on the APIPromise would read the body a second time.
-  result.responsePromise?.then(undefined, (error: unknown) => call.end({ error, complete: false }));
-  return wrapped;
-}
-
-function completion(call: ObservedModelCall, value: unknown): void {
-  const c = value as Json;
+function completion(call: ObservedModelCall, c: Json): void {
   usage(call, c['usage']);
   if (typeof c['model'] === 'string') call.responseModel(c['model']);
   for (const choice of (c['choices'] as Json[] | undefined) ?? []) if (typeof choice['finish_reason'] === 'string') call.finishReason(choice['finish_reason']);
@@ -105,36 +80,6 @@ function usage(call: ObservedModelCall, value: unknown): void {
   }
 }
 
-/**
- * The SDK's Stream reads its chunks through `iterator` (for await, tee(),
- * toReadableStream()): wrap it to count chunks as they arrive and to end the
- * call when the stream ends, is broken out of, or aborts.
- */
-function wrapStream(stream: SdkStream, call: ObservedModelCall): void {
-  const inner = stream.iterator;
-  if (typeof inner !== 'function') {
-    call.end({ complete: false });
-    return;
-  }
-  // The SDK aborts this controller when the app breaks out of the stream or aborts it itself.
-  stream.controller?.signal.addEventListener('abort', () => call.stopped('the app stopped reading the stream'), { once: true });
-  stream.iterator = async function* observed(this: unknown): AsyncGenerator<unknown> {
-    let complete = false;
-    let error: unknown;
-    try {
-      for await (const chunk of { [Symbol.asyncIterator]: () => inner.call(stream) }) {
-        safely('openai chunk', () => onChunk(call, chunk as Json, () => (complete = true)), undefined);
-        yield chunk;
-      }
-    } catch (e) {
-      error = e;
-      throw e;
-    } finally {
-      call.end({ error, complete: complete || (error === undefined && stream.controller?.signal.aborted !== true) });
-    }
-  };
-}
-
 function onChunk(call: ObservedModelCall, chunk: Json, finished: () => void): void {
   if (typeof chunk['model'] === 'string') call.responseModel(chunk['model']);
   usage(call, chunk['usage']);
@@ -148,3 +93,5 @@ function onChunk(call: ObservedModelCall, chunk: Json, finished: () => void): vo
     }
   }
 }
+
+const CHAT_COMPLETIONS: Observers = { chunk: onChunk, value: completion };

@@ -1,4 +1,5 @@
 import type { Instrumentation } from '@opentelemetry/instrumentation';
+import { AnthropicInstrumentation } from './anthropic.js';
 import { OpenAIInstrumentation } from './openai.js';
 
 /**
@@ -14,6 +15,7 @@ interface Entry {
 
 export const AUTO_INSTRUMENTATIONS: Record<string, Entry> = {
   openai: { modules: ['openai'], create: () => new OpenAIInstrumentation() },
+  anthropic: { modules: ['@anthropic-ai/sdk'], create: () => new AnthropicInstrumentation() },
 };
 
 /**

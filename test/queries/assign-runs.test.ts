@@ -97,6 +97,17 @@ describe('assign-runs', () => {
     a.close();
   });
 
+  it('a model span inside a model span is one call seen by two instrumentations: only the outer one is a model call', async () => {
+    const t = traces();
+    const r = t.run({ name: 'ai.generateText', stamp: false, startMs: 0, endMs: 900, attrs: { 'ai.operationId': 'ai.generateText' } });
+    const outer = r.span({ name: 'ai.generateText.doGenerate', startMs: 10, endMs: 500, attrs: { 'ai.model.id': 'gpt-4o', 'ai.usage.completionTokens': 40 } });
+    const inner = r.span({ name: 'chat gpt-4o', parent: outer, startMs: 20, endMs: 490, attrs: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.output_tokens': 40 } });
+    const a = await analyzeTraces(t);
+    const roles = Object.fromEntries((await a.table('report_spans')).map((x) => [x['span_id'], x['role']]));
+    a.close();
+    expect([roles[outer], roles[inner]]).toEqual(['model', 'other']);
+  });
+
   it('a trace that grows is assigned again: a foreign span that was its run is not once an invoke_agent span arrives', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-assign-'));
     const store = await Store.open(':memory:');

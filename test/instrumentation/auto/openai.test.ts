@@ -1,62 +1,8 @@
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze, type LeakReport } from '../../../analyzer/index.js';
-import { startSimulator, type Simulator } from '../../../simulator/index.js';
-import { cleanEnv } from '../../helpers/child.js';
+import { describe, expect, it } from 'vitest';
+import { sdkApps, sentAfter } from '../../helpers/sdk-app.js';
 
-/**
- * The real `openai` client in a child process run as
- * `node --import afterstop/register app` against the simulator, then
- * leak-report over the traces it wrote, checked against the simulator's ledger.
- */
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const app = (name: string) => path.join(root, 'test', 'fixtures', 'auto', name);
-let sim: Simulator;
-let dir: string;
-beforeAll(async () => {
-  sim = await startSimulator({ tokenDelayMs: 10 });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-openai-'));
-});
-afterAll(async () => {
-  await sim.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-interface Run {
-  out: Record<string, unknown>;
-  report: LeakReport;
-  /** The simulator's records of this run's requests. */
-  requests: Simulator['ledger']['modelRequests'];
-  stderr: string;
-}
-
-let runs = 0;
-async function runApp(file: string, scenario: string, env: Record<string, string> = {}): Promise<Run> {
-  const traces = path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`);
-  const before = sim.ledger.modelRequests.length;
-  const child = spawn(process.execPath, ['--import', 'afterstop/register', file, scenario], {
-    cwd: root,
-    env: cleanEnv({ SIM_URL: sim.url, AFTERSTOP_TRACES_DIR: traces, ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  expect(code, stderr).toBe(0);
-  await sim.idle();
-  const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
-  const report = fs.existsSync(traces) ? await analyze({ inputs: [traces], db: ':memory:' }) : (undefined as unknown as LeakReport);
-  return { out, report, requests: sim.ledger.modelRequests.slice(before), stderr };
-}
-
-/** Tokens the server wrote after the app's Stop. */
-const sentAfter = (r: Run) => r.requests.flatMap((q) => q.outputTokensSentNs).filter((t) => t > BigInt(String(r.out['stopNs']))).length;
+/** The real `openai` client under `node --import afterstop/register`, leak-report checked against the simulator's ledger. */
+const { app, runApp } = sdkApps();
 
 describe('openai Chat Completions under afterstop/register', () => {
   it('a stream read to its end and a plain call: one run each, not cancelled, the app’s results unchanged', async () => {
@@ -100,7 +46,7 @@ describe('openai Chat Completions under afterstop/register', () => {
   });
 
   it('switched off by AFTERSTOP_INSTRUMENTATIONS=none (and by AFTERSTOP_DISABLED_INSTRUMENTATIONS): no spans, the app runs', async () => {
-    for (const env of [{ AFTERSTOP_INSTRUMENTATIONS: 'none' }, { AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' }]) {
+    for (const env of [{ AFTERSTOP_INSTRUMENTATIONS: 'none' }, { AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' }, { AFTERSTOP_INSTRUMENTATIONS: 'anthropic' }]) {
       const r = await runApp(app('openai-app.mjs'), 'complete', env);
       expect(r.out).toMatchObject({ chunks: 20, plainTokens: 7 });
       expect(r.report?.totals.runs ?? 0).toBe(0);

@@ -6,10 +6,10 @@ import { OpenAIInstrumentation, OPENAI_VERSIONS } from '../../../instrumentation
 
 describe('the auto-instrumentation registry', () => {
   it('all by default; a list; none; minus the disabled ones; an unknown name is an error', () => {
-    expect(enabledInstrumentations({})).toEqual(['openai']);
+    expect(enabledInstrumentations({})).toEqual(['openai', 'anthropic']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'openai' })).toEqual(['openai']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'none' })).toEqual([]);
-    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual([]);
+    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual(['anthropic']);
     expect(() => enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'langchain' })).toThrow(/unknown instrumentation\(s\) langchain/);
     expect(modulesOf(['openai'])).toEqual(['openai']);
   });

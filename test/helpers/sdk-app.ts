@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { analyze, type LeakReport } from '../../analyzer/index.js';
+import { startSimulator, type Simulator } from '../../simulator/index.js';
+import { cleanEnv } from './child.js';
+
+/**
+ * Apps that use an SDK directly, run in a child process as
+ * `node --import afterstop/register app scenario` against the simulator;
+ * then leak-report over the traces they wrote, beside the simulator's ledger.
+ * Call {@link sdkApps} at the top of a test file.
+ */
+export interface AppRun {
+  out: Record<string, unknown>;
+  report: LeakReport;
+  /** The simulator's records of this run's requests. */
+  requests: Simulator['ledger']['modelRequests'];
+  stderr: string;
+}
+
+export function sdkApps(): { app: (name: string) => string; runApp: (file: string, scenario: string, env?: Record<string, string>) => Promise<AppRun> } {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const app = (name: string) => path.join(root, 'test', 'fixtures', 'auto', name);
+  let sim: Simulator;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ tokenDelayMs: 10 });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-sdk-app-'));
+  });
+  afterAll(async () => {
+    await sim.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  let runs = 0;
+  async function runApp(file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> {
+    const traces = path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`);
+    const before = sim.ledger.modelRequests.length;
+    const child = spawn(process.execPath, ['--import', 'afterstop/register', file, scenario], {
+      cwd: root,
+      env: cleanEnv({ SIM_URL: sim.url, AFTERSTOP_TRACES_DIR: traces, ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    await sim.idle();
+    const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    const report = fs.existsSync(traces) ? await analyze({ inputs: [traces], db: ':memory:' }) : (undefined as unknown as LeakReport);
+    return { out, report, requests: sim.ledger.modelRequests.slice(before), stderr };
+  }
+  return { app, runApp };
+}
+
+/** Tokens the server wrote after the app's Stop. */
+export const sentAfter = (r: AppRun): number => r.requests.flatMap((q) => q.outputTokensSentNs).filter((t) => t > BigInt(String(r.out['stopNs']))).length;
+

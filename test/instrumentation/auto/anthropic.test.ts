@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { sdkApps, sentAfter } from '../../helpers/sdk-app.js';
+
+/** The real `@anthropic-ai/sdk` client under `node --import afterstop/register`, leak-report checked against the simulator's ledger. */
+const { app, runApp } = sdkApps();
+
+describe('@anthropic-ai/sdk Messages under afterstop/register', () => {
+  it('a stream read to its end and a plain call: one run each, not cancelled, the app’s results unchanged', async () => {
+    const r = await runApp(app('anthropic-app.mjs'), 'complete');
+    expect(r.out).toMatchObject({ chunks: 20, plainTokens: 7 });
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0 });
+    expect(r.report.groups.map((g) => g.framework)).toEqual(['anthropic-sdk']);
+  });
+
+  it('Stop through the request’s signal: cancel request and ack, the call aborted; tokens after Stop as the server sent them', async () => {
+    const r = await runApp(app('anthropic-app.mjs'), 'signal');
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(t.tokens_after_stop.observed_calls).toBe(1);
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+  });
+
+  it('a manual run whose Stop never reaches the SDK: every token after Stop is counted', async () => {
+    const r = await runApp(app('anthropic-app.mjs'), 'run-cancel');
+    const truth = sentAfter(r);
+    expect(truth).toBeGreaterThan(20);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 1 });
+    expect(Math.abs(r.report.totals.tokens_after_stop.output - truth)).toBeLessThanOrEqual(Math.max(1, 0.1 * truth));
+  });
+});
