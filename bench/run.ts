@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, reported as ratios against a baseline measured in the same run. */
 import * as path from 'node:path';
 import { benchAnalyzer } from './analyzer.js';
+import { benchSdkStream } from './sdk-stream.js';
 import { benchToolCall, type Figures } from './tool-call.js';
 
 const fmt = (n: number): string => n.toFixed(0).padStart(7);
@@ -18,6 +19,12 @@ const tool = await benchToolCall();
 console.log(`one tool call (median of ${tool.rounds} rounds of ${tool.iterations} calls)`);
 report('- cost to the caller (spans exported afterwards):', tool.hotPath);
 report('- including the export of its spans (the loop yields every 100 calls):', tool.withExport);
+
+const sdk = await benchSdkStream();
+console.log(`\na streamed model call of ${sdk.chunks} chunks through the openai client (median of ${sdk.rounds} rounds of ${sdk.callsPerRound} calls)`);
+console.log(`  bare                       ${sdk.bareMsPerCall.toFixed(2)} ms`);
+console.log(`  under afterstop/register   ${sdk.instrumentedMsPerCall.toFixed(2)} ms`);
+console.log(`  extra time                 ${(sdk.extra * 100).toFixed(1)}% (target < 5%)`);
 
 // The analyzer: BENCH_SPANS (default 100000 and 1000000) generated spans.
 const sizes = (process.env['BENCH_SPANS'] ?? '100000,1000000').split(',').map(Number);
@@ -41,4 +48,4 @@ if (analyzer.length > 1) {
   const perSpan = (a: typeof small): number => a.cold.seconds / a.spans;
   console.log(`  growth: ${(perSpan(large) / perSpan(small)).toFixed(2)}x the time per span from ${small.spans} to ${large.spans} spans (1.00 = linear)`);
 }
-if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, analyzer }));
+if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, sdkStream: sdk, analyzer }));

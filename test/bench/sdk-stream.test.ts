@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { benchSdkStream } from '../../bench/sdk-stream.js';
+
+// `npm run bench` reports the figure; this checks, on a small run, that both sides stream every chunk and are timed.
+describe('the SDK stream benchmark', () => {
+  it('times the same streamed calls bare and under afterstop/register', async () => {
+    const r = await benchSdkStream(40, 2, 1);
+    expect(r.bareMsPerCall).toBeGreaterThan(0);
+    expect(r.instrumentedMsPerCall).toBeGreaterThan(0);
+    expect(r.extra).toBeCloseTo(r.instrumentedMsPerCall / r.bareMsPerCall - 1, 9);
+  });
+});
