@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { analyze, DEFAULT_DB } from '../../analyze.js';
 import { InputError } from '../../errors.js';
 import { findingsPath, renderArrow } from '../../render/arrow.js';
-import { renderHtml } from '../../render/html.js';
+import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
@@ -49,9 +49,13 @@ export function resolveFormat(format: ReportFormat | undefined, out: string | un
   return stdoutIsTTY && out === undefined ? 'table' : 'json';
 }
 
-/** A trace viewer URL template: http(s), with {trace_id} (and optionally {run_id}). */
+/** A trace viewer URL template for --trace-url: what the HTML report accepts (http/https), naming {trace_id} or {run_id}. */
 export function traceUrlTemplate(value: string): string {
-  if (!/^https?:\/\//i.test(value)) throw new InvalidArgumentError('not an http(s) URL template');
+  try {
+    checkTraceUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
   if (!value.includes('{trace_id}') && !value.includes('{run_id}')) throw new InvalidArgumentError('the template names neither {trace_id} nor {run_id}');
   return value;
 }
@@ -117,15 +121,14 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
       trackProgress: options.progress && process.stderr.isTTY === true,
     });
   } catch (error) {
+    progress.done();
     if (InputError.isInstance(error)) {
-      progress.done();
       process.stderr.write(`afterstop: ${error.message}\n`);
       return EXIT_USAGE;
     }
     throw error;
-  } finally {
-    progress.done();
   }
+  progress.done();
 
   if (format === 'arrow') {
     const files = renderArrow(report);
