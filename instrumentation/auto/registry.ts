@@ -1,21 +1,16 @@
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { AnthropicInstrumentation } from './anthropic.js';
 import { OpenAIInstrumentation } from './openai.js';
+import type { SdkInstrumentationClass } from './sdk-instrumentation.js';
 
 /**
  * afterstop's auto-instrumentations, by name. Each declares the package and
  * versions it patches (InstrumentationNodeModuleDefinition), patches only
  * those, and undoes its patches on disable().
  */
-interface Entry {
-  /** The npm packages it patches (the ESM loader hook intercepts only these). */
-  modules: string[];
-  create: () => Instrumentation;
-}
-
-export const AUTO_INSTRUMENTATIONS: Record<string, Entry> = {
-  openai: { modules: ['openai'], create: () => new OpenAIInstrumentation() },
-  anthropic: { modules: ['@anthropic-ai/sdk'], create: () => new AnthropicInstrumentation() },
+export const AUTO_INSTRUMENTATIONS: Record<string, SdkInstrumentationClass> = {
+  openai: OpenAIInstrumentation,
+  anthropic: AnthropicInstrumentation,
 };
 
 /**
@@ -31,13 +26,13 @@ export function enabledInstrumentations(env: NodeJS.ProcessEnv = process.env): s
   return names.filter((n) => !off.has(n));
 }
 
-/** The packages the enabled instrumentations patch. */
-export const modulesOf = (names: string[]): string[] => names.flatMap((n) => AUTO_INSTRUMENTATIONS[n]?.modules ?? []);
+/** The packages the enabled instrumentations patch (the ESM loader hook intercepts only these). */
+export const modulesOf = (names: string[]): string[] => names.flatMap((n) => AUTO_INSTRUMENTATIONS[n]?.module ?? []);
 
 /** Enable them (each patches its package when the app loads it); returns them, for disable(). */
 export function enableInstrumentations(names: string[]): Instrumentation[] {
   return names.map((n) => {
-    const instrumentation = (AUTO_INSTRUMENTATIONS[n] as Entry).create();
+    const instrumentation = new (AUTO_INSTRUMENTATIONS[n] as SdkInstrumentationClass)();
     instrumentation.enable();
     return instrumentation;
   });

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { DEFAULT_DB, ingestInto } from '../../analyze.js';
-import { InputError } from '../../errors.js';
-import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { silentProgress, stderrProgress } from '../progress.js';
+import { inputErrorExit, printSkipped } from '../stderr.js';
 
 interface IngestOptions {
   db: string;
@@ -35,17 +35,12 @@ async function ingestAction(paths: string[], options: IngestOptions): Promise<Ex
       trackProgress: options.progress && process.stderr.isTTY === true,
     });
     progress.done();
-    for (const s of summary.skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
-    if (summary.skipped.length > 20) process.stderr.write(`afterstop: ... and ${summary.skipped.length - 20} more skipped\n`);
+    printSkipped(summary.skipped);
     const { paths: _paths, skipped, ...figures } = summary;
     process.stdout.write(`${JSON.stringify({ ...figures, skipped: skipped.length }, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {
     progress.done();
-    if (InputError.isInstance(error)) {
-      process.stderr.write(`afterstop: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    throw error;
+    return inputErrorExit(error);
   }
 }

@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { analyze, DEFAULT_DB } from '../../analyze.js';
-import { InputError } from '../../errors.js';
 import { findingsPath, renderArrow } from '../../render/arrow.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
@@ -12,6 +11,7 @@ import { EXIT_BUDGET, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.j
 import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';
 import { silentProgress, stderrProgress } from '../progress.js';
+import { inputErrorExit, printSkipped } from '../stderr.js';
 import { parseTime } from '../time.js';
 
 export const REPORT_FORMATS = ['table', 'json', 'markdown', 'html', 'arrow'] as const;
@@ -122,11 +122,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     });
   } catch (error) {
     progress.done();
-    if (InputError.isInstance(error)) {
-      process.stderr.write(`afterstop: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    throw error;
+    return inputErrorExit(error);
   }
   progress.done();
 
@@ -146,8 +142,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     }
   }
 
-  for (const s of report.input.skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
-  if (report.input.skipped_count > 20) process.stderr.write(`afterstop: ... and ${report.input.skipped_count - 20} more skipped (see input.skipped)\n`);
+  printSkipped(report.input.skipped, ' (see input.skipped)');
 
   const broken = brokenBudgets(report, options);
   for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);

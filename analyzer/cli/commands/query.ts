@@ -8,6 +8,7 @@ import { prepareReport } from '../../report.js';
 import { renderRows, ROW_FORMATS, type RowFormat } from '../../render/rows.js';
 import { columns } from '../../render/text-table.js';
 import { withStore } from '../../store.js';
+import { inputErrorExit } from '../stderr.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
 import { parseTime } from '../time.js';
@@ -101,10 +102,6 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
     process.stdout.write(renderRows(rows, format));
     return EXIT_OK;
   } catch (error) {
-    if (InputError.isInstance(error)) {
-      process.stderr.write(`afterstop: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
-    throw error;
+    return inputErrorExit(error);
   }
 }

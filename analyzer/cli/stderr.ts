@@ -1,0 +1,17 @@
+import { InputError } from '../errors.js';
+import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
+
+/** What every command says on stderr, said the same way. */
+
+/** Name the first skipped input lines (file:line: reason), and how many more there are. */
+export function printSkipped(skipped: readonly { file: string; line: number; reason: string }[], hint = ''): void {
+  for (const s of skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
+  if (skipped.length > 20) process.stderr.write(`afterstop: ... and ${skipped.length - 20} more skipped${hint}\n`);
+}
+
+/** Bad input or usage (an InputError) is said on stderr and exits 2; anything else is a bug, and is thrown on. */
+export function inputErrorExit(error: unknown): ExitCode {
+  if (!InputError.isInstance(error)) throw error;
+  process.stderr.write(`afterstop: ${error.message}\n`);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,91 @@
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { safely } from '../safe.js';
+import { VERSION } from '../version.js';
+import { observeModelCall } from './model-observer.js';
+import { observeResult, type ApiPromise, type Json, type Observers } from './sdk-stream.js';
+
+/**
+ * The patch both provider clients get (they are generated alike): the
+ * `create` method of one resource class, wrapped to observe the model call.
+ * Declarative (package and versions), reversible (disable() unwraps), and
+ * the app's call always goes through, whatever telemetry does.
+ */
+export interface SdkCreateSpec {
+  /** The instrumentation's name, `afterstop-<provider>`. */
+  name: string;
+  module: string;
+  versions: string[];
+  /** The resource class whose prototype's `create` is patched, from the package's exports. */
+  resource: (client: Json | undefined) => { prototype?: Json } | undefined;
+  /** The client class's export name (`OpenAI`, `Anthropic`). */
+  client: string;
+  provider: string;
+  /** `afterstop.framework` of a call made outside any afterstop run. */
+  framework: string;
+  observers: Observers;
+}
+
+type Create = (this: unknown, body: Json, options?: Json) => unknown;
+
+/**
+ * The instrumentation class for one spec. (A class per spec: the base
+ * constructor calls init() before a subclass could store the spec.)
+ */
+export interface SdkInstrumentationClass {
+  new (config?: InstrumentationConfig): InstrumentationBase;
+  /** The package it patches. */
+  readonly module: string;
+}
+
+export function sdkCreateInstrumentation(spec: SdkCreateSpec): SdkInstrumentationClass {
+  /** The prototype to patch, as the package exports it (CommonJS or ESM). */
+  const target = (exports: Json): Json | undefined => {
+    const client = (exports[spec.client] ?? (exports['default'] as Json | undefined)?.[spec.client] ?? exports['default']) as Json | undefined;
+    return spec.resource(client)?.prototype;
+  };
+  return class extends InstrumentationBase {
+    static readonly module = spec.module;
+
+    constructor(config: InstrumentationConfig = {}) {
+      super(spec.name, VERSION, config);
+    }
+
+    protected init(): InstrumentationNodeModuleDefinition[] {
+      return [
+        new InstrumentationNodeModuleDefinition(
+          spec.module,
+          spec.versions,
+          (exports: Json) => {
+            const proto = target(exports);
+            if (proto && !isWrapped(proto['create'])) this._wrap(proto, 'create', (original) => wrapCreate(original as Create, spec));
+            return exports;
+          },
+          (exports: Json) => {
+            const proto = target(exports);
+            if (proto && isWrapped(proto['create'])) this._unwrap(proto, 'create');
+          },
+        ),
+      ];
+    }
+  };
+}
+
+function wrapCreate(original: Create, spec: SdkCreateSpec): Create {
+  return function create(this: unknown, body: Json, options?: Json): unknown {
+    const call = safely(
+      `${spec.provider} create`,
+      () => observeModelCall({
+        provider: spec.provider,
+        framework: spec.framework,
+        model: typeof body?.['model'] === 'string' ? body['model'] : 'unknown',
+        signal: options?.['signal'] instanceof AbortSignal ? options['signal'] : undefined,
+      }),
+      undefined,
+    );
+    // The app's call, untouched: whatever telemetry does, this is what it gets. It runs with the
+    // model call's span active, so that the SDK's own spans (and HTTP spans) are its children.
+    if (call === undefined) return original.call(this, body, options);
+    const result = call.within(() => original.call(this, body, options)) as ApiPromise;
+    return safely(`${spec.provider} result`, () => observeResult(result, call, body?.['stream'] === true, spec.observers), result);
+  };
+}
