@@ -63,6 +63,11 @@ export const ATTR_TOOL_EFFECT = 'afterstop.tool.effect';
 export const ATTR_TOOL_IDEMPOTENCY_KEY = 'afterstop.tool.idempotency_key';
 export const ATTR_TOOL_SIGNAL_OBSERVED = 'afterstop.tool.signal_observed';
 export const ATTR_TOOL_RESULT = 'afterstop.tool.result';
+/** How a commit is known (afterstop addition to SEMCONV.md): `manual` (the tool said so), `response` (a non-GET HTTP request it made was answered), `request_sent` (its body reached the server and the answer was lost). */
+export const ATTR_TOOL_COMMIT_EVIDENCE = 'afterstop.tool.commit.evidence';
+export const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';
+export const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
+export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_COMPENSATION_OUTCOME = 'afterstop.compensation.outcome';
 export const ERROR_TYPE_CANCELLED = 'cancelled';
 

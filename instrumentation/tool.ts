@@ -11,6 +11,7 @@ import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
+  ATTR_TOOL_COMMIT_EVIDENCE,
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_IDEMPOTENCY_KEY,
   ATTR_TOOL_RESULT,
@@ -20,12 +21,14 @@ import {
   SPAN_TOOL_COMMIT,
   SPAN_TOOL_START,
 } from './semconv.js';
-import type { ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
+import { detectHttpCommitsForManualTools, httpCommitsDetected } from './auto/http-commits.js';
+import { contextWithTool, type CommitSink } from './auto/run-context.js';
+import type { CommitEvidence, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
 
 /** One tool execution: a start marker, an `execute_tool` span, commit markers. Ends once. */
-export class InstrumentedToolCall implements ToolCall {
+export class InstrumentedToolCall implements ToolCall, CommitSink {
   readonly callId: string;
   /** A context whose active span is the tool span: the body runs in it. */
   readonly context: Context;
@@ -55,7 +58,10 @@ export class InstrumentedToolCall implements ToolCall {
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
-    this.context = trace.setSpan(run.context, this.span);
+    const ctx = trace.setSpan(run.context, this.span);
+    // With detection on, the HTTP commit detector (auto/http-commits.ts) finds this call in the body's context.
+    if (options.detectCommits === true && !httpCommitsDetected()) detectHttpCommitsForManualTools();
+    this.context = options.detectCommits === true ? contextWithTool(ctx, this) : ctx;
     run.childStarted(this, 'tool');
   }
 
@@ -71,7 +77,7 @@ export class InstrumentedToolCall implements ToolCall {
   declare private boundEnd: ((options?: ToolEndOptions) => void) | undefined;
 
   get commit(): () => Promise<void> {
-    return (this.boundCommit ??= () => this.writeCommit());
+    return (this.boundCommit ??= () => this.writeCommit('manual'));
   }
 
   get setResult(): (result: ToolResultDelivery) => void {
@@ -84,10 +90,19 @@ export class InstrumentedToolCall implements ToolCall {
     return (this.boundEnd ??= (options) => this.finishCall(options));
   }
 
-  private writeCommit(): Promise<void> {
+  /** A commit seen from outside the body (an HTTP request it made, perhaps answered after the body returned); never throws. */
+  commitObserved(evidence: CommitEvidence, attributes: Attributes): void {
+    void this.writeCommit(evidence, attributes);
+  }
+
+  private writeCommit(evidence: CommitEvidence, extra?: Attributes): Promise<void> {
     try {
       const state = this.run.cancelState;
-      const attributes: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect, [ATTR_CANCEL_STATE]: state });
+      const attributes: Attributes = Object.assign({}, extra, this.identity, {
+        [ATTR_TOOL_EFFECT]: this.effect,
+        [ATTR_CANCEL_STATE]: state,
+        [ATTR_TOOL_COMMIT_EVIDENCE]: evidence,
+      });
       if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
       this.run.marker(SPAN_TOOL_COMMIT, attributes, this.context);
       // A commit after Stop is the evidence of a ghost: make sure it is written.

@@ -119,7 +119,17 @@ export interface ToolCallOptions {
   /** Default `unknown`. */
   effect?: ToolEffect;
   idempotencyKey?: string;
+  /**
+   * Mark a commit for every non-GET/HEAD HTTP request the body makes (fetch
+   * or node:http) whose body reached the server. Default `false` for the
+   * manual API (the body calls `commit()` itself); the auto-instrumentations
+   * turn it on for the tools of the frameworks they patch.
+   */
+  detectCommits?: boolean;
 }
+
+/** How a commit is known (`afterstop.tool.commit.evidence`). */
+export type CommitEvidence = 'manual' | 'response' | 'request_sent';
 
 export interface ToolEndOptions {
   /**

@@ -1,14 +1,21 @@
-import type { Instrumentation } from '@opentelemetry/instrumentation';
+import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { AnthropicInstrumentation } from './anthropic.js';
+import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
-import type { SdkInstrumentationClass } from './sdk-instrumentation.js';
+
+/** An auto-instrumentation: the package it patches (none for the HTTP commit detector, which patches nothing). */
+export interface AutoInstrumentationClass {
+  new (config?: InstrumentationConfig): Instrumentation;
+  readonly module: string | undefined;
+}
 
 /**
  * afterstop's auto-instrumentations, by name. Each declares the package and
  * versions it patches (InstrumentationNodeModuleDefinition), patches only
  * those, and undoes its patches on disable().
  */
-export const AUTO_INSTRUMENTATIONS: Record<string, SdkInstrumentationClass> = {
+export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
+  'http-commits': HttpCommitInstrumentation,
   openai: OpenAIInstrumentation,
   anthropic: AnthropicInstrumentation,
 };
@@ -32,7 +39,7 @@ export const modulesOf = (names: string[]): string[] => names.flatMap((n) => AUT
 /** Enable them (each patches its package when the app loads it); returns them, for disable(). */
 export function enableInstrumentations(names: string[]): Instrumentation[] {
   return names.map((n) => {
-    const instrumentation = new (AUTO_INSTRUMENTATIONS[n] as SdkInstrumentationClass)();
+    const instrumentation = new (AUTO_INSTRUMENTATIONS[n] as AutoInstrumentationClass)();
     instrumentation.enable();
     return instrumentation;
   });

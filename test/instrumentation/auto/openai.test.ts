@@ -46,7 +46,8 @@ describe('openai Chat Completions under afterstop/register', () => {
   });
 
   it('switched off by AFTERSTOP_INSTRUMENTATIONS=none (and by AFTERSTOP_DISABLED_INSTRUMENTATIONS): no spans, the app runs', async () => {
-    for (const env of [{ AFTERSTOP_INSTRUMENTATIONS: 'none' }, { AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' }, { AFTERSTOP_INSTRUMENTATIONS: 'anthropic' }]) {
+    const envs: Record<string, string>[] = [{ AFTERSTOP_INSTRUMENTATIONS: 'none' }, { AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' }, { AFTERSTOP_INSTRUMENTATIONS: 'anthropic' }];
+    for (const env of envs) {
       const r = await runApp(app('openai-app.mjs'), 'complete', env);
       expect(r.out).toMatchObject({ chunks: 20, plainTokens: 7 });
       expect(r.report?.totals.runs ?? 0).toBe(0);

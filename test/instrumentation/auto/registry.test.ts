@@ -1,17 +1,20 @@
+import * as dc from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { isWrapped } from '@opentelemetry/instrumentation';
 import { describe, expect, it } from 'vitest';
+import { HttpCommitInstrumentation } from '../../../instrumentation/auto/http-commits.js';
 import { enabledInstrumentations, modulesOf } from '../../../instrumentation/auto/registry.js';
 import { OpenAIInstrumentation, OPENAI_VERSIONS } from '../../../instrumentation/auto/openai.js';
 
 describe('the auto-instrumentation registry', () => {
   it('all by default; a list; none; minus the disabled ones; an unknown name is an error', () => {
-    expect(enabledInstrumentations({})).toEqual(['openai', 'anthropic']);
+    expect(enabledInstrumentations({})).toEqual(['http-commits', 'openai', 'anthropic']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'openai' })).toEqual(['openai']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'none' })).toEqual([]);
-    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual(['anthropic']);
+    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual(['http-commits', 'anthropic']);
     expect(() => enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'langchain' })).toThrow(/unknown instrumentation\(s\) langchain/);
     expect(modulesOf(['openai'])).toEqual(['openai']);
+    expect(modulesOf(['http-commits', 'anthropic'])).toEqual(['@anthropic-ai/sdk']);
   });
 
   it('the openai patch is version-bounded and reversible', () => {
@@ -24,5 +27,16 @@ describe('the auto-instrumentation registry', () => {
     expect(isWrapped(proto.create)).toBe(true);
     instrumentation.disable();
     expect(isWrapped(proto.create)).toBe(false);
+  });
+
+  it('the HTTP commit detector patches nothing: enable() subscribes to the diagnostics channels, disable() lets go', () => {
+    const channels = ['undici:request:create', 'undici:request:headers', 'http.client.request.start'].map((n) => dc.channel(n));
+    expect(channels.map((c) => c.hasSubscribers)).toEqual([false, false, false]);
+    const detector = new HttpCommitInstrumentation();
+    detector.enable();
+    detector.enable();
+    expect(channels.map((c) => c.hasSubscribers)).toEqual([true, true, true]);
+    detector.disable();
+    expect(channels.map((c) => c.hasSubscribers)).toEqual([false, false, false]);
   });
 });
