@@ -102,6 +102,7 @@ function figures(r: Row): Figures {
       estimated_calls: num(r['estimated_calls']),
       calls_without_usage: num(r['calls_without_usage']),
       unpriced_calls: num(r['unpriced_calls']),
+      calls_started_after_stop: num(r['calls_started_after_stop']),
     },
     ghost_tax_usd: num(r['ghost_tax_usd']),
     post_cancel_errors: { orphan_tool_call_rejected: num(r['orphan_tool_call_rejected']), other: num(r['other']) },

@@ -37,6 +37,8 @@ export interface Figures {
     calls_without_usage: number;
     /** Calls with tokens after Stop whose model has no price: their cost is missing from ghost_tax_usd. */
     unpriced_calls: number;
+    /** Model calls that started after Stop: the loop went on (afterstop addition to METRICS.md §4). */
+    calls_started_after_stop: number;
   };
   ghost_tax_usd: number;
   post_cancel_errors: { orphan_tool_call_rejected: number; other: number };

@@ -1,5 +1,5 @@
 -- @name prepare_tokens
--- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model (exact name, else the longest price-table name it starts with).
+-- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: whether it started after C (the loop went on), how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model (exact name, else the longest price-table name it starts with).
 -- @returns nothing; creates the temporary table report_tokens (needs report_prices)
 CREATE OR REPLACE TEMP TABLE report_tokens AS
 WITH calls AS (
@@ -41,7 +41,7 @@ priced AS (
 )
 SELECT
   run_id, service, agent, framework, trace_id, span_id, coalesce(model, '(unknown)') AS model, how,
-  input_after, output_after,
+  start_ns >= c_ns AS started_after, input_after, output_after,
   price IS NOT NULL AS priced,
   coalesce(input_after * price.input_usd_per_mtok / 1e6 + output_after * price.output_usd_per_mtok / 1e6, 0) AS cost_usd
 FROM priced
@@ -49,7 +49,7 @@ UNION ALL
 -- A foreign run stopped during its first model call, whose span was never exported (the AI SDK never
 -- ends the step in flight): the call is known from the run's model name, its tokens are not (inferred).
 -- Once a tool ran, the step in flight may have finished streaming: nothing is inferred then.
-SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any_value(s.model), '(unknown)'), 'unknown', 0, 0, false, 0
+SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any_value(s.model), '(unknown)'), 'unknown', false, 0, 0, false, 0
 FROM report_runs r JOIN report_spans s ON s.run_id = r.run_id
 WHERE r.in_window AND r.cancel_inferred
 GROUP BY r.run_id, r.service, r.agent, r.framework, r.trace_id

@@ -7,7 +7,7 @@ const cancelledRun = (t: Traces, service: string, startMs = 0) => {
   r.cancelRequest(startMs + 100);
   return r;
 };
-const pick = (r: Record<string, unknown>) => [r['input'], r['output'], r['observed_calls'], r['estimated_calls'], r['calls_without_usage'], r['unpriced_calls']];
+const pick = (r: Record<string, unknown>) => [r['input'], r['output'], r['observed_calls'], r['estimated_calls'], r['calls_without_usage'], r['unpriced_calls'], r['calls_started_after_stop']];
 
 describe('tokens-after-stop', () => {
   it('sums the three cases per group; the total is their sum; cost at the model’s prices', async () => {
@@ -25,7 +25,7 @@ describe('tokens-after-stop', () => {
     const rows = await s.rows('tokens-after-stop');
     s.close();
     expect(rows.map((r) => [r['service'], ...pick(r)])).toEqual([
-      ['a', 1000, 142, 2, 1, 2, 0], ['b', 0, 40, 0, 1, 0, 0], ['c', 0, 0, 0, 0, 0, 0], [null, 1000, 182, 2, 2, 2, 0],
+      ['a', 1000, 142, 2, 1, 2, 0, 2], ['b', 0, 40, 0, 1, 0, 0, 0], ['c', 0, 0, 0, 0, 0, 0, 0], [null, 1000, 182, 2, 2, 2, 0, 2],
     ]);
     const tax = rows.map((r) => r['ghost_tax_usd'] as number);
     expect(tax[0]).toBeCloseTo(1000 * 2.5e-6 + 142 * 10e-6, 12);
@@ -41,7 +41,7 @@ describe('tokens-after-stop', () => {
     const s = await analyzeTraces(t);
     const total = await s.total('tokens-after-stop');
     s.close();
-    expect(pick(total)).toEqual([200, 20, 2, 0, 0, 1]);
+    expect(pick(total)).toEqual([200, 20, 2, 0, 0, 1, 2]);
     expect(total['ghost_tax_usd']).toBeCloseTo(100 * 2.5e-6 + 10 * 10e-6, 12);
   });
 
@@ -49,7 +49,7 @@ describe('tokens-after-stop', () => {
     const t = traces();
     cancelledRun(t, 'a', 5000).model({ startMs: 5200, endMs: 5300, model: 'gpt-4o', input: 100, output: 10 });
     const s = await analyzeTraces(t, { untilMs: 5000 });
-    expect(await s.rows('tokens-after-stop')).toEqual([{ service: null, agent: null, framework: null, total: true, input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, unpriced_calls: 0, ghost_tax_usd: 0 }]);
+    expect(await s.rows('tokens-after-stop')).toEqual([{ service: null, agent: null, framework: null, total: true, input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, unpriced_calls: 0, calls_started_after_stop: 0, ghost_tax_usd: 0 }]);
     s.close();
   });
 });
