@@ -1,8 +1,7 @@
 /** POST /v1/messages: the Anthropic Messages wire protocol (JSON and SSE). */
 import { nowNs } from './clock.js';
-import { generate, startedToolCalls } from './generation.js';
-import type { GenerationResult } from './generation.js';
-import { ClientConnection, readJsonBody, sendJson, startEventStream } from './http-io.js';
+import { runExchange } from './exchange.js';
+import { ClientConnection, readJsonBody, sendJson } from './http-io.js';
 import { rejectedRequest } from './ledger.js';
 import { DirectiveError, inputTokensFor, planResponse, textOf } from './script.js';
 import type { Piece, ResponsePlan } from './script.js';
@@ -158,25 +157,30 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
     cache_read_input_tokens: 0,
     output_tokens: output,
   });
-  const headers = { 'request-id': `req_${id}` };
-  let result: GenerationResult;
-  let sent = 0;
-  const sentNs: bigint[] = [];
+  const event = (type: string, data: Record<string, unknown>): void => {
+    conn.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  };
+  const message = { id, type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, stop_sequence: null };
+  let block = -1;
+  let blockOpen = false;
 
-  if (request.stream) {
-    startEventStream(res, headers);
-    const event = (type: string, data: Record<string, unknown>): void => {
-      conn.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    };
-    const message = { id, type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, stop_sequence: null };
-    event('message_start', { message: { ...message, usage: usage(0) } });
-    event('ping', {});
-    let block = -1;
-    let blockOpen = false;
-    result = await generate(plan.pieces, plan, conn, ctx.shutdown, (piece: Piece) => {
+  await runExchange({
+    ctx,
+    conn,
+    api: 'anthropic-messages',
+    id,
+    model: request.model,
+    stream: request.stream,
+    plan,
+    inputTokens,
+    headers: { 'request-id': `req_${id}` },
+    writeStart: () => {
+      event('message_start', { message: { ...message, usage: usage(0) } });
+      event('ping', {});
+    },
+    writeToken: (piece: Piece) => {
       if (piece.kind === 'tool-args') {
         event('content_block_delta', { index: block, delta: { type: 'input_json_delta', partial_json: piece.fragment } });
-        sentNs.push(nowNs());
         return;
       }
       if (piece.kind === 'tool-start' || !blockOpen) {
@@ -190,58 +194,18 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
         });
       }
       if (piece.kind === 'text') event('content_block_delta', { index: block, delta: { type: 'text_delta', text: piece.text } });
-      sentNs.push(nowNs());
-    });
-    sent = result.emitted;
-    if (result.stoppedByShutdown) res.destroy();
-    else if (!conn.closed) {
+    },
+    writeEnd: (result) => {
       if (blockOpen) event('content_block_stop', { index: block });
       event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: result.generated } });
       event('message_stop', {});
-      res.end();
-    }
-  } else {
-    result = await generate(plan.pieces, plan, conn, ctx.shutdown);
-    if (result.stoppedByShutdown) {
-      sendJson(res, 503, anthropicErrorBody({ status: 503, type: 'api_error', message: 'simulator closed' }), headers);
-    } else if (!conn.closed) {
+    },
+    body: (result) => {
       const content: Record<string, unknown>[] = [];
       if (plan.kind === 'text' && plan.pieces.length > 0) content.push({ type: 'text', text: textOf(plan.pieces) });
       for (const c of plan.toolCalls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
-      sendJson(
-        res,
-        200,
-        {
-          id,
-          type: 'message',
-          role: 'assistant',
-          model: request.model,
-          content,
-          stop_reason: stopReason,
-          stop_sequence: null,
-          usage: usage(result.generated),
-        },
-        headers,
-      );
-      sent = result.generated;
-    }
-  }
-
-  ledger.addModelRequest({
-    id,
-    api: 'anthropic-messages',
-    model: request.model,
-    stream: request.stream,
-    startNs: ctx.startNs,
-    endNs: nowNs(),
-    inputTokens,
-    outputTokensGenerated: result.generated,
-    outputTokensSent: sent,
-    outputTokensSentNs: request.stream ? sentNs.slice(0, sent) : [],
-    // on shutdown the simulator itself cut the connection: only a close before that counts
-    clientClosedEarly: result.stoppedByShutdown ? result.clientClosedEarly : conn.closed,
-    toolCalls: startedToolCalls(plan.pieces, result.generated, plan.toolCalls),
-    status: result.stoppedByShutdown && !request.stream ? 503 : 200,
-    ...(result.stoppedByShutdown ? { error: 'simulator closed' } : {}),
+      return { ...message, content, stop_reason: stopReason, usage: usage(result.generated) };
+    },
+    closedBody: anthropicErrorBody({ status: 503, type: 'api_error', message: 'simulator closed' }),
   });
 }

@@ -1,4 +1,4 @@
-/** The token loop shared by both model APIs: paced, billed, and stopped by client disconnects. */
+/** The token loop shared by every model API: paced, billed, and stopped by client disconnects. */
 import type { ClientConnection } from './http-io.js';
 import { sleep } from './http-io.js';
 import type { Piece } from './script.js';

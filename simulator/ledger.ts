@@ -1,6 +1,6 @@
 /** Ground truth recorded by the simulator: what the fake provider generated and which side effects happened. */
 
-export type ModelApi = 'openai-chat' | 'anthropic-messages';
+export type ModelApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages';
 
 export interface ToolCallRef {
   id: string;

@@ -1,21 +1,12 @@
 /** POST /v1/chat/completions: the OpenAI Chat Completions wire protocol (JSON and SSE). */
-import { nowNs } from './clock.js';
-import { generate, startedToolCalls } from './generation.js';
-import type { GenerationResult } from './generation.js';
-import { ClientConnection, readJsonBody, sendJson, startEventStream } from './http-io.js';
-import { rejectedRequest } from './ledger.js';
+import { runExchange } from './exchange.js';
+import { ClientConnection } from './http-io.js';
+import { claimedModel, contentText, invalidRequest as invalid, readOpenAIBody, refuse, SIMULATOR_CLOSED } from './openai-common.js';
+import type { OpenAIError } from './openai-common.js';
 import { DirectiveError, inputTokensFor, planResponse, textOf } from './script.js';
 import type { Piece, ResponsePlan } from './script.js';
 import { isRecord, positiveInt } from './route-context.js';
 import type { RouteContext } from './route-context.js';
-
-export interface OpenAIError {
-  status: number;
-  message: string;
-  type: string;
-  param: string | null;
-  code: string | null;
-}
 
 interface ChatRequest {
   model: string;
@@ -23,24 +14,6 @@ interface ChatRequest {
   stream: boolean;
   includeUsage: boolean;
   maxTokens: number | undefined;
-}
-
-export function openAIErrorBody(e: OpenAIError): { error: Omit<OpenAIError, 'status'> } {
-  return { error: { message: e.message, type: e.type, param: e.param, code: e.code } };
-}
-
-function invalid(message: string, param: string | null, code: string | null = null): OpenAIError {
-  return { status: 400, message, type: 'invalid_request_error', param, code };
-}
-
-/** Text carried by an OpenAI message content (string or array of parts). */
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
-    .filter((t) => t !== '')
-    .join('\n');
 }
 
 function toolCallsOf(message: Record<string, unknown>): Record<string, unknown>[] {
@@ -125,26 +98,13 @@ function scriptInput(messages: readonly Record<string, unknown>[]): { directiveT
 }
 
 export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
-  const { res, ledger } = ctx;
   const id = ctx.ids.next('chatcmpl-');
-  const fail = (e: OpenAIError, model: string, stream: boolean): void => {
-    sendJson(res, e.status, openAIErrorBody(e));
-    ledger.addModelRequest(rejectedRequest('openai-chat', { id, model, stream, startNs: ctx.startNs, endNs: nowNs() }, e.status, e.message));
-  };
-
-  const body = await readJsonBody(ctx.req, ctx.shutdown);
-  if (!body.ok) {
-    if (body.status === 499) return; // client left before sending its request: nothing to answer or bill
-    const message =
-      body.status === 400
-        ? `We could not parse the JSON body of your request. (${body.message}) The OpenAI API expects a JSON payload.`
-        : body.message;
-    return fail({ ...invalid(message, null), status: body.status }, 'unknown', false);
-  }
-  const raw = isRecord(body.value) ? body.value : {};
+  const body = await readOpenAIBody(ctx, 'openai-chat', id);
+  if (!body) return;
   const request = validateChatRequest(body.value);
   if (!('messages' in request)) {
-    return fail(request, typeof raw.model === 'string' ? raw.model : 'unknown', raw.stream === true);
+    const { model, stream } = claimedModel(body.value);
+    return refuse(ctx, 'openai-chat', id, request, model, stream);
   }
 
   let plan: ResponsePlan;
@@ -154,75 +114,46 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
     );
   } catch (err) {
     if (!(err instanceof DirectiveError)) throw err;
-    return fail(invalid(`simulator: ${err.message}`, 'messages'), request.model, request.stream);
+    return refuse(ctx, 'openai-chat', id, invalid(`simulator: ${err.message}`, 'messages'), request.model, request.stream);
   }
 
-  const conn = new ClientConnection(res);
+  const conn = new ClientConnection(ctx.res);
   const created = Math.floor(Date.now() / 1000);
   const finishReason = plan.kind === 'tool_calls' ? 'tool_calls' : plan.truncated ? 'length' : 'stop';
   const inputTokens = inputTokensFor(inputChars(request.messages));
-  let result: GenerationResult;
-  let sent = 0;
-  const sentNs: bigint[] = [];
+  const chunkBase = { id, object: 'chat.completion.chunk', created, model: request.model, system_fingerprint: 'fp_simulator' };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    `data: ${JSON.stringify({
+      ...chunkBase,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(request.includeUsage ? { usage: null } : {}),
+    })}\n\n`;
+  const roleChunk = chunk({ role: 'assistant', content: plan.kind === 'text' ? '' : null, refusal: null });
 
-  if (request.stream) {
-    startEventStream(res, { 'x-request-id': id });
-    const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-      `data: ${JSON.stringify({
-        id,
-        object: 'chat.completion.chunk',
-        created,
-        model: request.model,
-        system_fingerprint: 'fp_simulator',
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-        ...(request.includeUsage ? { usage: null } : {}),
-      })}\n\n`;
-    const roleChunk = chunk({ role: 'assistant', content: plan.kind === 'text' ? '' : null, refusal: null });
-    result = await generate(plan.pieces, plan, conn, ctx.shutdown, (piece, index) => {
+  await runExchange({
+    ctx,
+    conn,
+    api: 'openai-chat',
+    id,
+    model: request.model,
+    stream: request.stream,
+    plan,
+    inputTokens,
+    headers: { 'x-request-id': id },
+    writeToken: (piece, index) => {
       if (index === 0) conn.write(roleChunk);
       conn.write(chunk(deltaFor(piece, plan)));
-      sentNs.push(nowNs());
-    });
-    sent = result.emitted;
-    if (result.stoppedByShutdown) res.destroy();
-    else if (!conn.closed) {
+    },
+    writeEnd: (result) => {
       if (plan.pieces.length === 0) conn.write(roleChunk);
       conn.write(chunk({}, finishReason));
       if (request.includeUsage) {
-        const usage = usageOf(inputTokens, result.generated);
-        conn.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, system_fingerprint: 'fp_simulator', choices: [], usage })}\n\n`);
+        conn.write(`data: ${JSON.stringify({ ...chunkBase, choices: [], usage: usageOf(inputTokens, result.generated) })}\n\n`);
       }
       conn.write('data: [DONE]\n\n');
-      res.end();
-    }
-  } else {
-    result = await generate(plan.pieces, plan, conn, ctx.shutdown);
-    if (result.stoppedByShutdown) {
-      sendJson(res, 503, openAIErrorBody({ status: 503, message: 'simulator closed', type: 'server_error', param: null, code: null }));
-    } else if (!conn.closed) {
-      sendJson(res, 200, completionBody(id, created, request.model, plan, finishReason, usageOf(inputTokens, result.generated)), {
-        'x-request-id': id,
-      });
-      sent = result.generated;
-    }
-  }
-
-  ledger.addModelRequest({
-    id,
-    api: 'openai-chat',
-    model: request.model,
-    stream: request.stream,
-    startNs: ctx.startNs,
-    endNs: nowNs(),
-    inputTokens,
-    outputTokensGenerated: result.generated,
-    outputTokensSent: sent,
-    outputTokensSentNs: request.stream ? sentNs.slice(0, sent) : [],
-    // on shutdown the simulator itself cut the connection: only a close before that counts
-    clientClosedEarly: result.stoppedByShutdown ? result.clientClosedEarly : conn.closed,
-    toolCalls: startedToolCalls(plan.pieces, result.generated, plan.toolCalls),
-    status: result.stoppedByShutdown && !request.stream ? 503 : 200,
-    ...(result.stoppedByShutdown ? { error: 'simulator closed' } : {}),
+    },
+    body: (result) => completionBody(id, created, request.model, plan, finishReason, usageOf(inputTokens, result.generated)),
+    closedBody: SIMULATOR_CLOSED,
   });
 }
 

@@ -8,6 +8,7 @@ import { EffectService } from './effects.js';
 import { sendJson } from './http-io.js';
 import { Ledger } from './ledger.js';
 import { handleOpenAIChat } from './openai-chat.js';
+import { handleOpenAIResponses, ResponseStore } from './openai-responses.js';
 import { IdGenerator } from './route-context.js';
 import type { RouteContext } from './route-context.js';
 
@@ -37,6 +38,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const ledger = new Ledger();
   const ids = new IdGenerator();
   const effects = new EffectService();
+  const responses = new ResponseStore();
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const timing = {
@@ -52,6 +54,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     if (shutdown.signal.aborted) return sendJson(res, 503, { error: { message: 'simulator closing' } }, { connection: 'close' });
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
       return handleOpenAIChat(ctx);
+    }
+    if (req.method === 'POST' && (path === '/v1/responses' || path === '/responses')) {
+      return handleOpenAIResponses(ctx, responses);
     }
     if (req.method === 'POST' && (path === '/v1/messages' || path === '/messages')) {
       return handleAnthropicMessages(ctx);
