@@ -1,4 +1,5 @@
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { AiSdkInstrumentation } from './ai-sdk.js';
 import { AnthropicInstrumentation } from './anthropic.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
@@ -18,6 +19,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   'http-commits': HttpCommitInstrumentation,
   openai: OpenAIInstrumentation,
   anthropic: AnthropicInstrumentation,
+  'ai-sdk': AiSdkInstrumentation,
 };
 
 /**

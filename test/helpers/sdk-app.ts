@@ -19,6 +19,8 @@ export interface AppRun {
   report: LeakReport;
   /** The simulator's records of this run's requests. */
   requests: Simulator['ledger']['modelRequests'];
+  /** The side effects this run's tools caused. */
+  effects: Simulator['ledger']['effects'];
   stderr: string;
 }
 
@@ -40,6 +42,7 @@ export function sdkApps(): { app: (name: string) => string; runApp: (file: strin
   async function runApp(file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> {
     const traces = path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`);
     const before = sim.ledger.modelRequests.length;
+    const effectsBefore = sim.ledger.effects.length;
     const child = spawn(process.execPath, ['--import', 'afterstop/register', file, scenario], {
       cwd: root,
       env: cleanEnv({ SIM_URL: sim.url, AFTERSTOP_TRACES_DIR: traces, ...env }),
@@ -54,9 +57,19 @@ export function sdkApps(): { app: (name: string) => string; runApp: (file: strin
     await sim.idle();
     const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
     const report = fs.existsSync(traces) ? await analyze({ inputs: [traces], db: ':memory:' }) : (undefined as unknown as LeakReport);
-    return { out, report, requests: sim.ledger.modelRequests.slice(before), stderr };
+    return { out, report, requests: sim.ledger.modelRequests.slice(before), effects: sim.ledger.effects.slice(effectsBefore), stderr };
   }
   return { app, runApp };
+}
+
+/** What really happened after the app's Stop, from the simulator's ledger. */
+export function truthAfterStop(r: AppRun): { ghostCommits: number; modelCallsStarted: number; outputTokensSent: number } {
+  const stop = BigInt(String(r.out['stopNs']));
+  return {
+    ghostCommits: r.effects.filter((e) => e.committedNs !== null && e.committedNs > stop).length,
+    modelCallsStarted: r.requests.filter((q) => q.startNs > stop).length,
+    outputTokensSent: sentAfter(r),
+  };
 }
 
 /** Tokens the server wrote after the app's Stop. */

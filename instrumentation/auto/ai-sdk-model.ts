@@ -1,0 +1,113 @@
+import { observeModelCall, type ObservedModelCall } from './model-observer.js';
+import { observeReadable } from './observe-readable.js';
+import { safely } from '../safe.js';
+
+/**
+ * A Vercel AI SDK language model (the provider's `LanguageModelV2`/`V3`
+ * object: `@ai-sdk/openai`, `@ai-sdk/anthropic`, ...), seen through a proxy
+ * whose `doStream` and `doGenerate` record a model call: chunks as they
+ * arrive, the provider's usage and finish reason, the abort. Observing at
+ * this layer covers every provider package at once, and the calls the SDK's
+ * own telemetry loses (the step in flight at abort).
+ */
+type Json = Record<string, unknown>;
+interface LanguageModel {
+  provider?: unknown;
+  modelId?: unknown;
+  doStream?: (options: Json) => PromiseLike<Json>;
+  doGenerate?: (options: Json) => PromiseLike<Json>;
+}
+
+export const AI_SDK_FRAMEWORK = 'vercel-ai';
+const OBSERVED = Symbol.for('afterstop.ai-sdk.observed-model');
+
+/** The model as the app gave it, observed; anything else (a model id string, an unknown shape) unchanged. */
+export function observedModel(model: unknown): unknown {
+  if (typeof model !== 'object' || model === null) return model;
+  const m = model as LanguageModel & { [OBSERVED]?: true };
+  if (m[OBSERVED] === true || typeof m.doStream !== 'function' || typeof m.doGenerate !== 'function') return model;
+  return new Proxy(m, {
+    get(target, property) {
+      if (property === OBSERVED) return true;
+      if (property === 'doStream') return (options: Json) => doStream(target, options);
+      if (property === 'doGenerate') return (options: Json) => doGenerate(target, options);
+      // The model's own getters and methods run on the model itself (its private fields are not on the proxy).
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function start(model: LanguageModel, options: Json): ObservedModelCall {
+  const provider = typeof model.provider === 'string' ? (model.provider.split('.')[0] ?? model.provider) : 'unknown';
+  return observeModelCall({
+    provider,
+    framework: AI_SDK_FRAMEWORK,
+    model: typeof model.modelId === 'string' ? model.modelId : 'unknown',
+    signal: options?.['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined,
+  });
+}
+
+async function doStream(model: LanguageModel, options: Json): Promise<Json> {
+  const call = start(model, options);
+  let result: Json;
+  try {
+    result = await call.within(() => (model.doStream as NonNullable<LanguageModel['doStream']>).call(model, options));
+  } catch (error) {
+    call.end({ error, complete: false });
+    throw error;
+  }
+  return safely('ai-sdk model stream', () => ({ ...result, stream: observeParts(result['stream'] as ReadableStream<Json>, call) }), result);
+}
+
+async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
+  const call = start(model, options);
+  let result: Json;
+  try {
+    result = await call.within(() => (model.doGenerate as NonNullable<LanguageModel['doGenerate']>).call(model, options));
+  } catch (error) {
+    call.end({ error, complete: false });
+    throw error;
+  }
+  safely('ai-sdk model result', () => {
+    const response = result['response'] as Json | undefined;
+    if (typeof response?.['modelId'] === 'string') call.responseModel(response['modelId']);
+    finish(call, result);
+    call.end({ complete: true });
+  }, undefined);
+  return result;
+}
+
+/** Usage and finish reason, in the V2 (numbers, a string) and V3 (`{ total }`, `{ unified, raw }`) shapes. */
+function finish(call: ObservedModelCall, part: Json): void {
+  const usage = part['usage'] as Json | undefined;
+  const count = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof (v as Json | undefined)?.['total'] === 'number' ? ((v as Json)['total'] as number) : undefined);
+  const input = count(usage?.['inputTokens']);
+  const output = count(usage?.['outputTokens']);
+  if (input !== undefined || output !== undefined) call.usage({ ...(input !== undefined ? { inputTokens: input } : {}), ...(output !== undefined ? { outputTokens: output } : {}) });
+  const reason = part['finishReason'] as unknown;
+  const text = typeof reason === 'string' ? reason : typeof (reason as Json | undefined)?.['raw'] === 'string' ? (reason as Json)['raw'] : (reason as Json | undefined)?.['unified'];
+  if (typeof text === 'string') call.finishReason(text);
+}
+
+const OUTPUT_PARTS = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta']);
+
+function observeParts(stream: ReadableStream<Json>, call: ObservedModelCall): ReadableStream<Json> {
+  let complete = false;
+  let error: unknown;
+  return observeReadable(stream, {
+    chunk(part) {
+      const type = part?.['type'];
+      if (typeof type !== 'string') return;
+      if (OUTPUT_PARTS.has(type)) call.chunk();
+      else if (type === 'response-metadata' && typeof part['modelId'] === 'string') call.responseModel(part['modelId']);
+      else if (type === 'finish') {
+        finish(call, part);
+        complete = true;
+      } else if (type === 'error') error = part['error'];
+    },
+    done: () => call.end(error === undefined ? { complete } : { error, complete: false }),
+    error: (e) => call.end({ error: e, complete: false }),
+    cancel: () => call.end({ complete }),
+  });
+}

@@ -1,0 +1,187 @@
+import { context, type Context } from '@opentelemetry/api';
+import { isAbortError } from '../errors.js';
+import { startRun } from '../run-start.js';
+import { safely } from '../safe.js';
+import type { Run, ToolCall } from '../types.js';
+import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
+import { httpCommitsDetected } from './http-commits.js';
+import { observeReadable } from './observe-readable.js';
+import { activeRun } from './run-context.js';
+
+/**
+ * One `streamText` / `generateText` call of the Vercel AI SDK: an agent loop,
+ * so an afterstop run (unless the app already runs one: then its model and
+ * tool calls join it). What it records, from the options the app passed:
+ * - the cancel request when `abortSignal` aborts (source from its reason,
+ *   else `user`), or when the app cancels a stream it reads from the result
+ *   (`textStream`, `fullStream`, a UI message stream, a Response body): that
+ *   is a Stop too, although the SDK goes on;
+ * - the acknowledgement when the SDK has stopped (`onAbort`, `onFinish`,
+ *   `onError`, the promise of generateText settled);
+ * - every tool call (`execute` wrapped: start, `execute_tool`, the commits
+ *   its HTTP requests make), and whether its result was dropped: a result
+ *   that comes back after the SDK's own abort never reaches the history;
+ * - every model call (see ai-sdk-model.ts).
+ * Conversation and agent come from `experimental_telemetry`: `functionId`
+ * names the agent, `metadata.conversationId` (or `sessionId`, `threadId`,
+ * `chatId`) the conversation.
+ */
+type Json = Record<string, unknown>;
+type Fn = (...args: unknown[]) => unknown;
+
+const CONVERSATION_KEYS = ['conversationId', 'sessionId', 'threadId', 'chatId'];
+
+export class AiSdkRun {
+  readonly run: Run;
+  /** The run was started for this call (not the app's own run). */
+  private readonly own: boolean;
+  private readonly sdkSignal: AbortSignal | undefined;
+  private ended = false;
+
+  constructor(options: Json) {
+    const active = activeRun();
+    this.own = active === undefined;
+    this.sdkSignal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
+    const telemetry = options['experimental_telemetry'] as Json | undefined;
+    const metadata = (telemetry?.['metadata'] ?? {}) as Json;
+    const conversation = CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
+    this.run =
+      active ??
+      startRun({
+        framework: AI_SDK_FRAMEWORK,
+        ...(this.sdkSignal ? { signal: this.sdkSignal } : {}),
+        ...(typeof telemetry?.['functionId'] === 'string' ? { agentName: telemetry['functionId'] } : {}),
+        ...(conversation !== undefined ? { conversationId: conversation } : {}),
+      });
+  }
+
+  /** The context the SDK call runs in: the run's. */
+  get context(): Context | undefined {
+    return this.own ? (this.run as { context?: Context }).context : undefined;
+  }
+
+  /** The options the SDK gets: the app's, with the model observed, the tools wrapped, the callbacks chained. */
+  options(options: Json, streamed: boolean): Json {
+    const patched: Json = { ...options, model: observedModel(options['model']), tools: this.tools(options['tools']) };
+    if (streamed) {
+      patched['onAbort'] = chain(options['onAbort'], () => this.stopped());
+      patched['onFinish'] = chain(options['onFinish'], () => this.stopped());
+      // Without an onError of its own, streamText logs the error to the console: keep doing that.
+      const onError = typeof options['onError'] === 'function' ? (options['onError'] as Fn) : (event: unknown) => console.error((event as Json | undefined)?.['error']);
+      patched['onError'] = chain(onError, (event) => this.stopped((event as Json | undefined)?.['error'] ?? event));
+    }
+    return patched;
+  }
+
+  /** A streamText result: every stream the app reads from it is watched for a cancel. */
+  watchResult(result: unknown): void {
+    const r = result as { teeStream?: Fn } | undefined;
+    const tee = r?.teeStream;
+    if (r === undefined || typeof tee !== 'function') return;
+    const watch = this;
+    // Every consumer stream of the result (textStream, fullStream, the UI message stream, the
+    // Response helpers) is split from the run's stream by teeStream.
+    r.teeStream = function teeStream(this: unknown, ...args: unknown[]): unknown {
+      const stream = tee.apply(this, args) as ReadableStream<unknown>;
+      return safely('ai-sdk result stream', () => observeReadable(stream, { cancel: () => watch.readerCancelled() }), stream);
+    };
+  }
+
+  /** generateText: the promise settled. */
+  settled<T>(promise: Promise<T>): void {
+    promise.then(
+      () => this.stopped(),
+      (error: unknown) => this.stopped(error),
+    );
+  }
+
+  /** The app cancelled a stream it read from the result: its Stop, although the SDK's loop goes on. */
+  private readerCancelled(): void {
+    if (!this.own || this.ended || this.run.cancelState !== 'none') return;
+    void this.run.cancel({ source: 'user', reason: 'the app cancelled the stream it was reading' });
+  }
+
+  /** The SDK has stopped: finished, aborted, or failed. */
+  private stopped(error?: unknown): void {
+    if (!this.own || this.ended) return;
+    this.ended = true;
+    if (this.run.cancelState !== 'none') this.run.acknowledge();
+    this.run.end(error === undefined || isAbortError(error, this.sdkSignal) ? {} : { error });
+  }
+
+  private tools(tools: unknown): unknown {
+    if (typeof tools !== 'object' || tools === null) return tools;
+    return Object.fromEntries(
+      Object.entries(tools as Record<string, unknown>).map(([name, t]) => {
+        const execute = (t as Json | undefined)?.['execute'];
+        return [name, typeof execute === 'function' ? { ...(t as Json), execute: this.execute(name, execute as Fn) } : t];
+      }),
+    );
+  }
+
+  private execute(name: string, execute: Fn): Fn {
+    const self = this;
+    return function observedExecute(this: unknown, input: unknown, options: unknown): unknown {
+      const callId = (options as Json | undefined)?.['toolCallId'];
+      const call = safely(
+        'ai-sdk tool start',
+        () => self.run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected() }),
+        undefined,
+      );
+      if (call === undefined) return execute.call(this, input, options);
+      const ctx = (call as { context?: Context }).context;
+      let value: unknown;
+      try {
+        value = ctx === undefined ? execute.call(this, input, options) : context.with(ctx, () => execute.call(this, input, options));
+      } catch (error) {
+        self.toolEnded(call, error);
+        throw error;
+      }
+      if (isPromiseLike(value)) {
+        return Promise.resolve(value).then(
+          (v) => {
+            self.toolEnded(call);
+            return v;
+          },
+          (error: unknown) => {
+            self.toolEnded(call, error);
+            throw error;
+          },
+        );
+      }
+      if (isAsyncIterable(value)) return self.streamedTool(call, value);
+      self.toolEnded(call);
+      return value;
+    };
+  }
+
+  /** A tool that streams preliminary results (execute returns an async iterable): it ends with its last. */
+  private async *streamedTool(call: ToolCall, values: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+    try {
+      yield* values;
+    } catch (error) {
+      this.toolEnded(call, error);
+      throw error;
+    }
+    this.toolEnded(call);
+  }
+
+  private toolEnded(call: ToolCall, error?: unknown): void {
+    safely('ai-sdk tool end', () => {
+      if (error !== undefined) call.end({ error });
+      // The SDK drops a result that comes back after its abort: the history keeps the call without it.
+      else if (this.sdkSignal?.aborted === true) call.end({ result: 'dropped' });
+      else call.end();
+    }, undefined);
+  }
+}
+
+function chain(original: unknown, ours: (event: unknown) => void): Fn {
+  return function chained(this: unknown, ...args: unknown[]): unknown {
+    safely('ai-sdk callback', () => ours(args[0]), undefined);
+    return typeof original === 'function' ? (original as Fn).apply(this, args) : undefined;
+  };
+}
+
+const isPromiseLike = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
+const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> => v !== null && typeof v === 'object' && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';

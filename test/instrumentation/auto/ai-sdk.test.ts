@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import type { AppRun } from '../../helpers/sdk-app.js';
+import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
+
+/**
+ * The real `ai` package with `@ai-sdk/openai` and `@ai-sdk/anthropic`, under
+ * `node --import afterstop/register`, stopped at each moment; leak-report over
+ * the traces it wrote, checked against what the simulator saw happen.
+ */
+const { app, runApp } = sdkApps();
+
+/** leak-report agrees with the ground truth: ghost commits, new model calls, tokens after Stop (within 10%). */
+function agreesWithTruth(r: AppRun): void {
+  const truth = truthAfterStop(r);
+  const t = r.report.totals;
+  expect(t.ghost_commits, 'ghost commits').toBe(truth.ghostCommits);
+  expect(t.tokens_after_stop.calls_started_after_stop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
+  expect(Math.abs(t.tokens_after_stop.output - truth.outputTokensSent), `tokens after Stop: ${t.tokens_after_stop.output} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
+}
+
+describe.each(['openai', 'anthropic'])('Vercel AI SDK (%s provider) under afterstop/register', (provider) => {
+  const run = (scenario: string, env: Record<string, string> = {}) => runApp(app('ai-sdk-app.mjs'), scenario, { PROVIDER: provider, ...env });
+
+  it('a chat turn with a tool, read to its end, and a generateText call: two runs, nothing cancelled, the app’s results unchanged', async () => {
+    const r = await run('complete');
+    expect(r.out).toMatchObject({ toolPartStates: ['output-available'], plainText: 7 });
+    expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, ghost_commits: 0, orphan_tool_calls: 0 });
+    expect(r.report.groups.map((g) => g.framework)).toEqual(['vercel-ai']);
+  });
+
+  it('Stop (abortSignal) during the text stream: request and ack, the request closed at once, no ghost', async () => {
+    const r = await run('text');
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, orphan_tool_calls: 0 });
+    expect(t.tokens_after_stop.observed_calls).toBe(1);
+    expect(t.cancel_depth['4']).toBe(1);
+    agreesWithTruth(r);
+  });
+
+  for (const scenario of ['tool-honours', 'tool-ignores']) {
+    it(`Stop while the tool's POST is in flight (${scenario}): a ghost commit, the result never reaches the history, and the next turn fails with AI_MissingToolResultsError`, async () => {
+      const r = await run(scenario);
+      expect(r.effects).toHaveLength(1);
+      expect(r.effects[0]!.clientClosedBeforeCommit).toBe(scenario === 'tool-honours');
+      expect(r.out).toMatchObject({ toolPartStates: ['input-available'], nextTurnError: 'AI_MissingToolResultsError' });
+      const t = r.report.totals;
+      expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
+      expect(t.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 1, other: 0 });
+      const orphan = r.report.findings.find((f) => f.kind === 'orphan_tool_call');
+      expect(orphan?.detail).toMatch(scenario === 'tool-honours' ? /result cancelled/ : /result dropped/);
+      agreesWithTruth(r);
+    });
+  }
+
+  it('Stop before the tool starts: the tool never runs, nothing to count but the aborted stream', async () => {
+    const r = await run('before-tool');
+    expect(r.effects).toEqual([]);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, orphan_tool_calls: 0 });
+    agreesWithTruth(r);
+  });
+
+  it('Stop by cancelling the stream reader, no abortSignal: the request stays open; reading the steps later resumes the loop: a ghost commit and a new model call after Stop', async () => {
+    const r = await run('reader-cancel');
+    expect(r.out['steps']).toBe(2);
+    expect(r.requests[0]!.clientClosedEarly).toBe(false);
+    const truth = truthAfterStop(r);
+    expect(truth).toMatchObject({ ghostCommits: 1, modelCallsStarted: 1 });
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, orphan_tool_calls: 0 });
+    expect(t.cancel_ack_ms.max).toBeGreaterThan(300);
+    agreesWithTruth(r);
+  });
+});
+
+describe('Vercel AI SDK, more', () => {
+  it('generateText stopped while the tool’s POST is in flight: the promise rejects (acknowledged), a ghost commit, the call orphaned', async () => {
+    const r = await runApp(app('ai-sdk-app.mjs'), 'generate-tool');
+    expect(r.out['error']).toBe('AbortError');
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
+    agreesWithTruth(r);
+  });
+
+  it('a CommonJS app (read-only exports: patched through a copy)', async () => {
+    const r = await runApp(app('ai-sdk-app.cjs'), 'text');
+    expect(r.out['parts']).toBeGreaterThan(0);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(r.report.groups.map((g) => g.framework)).toEqual(['vercel-ai']);
+  });
+
+  it('with the HTTP commit detector switched off, the ghost goes unseen (which is why it is on by default)', async () => {
+    const r = await runApp(app('ai-sdk-app.mjs'), 'tool-ignores', { AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'http-commits' });
+    expect(truthAfterStop(r).ghostCommits).toBe(1);
+    expect(r.report.totals.ghost_commits).toBe(0);
+    expect(r.report.totals.orphan_tool_calls).toBe(1);
+  });
+
+  it('switched off (AFTERSTOP_DISABLED_INSTRUMENTATIONS=ai-sdk): no run, the app runs as before', async () => {
+    const r = await runApp(app('ai-sdk-app.mjs'), 'complete', { AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'ai-sdk' });
+    expect(r.out).toMatchObject({ toolPartStates: ['output-available'], plainText: 7 });
+    expect(r.report?.totals.runs ?? 0).toBe(0);
+  });
+});
