@@ -14,10 +14,9 @@ export const AnthropicInstrumentation = sdkCreateInstrumentation({
   module: '@anthropic-ai/sdk',
   versions: ANTHROPIC_VERSIONS,
   client: 'Anthropic',
-  resource: (client) => client?.['Messages'] as { prototype?: Json } | undefined,
+  resources: [{ resource: (client) => client?.['Messages'] as { prototype?: Json } | undefined, observers: { chunk: messageEvent, value: message } }],
   provider: 'anthropic',
   framework: 'anthropic-sdk',
-  observers: { chunk: messageEvent, value: message },
 });
 
 function usage(call: ObservedModelCall, u: Json | undefined): void {

@@ -5,17 +5,54 @@ import type { Json } from './sdk-stream.js';
 /** The `openai` versions this instrumentation is tested with (README: supported versions). */
 export const OPENAI_VERSIONS = ['>=4.0.0 <8'];
 
-/** Chat Completions of the `openai` client: `client.chat.completions.create(...)`, streamed or not. */
+/**
+ * The `openai` client's Chat Completions (`client.chat.completions.create(...)`)
+ * and Responses (`client.responses.create(...)`, and `responses.stream()`,
+ * which goes through it; versions without Responses get Chat Completions
+ * only), streamed or not.
+ */
 export const OpenAIInstrumentation = sdkCreateInstrumentation({
   name: 'afterstop-openai',
   module: 'openai',
   versions: OPENAI_VERSIONS,
   client: 'OpenAI',
-  resource: (client) => ((client?.['Chat'] as Json | undefined)?.['Completions'] as { prototype?: Json } | undefined),
+  resources: [
+    { resource: (client) => (client?.['Chat'] as Json | undefined)?.['Completions'] as { prototype?: Json } | undefined, observers: { chunk: onChunk, value: completion } },
+    { resource: (client) => client?.['Responses'] as { prototype?: Json } | undefined, observers: { chunk: onResponseEvent, value: response } },
+  ],
   provider: 'openai',
   framework: 'openai-sdk',
-  observers: { chunk: onChunk, value: completion },
 });
+
+/** A Responses API response (the body, or the one a final stream event carries). */
+function response(call: ObservedModelCall, r: Json, end = true): void {
+  if (typeof r['model'] === 'string') call.responseModel(r['model']);
+  const u = r['usage'] as Json | undefined;
+  if (u && typeof u === 'object') {
+    call.usage({
+      ...(typeof u['input_tokens'] === 'number' ? { inputTokens: u['input_tokens'] } : {}),
+      ...(typeof u['output_tokens'] === 'number' ? { outputTokens: u['output_tokens'] } : {}),
+    });
+  }
+  const incomplete = (r['incomplete_details'] as Json | undefined)?.['reason'];
+  const reason = typeof incomplete === 'string' ? incomplete : r['status'];
+  if (typeof reason === 'string') call.finishReason(reason);
+  if (end) call.end({ complete: true });
+}
+
+const RESPONSE_OUTPUT_EVENTS = new Set(['response.output_text.delta', 'response.function_call_arguments.delta', 'response.reasoning_summary_text.delta', 'response.refusal.delta']);
+const RESPONSE_FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+function onResponseEvent(call: ObservedModelCall, event: Json, finished: () => void): void {
+  const type = event['type'];
+  if (typeof type !== 'string') return;
+  if (RESPONSE_OUTPUT_EVENTS.has(type)) call.chunk();
+  else if (RESPONSE_FINAL_EVENTS.has(type)) {
+    const r = event['response'] as Json | undefined;
+    if (r) response(call, r, false);
+    finished();
+  }
+}
 
 function completion(call: ObservedModelCall, c: Json): void {
   usage(call, c['usage']);

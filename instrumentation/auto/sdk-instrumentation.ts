@@ -15,13 +15,18 @@ export interface SdkCreateSpec {
   name: string;
   module: string;
   versions: string[];
-  /** The resource class whose prototype's `create` is patched, from the package's exports. */
-  resource: (client: Json | undefined) => { prototype?: Json } | undefined;
+  /** The resource classes whose prototype's `create` is patched, each with what its responses look like. */
+  resources: SdkResource[];
   /** The client class's export name (`OpenAI`, `Anthropic`). */
   client: string;
   provider: string;
   /** `afterstop.framework` of a call made outside any afterstop run. */
   framework: string;
+}
+
+export interface SdkResource {
+  /** The class, from the client class (absent in versions that lack it: then not patched). */
+  resource: (client: Json | undefined) => { prototype?: Json } | undefined;
   observers: Observers;
 }
 
@@ -38,10 +43,13 @@ export interface SdkInstrumentationClass {
 }
 
 export function sdkCreateInstrumentation(spec: SdkCreateSpec): SdkInstrumentationClass {
-  /** The prototype to patch, as the package exports it (CommonJS or ESM). */
-  const target = (exports: Json): Json | undefined => {
+  /** The prototypes to patch, as the package exports them (CommonJS or ESM), each with its observers. */
+  const targets = (exports: Json): [Json, Observers][] => {
     const client = (exports[spec.client] ?? (exports['default'] as Json | undefined)?.[spec.client] ?? exports['default']) as Json | undefined;
-    return spec.resource(client)?.prototype;
+    return spec.resources.flatMap((r): [Json, Observers][] => {
+      const proto = r.resource(client)?.prototype;
+      return proto ? [[proto, r.observers]] : [];
+    });
   };
   return class extends InstrumentationBase {
     static readonly module = spec.module;
@@ -56,13 +64,13 @@ export function sdkCreateInstrumentation(spec: SdkCreateSpec): SdkInstrumentatio
           spec.module,
           spec.versions,
           (exports: Json) => {
-            const proto = target(exports);
-            if (proto && !isWrapped(proto['create'])) this._wrap(proto, 'create', (original) => wrapCreate(original as Create, spec));
+            for (const [proto, observers] of targets(exports)) {
+              if (!isWrapped(proto['create'])) this._wrap(proto, 'create', (original) => wrapCreate(original as Create, spec, observers));
+            }
             return exports;
           },
           (exports: Json) => {
-            const proto = target(exports);
-            if (proto && isWrapped(proto['create'])) this._unwrap(proto, 'create');
+            for (const [proto] of targets(exports)) if (isWrapped(proto['create'])) this._unwrap(proto, 'create');
           },
         ),
       ];
@@ -70,7 +78,7 @@ export function sdkCreateInstrumentation(spec: SdkCreateSpec): SdkInstrumentatio
   };
 }
 
-function wrapCreate(original: Create, spec: SdkCreateSpec): Create {
+function wrapCreate(original: Create, spec: SdkCreateSpec, observers: Observers): Create {
   return function create(this: unknown, body: Json, options?: Json): unknown {
     const call = safely(
       `${spec.provider} create`,
@@ -86,6 +94,6 @@ function wrapCreate(original: Create, spec: SdkCreateSpec): Create {
     // model call's span active, so that the SDK's own spans (and HTTP spans) are its children.
     if (call === undefined) return original.call(this, body, options);
     const result = call.within(() => original.call(this, body, options)) as ApiPromise;
-    return safely(`${spec.provider} result`, () => observeResult(result, call, body?.['stream'] === true, spec.observers), result);
+    return safely(`${spec.provider} result`, () => observeResult(result, call, body?.['stream'] === true, observers), result);
   };
 }

@@ -3,7 +3,7 @@ import type { AppRun } from '../../helpers/sdk-app.js';
 import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
 
 /**
- * The real `ai` package with `@ai-sdk/openai` and `@ai-sdk/anthropic`, under
+ * The real `ai` package with `@ai-sdk/openai` (Chat Completions and Responses) and `@ai-sdk/anthropic`, under
  * `node --import afterstop/register`, stopped at each moment; leak-report over
  * the traces it wrote, checked against what the simulator saw happen.
  */
@@ -18,7 +18,7 @@ function agreesWithTruth(r: AppRun): void {
   expect(Math.abs(t.tokens_after_stop.output - truth.outputTokensSent), `tokens after Stop: ${t.tokens_after_stop.output} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
 }
 
-describe.each(['openai', 'anthropic'])('Vercel AI SDK (%s provider) under afterstop/register', (provider) => {
+describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s provider) under afterstop/register', (provider) => {
   const run = (scenario: string, env: Record<string, string> = {}) => runApp(app('ai-sdk-app.mjs'), scenario, { PROVIDER: provider, ...env });
 
   it('a chat turn with a tool, read to its end, and a generateText call: two runs, nothing cancelled, the app’s results unchanged', async () => {

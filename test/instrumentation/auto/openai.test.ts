@@ -28,8 +28,8 @@ describe('openai Chat Completions under afterstop/register', () => {
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
   });
 
-  it('a manual run whose Stop never reaches the SDK: the call belongs to the run, and every token after Stop is counted', async () => {
-    const r = await runApp(app('openai-app.mjs'), 'run-cancel');
+  it.each(['run-cancel', 'responses-run-cancel'])('a manual run whose Stop never reaches the SDK (%s): the call belongs to the run, and every token after Stop is counted', async (scenario) => {
+    const r = await runApp(app('openai-app.mjs'), scenario);
     expect(r.requests[0]!.clientClosedEarly).toBe(false);
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 1 });
@@ -37,6 +37,21 @@ describe('openai Chat Completions under afterstop/register', () => {
     const truth = sentAfter(r);
     expect(truth).toBeGreaterThan(20);
     expect(Math.abs(t.tokens_after_stop.output - truth)).toBeLessThanOrEqual(Math.max(1, 0.1 * truth));
+  });
+
+  it('the Responses API: a stream and a plain call, one run each, usage from the provider', async () => {
+    const r = await runApp(app('openai-app.mjs'), 'responses-complete');
+    expect(r.out).toMatchObject({ chunks: 20, plainTokens: 7 });
+    expect(r.requests.map((q) => q.api)).toEqual(['openai-responses', 'openai-responses']);
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0 });
+  });
+
+  it('the Responses API stopped through the signal: cancel request and ack; tokens after Stop as the server sent them', async () => {
+    const r = await runApp(app('openai-app.mjs'), 'responses-signal');
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
   });
 
   it('CommonJS apps too', async () => {
