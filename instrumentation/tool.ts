@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
@@ -113,19 +113,19 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     }
   }
 
-  /** End the call (once). */
-  finishCall(options: ToolEndOptions = {}): void {
+  /** End the call (once); `endTime` when the body returned earlier than what became of its result was known. */
+  finishCall(options: ToolEndOptions = {}, endTime?: HrTime): void {
     if (this.ended) return;
     this.ended = true;
     try {
-      this.finish(options);
+      this.finish(options, endTime);
     } catch (error) {
       reportInternalError('tool end', error);
     }
     this.run.childEnded(this, 'tool');
   }
 
-  private finish(options: ToolEndOptions): void {
+  private finish(options: ToolEndOptions, endTime: HrTime | undefined): void {
     const span = this.span;
     try {
       const signal = this.run.signal;
@@ -145,7 +145,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
       }
     } finally {
       // Ends even if describing a hostile error object threw.
-      span.end(hrTime());
+      span.end(endTime ?? hrTime());
     }
   }
 }

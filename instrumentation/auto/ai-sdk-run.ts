@@ -1,8 +1,10 @@
-import { context, type Context } from '@opentelemetry/api';
+import { context, type Context, type HrTime } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
-import type { Run, ToolCall } from '../types.js';
+import { InstrumentedToolCall } from '../tool.js';
+import type { Run, ToolCall, ToolEndOptions } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { observeReadable } from './observe-readable.js';
@@ -16,11 +18,15 @@ import { activeRun } from './run-context.js';
  *   else `user`), or when the app cancels a stream it reads from the result
  *   (`textStream`, `fullStream`, a UI message stream, a Response body): that
  *   is a Stop too, although the SDK goes on;
- * - the acknowledgement when the SDK has stopped (`onAbort`, `onFinish`,
- *   `onError`, the promise of generateText settled);
+ * - the acknowledgement when the SDK has stopped: its callback (`onAbort`,
+ *   `onFinish`, `onError`) has run and every stream the app reads from the
+ *   result has closed (generateText: its promise settled);
  * - every tool call (`execute` wrapped: start, `execute_tool`, the commits
- *   its HTTP requests make), and whether its result was dropped: a result
- *   that comes back after the SDK's own abort never reaches the history;
+ *   its HTTP requests make), and whether its result was delivered: it was
+ *   when a stream the app reads carried its `tool-result` (generateText: the
+ *   promise resolved); a result still undelivered when the SDK has stopped
+ *   was dropped (the SDK drops results that come back after its abort; the
+ *   history keeps the call without its result);
  * - every model call (see ai-sdk-model.ts).
  * Conversation and agent come from `experimental_telemetry`: `functionId`
  * names the agent, `metadata.conversationId` (or `sessionId`, `threadId`,
@@ -36,9 +42,18 @@ export class AiSdkRun {
   /** The run was started for this call (not the app's own run). */
   private readonly own: boolean;
   private readonly sdkSignal: AbortSignal | undefined;
+  private readonly streamed: boolean;
+  /** Tool calls whose body returned, waiting to know whether their result was delivered. */
+  private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime }>();
+  private readonly delivered = new Set<string>();
+  /** Streams of the result the app is reading. */
+  private openStreams = 0;
+  /** The SDK said it stopped (callback, or generateText's promise): with its error, if any. */
+  private sdkStopped: { error?: unknown } | undefined;
   private ended = false;
 
-  constructor(options: Json) {
+  constructor(options: Json, streamed: boolean) {
+    this.streamed = streamed;
     const active = activeRun();
     this.own = active === undefined;
     this.sdkSignal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
@@ -61,9 +76,9 @@ export class AiSdkRun {
   }
 
   /** The options the SDK gets: the app's, with the model observed, the tools wrapped, the callbacks chained. */
-  options(options: Json, streamed: boolean): Json {
+  options(options: Json): Json {
     const patched: Json = { ...options, model: observedModel(options['model']), tools: this.tools(options['tools']) };
-    if (streamed) {
+    if (this.streamed) {
       patched['onAbort'] = chain(options['onAbort'], () => this.stopped());
       patched['onFinish'] = chain(options['onFinish'], () => this.stopped());
       // Without an onError of its own, streamText logs the error to the console: keep doing that.
@@ -83,16 +98,52 @@ export class AiSdkRun {
     // Response helpers) is split from the run's stream by teeStream.
     r.teeStream = function teeStream(this: unknown, ...args: unknown[]): unknown {
       const stream = tee.apply(this, args) as ReadableStream<unknown>;
-      return safely('ai-sdk result stream', () => observeReadable(stream, { cancel: () => watch.readerCancelled() }), stream);
+      return safely('ai-sdk result stream', () => watch.consumerStream(stream), stream);
     };
   }
 
-  /** generateText: the promise settled. */
+  private consumerStream(stream: ReadableStream<unknown>): ReadableStream<unknown> {
+    if (this.ended) return stream;
+    this.openStreams++;
+    let open = true;
+    const closed = (): void => {
+      if (!open) return;
+      open = false;
+      this.openStreams--;
+      this.finalize();
+    };
+    return observeReadable(stream, {
+      chunk: (chunk) => {
+        // teeStream's chunks are `{ part, partialOutput }` (ai 6) or the part itself (ai 5).
+        const part = ((chunk as Json | undefined)?.['part'] ?? chunk) as Json | undefined;
+        if (part?.['type'] === 'tool-result' && typeof part['toolCallId'] === 'string') this.deliver(part['toolCallId']);
+      },
+      done: closed,
+      error: closed,
+      cancel: () => {
+        this.readerCancelled();
+        closed();
+      },
+    });
+  }
+
+  /** generateText: the promise settled; resolved, it carries every tool result to the app. */
   settled<T>(promise: Promise<T>): void {
     promise.then(
-      () => this.stopped(),
+      () => {
+        for (const id of this.pending.keys()) this.deliver(id);
+        this.stopped();
+      },
       (error: unknown) => this.stopped(error),
     );
+  }
+
+  private deliver(callId: string): void {
+    this.delivered.add(callId);
+    const p = this.pending.get(callId);
+    if (p === undefined) return;
+    this.pending.delete(callId);
+    safely('ai-sdk tool delivered', () => endTool(p.call, { result: 'delivered' }, p.endTime), undefined);
   }
 
   /** The app cancelled a stream it read from the result: its Stop, although the SDK's loop goes on. */
@@ -101,10 +152,21 @@ export class AiSdkRun {
     void this.run.cancel({ source: 'user', reason: 'the app cancelled the stream it was reading' });
   }
 
-  /** The SDK has stopped: finished, aborted, or failed. */
+  /** The SDK says it has stopped: finished, aborted, or failed. */
   private stopped(error?: unknown): void {
-    if (!this.own || this.ended) return;
+    if (this.sdkStopped !== undefined) return;
+    this.sdkStopped = error === undefined ? {} : { error };
+    this.finalize();
+  }
+
+  /** Stopped, and nothing the app reads is open: results not delivered by now were dropped; the run is over. */
+  private finalize(): void {
+    if (this.ended || this.sdkStopped === undefined || this.openStreams > 0) return;
     this.ended = true;
+    for (const { call, endTime } of this.pending.values()) safely('ai-sdk tool dropped', () => endTool(call, { result: 'dropped' }, endTime), undefined);
+    this.pending.clear();
+    if (!this.own) return;
+    const { error } = this.sdkStopped;
     if (this.run.cancelState !== 'none') this.run.acknowledge();
     this.run.end(error === undefined || isAbortError(error, this.sdkSignal) ? {} : { error });
   }
@@ -166,14 +228,21 @@ export class AiSdkRun {
     this.toolEnded(call);
   }
 
+  /** The body returned (or threw): what became of the result is known now (an error, already delivered, the run over) or later. */
   private toolEnded(call: ToolCall, error?: unknown): void {
     safely('ai-sdk tool end', () => {
-      if (error !== undefined) call.end({ error });
-      // The SDK drops a result that comes back after its abort: the history keeps the call without it.
-      else if (this.sdkSignal?.aborted === true) call.end({ result: 'dropped' });
-      else call.end();
+      if (error !== undefined) return call.end({ error });
+      if (this.delivered.has(call.callId)) return endTool(call, { result: 'delivered' });
+      if (this.ended) return endTool(call, { result: 'dropped' });
+      this.pending.set(call.callId, { call, endTime: hrTime() });
     }, undefined);
   }
+}
+
+/** End a tool call at `endTime` (when its body returned), if it is afterstop's own kind. */
+function endTool(call: ToolCall, options: ToolEndOptions, endTime?: HrTime): void {
+  if (call instanceof InstrumentedToolCall) call.finishCall(options, endTime);
+  else call.end(options);
 }
 
 function chain(original: unknown, ours: (event: unknown) => void): Fn {

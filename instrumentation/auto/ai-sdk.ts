@@ -66,9 +66,9 @@ export class AiSdkInstrumentation extends InstrumentationBase {
 
 function wrapEntry(original: Fn, streamed: boolean): Fn {
   return function observedEntry(this: unknown, options: Json): unknown {
-    const run = safely('ai-sdk run start', () => (options && typeof options === 'object' ? new AiSdkRun(options) : undefined), undefined);
+    const run = safely('ai-sdk run start', () => (options && typeof options === 'object' ? new AiSdkRun(options, streamed) : undefined), undefined);
     if (run === undefined) return original.call(this, options);
-    const patched = safely('ai-sdk options', () => run.options(options, streamed), options);
+    const patched = safely('ai-sdk options', () => run.options(options), options);
     const ctx = run.context;
     const call = () => original.call(this, patched);
     const result = ctx === undefined ? call() : context.with(ctx, call);

@@ -3,7 +3,7 @@ import { sdkCreateInstrumentation } from './sdk-instrumentation.js';
 import type { Json } from './sdk-stream.js';
 
 /** The `openai` versions this instrumentation is tested with (README: supported versions). */
-export const OPENAI_VERSIONS = ['>=4.0.0 <8'];
+export const OPENAI_VERSIONS = ['>=4.13.0 <8'];
 
 /**
  * The `openai` client's Chat Completions (`client.chat.completions.create(...)`)

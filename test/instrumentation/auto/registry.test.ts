@@ -18,7 +18,7 @@ describe('the auto-instrumentation registry', () => {
   });
 
   it('the openai patch is version-bounded and reversible', () => {
-    expect(OPENAI_VERSIONS).toEqual(['>=4.0.0 <8']);
+    expect(OPENAI_VERSIONS).toEqual(['>=4.13.0 <8']);
     const instrumentation = new OpenAIInstrumentation({ enabled: false });
     instrumentation.enable();
     const require = createRequire(import.meta.url);
