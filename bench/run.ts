@@ -20,11 +20,15 @@ console.log(`one tool call (median of ${tool.rounds} rounds of ${tool.iterations
 report('- cost to the caller (spans exported afterwards):', tool.hotPath);
 report('- including the export of its spans (the loop yields every 100 calls):', tool.withExport);
 
-const sdk = await benchSdkStream();
-console.log(`\na streamed model call of ${sdk.chunks} chunks through the openai client (median of ${sdk.rounds} rounds of ${sdk.callsPerRound} calls)`);
-console.log(`  bare                       ${sdk.bareMsPerCall.toFixed(2)} ms`);
-console.log(`  under afterstop/register   ${sdk.instrumentedMsPerCall.toFixed(2)} ms`);
-console.log(`  extra time                 ${(sdk.extra * 100).toFixed(1)}% (target < 5%)`);
+const sdk = await benchSdkStream('openai');
+const aiSdk = await benchSdkStream('ai-sdk');
+for (const [r, what] of [[sdk, 'a streamed model call of 1,000 chunks through the openai client'], [aiSdk, 'an AI SDK streamText turn: a tool call (a POST) and a streamed answer of 1,000 chunks']] as const) {
+  console.log(`\n${what} (median of ${r.rounds} rounds of ${r.callsPerRound} calls)`);
+  console.log(`  bare                       ${r.bareMsPerCall.toFixed(2)} ms`);
+  console.log(`  under afterstop/register   ${r.instrumentedMsPerCall.toFixed(2)} ms`);
+  console.log(`  extra time                 ${(r.extra * 100).toFixed(1)}% (target < 5%)`);
+  console.log(`  client CPU per call        ${r.bareCpuMsPerCall.toFixed(1)} ms bare, ${r.instrumentedCpuMsPerCall.toFixed(1)} ms instrumented: ${(r.cpuExtra * 100).toFixed(1)}% extra`);
+}
 
 // The analyzer: BENCH_SPANS (default 100000 and 1000000) generated spans.
 const sizes = (process.env['BENCH_SPANS'] ?? '100000,1000000').split(',').map(Number);
@@ -48,4 +52,4 @@ if (analyzer.length > 1) {
   const perSpan = (a: typeof small): number => a.cold.seconds / a.spans;
   console.log(`  growth: ${(perSpan(large) / perSpan(small)).toFixed(2)}x the time per span from ${small.spans} to ${large.spans} spans (1.00 = linear)`);
 }
-if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, sdkStream: sdk, analyzer }));
+if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, sdkStream: sdk, aiSdkStream: aiSdk, analyzer }));

@@ -6,14 +6,19 @@ import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../simulator/index.js';
 
 /**
- * A streamed model call of 1,000 chunks through the real `openai` client,
- * bare and under `node --import afterstop/register` (spans to the file
+ * A streamed model call of 1,000 chunks through the real `openai` client
+ * (`openai`), or an AI SDK `streamText` turn with a tool call (a POST to the
+ * simulator's effect service, seen by the HTTP commit detector) followed by
+ * a streamed answer of 1,000 chunks (`ai-sdk`), bare and under `node --import afterstop/register` (spans to the file
  * exporter), in the same run against the same local simulator sending as
  * fast as it can (a chunk per timer tick, about 1 ms: ten times faster than a
  * real model), so the instrumentation's share of the time is overstated.
  * Each side runs in its own process, alternately, several rounds; medians.
  */
+export type SdkStreamClient = 'openai' | 'ai-sdk';
+
 export interface SdkStreamBench {
+  client: SdkStreamClient;
   chunks: number;
   callsPerRound: number;
   rounds: number;
@@ -21,6 +26,10 @@ export interface SdkStreamBench {
   instrumentedMsPerCall: number;
   /** instrumented ÷ bare − 1: the target is under 5 %. */
   extra: number;
+  /** CPU time of the client process per call (user + system): what the wall time, paced by the simulator, hides. */
+  bareCpuMsPerCall: number;
+  instrumentedCpuMsPerCall: number;
+  cpuExtra: number;
 }
 
 const root = (() => {
@@ -29,7 +38,8 @@ const root = (() => {
   return dir;
 })();
 
-const CLIENT = `
+const CLIENTS: Record<SdkStreamClient, string> = {} as Record<SdkStreamClient, string>;
+CLIENTS.openai = `
 import OpenAI from 'openai';
 const client = new OpenAI({ baseURL: process.env.SIM_URL + '/v1', apiKey: 'sk-bench', maxRetries: 0 });
 const call = async () => {
@@ -40,12 +50,43 @@ const call = async () => {
 };
 await call(); await call();   // warm up
 const started = performance.now();
+const cpu = process.cpuUsage();
 for (let i = 0; i < Number(process.env.CALLS); i++) await call();
-console.log(JSON.stringify({ msPerCall: (performance.now() - started) / Number(process.env.CALLS) }));
+const used = process.cpuUsage(cpu);
+console.log(JSON.stringify({ msPerCall: (performance.now() - started) / Number(process.env.CALLS), cpuMsPerCall: (used.user + used.system) / 1000 / Number(process.env.CALLS) }));
 `;
 
-function runClient(instrumented: boolean, env: Record<string, string>): Promise<number> {
-  const args = [...(instrumented ? ['--import', 'afterstop/register'] : []), '--input-type=module', '-e', CLIENT];
+CLIENTS['ai-sdk'] = `
+import { createOpenAI } from '@ai-sdk/openai';
+import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
+const model = createOpenAI({ baseURL: process.env.SIM_URL + '/v1', apiKey: 'sk-bench' }).chat('gpt-4o');
+const tools = {
+  lookup: tool({
+    inputSchema: jsonSchema({ type: 'object', properties: { q: { type: 'string' } } }),
+    execute: async (input) => (await fetch(process.env.SIM_URL + '/effects/lookup?delayMs=0', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) })).json(),
+  }),
+};
+const call = async () => {
+  const result = streamText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Bench [[tool:lookup {"q":"x"}]] [[tokens:' + process.env.CHUNKS + ']] [[delay:0]] [[ttft:0]]' });
+  let n = 0;
+  for await (const _ of result.textStream) n++;
+  if (n !== Number(process.env.CHUNKS)) throw new Error('got ' + n + ' chunks');
+};
+await call(); await call();   // warm up
+const started = performance.now();
+const cpu = process.cpuUsage();
+for (let i = 0; i < Number(process.env.CALLS); i++) await call();
+const used = process.cpuUsage(cpu);
+console.log(JSON.stringify({ msPerCall: (performance.now() - started) / Number(process.env.CALLS), cpuMsPerCall: (used.user + used.system) / 1000 / Number(process.env.CALLS) }));
+`;
+
+interface ClientTiming {
+  msPerCall: number;
+  cpuMsPerCall: number;
+}
+
+function runClient(client: SdkStreamClient, instrumented: boolean, env: Record<string, string>): Promise<ClientTiming> {
+  const args = [...(instrumented ? ['--import', 'afterstop/register'] : []), '--input-type=module', '-e', CLIENTS[client]];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -54,27 +95,29 @@ function runClient(instrumented: boolean, env: Record<string, string>): Promise<
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.on('close', (code) => {
       if (code !== 0) reject(new Error(`bench client failed: ${err}`));
-      else resolve((JSON.parse(out.trim().split('\n').pop() ?? '{}') as { msPerCall: number }).msPerCall);
+      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as ClientTiming);
     });
   });
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-export async function benchSdkStream(chunks = 1000, callsPerRound = 5, rounds = 5): Promise<SdkStreamBench> {
+export async function benchSdkStream(client: SdkStreamClient = 'openai', chunks = 1000, callsPerRound = 5, rounds = 5): Promise<SdkStreamBench> {
   const sim = await startSimulator({ tokenDelayMs: 0, firstTokenDelayMs: 0 });
   const traces = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-sdk-'));
   try {
     const env = { SIM_URL: sim.url, CHUNKS: String(chunks), CALLS: String(callsPerRound), AFTERSTOP_TRACES_DIR: traces };
-    const bare: number[] = [];
-    const instrumented: number[] = [];
+    const bare: ClientTiming[] = [];
+    const instrumented: ClientTiming[] = [];
     for (let i = 0; i < rounds; i++) {
-      bare.push(await runClient(false, env));
-      instrumented.push(await runClient(true, env));
+      bare.push(await runClient(client, false, env));
+      instrumented.push(await runClient(client, true, env));
     }
-    const b = median(bare);
-    const a = median(instrumented);
-    return { chunks, callsPerRound, rounds, bareMsPerCall: b, instrumentedMsPerCall: a, extra: a / b - 1 };
+    const b = median(bare.map((t) => t.msPerCall));
+    const a = median(instrumented.map((t) => t.msPerCall));
+    const bc = median(bare.map((t) => t.cpuMsPerCall));
+    const ac = median(instrumented.map((t) => t.cpuMsPerCall));
+    return { client, chunks, callsPerRound, rounds, bareMsPerCall: b, instrumentedMsPerCall: a, extra: a / b - 1, bareCpuMsPerCall: bc, instrumentedCpuMsPerCall: ac, cpuExtra: ac / bc - 1 };
   } finally {
     await sim.close();
     fs.rmSync(traces, { recursive: true, force: true });

@@ -22,6 +22,8 @@ export interface AppRun {
   /** The side effects this run's tools caused. */
   effects: Simulator['ledger']['effects'];
   stderr: string;
+  /** The folder the app's traces were written to. */
+  traces: string;
 }
 
 export function sdkApps(): { app: (name: string) => string; runApp: (file: string, scenario: string, env?: Record<string, string>) => Promise<AppRun> } {
@@ -57,7 +59,7 @@ export function sdkApps(): { app: (name: string) => string; runApp: (file: strin
     await sim.idle();
     const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
     const report = fs.existsSync(traces) ? await analyze({ inputs: [traces], db: ':memory:' }) : (undefined as unknown as LeakReport);
-    return { out, report, requests: sim.ledger.modelRequests.slice(before), effects: sim.ledger.effects.slice(effectsBefore), stderr };
+    return { out, report, requests: sim.ledger.modelRequests.slice(before), effects: sim.ledger.effects.slice(effectsBefore), stderr, traces };
   }
   return { app, runApp };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readTraces } from '../../../analyzer/index.js';
 import type { AppRun } from '../../helpers/sdk-app.js';
 import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
 
@@ -80,6 +81,21 @@ describe('Vercel AI SDK, more', () => {
     expect(r.out['error']).toBe('AbortError');
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
     agreesWithTruth(r);
+  });
+
+  it('with the SDK’s own telemetry on: its spans nest in afterstop’s run, and the step it never ends at abort is still counted, once', async () => {
+    const r = await runApp(app('ai-sdk-app.mjs'), 'tool-ignores', { AI_TELEMETRY: '1' });
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1, unended_runs: 0 });
+    expect(t.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 1, other: 0 });
+    agreesWithTruth(r);
+    const spans = (await readTraces(r.traces)).spans;
+    const run = spans.find((s) => s.name === 'invoke_agent' && spans.some((c) => c.parentSpanId === s.spanId && c.name === 'ai.streamText'));
+    expect(run, 'the SDK’s ai.streamText span is a child of afterstop’s run span').toBeDefined();
+    const text = await runApp(app('ai-sdk-app.mjs'), 'text', { AI_TELEMETRY: '1' });
+    expect(text.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(text.report.totals.tokens_after_stop.observed_calls).toBe(1);
+    agreesWithTruth(text);
   });
 
   it('a CommonJS app (read-only exports: patched through a copy)', async () => {
