@@ -38,6 +38,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
   private readonly idempotencyKey: string | undefined;
   private result: ToolResultDelivery | undefined;
   private ended = false;
+  private inflight = true;
 
   constructor(
     private readonly run: RunScope,
@@ -60,6 +61,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (auto/http-commits.ts) finds this call in the body's context.
+    // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
     if (options.detectCommits === true && !httpCommitsDetected()) detectHttpCommitsForManualTools();
     this.context = options.detectCommits === true ? contextWithTool(ctx, this) : ctx;
     run.childStarted(this, 'tool');
@@ -122,6 +124,17 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     } catch (error) {
       reportInternalError('tool end', error);
     }
+    this.bodyEnded();
+  }
+
+  /**
+   * The body returned, and what became of its result will be known later (the
+   * span then ends with `finishCall(options, endTime)`): from now on the call
+   * is no longer in flight for the run's cancel and settle figures.
+   */
+  bodyEnded(): void {
+    if (!this.inflight) return;
+    this.inflight = false;
     this.run.childEnded(this, 'tool');
   }
 

@@ -33,7 +33,10 @@ export function observedModel(model: unknown): unknown {
       if (property === 'doGenerate') return (options: Json) => doGenerate(target, options);
       // The model's own getters and methods run on the model itself (its private fields are not on the proxy).
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      // A proxy must hand back a frozen property as it is.
+      const own = Object.getOwnPropertyDescriptor(target, property);
+      return own !== undefined && own.configurable === false && own.writable === false ? value : (value as (...args: unknown[]) => unknown).bind(target);
     },
   });
 }
@@ -57,7 +60,13 @@ async function doStream(model: LanguageModel, options: Json): Promise<Json> {
     call.end({ error, complete: false });
     throw error;
   }
-  return safely('ai-sdk model stream', () => ({ ...result, stream: observeParts(result['stream'] as ReadableStream<Json>, call) }), result);
+  return safely('ai-sdk model stream', () => ({ ...result, stream: observeParts(result['stream'] as ReadableStream<Json>, call) }), undefined) ?? unobserved(result, call);
+}
+
+/** The stream could not be observed: the app gets it as it is, and the call is closed now rather than never. */
+function unobserved(result: Json, call: ObservedModelCall): Json {
+  call.end({ complete: false });
+  return result;
 }
 
 async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {

@@ -8,7 +8,7 @@ import type { Run, ToolCall, ToolEndOptions } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { observeReadable } from './observe-readable.js';
-import { activeRun } from './run-context.js';
+import { activeRun, endStoppedRun } from './run-context.js';
 
 /**
  * One `streamText` / `generateText` call of the Vercel AI SDK: an agent loop,
@@ -18,9 +18,10 @@ import { activeRun } from './run-context.js';
  *   else `user`), or when the app cancels a stream it reads from the result
  *   (`textStream`, `fullStream`, a UI message stream, a Response body): that
  *   is a Stop too, although the SDK goes on;
- * - the acknowledgement when the SDK has stopped: its callback (`onAbort`,
- *   `onFinish`, `onError`) has run and every stream the app reads from the
- *   result has closed (generateText: its promise settled);
+ * - the acknowledgement when the SDK has stopped: a stream the app reads
+ *   from the result ended (the SDK closes them last, after its own
+ *   callbacks), and no other is still open; generateText: its promise
+ *   settled. No callback of the app's is replaced or added;
  * - every tool call (`execute` wrapped: start, `execute_tool`, the commits
  *   its HTTP requests make), and whether its result was delivered: it was
  *   when a stream the app reads carried its `tool-result` (generateText: the
@@ -42,18 +43,16 @@ export class AiSdkRun {
   /** The run was started for this call (not the app's own run). */
   private readonly own: boolean;
   private readonly sdkSignal: AbortSignal | undefined;
-  private readonly streamed: boolean;
   /** Tool calls whose body returned, waiting to know whether their result was delivered. */
   private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime }>();
   private readonly delivered = new Set<string>();
   /** Streams of the result the app is reading. */
   private openStreams = 0;
-  /** The SDK said it stopped (callback, or generateText's promise): with its error, if any. */
+  /** The SDK has stopped, with its error if it failed. */
   private sdkStopped: { error?: unknown } | undefined;
   private ended = false;
 
-  constructor(options: Json, streamed: boolean) {
-    this.streamed = streamed;
+  constructor(options: Json) {
     const active = activeRun();
     this.own = active === undefined;
     this.sdkSignal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
@@ -75,67 +74,87 @@ export class AiSdkRun {
     return this.own ? (this.run as { context?: Context }).context : undefined;
   }
 
-  /** The options the SDK gets: the app's, with the model observed, the tools wrapped, the callbacks chained. */
+  /** The options the SDK gets: the app's, with the model observed and the tools wrapped. */
   options(options: Json): Json {
-    const patched: Json = { ...options, model: observedModel(options['model']), tools: this.tools(options['tools']) };
-    if (this.streamed) {
-      patched['onAbort'] = chain(options['onAbort'], () => this.stopped());
-      patched['onFinish'] = chain(options['onFinish'], () => this.stopped());
-      // Without an onError of its own, streamText logs the error to the console: keep doing that.
-      const onError = typeof options['onError'] === 'function' ? (options['onError'] as Fn) : (event: unknown) => console.error((event as Json | undefined)?.['error']);
-      patched['onError'] = chain(onError, (event) => this.stopped((event as Json | undefined)?.['error'] ?? event));
-    }
-    return patched;
+    return { ...options, model: observedModel(options['model']), tools: this.tools(options['tools']) };
   }
 
-  /** A streamText result: every stream the app reads from it is watched for a cancel. */
+  /** streamText threw before it started (a bad model, bad settings): the run is over. */
+  failed(error: unknown): void {
+    this.stopped(error);
+  }
+
+  /** A streamText result: every stream the app reads from it is watched. */
   watchResult(result: unknown): void {
     const r = result as { teeStream?: Fn } | undefined;
     const tee = r?.teeStream;
     if (r === undefined || typeof tee !== 'function') return;
     const watch = this;
     // Every consumer stream of the result (textStream, fullStream, the UI message stream, the
-    // Response helpers) is split from the run's stream by teeStream.
+    // Response helpers, the result's own promises) is split from the run's stream by teeStream.
     r.teeStream = function teeStream(this: unknown, ...args: unknown[]): unknown {
       const stream = tee.apply(this, args) as ReadableStream<unknown>;
       return safely('ai-sdk result stream', () => watch.consumerStream(stream), stream);
     };
   }
 
+  /** generateText: the app gets this promise in place of the SDK's, settling the same way once afterstop has seen it settle. */
+  settled<T>(promise: Promise<T>): Promise<T> {
+    return promise.then(
+      (value) => {
+        safely('ai-sdk result', () => {
+          for (const id of [...this.pending.keys()]) this.deliver(id);
+          this.stopped();
+        }, undefined);
+        return value;
+      },
+      (error: unknown) => {
+        safely('ai-sdk result', () => this.stopped(error), undefined);
+        throw error;
+      },
+    );
+  }
+
   private consumerStream(stream: ReadableStream<unknown>): ReadableStream<unknown> {
     if (this.ended) return stream;
-    this.openStreams++;
     let open = true;
+    let finished = false;
+    let lastError: unknown;
+    let hasError = false;
     const closed = (): void => {
       if (!open) return;
       open = false;
       this.openStreams--;
       this.finalize();
     };
-    return observeReadable(stream, {
+    const observed = observeReadable(stream, {
       chunk: (chunk) => {
         // teeStream's chunks are `{ part, partialOutput }` (ai 6) or the part itself (ai 5).
         const part = ((chunk as Json | undefined)?.['part'] ?? chunk) as Json | undefined;
-        if (part?.['type'] === 'tool-result' && typeof part['toolCallId'] === 'string') this.deliver(part['toolCallId']);
+        const type = part?.['type'];
+        if (type === 'tool-result' && typeof part?.['toolCallId'] === 'string') this.deliver(part['toolCallId']);
+        else if (type === 'finish' || type === 'abort') finished = true;
+        else if (type === 'error') {
+          hasError = true;
+          lastError = part?.['error'];
+        }
       },
-      done: closed,
-      error: closed,
+      // The run's stream ended: the SDK has stopped (failed when an error part came and no finish).
+      done: () => {
+        this.stopped(finished || !hasError ? undefined : (lastError ?? new Error('the AI SDK stream ended with an error')));
+        closed();
+      },
+      error: (error) => {
+        this.stopped(error);
+        closed();
+      },
       cancel: () => {
         this.readerCancelled();
         closed();
       },
     });
-  }
-
-  /** generateText: the promise settled; resolved, it carries every tool result to the app. */
-  settled<T>(promise: Promise<T>): void {
-    promise.then(
-      () => {
-        for (const id of this.pending.keys()) this.deliver(id);
-        this.stopped();
-      },
-      (error: unknown) => this.stopped(error),
-    );
+    this.openStreams++;
+    return observed;
   }
 
   private deliver(callId: string): void {
@@ -143,7 +162,7 @@ export class AiSdkRun {
     const p = this.pending.get(callId);
     if (p === undefined) return;
     this.pending.delete(callId);
-    safely('ai-sdk tool delivered', () => endTool(p.call, { result: 'delivered' }, p.endTime), undefined);
+    endTool(p.call, { result: 'delivered' }, p.endTime);
   }
 
   /** The app cancelled a stream it read from the result: its Stop, although the SDK's loop goes on. */
@@ -152,7 +171,6 @@ export class AiSdkRun {
     void this.run.cancel({ source: 'user', reason: 'the app cancelled the stream it was reading' });
   }
 
-  /** The SDK says it has stopped: finished, aborted, or failed. */
   private stopped(error?: unknown): void {
     if (this.sdkStopped !== undefined) return;
     this.sdkStopped = error === undefined ? {} : { error };
@@ -163,12 +181,10 @@ export class AiSdkRun {
   private finalize(): void {
     if (this.ended || this.sdkStopped === undefined || this.openStreams > 0) return;
     this.ended = true;
-    for (const { call, endTime } of this.pending.values()) safely('ai-sdk tool dropped', () => endTool(call, { result: 'dropped' }, endTime), undefined);
+    for (const { call, endTime } of this.pending.values()) endTool(call, { result: 'dropped' }, endTime);
     this.pending.clear();
-    if (!this.own) return;
     const { error } = this.sdkStopped;
-    if (this.run.cancelState !== 'none') this.run.acknowledge();
-    this.run.end(error === undefined || isAbortError(error, this.sdkSignal) ? {} : { error });
+    if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.sdkSignal));
   }
 
   private tools(tools: unknown): unknown {
@@ -176,7 +192,11 @@ export class AiSdkRun {
     return Object.fromEntries(
       Object.entries(tools as Record<string, unknown>).map(([name, t]) => {
         const execute = (t as Json | undefined)?.['execute'];
-        return [name, typeof execute === 'function' ? { ...(t as Json), execute: this.execute(name, execute as Fn) } : t];
+        if (typeof execute !== 'function') return [name, t];
+        // The same tool object (prototype, getters and all), with its execute observed.
+        const copy = Object.create(Object.getPrototypeOf(t) as object, Object.getOwnPropertyDescriptors(t)) as Json;
+        Object.defineProperty(copy, 'execute', { value: this.execute(name, execute as Fn), enumerable: true, writable: true, configurable: true });
+        return [name, copy];
       }),
     );
   }
@@ -196,9 +216,11 @@ export class AiSdkRun {
       try {
         value = ctx === undefined ? execute.call(this, input, options) : context.with(ctx, () => execute.call(this, input, options));
       } catch (error) {
-        self.toolEnded(call, error);
+        self.toolEnded(call, { error });
         throw error;
       }
+      // As the SDK reads it: an async iterable first (preliminary results), then a promise.
+      if (isAsyncIterable(value)) return self.streamedTool(call, value);
       if (isPromiseLike(value)) {
         return Promise.resolve(value).then(
           (v) => {
@@ -206,50 +228,44 @@ export class AiSdkRun {
             return v;
           },
           (error: unknown) => {
-            self.toolEnded(call, error);
+            self.toolEnded(call, { error });
             throw error;
           },
         );
       }
-      if (isAsyncIterable(value)) return self.streamedTool(call, value);
       self.toolEnded(call);
       return value;
     };
   }
 
-  /** A tool that streams preliminary results (execute returns an async iterable): it ends with its last. */
+  /** A tool that streams preliminary results: it ends with its last, or when the SDK stops reading it. */
   private async *streamedTool(call: ToolCall, values: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+    let failure: { error: unknown } | undefined;
     try {
       yield* values;
     } catch (error) {
-      this.toolEnded(call, error);
+      failure = { error };
       throw error;
+    } finally {
+      this.toolEnded(call, failure);
     }
-    this.toolEnded(call);
   }
 
   /** The body returned (or threw): what became of the result is known now (an error, already delivered, the run over) or later. */
-  private toolEnded(call: ToolCall, error?: unknown): void {
+  private toolEnded(call: ToolCall, failure?: { error: unknown }): void {
     safely('ai-sdk tool end', () => {
-      if (error !== undefined) return call.end({ error });
+      if (failure !== undefined) return call.end({ error: failure.error });
       if (this.delivered.has(call.callId)) return endTool(call, { result: 'delivered' });
       if (this.ended) return endTool(call, { result: 'dropped' });
       this.pending.set(call.callId, { call, endTime: hrTime() });
+      if (call instanceof InstrumentedToolCall) call.bodyEnded();
     }, undefined);
   }
 }
 
-/** End a tool call at `endTime` (when its body returned), if it is afterstop's own kind. */
+/** End a tool call at `endTime` (when its body returned). Never throws. */
 function endTool(call: ToolCall, options: ToolEndOptions, endTime?: HrTime): void {
-  if (call instanceof InstrumentedToolCall) call.finishCall(options, endTime);
-  else call.end(options);
-}
-
-function chain(original: unknown, ours: (event: unknown) => void): Fn {
-  return function chained(this: unknown, ...args: unknown[]): unknown {
-    safely('ai-sdk callback', () => ours(args[0]), undefined);
-    return typeof original === 'function' ? (original as Fn).apply(this, args) : undefined;
-  };
+  safely('ai-sdk tool end', () => (call instanceof InstrumentedToolCall ? call.finishCall(options, endTime) : call.end(options)), undefined);
 }
 
 const isPromiseLike = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';

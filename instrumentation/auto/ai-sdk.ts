@@ -20,8 +20,8 @@ const ENTRY_POINTS = { streamText: true, generateText: false } as const;
  */
 export class AiSdkInstrumentation extends InstrumentationBase {
   static readonly module = 'ai';
-  /** Originals of the CommonJS copies, for disable(). */
-  private readonly copies = new WeakMap<object, Record<string, unknown>>();
+  /** The CommonJS copies handed out, by the exports they copy (what disable() is given back), with the originals. */
+  private readonly copies = new WeakMap<object, { copy: Json; originals: Record<string, unknown> }>();
 
   constructor(config: InstrumentationConfig = {}) {
     super('afterstop-ai-sdk', VERSION, config);
@@ -50,14 +50,14 @@ export class AiSdkInstrumentation extends InstrumentationBase {
       originals[name] = original;
       Object.defineProperty(copy, name, { value: wrapEntry(original as Fn, streamed), enumerable: true, writable: true, configurable: true });
     }
-    this.copies.set(copy, originals);
+    this.copies.set(exports, { copy, originals });
     return copy;
   }
 
   private unpatch(exports: Json): void {
-    const originals = this.copies.get(exports);
-    if (originals !== undefined) {
-      for (const [name, original] of Object.entries(originals)) exports[name] = original;
+    const copied = this.copies.get(exports);
+    if (copied !== undefined) {
+      for (const [name, original] of Object.entries(copied.originals)) copied.copy[name] = original;
       return;
     }
     for (const name of Object.keys(ENTRY_POINTS)) if (isWrapped(exports[name])) this._unwrap(exports, name);
@@ -66,13 +66,24 @@ export class AiSdkInstrumentation extends InstrumentationBase {
 
 function wrapEntry(original: Fn, streamed: boolean): Fn {
   return function observedEntry(this: unknown, options: Json): unknown {
-    const run = safely('ai-sdk run start', () => (options && typeof options === 'object' ? new AiSdkRun(options, streamed) : undefined), undefined);
+    const run = safely('ai-sdk run start', () => (options && typeof options === 'object' ? new AiSdkRun(options) : undefined), undefined);
     if (run === undefined) return original.call(this, options);
     const patched = safely('ai-sdk options', () => run.options(options), options);
     const ctx = run.context;
     const call = () => original.call(this, patched);
-    const result = ctx === undefined ? call() : context.with(ctx, call);
-    safely('ai-sdk result', () => (streamed ? run.watchResult(result) : run.settled(result as Promise<unknown>)), undefined);
-    return result;
+    let result: unknown;
+    try {
+      result = ctx === undefined ? call() : context.with(ctx, call);
+    } catch (error) {
+      safely('ai-sdk failed', () => run.failed(error), undefined);
+      throw error;
+    }
+    if (streamed) {
+      safely('ai-sdk result', () => run.watchResult(result), undefined);
+      return result;
+    }
+    // generateText's promise: the app gets one that settles the same way, so that a rejection it
+    // leaves unhandled stays unhandled (a handler on the SDK's own promise would hide it).
+    return result instanceof Promise ? safely('ai-sdk result', () => run.settled(result as Promise<unknown>), result) : result;
   };
 }

@@ -100,7 +100,7 @@ const subscribers: Record<string, (message: unknown) => void> = Object.fromEntri
 
 let subscribed = 0;
 
-/** Subscribe (counted: each enable() is undone by one release()). */
+/** Subscribe (counted: each subscribe() is undone by one release()). */
 function subscribe(): void {
   if (subscribed++ === 0) for (const [channel, fn] of Object.entries(subscribers)) dc.subscribe(channel, fn);
 }
@@ -109,10 +109,15 @@ function release(): void {
   if (subscribed > 0 && --subscribed === 0) for (const [channel, fn] of Object.entries(subscribers)) dc.unsubscribe(channel, fn);
 }
 
-/** Whether the channels are watched: the auto-instrumentations turn on `detectCommits` for their tools only then. */
-export const httpCommitsDetected = (): boolean => subscribed > 0;
+/** Enabled instrumentations: the auto-instrumentations turn on `detectCommits` for their tools only while there is one. */
+let enabledDetectors = 0;
+export const httpCommitsDetected = (): boolean => enabledDetectors > 0;
 
-/** A manual tool call asked for detection (`detectCommits: true`): watch the channels from now on. */
+/**
+ * A manual tool call asked for detection (`detectCommits: true`): watch the
+ * channels from now on, for the life of the process (a manual opt-in is not
+ * undone by switching the auto-instrumentation off).
+ */
 let manual = false;
 export function detectHttpCommitsForManualTools(): void {
   if (manual) return;
@@ -135,12 +140,14 @@ export class HttpCommitInstrumentation implements Instrumentation {
   enable(): void {
     if (this.enabled) return;
     this.enabled = true;
+    enabledDetectors++;
     subscribe();
   }
 
   disable(): void {
     if (!this.enabled) return;
     this.enabled = false;
+    enabledDetectors--;
     release();
   }
 

@@ -3,7 +3,7 @@ import { startRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
 import { safely } from '../safe.js';
 import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
-import { activeRun } from './run-context.js';
+import { activeRun, endStoppedRun } from './run-context.js';
 
 /**
  * One model call made through an instrumented SDK. It belongs to the active
@@ -94,8 +94,7 @@ class Observed implements ObservedModelCall {
       this.call.end(end);
       if (this.own) {
         // The SDK has stopped: for a call that was stopped, that is the acknowledgement.
-        if (this.run.signal.aborted) this.run.acknowledge();
-        this.run.end(outcome.error !== undefined && !aborted ? { error: outcome.error } : {});
+        endStoppedRun(this.run, outcome.error, aborted);
       }
     }, undefined);
   }

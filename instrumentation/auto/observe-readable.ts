@@ -19,6 +19,8 @@ export interface ReadableHooks<T> {
  */
 export function observeReadable<T>(source: ReadableStream<T>, hooks: ReadableHooks<T>): ReadableStream<T> {
   const reader = source.getReader();
+  // After a cancel, a read still pending resolves as done: that is not the source's end.
+  let cancelled = false;
   return new ReadableStream<T>(
     {
       async pull(controller) {
@@ -26,12 +28,12 @@ export function observeReadable<T>(source: ReadableStream<T>, hooks: ReadableHoo
         try {
           next = await reader.read();
         } catch (error) {
-          safely('stream error', () => hooks.error?.(error), undefined);
+          if (!cancelled) safely('stream error', () => hooks.error?.(error), undefined);
           controller.error(error);
           return;
         }
         if (next.done) {
-          safely('stream end', () => hooks.done?.(), undefined);
+          if (!cancelled) safely('stream end', () => hooks.done?.(), undefined);
           controller.close();
           return;
         }
@@ -39,6 +41,7 @@ export function observeReadable<T>(source: ReadableStream<T>, hooks: ReadableHoo
         controller.enqueue(next.value);
       },
       cancel(reason) {
+        cancelled = true;
         safely('stream cancel', () => hooks.cancel?.(reason), undefined);
         return reader.cancel(reason);
       },

@@ -16,7 +16,11 @@ export interface CommitSink {
   commitObserved(evidence: CommitEvidence, attributes: Attributes): void;
 }
 
-/** A run's context: code in it belongs to the run and to no tool (a sub-agent started inside a tool is its own run). */
+/**
+ * A run's context: code in it belongs to the run and to no tool. (A model
+ * call made inside a tool body, say a sub-agent's, runs in the run's context:
+ * its HTTP requests are not the tool's commits.)
+ */
 export function contextWithRun(ctx: Context, run: Run): Context {
   return ctx.setValue(RUN_KEY, run).deleteValue(TOOL_KEY);
 }
@@ -33,4 +37,14 @@ export function activeRun(): Run | undefined {
 /** The tool call whose body is running, when it detects its commits. */
 export function activeTool(): CommitSink | undefined {
   return context.active().getValue(TOOL_KEY) as CommitSink | undefined;
+}
+
+/**
+ * End a run that afterstop started for one SDK call, once the SDK has stopped:
+ * that is the acknowledgement of a cancel that was requested; an error that
+ * is the abort itself does not make the run failed.
+ */
+export function endStoppedRun(run: Run, error: unknown, aborted: boolean): void {
+  if (run.cancelState !== 'none') run.acknowledge();
+  run.end(error !== undefined && !aborted ? { error } : {});
 }

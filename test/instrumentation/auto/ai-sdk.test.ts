@@ -10,10 +10,17 @@ import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
  */
 const { app, runApp } = sdkApps();
 
+/** What afterstop recorded became of each tool result, by call id. */
+async function toolResults(r: AppRun): Promise<Record<string, unknown>> {
+  const spans = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
+  return Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['afterstop.tool.result']]));
+}
+
 /** leak-report agrees with the ground truth: ghost commits, new model calls, tokens after Stop (within 10%). */
 function agreesWithTruth(r: AppRun): void {
   const truth = truthAfterStop(r);
   const t = r.report.totals;
+  expect(t.unended_runs, 'every run ended').toBe(0);
   expect(t.ghost_commits, 'ghost commits').toBe(truth.ghostCommits);
   expect(t.tokens_after_stop.calls_started_after_stop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
   expect(Math.abs(t.tokens_after_stop.output - truth.outputTokensSent), `tokens after Stop: ${t.tokens_after_stop.output} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
@@ -28,6 +35,8 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
     expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
     expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, ghost_commits: 0, orphan_tool_calls: 0 });
     expect(r.report.groups.map((g) => g.framework)).toEqual(['vercel-ai']);
+    expect(Object.values(await toolResults(r))).toEqual(['delivered']);
+    expect(r.report.totals.unended_runs).toBe(0);
   });
 
   it('Stop (abortSignal) during the text stream: request and ack, the request closed at once, no ghost', async () => {
@@ -51,6 +60,7 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
       expect(t.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 1, other: 0 });
       const orphan = r.report.findings.find((f) => f.kind === 'orphan_tool_call');
       expect(orphan?.detail).toMatch(scenario === 'tool-honours' ? /result cancelled/ : /result dropped/);
+      expect(Object.values(await toolResults(r))).toEqual([scenario === 'tool-honours' ? 'cancelled' : 'dropped']);
       agreesWithTruth(r);
     });
   }
@@ -71,6 +81,8 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, orphan_tool_calls: 0 });
     expect(t.cancel_ack_ms.max).toBeGreaterThan(300);
+    // The loop went on with the result: delivered (to the SDK's own history), not dropped.
+    expect(Object.values(await toolResults(r))).toEqual(['delivered']);
     agreesWithTruth(r);
   });
 });

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRun } from '../../../instrumentation/index.js';
+import { startRun, withRun } from '../../../instrumentation/index.js';
 import { observeModelCall } from '../../../instrumentation/auto/model-observer.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { captureTraces, named, sleep, type TraceCapture } from '../../helpers/capture.js';
@@ -73,14 +73,13 @@ describe('commits detected from the HTTP requests a tool makes', () => {
     expect(commits[0]?.['http.response.status_code']).toBeUndefined();
   });
 
-  it('no commit: an error answer, a request that never left, a tool without detection, and a nested run inside the tool', async () => {
+  it('no commit: an error answer, a request that never left, a tool without detection, a model call and a nested run inside the tool', async () => {
     const run = startRun();
     await run.tool({ name: 'rejected', detectCommits: true }, async () => {
       await (await post(`${sim.url}/effects/x?delayMs=-1`)).text(); // 400 from the service
     });
     await run.tool({ name: 'never_sent', detectCommits: true }, async () => {
       await post('http://127.0.0.1:9/effects/x').catch(() => undefined); // connection refused
-      await post(`${sim.url}/effects/x`, { signal: AbortSignal.abort() }).catch(() => undefined);
     });
     await run.tool({ name: 'manual_only' }, async () => {
       await (await post(`${sim.url}/effects/x?delayMs=0`)).json();
@@ -90,6 +89,8 @@ describe('commits detected from the HTTP requests a tool makes', () => {
       const call = observeModelCall({ provider: 'openai', framework: 'manual', model: 'gpt-4o' });
       await call.within(async () => (await post(`${sim.url}/effects/x?delayMs=0`)).json());
       call.end({ complete: true });
+      // A run started inside the tool (a sub-agent of the manual API) is its own: its requests are not the tool's.
+      await withRun({ agentName: 'sub' }, async () => (await post(`${sim.url}/effects/x?delayMs=0`)).json());
     });
     run.end();
     expect(await commitsOf(run.id)).toEqual([]);

@@ -22,11 +22,11 @@ describe('the auto-instrumentation registry', () => {
     const instrumentation = new OpenAIInstrumentation({ enabled: false });
     instrumentation.enable();
     const require = createRequire(import.meta.url);
-    const openai = require('openai') as { OpenAI: { Chat: { Completions: { prototype: { create: unknown } } } } };
-    const proto = openai.OpenAI.Chat.Completions.prototype;
-    expect(isWrapped(proto.create)).toBe(true);
+    const openai = require('openai') as { OpenAI: { Chat: { Completions: { prototype: { create: unknown } } }; Responses: { prototype: { create: unknown } } } };
+    const protos = [openai.OpenAI.Chat.Completions.prototype, openai.OpenAI.Responses.prototype];
+    expect(protos.map((p) => isWrapped(p.create))).toEqual([true, true]);
     instrumentation.disable();
-    expect(isWrapped(proto.create)).toBe(false);
+    expect(protos.map((p) => isWrapped(p.create))).toEqual([false, false]);
   });
 
   it('the HTTP commit detector patches nothing: enable() subscribes to the diagnostics channels, disable() lets go', () => {
