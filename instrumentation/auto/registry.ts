@@ -3,6 +3,7 @@ import { AiSdkInstrumentation } from './ai-sdk.js';
 import { AnthropicInstrumentation } from './anthropic.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
+import { OpenAIAgentsInstrumentation } from './openai-agents.js';
 
 /** An auto-instrumentation: the package it patches (none for the HTTP commit detector, which patches nothing). */
 export interface AutoInstrumentationClass {
@@ -20,6 +21,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   openai: OpenAIInstrumentation,
   anthropic: AnthropicInstrumentation,
   'ai-sdk': AiSdkInstrumentation,
+  'openai-agents': OpenAIAgentsInstrumentation,
 };
 
 /**

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { analyze, type LeakReport } from '../../analyzer/index.js';
+import { analyze, readTraces, type LeakReport } from '../../analyzer/index.js';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
 import { cleanEnv } from './child.js';
 
@@ -77,3 +77,18 @@ export function truthAfterStop(r: AppRun): { ghostCommits: number; modelCallsSta
 /** Tokens the server wrote after the app's Stop. */
 export const sentAfter = (r: AppRun): number => r.requests.flatMap((q) => q.outputTokensSentNs).filter((t) => t > BigInt(String(r.out['stopNs']))).length;
 
+/** What afterstop recorded became of each tool result, by call id. */
+export async function toolResults(r: AppRun): Promise<Record<string, unknown>> {
+  const spans = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
+  return Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['afterstop.tool.result']]));
+}
+
+/** leak-report agrees with the ground truth: ghost commits, new model calls, tokens after Stop (within 10%). */
+export function agreesWithTruth(r: AppRun): void {
+  const truth = truthAfterStop(r);
+  const t = r.report.totals;
+  expect(t.unended_runs, 'every run ended').toBe(0);
+  expect(t.ghost_commits, 'ghost commits').toBe(truth.ghostCommits);
+  expect(t.tokens_after_stop.calls_started_after_stop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
+  expect(Math.abs(t.tokens_after_stop.output - truth.outputTokensSent), `tokens after Stop: ${t.tokens_after_stop.output} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
+}

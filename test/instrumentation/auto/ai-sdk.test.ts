@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
-import type { AppRun } from '../../helpers/sdk-app.js';
-import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
+import { agreesWithTruth, sdkApps, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
 
 /**
  * The real `ai` package with `@ai-sdk/openai` (Chat Completions and Responses) and `@ai-sdk/anthropic`, under
@@ -9,22 +8,6 @@ import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
  * the traces it wrote, checked against what the simulator saw happen.
  */
 const { app, runApp } = sdkApps();
-
-/** What afterstop recorded became of each tool result, by call id. */
-async function toolResults(r: AppRun): Promise<Record<string, unknown>> {
-  const spans = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
-  return Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['afterstop.tool.result']]));
-}
-
-/** leak-report agrees with the ground truth: ghost commits, new model calls, tokens after Stop (within 10%). */
-function agreesWithTruth(r: AppRun): void {
-  const truth = truthAfterStop(r);
-  const t = r.report.totals;
-  expect(t.unended_runs, 'every run ended').toBe(0);
-  expect(t.ghost_commits, 'ghost commits').toBe(truth.ghostCommits);
-  expect(t.tokens_after_stop.calls_started_after_stop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
-  expect(Math.abs(t.tokens_after_stop.output - truth.outputTokensSent), `tokens after Stop: ${t.tokens_after_stop.output} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
-}
 
 describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s provider) under afterstop/register', (provider) => {
   const run = (scenario: string, env: Record<string, string> = {}) => runApp(app('ai-sdk-app.mjs'), scenario, { PROVIDER: provider, ...env });
