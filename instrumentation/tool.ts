@@ -163,6 +163,19 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
   }
 }
 
+/**
+ * End a tool call whose result's fate became known after its body returned:
+ * at `endTime` (when the body returned) for afterstop's own calls. Never throws.
+ */
+export function endToolCall(call: ToolCall, options: ToolEndOptions, endTime?: HrTime): void {
+  try {
+    if (call instanceof InstrumentedToolCall) call.finishCall(options, endTime);
+    else call.end(options);
+  } catch (error) {
+    reportInternalError('tool end', error);
+  }
+}
+
 /** The context a tool body gets when telemetry could not start: the run goes on without it. */
 function bareContext(signal: AbortSignal, callId: string | undefined): ToolContext {
   return { signal, callId: callId ?? '', commit: () => RESOLVED, setResult: () => {} };

@@ -3,8 +3,8 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
-import { InstrumentedToolCall } from '../tool.js';
-import type { Run, ToolCall, ToolEndOptions } from '../types.js';
+import { endToolCall, InstrumentedToolCall } from '../tool.js';
+import type { Run, ToolCall } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { observeReadable } from './observe-readable.js';
@@ -162,7 +162,7 @@ export class AiSdkRun {
     const p = this.pending.get(callId);
     if (p === undefined) return;
     this.pending.delete(callId);
-    endTool(p.call, { result: 'delivered' }, p.endTime);
+    endToolCall(p.call, { result: 'delivered' }, p.endTime);
   }
 
   /** The app cancelled a stream it read from the result: its Stop, although the SDK's loop goes on. */
@@ -181,7 +181,7 @@ export class AiSdkRun {
   private finalize(): void {
     if (this.ended || this.sdkStopped === undefined || this.openStreams > 0) return;
     this.ended = true;
-    for (const { call, endTime } of this.pending.values()) endTool(call, { result: 'dropped' }, endTime);
+    for (const { call, endTime } of this.pending.values()) endToolCall(call, { result: 'dropped' }, endTime);
     this.pending.clear();
     const { error } = this.sdkStopped;
     if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.sdkSignal));
@@ -255,18 +255,14 @@ export class AiSdkRun {
   private toolEnded(call: ToolCall, failure?: { error: unknown }): void {
     safely('ai-sdk tool end', () => {
       if (failure !== undefined) return call.end({ error: failure.error });
-      if (this.delivered.has(call.callId)) return endTool(call, { result: 'delivered' });
-      if (this.ended) return endTool(call, { result: 'dropped' });
+      if (this.delivered.has(call.callId)) return endToolCall(call, { result: 'delivered' });
+      if (this.ended) return endToolCall(call, { result: 'dropped' });
       this.pending.set(call.callId, { call, endTime: hrTime() });
       if (call instanceof InstrumentedToolCall) call.bodyEnded();
     }, undefined);
   }
 }
 
-/** End a tool call at `endTime` (when its body returned). Never throws. */
-function endTool(call: ToolCall, options: ToolEndOptions, endTime?: HrTime): void {
-  safely('ai-sdk tool end', () => (call instanceof InstrumentedToolCall ? call.finishCall(options, endTime) : call.end(options)), undefined);
-}
 
 const isPromiseLike = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> => v !== null && typeof v === 'object' && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';

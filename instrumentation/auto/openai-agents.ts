@@ -1,8 +1,10 @@
-import { context, type Context } from '@opentelemetry/api';
+import { context, type Context, type HrTime } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
+import { endToolCall, InstrumentedToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { VERSION } from '../version.js';
 import { httpCommitsDetected } from './http-commits.js';
@@ -29,9 +31,13 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  *   signal, which is watched; the acknowledgement when the runner's loop has
  *   finished (the promise, or a streamed run's completion and stream loop);
  * - every function tool call: `invoke` wrapped on the agent's tools (and its
- *   handoffs' agents), with the tool call id from the call's details, the
- *   commits its HTTP requests make, and its result `dropped` when it came
- *   back after the cancel (Agents JS keeps no result of a cancelled turn).
+ *   handoffs' agents), with the tool call id from the call's details and the
+ *   commits its HTTP requests make. What became of its result is read from
+ *   the run's history when the run is over: `delivered` when the history
+ *   holds its output; when the history holds an `incomplete` placeholder
+ *   instead (Agents JS writes "aborted" for a tool stopped by the signal,
+ *   even when its side effect happened), a history repair with a synthetic
+ *   result; `dropped` when there is neither (a run whose promise rejected).
  */
 export class OpenAIAgentsInstrumentation extends InstrumentationBase {
   static readonly module = '@openai/agents-core';
@@ -107,11 +113,17 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase {
   }
 }
 
+/** The Runner.run call a run belongs to (its tools find it from the run in their context). */
+const callsOf = new WeakMap<Run, AgentsRun>();
+
 /** One `Runner.run` call. */
 class AgentsRun {
   readonly run: Run;
   private readonly own: boolean;
   private readonly signal: AbortSignal | undefined;
+  /** Tool calls whose body returned, until the history says what became of their result. */
+  private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime }>();
+  private readonly callIds = new Set<string>();
   private ended = false;
 
   constructor(agent: Json, options: Json, groupId: unknown) {
@@ -127,6 +139,19 @@ class AgentsRun {
         ...(conversation !== undefined ? { conversationId: conversation } : {}),
         ...(this.signal ? { signal: this.signal } : {}),
       });
+    callsOf.set(this.run, this);
+  }
+
+  /** A tool call of this run started. */
+  toolStarted(callId: string): void {
+    this.callIds.add(callId);
+  }
+
+  /** A tool's body returned a value: its fate is known when the run is over. */
+  toolReturned(call: ToolCall): void {
+    if (this.ended) return endToolCall(call, { result: 'dropped' });
+    this.pending.set(call.callId, { call, endTime: hrTime() });
+    if (call instanceof InstrumentedToolCall) call.bodyEnded();
   }
 
   get context(): Context | undefined {
@@ -136,7 +161,7 @@ class AgentsRun {
   /** The runner's promise resolved: a result, or for a streamed run, a result still running. */
   resolved(result: unknown): void {
     const streamed = result as { _getAbortSignal?: () => AbortSignal | undefined; completed?: Promise<unknown>; _getStreamLoopPromise?: () => Promise<unknown> | undefined } | undefined;
-    if (typeof streamed?._getAbortSignal !== 'function' || !(streamed.completed instanceof Promise)) return this.stopped();
+    if (typeof streamed?._getAbortSignal !== 'function' || !(streamed.completed instanceof Promise)) return this.stopped(undefined, result);
     // The streamed run's own signal: aborted by `signal` and by the app cancelling its stream.
     const signal = streamed._getAbortSignal();
     if (signal !== undefined && this.own) {
@@ -149,13 +174,25 @@ class AgentsRun {
     // Over when the result has completed and the runner's stream loop (tools still running) has finished.
     const loop = streamed._getStreamLoopPromise?.();
     void Promise.allSettled([streamed.completed, ...(loop instanceof Promise ? [loop] : [])]).then(([completed]) =>
-      this.stopped(completed?.status === 'rejected' ? completed.reason : undefined),
+      this.stopped(completed?.status === 'rejected' ? completed.reason : undefined, result),
     );
   }
 
-  stopped(error?: unknown): void {
+  /** The run is over; `result` (a RunResult) holds the history its tools' results went into, if any. */
+  stopped(error?: unknown, result?: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    const outputs = new Map<string, unknown>();
+    safely('openai-agents history', () => {
+      for (const item of ((result as { history?: unknown } | undefined)?.history as Json[] | undefined) ?? []) {
+        if (item?.['type'] === 'function_call_result' && typeof item['callId'] === 'string') outputs.set(item['callId'], item['status']);
+      }
+    }, undefined);
+    for (const [callId, { call, endTime }] of this.pending) endToolCall(call, { result: outputs.get(callId) === 'completed' ? 'delivered' : 'dropped' }, endTime);
+    this.pending.clear();
+    // Placeholders the runner wrote for its own tool calls (status incomplete, "aborted"): the history was repaired.
+    const synthetic = [...this.callIds].filter((id) => outputs.has(id) && outputs.get(id) !== 'completed');
+    if (synthetic.length > 0) safely('openai-agents repair', () => this.run.repairHistory({ strategy: 'synthetic_result', toolCallIds: synthetic }), undefined);
     if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.signal) || this.run.cancelState !== 'none');
   }
 }
@@ -171,32 +208,32 @@ function wrapInvoke(tool: Json, original: Fn): Fn {
       undefined,
     );
     if (call === undefined) return original.call(this, runContext, input, details);
+    const owner = callsOf.get(run);
+    owner?.toolStarted(call.callId);
+    // Its result's fate is read from the history when the run is over; without a Runner.run call to ask, delivered.
+    const returned = (): void => (owner ? owner.toolReturned(call) : endToolCall(call, {}));
     const ctx = (call as { context?: Context }).context;
     let value: unknown;
     try {
       value = ctx === undefined ? original.call(this, runContext, input, details) : context.with(ctx, () => original.call(this, runContext, input, details));
     } catch (error) {
-      endTool(call, run, { error });
+      endToolCall(call, { error });
       throw error;
     }
     if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
-      endTool(call, run);
+      safely('openai-agents tool end', returned, undefined);
       return value;
     }
     return Promise.resolve(value).then(
       (v) => {
-        endTool(call, run);
+        safely('openai-agents tool end', returned, undefined);
         return v;
       },
       (error: unknown) => {
-        endTool(call, run, { error });
+        endToolCall(call, { error });
         throw error;
       },
     );
   };
 }
 
-/** A result that comes back after the cancel is not kept: Agents JS drops the cancelled turn. */
-function endTool(call: ToolCall, run: Run, failure?: { error: unknown }): void {
-  safely('openai-agents tool end', () => call.end(failure !== undefined ? { error: failure.error } : run.cancelState !== 'none' ? { result: 'dropped' } : {}), undefined);
-}

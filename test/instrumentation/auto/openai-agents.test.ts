@@ -33,17 +33,35 @@ describe('OpenAI Agents JS under afterstop/register', () => {
     agreesWithTruth(r);
   });
 
-  for (const scenario of ['tool-honours', 'tool-ignores', 'plain-tool']) {
-    it(`Stop while the tool's POST is in flight (${scenario}): the e-mail is sent anyway, a ghost commit and an orphan; the tool call carries its id`, async () => {
-      const r = await run(scenario);
-      expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
-      expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
-      // The id the model gave the call, as the simulator recorded it.
-      const id = r.requests[0]!.toolCalls[0]!.id;
-      expect(Object.entries(await toolResults(r))).toEqual([[id, scenario === 'tool-honours' ? 'cancelled' : 'dropped']]);
-      agreesWithTruth(r);
-    });
-  }
+  it('Stop while the tool’s POST is in flight, tool ignores the signal: the e-mail is sent (a ghost), and its real result reaches the history: delivered, no orphan; the next turn goes through', async () => {
+    const r = await run('next-turn');
+    expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
+    expect(r.out).toMatchObject({ historyTypes: ['message', 'function_call', 'function_call_result'], toolOutputs: [['completed', expect.stringContaining('effect_id')]] });
+    expect(r.out['nextTurnError']).toBeUndefined();
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 0, repaired_tool_calls: 0 });
+    expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 0, other: 0 });
+    expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'delivered']]);
+    agreesWithTruth(r);
+  });
+
+  it('Stop while the tool’s POST is in flight, tool honours the signal: the e-mail is sent all the same, and the history says "aborted": a ghost, and a repair with a synthetic result', async () => {
+    const r = await run('next-turn-honours');
+    expect(r.effects[0]).toMatchObject({ outcome: 'committed', clientClosedBeforeCommit: true });
+    expect(r.out).toMatchObject({ toolOutputs: [['incomplete', expect.stringContaining('aborted')]] });
+    expect(r.out['nextTurnError']).toBeUndefined();
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 0, repaired_tool_calls: 1 });
+    expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'cancelled']]);
+    agreesWithTruth(r);
+  });
+
+  it('a run that is not streamed, stopped while the tool’s POST is in flight: the promise rejects, the app has no history: a ghost and an orphan', async () => {
+    const r = await run('plain-tool');
+    expect(r.out['error']).toBe('AbortError');
+    expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
+    expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'dropped']]);
+    agreesWithTruth(r);
+  });
 
   it('Stop before the tool starts: no effect, nothing to count but the aborted stream', async () => {
     const r = await run('before-tool');
