@@ -3,6 +3,7 @@ import { AiSdkInstrumentation } from './ai-sdk.js';
 import { AnthropicInstrumentation } from './anthropic.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
+import { LangGraphInstrumentation } from './langgraph.js';
 import { OpenAIAgentsInstrumentation } from './openai-agents.js';
 
 /** An auto-instrumentation: the package it patches (none for the HTTP commit detector, which patches nothing). */
@@ -22,6 +23,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   anthropic: AnthropicInstrumentation,
   'ai-sdk': AiSdkInstrumentation,
   'openai-agents': OpenAIAgentsInstrumentation,
+  langgraph: LangGraphInstrumentation,
 };
 
 /**

@@ -67,11 +67,13 @@ export function sdkApps(): { app: (name: string) => string; runApp: (file: strin
 /** What really happened after the app's Stop, from the simulator's ledger. */
 export function truthAfterStop(r: AppRun): { ghostCommits: number; modelCallsStarted: number; outputTokensSent: number } {
   const stop = BigInt(String(r.out['stopNs']));
-  // The user's next turn (when the app says when it began) is a run of its own, not the stopped one.
-  const next = r.out['nextTurnNs'] === undefined ? undefined : BigInt(String(r.out['nextTurnNs']));
+  // The user's next turn, or the resume of the thread (when the app says when it began), is a run of its own.
+  const nextNs = r.out['nextTurnNs'] ?? r.out['resumeNs'];
+  const next = nextNs === undefined ? undefined : BigInt(String(nextNs));
+  const before = (ns: bigint): boolean => next === undefined || ns < next;
   return {
-    ghostCommits: r.effects.filter((e) => e.committedNs !== null && e.committedNs > stop).length,
-    modelCallsStarted: r.requests.filter((q) => q.startNs > stop && (next === undefined || q.startNs < next)).length,
+    ghostCommits: r.effects.filter((e) => e.committedNs !== null && e.committedNs > stop && before(e.receivedNs)).length,
+    modelCallsStarted: r.requests.filter((q) => q.startNs > stop && before(q.startNs)).length,
     outputTokensSent: sentAfter(r),
   };
 }

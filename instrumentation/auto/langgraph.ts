@@ -1,0 +1,275 @@
+import { context, type Context } from '@opentelemetry/api';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { isAbortError } from '../errors.js';
+import { startRun } from '../run-start.js';
+import { safely } from '../safe.js';
+import type { CancelSource, Run, ToolCall } from '../types.js';
+import { VERSION } from '../version.js';
+import { httpCommitsDetected } from './http-commits.js';
+import { activeRun, endStoppedRun } from './run-context.js';
+
+/** The `@langchain/langgraph` versions this instrumentation is tested with (README: supported versions). */
+export const LANGGRAPH_VERSIONS = ['>=1.7.0 <2'];
+
+export const LANGGRAPH_FRAMEWORK = 'langgraph';
+
+type Json = Record<string, unknown>;
+type Fn = (this: unknown, ...args: unknown[]) => unknown;
+
+/** LangGraph's config key for the id of the task a node runs as (constants.ts). */
+const CONFIG_KEY_TASK_ID = '__pregel_task_id';
+
+/**
+ * LangGraph.js graphs. What a user of `invoke`/`stream` gets recorded:
+ * - a run per top-level `stream` (what `invoke` reads), its conversation the
+ *   `thread_id`; a graph run inside a node joins the run it is part of;
+ * - the cancel request when `signal` aborts, when the app stops reading the
+ *   stream (breaks out of it, cancels it: LangGraph aborts the run's own
+ *   controller, which is watched), or when the run's `RunControl` is asked to
+ *   drain; the acknowledgement when the stream the app holds is over;
+ * - every execution of a node given as a function (`addNode`) as a tool
+ *   call named after the node, its call id the task id and its idempotency
+ *   key `thread_id:task id`: a resume that re-runs the node (same task id)
+ *   makes the same key, so leak-report counts the replayed side effect. The
+ *   node body runs in the call's context, so the commits its HTTP requests
+ *   make are seen even after LangGraph has given up on the node;
+ * - an interrupt is a pause: the node's call ends without an error, its
+ *   result `dropped` (the node runs again on resume), and the run completes.
+ */
+export class LangGraphInstrumentation extends InstrumentationBase {
+  static readonly module = '@langchain/langgraph';
+
+  constructor(config: InstrumentationConfig = {}) {
+    super('afterstop-langgraph', VERSION, config);
+  }
+
+  protected init(): InstrumentationNodeModuleDefinition[] {
+    return [
+      new InstrumentationNodeModuleDefinition(
+        '@langchain/langgraph',
+        LANGGRAPH_VERSIONS,
+        (exports: Json) => {
+          for (const [proto, method, wrap] of targets(exports)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap);
+          return exports;
+        },
+        (exports: Json) => {
+          for (const [proto, method] of targets(exports)) if (isWrapped(proto[method])) this._unwrap(proto, method);
+        },
+      ),
+    ];
+  }
+}
+
+type Target = [Json, string, (original: unknown) => unknown];
+
+function targets(exports: Json): Target[] {
+  const found: Target[] = [];
+  const stateGraph = (exports['StateGraph'] as { prototype?: Json } | undefined)?.prototype;
+  if (stateGraph && typeof stateGraph['addNode'] === 'function') found.push([stateGraph, 'addNode', (o) => wrapAddNode(o as Fn)]);
+  // `stream` is Pregel's own (the compiled graph's base class, not exported): found up the prototype chain.
+  for (let p = (exports['CompiledStateGraph'] as { prototype?: Json } | undefined)?.prototype; p; p = Object.getPrototypeOf(p) as Json | undefined) {
+    if (Object.prototype.hasOwnProperty.call(p, 'stream') && typeof p['stream'] === 'function' && p.constructor?.name === 'Pregel') {
+      found.push([p, 'stream', (o) => wrapStream(o as Fn)]);
+      break;
+    }
+  }
+  const control = (exports['RunControl'] as { prototype?: Json } | undefined)?.prototype;
+  if (control && typeof control['requestDrain'] === 'function') found.push([control, 'requestDrain', (o) => wrapRequestDrain(o as Fn)]);
+  return found;
+}
+
+/** Runs by the RunControl they were given, for a drain asked from outside the run. */
+const runsByControl = new WeakMap<object, GraphRun>();
+/** The graph run of an afterstop run, for its nodes. */
+const graphRuns = new WeakMap<Run, GraphRun>();
+
+class GraphRun {
+  readonly run: Run;
+  private readonly signal: AbortSignal | undefined;
+  /** The Stop was a drain: the step in flight finishes and is checkpointed. */
+  draining = false;
+  private ended = false;
+
+  constructor(options: Json) {
+    const configurable = (options['configurable'] ?? {}) as Json;
+    this.signal = options['signal'] instanceof AbortSignal ? options['signal'] : undefined;
+    const thread = configurable['thread_id'];
+    this.run = startRun({
+      framework: LANGGRAPH_FRAMEWORK,
+      ...(typeof thread === 'string' && thread !== '' ? { conversationId: thread } : {}),
+      ...(typeof options['runName'] === 'string' ? { agentName: options['runName'] } : {}),
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    if (typeof options['control'] === 'object' && options['control'] !== null) runsByControl.set(options['control'], this);
+    graphRuns.set(this.run, this);
+  }
+
+  get context(): Context | undefined {
+    return (this.run as { context?: Context }).context;
+  }
+
+  cancel(source: CancelSource, reason: string, drain = false): void {
+    if (this.ended || this.run.cancelState !== 'none') return;
+    this.draining = drain;
+    void this.run.cancel({ source, reason });
+  }
+
+  /** The stream the app reads: its own abort (a break, a cancel) is a Stop; its end is the run's. */
+  watch(stream: unknown): void {
+    const s = stream as { _abortController?: AbortController; next?: Fn; return?: Fn } | undefined;
+    const controller = s?._abortController;
+    if (controller instanceof AbortController) {
+      const stop = (): void => this.cancel('user', 'the app stopped reading the graph stream');
+      if (controller.signal.aborted) stop();
+      else controller.signal.addEventListener('abort', stop, { once: true });
+    }
+    const self = this;
+    for (const method of ['next', 'return'] as const) {
+      const original = s?.[method];
+      if (typeof original !== 'function') continue;
+      (s as Json)[method] = function observed(this: unknown, ...args: unknown[]): unknown {
+        const result = original.apply(this, args);
+        if (!(result instanceof Promise)) return result;
+        return result.then(
+          (r: unknown) => {
+            if (method === 'return' || (r as { done?: unknown } | undefined)?.done === true) safely('langgraph end', () => self.stopped(), undefined);
+            return r;
+          },
+          (error: unknown) => {
+            safely('langgraph end', () => self.stopped(error), undefined);
+            throw error;
+          },
+        );
+      };
+    }
+  }
+
+  stopped(error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    const name = (error as { name?: unknown } | undefined)?.name;
+    // A drain and an abort are the Stop itself, not a failure.
+    const stop = error === undefined || isAbortError(error, this.signal) || name === 'GraphDrained' || this.run.cancelState !== 'none';
+    endStoppedRun(this.run, error, stop);
+  }
+}
+
+function wrapStream(original: Fn): Fn {
+  return function stream(this: unknown, input: unknown, options?: unknown): unknown {
+    // A graph run inside a node (a subgraph) is part of the run it runs in.
+    if (activeRun() !== undefined) return original.call(this, input, options);
+    const graphRun = safely('langgraph run start', () => new GraphRun((options ?? {}) as Json), undefined);
+    if (graphRun === undefined) return original.call(this, input, options);
+    let result: unknown;
+    try {
+      const call = () => original.call(this, input, options);
+      const ctx = graphRun.context;
+      result = ctx === undefined ? call() : context.with(ctx, call);
+    } catch (error) {
+      safely('langgraph end', () => graphRun.stopped(error), undefined);
+      throw error;
+    }
+    if (!(result instanceof Promise)) return result;
+    return result.then(
+      (s: unknown) => {
+        safely('langgraph stream', () => graphRun.watch(s), undefined);
+        return s;
+      },
+      (error: unknown) => {
+        safely('langgraph end', () => graphRun.stopped(error), undefined);
+        throw error;
+      },
+    );
+  };
+}
+
+function wrapRequestDrain(original: Fn): Fn {
+  return function requestDrain(this: unknown, ...args: unknown[]): unknown {
+    const reason = typeof args[0] === 'string' ? args[0] : 'shutdown';
+    safely('langgraph drain', () => runsByControl.get(this as object)?.cancel(/sigterm|sigint|shutdown/i.test(reason) ? 'shutdown' : 'other', `drain: ${reason}`, true), undefined);
+    return original.apply(this, args);
+  };
+}
+
+/** `addNode` with the nodes given as functions observed (every form: name and function, an object, a list). */
+function wrapAddNode(original: Fn): Fn {
+  return function addNode(this: unknown, ...args: unknown[]): unknown {
+    const patched = safely('langgraph addNode', () => observedNodeArgs(args), args);
+    return original.apply(this, patched);
+  };
+}
+
+function observedNodeArgs(args: unknown[]): unknown[] {
+  if (typeof args[0] === 'string') return [args[0], observedNode(args[0], args[1]), ...args.slice(2)];
+  if (Array.isArray(args[0])) return [args[0].map((entry) => (Array.isArray(entry) && typeof entry[0] === 'string' ? [entry[0], observedNode(entry[0], entry[1]), ...entry.slice(2)] : entry)), ...args.slice(1)];
+  if (typeof args[0] === 'object' && args[0] !== null) return [Object.fromEntries(Object.entries(args[0]).map(([k, v]) => [k, observedNode(k, v)])), ...args.slice(1)];
+  return args;
+}
+
+const GENERATOR = Object.getPrototypeOf(function* () {}).constructor as unknown;
+const ASYNC_GENERATOR = Object.getPrototypeOf(async function* () {}).constructor as unknown;
+
+function observedNode(name: string, action: unknown): unknown {
+  // Runnables (a subgraph, the prebuilt ToolNode) and generator functions go as they are.
+  if (typeof action !== 'function' || action instanceof (GENERATOR as Function) || action instanceof (ASYNC_GENERATOR as Function)) return action;
+  const node = action as Fn;
+  return {
+    // The same name, for LangGraph's and the app's own logs.
+    [node.name || name]: function (this: unknown, state: unknown, config?: unknown): unknown {
+      const run = activeRun();
+      if (run === undefined) return node.call(this, state, config);
+      const configurable = ((config as Json | undefined)?.['configurable'] ?? {}) as Json;
+      const taskId = configurable[CONFIG_KEY_TASK_ID];
+      const thread = configurable['thread_id'];
+      const call = safely(
+        'langgraph node start',
+        () =>
+          run.startTool({
+            name,
+            ...(typeof taskId === 'string' ? { callId: taskId } : {}),
+            ...(typeof taskId === 'string' && typeof thread === 'string' ? { idempotencyKey: `${thread}:${taskId}` } : {}),
+            detectCommits: httpCommitsDetected(),
+          }),
+        undefined,
+      );
+      if (call === undefined) return node.call(this, state, config);
+      const ctx = (call as { context?: Context }).context;
+      let value: unknown;
+      try {
+        value = ctx === undefined ? node.call(this, state, config) : context.with(ctx, () => node.call(this, state, config));
+      } catch (error) {
+        nodeEnded(call, run, error);
+        throw error;
+      }
+      if (!(value instanceof Promise)) {
+        nodeEnded(call, run);
+        return value;
+      }
+      return value.then(
+        (v: unknown) => {
+          nodeEnded(call, run);
+          return v;
+        },
+        (error: unknown) => {
+          nodeEnded(call, run, error);
+          throw error;
+        },
+      );
+    },
+  }[node.name || name];
+}
+
+/**
+ * A node's result: delivered when it returned before the Stop, or during a
+ * drain (the step finishes and is checkpointed); dropped when it came back
+ * after an abort (LangGraph has discarded the task: nothing is checkpointed)
+ * or at an interrupt (the node runs again on resume).
+ */
+function nodeEnded(call: ToolCall, run: Run, error?: unknown): void {
+  safely('langgraph node end', () => {
+    const name = (error as { name?: unknown } | undefined)?.name;
+    if (name === 'GraphInterrupt' || name === 'NodeInterrupt') return call.end({ result: 'dropped' });
+    if (error !== undefined) return call.end({ error });
+    call.end(run.cancelState !== 'none' && graphRuns.get(run)?.draining !== true ? { result: 'dropped' } : { result: 'delivered' });
+  }, undefined);
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { agreesWithTruth, sdkApps, toolResults, type AppRun } from '../../helpers/sdk-app.js';
+
+/**
+ * The real `@langchain/langgraph` under `node --import afterstop/register`:
+ * a graph that charges a card then sends a receipt, checkpointed by a
+ * MemorySaver, stopped and resumed; leak-report checked against the side
+ * effects the simulator saw.
+ */
+const { app, runApp } = sdkApps();
+const run = (scenario: string) => runApp(app('langgraph-app.mjs'), scenario);
+
+/** Side effects committed more than once, by name: the replays that really happened. */
+const replays = (r: AppRun): number => {
+  const counts = new Map<string, number>();
+  for (const e of r.effects) if (e.outcome === 'committed') counts.set(e.name, (counts.get(e.name) ?? 0) + 1);
+  return [...counts.values()].reduce((n, c) => n + c - 1, 0);
+};
+
+describe('LangGraph.js under afterstop/register', () => {
+  it('a run to its end: one run on the thread, each node a call delivered, nothing replayed', async () => {
+    const r = await run('complete');
+    expect(r.out['state']).toEqual({ charged: true, notified: true });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 0, replay_duplicates: 0, unended_runs: 0 });
+    expect(r.report.groups.map((g) => g.framework)).toEqual(['langgraph']);
+    expect(Object.values(await toolResults(r))).toEqual(['delivered', 'delivered']);
+  });
+
+  it('Stop (signal) while the payment is in flight: invoke returns at once, the payment commits after it (a ghost), and the resume charges again (a replay)', async () => {
+    const r = await run('abort-resume');
+    expect(r.out['error']).toBe('AbortError');
+    expect(r.out['returnedAfterStopMs']).toBeLessThan(100);
+    expect(replays(r)).toBe(1);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, replay_duplicates: 1, replayed_conversations: 1 });
+    expect(r.report.findings.find((f) => f.kind === 'replay_duplicate')?.detail).toMatch(/^charge committed thread-abort-resume:/);
+    agreesWithTruth(r);
+  });
+
+  for (const scenario of ['break-resume', 'cancel-resume']) {
+    it(`Stop by leaving the stream (${scenario}): the receipt in flight is sent anyway, and sent again on resume`, async () => {
+      const r = await run(scenario);
+      expect(replays(r)).toBe(1);
+      expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, replay_duplicates: 1 });
+      expect(r.report.findings.find((f) => f.kind === 'replay_duplicate')?.detail).toMatch(/^notify committed/);
+      agreesWithTruth(r);
+    });
+  }
+
+  it('an interrupt after the side effect is a pause, not a cancel or an error; the resume re-runs the node: a replay', async () => {
+    const r = await run('interrupt-resume');
+    expect(r.out).toMatchObject({ interrupted: true, resumed: { charged: true, notified: true } });
+    expect(replays(r)).toBe(1);
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, cleanup_errors: 0, replay_duplicates: 1, unended_runs: 0 });
+    expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 0, other: 0 });
+  });
+
+  it('a drain (RunControl.requestDrain) while the payment is in flight: the step finishes and is kept, the resume does not charge again', async () => {
+    const r = await run('drain');
+    expect(r.out['error']).toBe('GraphDrained');
+    expect(replays(r)).toBe(0);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, replay_duplicates: 0, orphan_tool_calls: 0, cleanup_errors: 0 });
+    agreesWithTruth(r);
+  });
+});
