@@ -9,7 +9,7 @@ import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
 /** The `@langchain/langgraph` versions this instrumentation is tested with (README: supported versions). */
-export const LANGGRAPH_VERSIONS = ['>=1.7.0 <2'];
+export const LANGGRAPH_VERSIONS = ['>=1.7.3 <2'];
 
 export const LANGGRAPH_FRAMEWORK = 'langgraph';
 

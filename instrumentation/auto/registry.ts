@@ -4,6 +4,7 @@ import { AnthropicInstrumentation } from './anthropic.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
 import { LangGraphInstrumentation } from './langgraph.js';
+import { LlamaIndexWorkflowInstrumentation } from './llamaindex-workflow.js';
 import { OpenAIAgentsInstrumentation } from './openai-agents.js';
 
 /** An auto-instrumentation: the package it patches (none for the HTTP commit detector, which patches nothing). */
@@ -24,6 +25,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   'ai-sdk': AiSdkInstrumentation,
   'openai-agents': OpenAIAgentsInstrumentation,
   langgraph: LangGraphInstrumentation,
+  'llamaindex-workflows': LlamaIndexWorkflowInstrumentation,
 };
 
 /**

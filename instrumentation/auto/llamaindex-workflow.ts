@@ -1,0 +1,218 @@
+import { context, type Context } from '@opentelemetry/api';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { startRun } from '../run-start.js';
+import { safely } from '../safe.js';
+import type { Run } from '../types.js';
+import { VERSION } from '../version.js';
+import { httpCommitsDetected } from './http-commits.js';
+import { endStoppedRun } from './run-context.js';
+
+/** The `@llamaindex/workflow-core` versions this instrumentation is tested with (README: supported versions). */
+export const LLAMAINDEX_WORKFLOW_VERSIONS = ['>=1.3.4 <2'];
+
+export const LLAMAINDEX_FRAMEWORK = 'llamaindex-workflows';
+
+type Json = Record<string, unknown>;
+type Fn = (this: unknown, ...args: unknown[]) => unknown;
+
+/**
+ * LlamaIndex Workflows (`@llamaindex/workflow-core`). A workflow has no
+ * cancel: leaving its event stream only stops delivery. What afterstop records:
+ * - a run per workflow context (`createContext()`), from its first step until
+ *   no step is left running;
+ * - every step (a handler given to `handle`) as a tool call named after the
+ *   handler, its body in the call's context (its HTTP commits are seen);
+ * - the cancel request when the app leaves the context's event stream (breaks
+ *   out of it, cancels it or its reader, also through `until`, `filter`,
+ *   `take`, `map`) while steps are still running; the acknowledgement when
+ *   the last running step has ended. Steps that start after it, and their
+ *   commits, are the loop going on after Stop.
+ */
+export class LlamaIndexWorkflowInstrumentation extends InstrumentationBase {
+  static readonly module = '@llamaindex/workflow-core';
+
+  constructor(config: InstrumentationConfig = {}) {
+    super('afterstop-llamaindex-workflows', VERSION, config);
+  }
+
+  protected init(): InstrumentationNodeModuleDefinition[] {
+    return [
+      new InstrumentationNodeModuleDefinition(
+        '@llamaindex/workflow-core',
+        LLAMAINDEX_WORKFLOW_VERSIONS,
+        (exports: Json) => {
+          if (typeof exports['createWorkflow'] === 'function' && !isWrapped(exports['createWorkflow'])) this._wrap(exports, 'createWorkflow', (original) => wrapCreateWorkflow(original as Fn));
+          return exports;
+        },
+        (exports: Json) => {
+          if (isWrapped(exports['createWorkflow'])) this._unwrap(exports, 'createWorkflow');
+        },
+      ),
+    ];
+  }
+}
+
+/** Workflow runs by their root context (a step's context has it as prototype). */
+const runsByContext = new WeakMap<object, WorkflowRun>();
+
+class WorkflowRun {
+  private current: Run | undefined;
+  private running = 0;
+  private quietCheck: NodeJS.Immediate | undefined;
+
+  /** The run a step starting now belongs to: the current one, or a new one after the last ended. */
+  stepRun(): Run {
+    if (this.quietCheck !== undefined) clearImmediate(this.quietCheck);
+    this.quietCheck = undefined;
+    this.current ??= startRun({ framework: LLAMAINDEX_FRAMEWORK });
+    this.running++;
+    return this.current;
+  }
+
+  stepEnded(): void {
+    if (--this.running > 0) return;
+    // A step's output event starts the next step right after it ends: over only if none has by then.
+    this.quietCheck = setImmediate(() => {
+      this.quietCheck = undefined;
+      if (this.running > 0 || this.current === undefined) return;
+      const run = this.current;
+      this.current = undefined;
+      safely('llamaindex run end', () => endStoppedRun(run, undefined, true), undefined);
+    });
+    this.quietCheck.unref?.();
+  }
+
+  /** The app left the event stream: a Stop when steps are still running. */
+  streamLeft(): void {
+    if (this.running > 0 && this.current !== undefined && this.current.cancelState === 'none') void this.current.cancel({ source: 'user', reason: 'the app left the workflow event stream' });
+  }
+}
+
+function wrapCreateWorkflow(original: Fn): Fn {
+  return function createWorkflow(this: unknown, ...args: unknown[]): unknown {
+    const workflow = original.apply(this, args) as Json;
+    safely('llamaindex workflow', () => observeWorkflow(workflow), undefined);
+    return workflow;
+  };
+}
+
+function observeWorkflow(workflow: Json): void {
+  const handle = workflow['handle'];
+  const createContext = workflow['createContext'];
+  if (typeof handle !== 'function' || typeof createContext !== 'function') return;
+  workflow['handle'] = function (this: unknown, accept: unknown, handler: unknown, ...rest: unknown[]): unknown {
+    return (handle as Fn).call(this, accept, typeof handler === 'function' ? safely('llamaindex step', () => observedStep(handler as Fn), handler) : handler, ...rest);
+  };
+  workflow['createContext'] = function (this: unknown, ...args: unknown[]): unknown {
+    const root = (createContext as Fn).apply(this, args);
+    safely('llamaindex context', () => observeContext(root as Json), undefined);
+    return root;
+  };
+}
+
+function observeContext(root: Json): void {
+  const run = new WorkflowRun();
+  runsByContext.set(root, run);
+  // The context's event stream (a getter): every stream the app reads from it is watched.
+  const descriptor = Object.getOwnPropertyDescriptor(root, 'stream');
+  if (descriptor?.get === undefined || descriptor.configurable === false) return;
+  const get = descriptor.get;
+  Object.defineProperty(root, 'stream', {
+    ...descriptor,
+    get(this: unknown) {
+      const stream = get.call(this) as Json;
+      safely('llamaindex stream', () => watchStream(stream, () => run.streamLeft()), undefined);
+      return stream;
+    },
+  });
+}
+
+const WATCHED = Symbol.for('afterstop.llamaindex.watched-stream');
+
+/** Calls `left` when the app leaves the stream early: a cancel, a reader's cancel, a break out of `for await`. */
+function watchStream(stream: Json, left: () => void): void {
+  if (stream === null || typeof stream !== 'object' || stream[WATCHED as unknown as string] === true) return;
+  Object.defineProperty(stream, WATCHED, { value: true });
+  const own = (name: string | symbol, make: (original: Fn) => Fn): void => {
+    const original = (stream as Record<string | symbol, unknown>)[name];
+    if (typeof original === 'function') Object.defineProperty(stream, name, { value: make(original as Fn), configurable: true, writable: true });
+  };
+  for (const derive of ['until', 'filter', 'take', 'map']) {
+    own(derive, (original) => function (this: unknown, ...args: unknown[]): unknown {
+      const derived = original.apply(this, args);
+      safely('llamaindex stream', () => watchStream(derived as Json, left), undefined);
+      return derived;
+    });
+  }
+  own('cancel', (original) => function (this: unknown, ...args: unknown[]): unknown {
+    safely('llamaindex stream', left, undefined);
+    return original.apply(this, args);
+  });
+  own('getReader', (original) => function (this: unknown, ...args: unknown[]): unknown {
+    const reader = original.apply(this, args) as Json;
+    const cancel = reader?.['cancel'];
+    if (typeof cancel === 'function') {
+      reader['cancel'] = function (this: unknown, ...a: unknown[]): unknown {
+        safely('llamaindex stream', left, undefined);
+        return (cancel as Fn).apply(this, a);
+      };
+    }
+    return reader;
+  });
+  own(Symbol.asyncIterator, (original) => function (this: unknown, ...args: unknown[]): unknown {
+    const iterator = original.apply(this, args) as Json;
+    const ret = iterator?.['return'];
+    if (typeof ret === 'function') {
+      // return() is how `for await` leaves early (break, throw); an iterator read to its end never calls it.
+      iterator['return'] = function (this: unknown, ...a: unknown[]): unknown {
+        safely('llamaindex stream', left, undefined);
+        return (ret as Fn).apply(this, a);
+      };
+    }
+    return iterator;
+  });
+}
+
+/** A step: a tool call of the context's run, named after the handler. */
+function observedStep(handler: Fn): Fn {
+  const name = handler.name || 'step';
+  const body = function (this: unknown, ...args: unknown[]): unknown {
+    const [ctx, ...events] = args;
+    const workflowRun = typeof ctx === 'object' && ctx !== null ? runsByContext.get(Object.getPrototypeOf(ctx) as object) : undefined;
+    if (workflowRun === undefined) return handler.call(this, ctx, ...events);
+    const run = safely('llamaindex step start', () => workflowRun.stepRun(), undefined);
+    if (run === undefined) return handler.call(this, ctx, ...events);
+    const call = safely('llamaindex step start', () => run.startTool({ name, detectCommits: httpCommitsDetected() }), undefined);
+    const ended = (error?: { error: unknown }): void => {
+      safely('llamaindex step end', () => call?.end(error ?? {}), undefined);
+      safely('llamaindex step end', () => workflowRun.stepEnded(), undefined);
+    };
+    const ctxOf = (call as { context?: Context } | undefined)?.context;
+    let value: unknown;
+    try {
+      value = ctxOf === undefined ? handler.call(this, ctx, ...events) : context.with(ctxOf, () => handler.call(this, ctx, ...events));
+    } catch (error) {
+      ended({ error });
+      throw error;
+    }
+    if (!(value instanceof Promise)) {
+      ended();
+      return value;
+    }
+    return value.then(
+      (v: unknown) => {
+        ended();
+        return v;
+      },
+      (error: unknown) => {
+        ended({ error });
+        throw error;
+      },
+    );
+  };
+  // The workflow tells async handlers by their constructor's name: keep that.
+  const wrapped: Fn = handler.constructor?.name === 'AsyncFunction' ? async function (this: unknown, ...args: unknown[]) { return body.apply(this, args); } : body;
+  Object.defineProperty(wrapped, 'name', { value: name });
+  return wrapped;
+}
+

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { agreesWithTruth, sdkApps, toolResults } from '../../helpers/sdk-app.js';
+
+/**
+ * The real `@llamaindex/workflow-core` under `node --import afterstop/register`:
+ * plan → charge (a payment) → notify (a receipt). A workflow has no cancel;
+ * leaving its event stream is the only Stop an app has.
+ */
+const { app, runApp } = sdkApps();
+const run = (scenario: string) => runApp(app('llamaindex-app.mjs'), scenario);
+
+describe('LlamaIndex Workflows under afterstop/register', () => {
+  it('a workflow read to its stop event: one run, each step a call, nothing cancelled', async () => {
+    const r = await run('complete');
+    expect(r.out['events']).toBe(4);
+    expect(r.effects.map((e) => e.name)).toEqual(['charge', 'notify']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 0, unended_runs: 0 });
+    expect(r.report.groups.map((g) => g.framework)).toEqual(['llamaindex-workflows']);
+    expect(Object.values(await toolResults(r))).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('leaving the event stream while a step runs: a Stop; the later step still runs and commits (a ghost)', async () => {
+    const r = await run('leave');
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1 });
+    expect(r.report.findings.filter((f) => f.kind === 'ghost_commit').map((f) => f.tool)).toEqual(['notify']);
+    agreesWithTruth(r);
+  });
+
+  it('cancelling the reader while the payment is in flight: the payment and the receipt both commit after Stop', async () => {
+    const r = await run('cancel-reader');
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 2 });
+    agreesWithTruth(r);
+  });
+});
