@@ -5,7 +5,7 @@ import { query, type Query } from './queries.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of another version is refused. */
-export const STORE_VERSION = '4';
+export const STORE_VERSION = '5';
 
 /**
  * The DuckDB store: a database file that accumulates spans across runs, or

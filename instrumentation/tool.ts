@@ -14,6 +14,7 @@ import {
   ATTR_TOOL_COMMIT_EVIDENCE,
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_IDEMPOTENCY_KEY,
+  ATTR_TOOL_KIND,
   ATTR_TOOL_RESULT,
   ATTR_TOOL_SIGNAL_OBSERVED,
   ERROR_TYPE_CANCELLED,
@@ -52,12 +53,16 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
       [ATTR_GEN_AI_TOOL_NAME]: options.name,
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
     });
-    run.marker(SPAN_TOOL_START, Object.assign({}, this.identity));
+    const start: Attributes = Object.assign({}, this.identity);
+    // A step's kind is on its start marker too: a step that never ends is still known as one.
+    if (options.kind === 'step') start[ATTR_TOOL_KIND] = 'step';
+    run.marker(SPAN_TOOL_START, start);
     const attributes: Attributes = Object.assign({}, this.identity, {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
       [ATTR_TOOL_EFFECT]: this.effect,
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
+    if (options.kind === 'step') attributes[ATTR_TOOL_KIND] = 'step';
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (auto/http-commits.ts) finds this call in the body's context.

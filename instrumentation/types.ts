@@ -126,6 +126,12 @@ export interface ToolCallOptions {
    * turn it on for the tools of the frameworks they patch.
    */
   detectCommits?: boolean;
+  /**
+   * `step` for a framework step recorded as a tool call (a graph node, a
+   * workflow step): its result is a state update, not a message of the
+   * conversation, so it is never an orphan. Default `tool`.
+   */
+  kind?: 'tool' | 'step';
 }
 
 /** How a commit is known (`afterstop.tool.commit.evidence`). */

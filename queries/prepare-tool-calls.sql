@@ -9,6 +9,7 @@ WITH executed AS (
     -- A foreign tool span that ended by the cancellation delivered no result (inferred).
     CASE WHEN role = 'tool' THEN coalesce(result, CASE WHEN is_cancellation THEN 'cancelled' END) END AS result,
     CASE WHEN role = 'tool' THEN effect END AS effect,
+    tool_kind,
     trace_id
   FROM report_spans
   WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
@@ -32,9 +33,9 @@ requested AS (
   WHERE k = 'ai.response.toolCalls'
 ),
 calls AS (
-  SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, trace_id, true AS executed FROM executed
+  SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, tool_kind, trace_id, true AS executed FROM executed
   UNION ALL
-  SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, trace_id, false FROM requested WHERE call_id IS NOT NULL
+  SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, NULL, trace_id, false FROM requested WHERE call_id IS NOT NULL
 )
 SELECT
   run_id,
@@ -47,6 +48,7 @@ SELECT
   max(end_ns) AS end_ns,
   any_value(result) AS result,
   coalesce(any_value(effect), 'unknown') AS effect,
+  coalesce(any_value(tool_kind), 'tool') AS kind,    -- step: a framework step, not a tool call of the conversation
   any_value(trace_id) AS trace_id
 FROM calls
 GROUP BY run_id, call_id;

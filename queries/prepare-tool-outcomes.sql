@@ -1,5 +1,5 @@
 -- @name prepare_tool_outcomes
--- @description What became of each tool call of a cancelled run (METRICS.md §3): lost when no result reached the conversation (no ended execute_tool span, a result late / dropped / cancelled, or an end after A); repaired when a history repair of the same conversation at or after C lists its call id; late when it ended after A or is marked late.
+-- @description What became of each tool call of a cancelled run (METRICS.md §3): lost when no result reached the conversation (never for a framework step, afterstop.tool.kind = step) (no ended execute_tool span, a result late / dropped / cancelled, or an end after A); repaired when a history repair of the same conversation at or after C lists its call id; late when it ended after A or is marked late.
 -- @returns nothing; creates the temporary table report_tool_outcomes
 CREATE OR REPLACE TEMP TABLE report_tool_outcomes AS
 WITH repairs AS (
@@ -10,7 +10,8 @@ WITH repairs AS (
 )
 SELECT
   t.run_id, t.trace_id, t.call_id, coalesce(t.tool_name, '(unnamed)') AS tool, t.start_ns, t.end_ns, t.result,
-  (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
+  -- A framework step (a LangGraph node, a workflow step) is not in the conversation: it cannot be lost from it.
+  t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
   coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
   EXISTS (
     SELECT 1 FROM repairs p

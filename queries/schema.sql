@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS spans (
   outcome         VARCHAR,               -- afterstop.run.outcome
   finish_reason   VARCHAR,               -- ai.response.finishReason
   effect          VARCHAR,
+  tool_kind       VARCHAR,               -- afterstop.tool.kind: step for a framework step (never an orphan)
   result          VARCHAR,
   idempotency_key VARCHAR,
   steer_id        VARCHAR,

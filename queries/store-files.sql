@@ -89,6 +89,7 @@ extracted AS (
     attr(ks, vs, 'afterstop.run.outcome') AS outcome,
     attr(ks, vs, 'ai.response.finishReason') AS finish_reason,
     attr(ks, vs, 'afterstop.tool.effect') AS effect,
+    attr(ks, vs, 'afterstop.tool.kind') AS tool_kind,
     attr(ks, vs, 'afterstop.tool.result') AS result,
     attr(ks, vs, 'afterstop.tool.idempotency_key') AS idempotency_key,
     attr(ks, vs, 'afterstop.steer.id') AS steer_id,

@@ -210,7 +210,8 @@ const GENERATOR = Object.getPrototypeOf(function* () {}).constructor as unknown;
 const ASYNC_GENERATOR = Object.getPrototypeOf(async function* () {}).constructor as unknown;
 
 function observedNode(name: string, action: unknown): unknown {
-  // Runnables (a subgraph, the prebuilt ToolNode) and generator functions go as they are.
+  if (typeof (action as Json | null)?.['runTool'] === 'function') return observedToolNode(action as Json);
+  // Other Runnables (a subgraph) and generator functions go as they are.
   if (typeof action !== 'function' || action instanceof (GENERATOR as Function) || action instanceof (ASYNC_GENERATOR as Function)) return action;
   const node = action as Fn;
   return {
@@ -229,6 +230,7 @@ function observedNode(name: string, action: unknown): unknown {
             ...(typeof taskId === 'string' ? { callId: taskId } : {}),
             ...(typeof taskId === 'string' && typeof thread === 'string' ? { idempotencyKey: `${thread}:${taskId}` } : {}),
             detectCommits: httpCommitsDetected(),
+            kind: 'step',
           }),
         undefined,
       );
@@ -257,6 +259,59 @@ function observedNode(name: string, action: unknown): unknown {
       );
     },
   }[node.name || name];
+}
+
+/**
+ * The prebuilt ToolNode (and the agents built on it): each tool it runs is a
+ * tool call with the id the model gave it, its idempotency key
+ * `thread_id:tool call id` (a resume runs the same calls again).
+ */
+const OBSERVED_TOOL_NODE = Symbol.for('afterstop.langgraph.tool-node');
+
+function observedToolNode(node: Json): Json {
+  const runTool = node['runTool'] as Fn & { [OBSERVED_TOOL_NODE]?: true };
+  if (runTool[OBSERVED_TOOL_NODE] === true) return node;
+  const wrapped = function (this: unknown, toolCall: unknown, config?: unknown, ...rest: unknown[]): unknown {
+    const run = activeRun();
+    if (run === undefined) return runTool.call(this, toolCall, config, ...rest);
+    const c = (toolCall ?? {}) as Json;
+    const thread = (((config as Json | undefined)?.['configurable'] ?? {}) as Json)['thread_id'];
+    const call = safely(
+      'langgraph tool start',
+      () =>
+        run.startTool({
+          name: typeof c['name'] === 'string' ? c['name'] : 'tool',
+          ...(typeof c['id'] === 'string' ? { callId: c['id'] } : {}),
+          ...(typeof c['id'] === 'string' && typeof thread === 'string' ? { idempotencyKey: `${thread}:${c['id']}` } : {}),
+          detectCommits: httpCommitsDetected(),
+        }),
+      undefined,
+    );
+    if (call === undefined) return runTool.call(this, toolCall, config, ...rest);
+    const ctx = (call as { context?: Context }).context;
+    const value = ctx === undefined ? runTool.call(this, toolCall, config, ...rest) : context.with(ctx, () => runTool.call(this, toolCall, config, ...rest));
+    if (!(value instanceof Promise)) {
+      nodeEnded(call, run);
+      return value;
+    }
+    return value.then(
+      (v: unknown) => {
+        // ToolNode turns a tool's error into a ToolMessage with status error (unless told not to); after
+        // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
+        if ((v as Json | undefined)?.['status'] !== 'error') nodeEnded(call, run);
+        else if (run.cancelState !== 'none') safely('langgraph tool end', () => call.end({ result: 'cancelled' }), undefined);
+        else nodeEnded(call, run, new Error(String((v as Json)['content'])));
+        return v;
+      },
+      (error: unknown) => {
+        nodeEnded(call, run, error);
+        throw error;
+      },
+    );
+  };
+  Object.defineProperty(wrapped, OBSERVED_TOOL_NODE, { value: true });
+  node['runTool'] = wrapped;
+  return node;
 }
 
 /**

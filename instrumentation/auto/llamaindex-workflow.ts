@@ -182,7 +182,7 @@ function observedStep(handler: Fn): Fn {
     if (workflowRun === undefined) return handler.call(this, ctx, ...events);
     const run = safely('llamaindex step start', () => workflowRun.stepRun(), undefined);
     if (run === undefined) return handler.call(this, ctx, ...events);
-    const call = safely('llamaindex step start', () => run.startTool({ name, detectCommits: httpCommitsDetected() }), undefined);
+    const call = safely('llamaindex step start', () => run.startTool({ name, detectCommits: httpCommitsDetected(), kind: 'step' }), undefined);
     const ended = (error?: { error: unknown }): void => {
       safely('llamaindex step end', () => call?.end(error ?? {}), undefined);
       safely('llamaindex step end', () => workflowRun.stepEnded(), undefined);

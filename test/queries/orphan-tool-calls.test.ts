@@ -22,6 +22,18 @@ describe('orphan-tool-calls', () => {
     expect(rows.map((x) => [x['service'], x['total'], ...figures(x)])).toEqual([['a', false, 2, 1, 2], ['b', false, 0, 0, 0], [null, true, 2, 1, 2]]);
   });
 
+  it('a framework step (afterstop.tool.kind = step) is never an orphan, ended late or never', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100); r.ack(150);
+    r.tool({ name: 'charge', callId: 'node-late', startMs: 50, endMs: 400, result: 'dropped', attrs: { 'afterstop.tool.kind': 'step' } });
+    r.tool({ name: 'send_email', callId: 'tool-late', startMs: 50, endMs: 400, result: 'dropped' });
+    const s = await analyzeTraces(t);
+    const total = await s.total('orphan-tool-calls');
+    s.close();
+    expect(figures(total)).toEqual([1, 0, 2]);
+  });
+
   it('an unended run (no run span) cancelled with a tool still hanging: one orphan', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, exported: false });

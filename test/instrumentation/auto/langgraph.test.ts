@@ -64,3 +64,37 @@ describe('LangGraph.js under afterstop/register', () => {
     agreesWithTruth(r);
   });
 });
+
+describe('a LangGraph tool-calling agent (ChatOpenAI streaming, the prebuilt ToolNode) under afterstop/register', () => {
+  const agent = (scenario: string) => runApp(app('langgraph-agent-app.mjs'), scenario);
+
+  it('a turn with a tool: the tool call carries the model’s id and is delivered; the model node is a step', async () => {
+    const r = await agent('complete');
+    expect(r.out['messages']).toEqual(['human', 'ai', 'tool', 'ai']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 0, unended_runs: 0 });
+    const results = await toolResults(r);
+    expect(results[r.requests[0]!.toolCalls[0]!.id]).toBe('delivered');
+  });
+
+  it('Stop during the model stream: the request closed, no orphan (the aborted model node is a step, not a tool call of the conversation)', async () => {
+    const r = await agent('text');
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, orphan_tool_calls: 0, ghost_commits: 0 });
+    agreesWithTruth(r);
+  });
+
+  it('Stop before the tool starts: no effect, no orphan', async () => {
+    const r = await agent('before-tool');
+    expect(r.effects).toEqual([]);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, orphan_tool_calls: 0, ghost_commits: 0 });
+    agreesWithTruth(r);
+  });
+
+  it('Stop while the tool’s POST is in flight: the mail goes (a ghost), the checkpoint keeps the tool call without its result (an orphan), and the next message is refused with a 400', async () => {
+    const r = await agent('tool-next');
+    expect(r.out).toMatchObject({ checkpoint: ['human', 'ai'], nextTurnError: 400 });
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
+    expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 1, other: 0 });
+    agreesWithTruth(r);
+  });
+});
