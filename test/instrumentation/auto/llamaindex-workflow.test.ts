@@ -31,4 +31,19 @@ describe('LlamaIndex Workflows under afterstop/register', () => {
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 2 });
     agreesWithTruth(r);
   });
+
+  it('leaving before the payment step starts: the later steps start anyway, both commit after Stop', async () => {
+    const r = await run('before-step');
+    expect(r.effects.map((e) => e.name)).toEqual(['charge', 'notify']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 2 });
+    agreesWithTruth(r);
+  });
+
+  it('leaving while a step streams from the model: nothing stops the call; every token after Stop is counted', async () => {
+    const r = await run('model');
+    expect(r.requests[0]!.clientClosedEarly).toBe(false);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0 });
+    expect(r.report.totals.tokens_after_stop.output).toBeGreaterThan(20);
+    agreesWithTruth(r);
+  });
 });
