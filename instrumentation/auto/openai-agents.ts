@@ -33,7 +33,8 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  * - every function tool call: `invoke` wrapped on the agent's tools (and its
  *   handoffs' agents), with the tool call id from the call's details and the
  *   commits its HTTP requests make. What became of its result is read from
- *   the run's history when the run is over: `delivered` when the history
+ *   the history when the run is over (the app's session when it keeps one,
+ *   else the result's): `delivered` when the history
  *   holds its output; when the history holds an `incomplete` placeholder
  *   instead (Agents JS writes "aborted" for a tool stopped by the signal,
  *   even when its side effect happened), a history repair with a synthetic
@@ -121,6 +122,8 @@ class AgentsRun {
   readonly run: Run;
   private readonly own: boolean;
   private readonly signal: AbortSignal | undefined;
+  /** The app's session, when it keeps the conversation in one: then the session is the history. */
+  private readonly session: { getItems?: () => Promise<unknown[]> } | undefined;
   /** Tool calls whose body returned, until the history says what became of their result. */
   private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime }>();
   private readonly callIds = new Set<string>();
@@ -130,6 +133,8 @@ class AgentsRun {
     const active = activeRun();
     this.own = active === undefined;
     this.signal = options['signal'] instanceof AbortSignal ? options['signal'] : undefined;
+    const session = options['session'] as { getItems?: () => Promise<unknown[]> } | undefined;
+    this.session = typeof session?.getItems === 'function' ? session : undefined;
     const conversation = [options['conversationId'], groupId, options['previousResponseId']].find((v) => typeof v === 'string' && v !== '') as string | undefined;
     this.run =
       active ??
@@ -178,16 +183,28 @@ class AgentsRun {
     );
   }
 
-  /** The run is over; `result` (a RunResult) holds the history its tools' results went into, if any. */
+  /**
+   * The run is over. Its tools' results went into the history: the app's
+   * session when it keeps one (read here, at most 2 s), else the result's.
+   */
   stopped(error?: unknown, result?: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    const fromResult = (): unknown[] => ((result as { history?: unknown } | undefined)?.history as unknown[] | undefined) ?? [];
+    if (this.session === undefined) return this.finish(error, fromResult());
+    const read = safely('openai-agents session', () => (this.session?.getItems?.() ?? Promise.resolve([])) as Promise<unknown[]>, Promise.resolve([] as unknown[]));
+    const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref());
+    void Promise.race([read, timeout]).then(
+      (items) => this.finish(error, Array.isArray(items) ? items : fromResult()),
+      () => this.finish(error, fromResult()),
+    );
+  }
+
+  private finish(error: unknown, history: unknown[]): void {
     const outputs = new Map<string, unknown>();
-    safely('openai-agents history', () => {
-      for (const item of ((result as { history?: unknown } | undefined)?.history as Json[] | undefined) ?? []) {
-        if (item?.['type'] === 'function_call_result' && typeof item['callId'] === 'string') outputs.set(item['callId'], item['status']);
-      }
-    }, undefined);
+    for (const item of history as Json[]) {
+      if (item?.['type'] === 'function_call_result' && typeof item['callId'] === 'string') outputs.set(item['callId'], item['status']);
+    }
     for (const [callId, { call, endTime }] of this.pending) endToolCall(call, { result: outputs.get(callId) === 'completed' ? 'delivered' : 'dropped' }, endTime);
     this.pending.clear();
     // Placeholders the runner wrote for its own tool calls (status incomplete, "aborted"): the history was repaired.

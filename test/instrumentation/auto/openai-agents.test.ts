@@ -54,6 +54,15 @@ describe('OpenAI Agents JS under afterstop/register', () => {
     agreesWithTruth(r);
   });
 
+  it('the same Stop with a MemorySession: the session keeps only the user message, so the sent e-mail is unknown to the conversation: dropped, an orphan', async () => {
+    const r = await run('session');
+    expect(r.out['sessionTypes']).toEqual(['message']);
+    expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
+    expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'dropped']]);
+    agreesWithTruth(r);
+  });
+
   it('a run that is not streamed, stopped while the tool’s POST is in flight: the promise rejects, the app has no history: a ghost and an orphan', async () => {
     const r = await run('plain-tool');
     expect(r.out['error']).toBe('AbortError');
