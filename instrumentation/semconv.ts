@@ -65,6 +65,8 @@ export const ATTR_TOOL_SIGNAL_OBSERVED = 'afterstop.tool.signal_observed';
 export const ATTR_TOOL_RESULT = 'afterstop.tool.result';
 /** `step` for a framework step run as a tool call (a LangGraph node, a workflow step): not in the conversation, never an orphan (afterstop addition). */
 export const ATTR_TOOL_KIND = 'afterstop.tool.kind';
+/** On a run that resumes an interrupted or stopped run of the same thread: that run's id (afterstop addition). */
+export const ATTR_RUN_RESUMES = 'afterstop.run.resumes';
 /** How a commit is known (afterstop addition to SEMCONV.md): `manual` (the tool said so), `response` (a non-GET HTTP request it made was answered), `request_sent` (its body reached the server and the answer was lost). */
 export const ATTR_TOOL_COMMIT_EVIDENCE = 'afterstop.tool.commit.evidence';
 export const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';

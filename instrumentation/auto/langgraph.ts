@@ -4,6 +4,7 @@ import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
+import { ATTR_RUN_RESUMES } from '../semconv.js';
 import { VERSION } from '../version.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
@@ -34,7 +35,9 @@ const CONFIG_KEY_TASK_ID = '__pregel_task_id';
  *   node body runs in the call's context, so the commits its HTTP requests
  *   make are seen even after LangGraph has given up on the node;
  * - an interrupt is a pause: the node's call ends without an error, its
- *   result `dropped` (the node runs again on resume), and the run completes.
+ *   result `dropped` (the node runs again on resume), and the run completes;
+ *   a resume (no input, or a Command) names the thread's previous run in
+ *   `afterstop.run.resumes`.
  */
 export class LangGraphInstrumentation extends InstrumentationBase {
   static readonly module = '@langchain/langgraph';
@@ -78,6 +81,13 @@ function targets(exports: Json): Target[] {
   return found;
 }
 
+/** The last run of each thread (the 1,000 most recent threads), for a resume to name the run it continues. */
+const lastRunOfThread = new Map<string, string>();
+const MAX_THREADS = 1000;
+
+/** A resume: no new input (`null`), or a Command (`new Command({ resume })`). */
+const isResume = (input: unknown): boolean => input === null || input === undefined || (typeof input === 'object' && (input as { constructor?: { name?: unknown } }).constructor?.name === 'Command');
+
 /** Runs by the RunControl they were given, for a drain asked from outside the run. */
 const runsByControl = new WeakMap<object, GraphRun>();
 /** The graph run of an afterstop run, for its nodes. */
@@ -90,16 +100,23 @@ class GraphRun {
   draining = false;
   private ended = false;
 
-  constructor(options: Json) {
+  constructor(options: Json, input: unknown) {
     const configurable = (options['configurable'] ?? {}) as Json;
     this.signal = options['signal'] instanceof AbortSignal ? options['signal'] : undefined;
-    const thread = configurable['thread_id'];
+    const thread = typeof configurable['thread_id'] === 'string' && configurable['thread_id'] !== '' ? configurable['thread_id'] : undefined;
+    const resumes = thread !== undefined && isResume(input) ? lastRunOfThread.get(thread) : undefined;
     this.run = startRun({
       framework: LANGGRAPH_FRAMEWORK,
-      ...(typeof thread === 'string' && thread !== '' ? { conversationId: thread } : {}),
+      ...(thread !== undefined ? { conversationId: thread } : {}),
       ...(typeof options['runName'] === 'string' ? { agentName: options['runName'] } : {}),
       ...(this.signal ? { signal: this.signal } : {}),
+      ...(resumes !== undefined ? { attributes: { [ATTR_RUN_RESUMES]: resumes } } : {}),
     });
+    if (thread !== undefined) {
+      lastRunOfThread.delete(thread);
+      lastRunOfThread.set(thread, this.run.id);
+      if (lastRunOfThread.size > MAX_THREADS) lastRunOfThread.delete(lastRunOfThread.keys().next().value as string);
+    }
     if (typeof options['control'] === 'object' && options['control'] !== null) runsByControl.set(options['control'], this);
     graphRuns.set(this.run, this);
   }
@@ -158,7 +175,7 @@ function wrapStream(original: Fn): Fn {
   return function stream(this: unknown, input: unknown, options?: unknown): unknown {
     // A graph run inside a node (a subgraph) is part of the run it runs in.
     if (activeRun() !== undefined) return original.call(this, input, options);
-    const graphRun = safely('langgraph run start', () => new GraphRun((options ?? {}) as Json), undefined);
+    const graphRun = safely('langgraph run start', () => new GraphRun((options ?? {}) as Json, input), undefined);
     if (graphRun === undefined) return original.call(this, input, options);
     let result: unknown;
     try {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readTraces } from '../../../analyzer/index.js';
 import { agreesWithTruth, sdkApps, toolResults, type AppRun } from '../../helpers/sdk-app.js';
 
 /**
@@ -53,6 +54,17 @@ describe('LangGraph.js under afterstop/register', () => {
     expect(replays(r)).toBe(1);
     expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, cleanup_errors: 0, replay_duplicates: 1, unended_runs: 0 });
     expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 0, other: 0 });
+  });
+
+  it('interruptBefore the payment node: a pause before any effect; the resume charges once, names the run it resumes, and nothing is replayed', async () => {
+    const r = await run('interrupt-before');
+    expect(r.out['paused']).toEqual({ charged: false });
+    expect(r.effects.filter((e) => e.name === 'charge')).toHaveLength(1);
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, replay_duplicates: 0, cleanup_errors: 0, unended_runs: 0 });
+    const runs = (await readTraces(r.traces)).spans.filter((s) => s.name === 'invoke_agent').sort((a, b) => Number(a.startNs - b.startNs));
+    expect(runs).toHaveLength(2);
+    expect(runs[0]!.attributes['afterstop.run.resumes']).toBeUndefined();
+    expect(runs[1]!.attributes['afterstop.run.resumes']).toBe(runs[0]!.attributes['afterstop.run.id']);
   });
 
   it('a drain (RunControl.requestDrain) while the payment is in flight: the step finishes and is kept, the resume does not charge again', async () => {
