@@ -181,6 +181,46 @@ export function endToolCall(call: ToolCall, options: ToolEndOptions, endTime?: H
   }
 }
 
+/** How a tool body ended: its value, or what it threw (synchronously or as a rejection). */
+export type BodyOutcome = { value: unknown } | { error: unknown };
+
+/**
+ * Run `invoke` as the body of `call`, in the call's context. `settled` is
+ * told once how the body ended, and never throws into the app; the caller
+ * gets what `invoke` gave (a promise settling the same way, when it gave one).
+ */
+export function invokeInToolCall<T>(call: ToolCall, invoke: () => T, settled: (outcome: BodyOutcome) => void): T {
+  const tell = (outcome: BodyOutcome): void => {
+    try {
+      settled(outcome);
+    } catch (error) {
+      reportInternalError('tool body end', error);
+    }
+  };
+  const ctx = (call as { context?: Context }).context;
+  let value: T;
+  try {
+    value = ctx === undefined ? invoke() : context.with(ctx, invoke);
+  } catch (error) {
+    tell({ error });
+    throw error;
+  }
+  if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
+    tell({ value });
+    return value;
+  }
+  return Promise.resolve(value).then(
+    (v) => {
+      tell({ value: v });
+      return v;
+    },
+    (error: unknown) => {
+      tell({ error });
+      throw error;
+    },
+  ) as T;
+}
+
 /** The context a tool body gets when telemetry could not start: the run goes on without it. */
 function bareContext(signal: AbortSignal, callId: string | undefined): ToolContext {
   return { signal, callId: callId ?? '', commit: () => RESOLVED, setResult: () => {} };

@@ -5,6 +5,7 @@ import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
 import { ATTR_RUN_RESUMES } from '../semconv.js';
+import { invokeInToolCall } from '../tool.js';
 import { VERSION } from '../version.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
@@ -46,6 +47,17 @@ export class LangGraphInstrumentation extends InstrumentationBase {
     super('afterstop-langgraph', VERSION, config);
   }
 
+  // Node and ToolNode wrappers stay in graphs already built; off, they pass straight through.
+  override enable(): void {
+    enabled = true;
+    super.enable();
+  }
+
+  override disable(): void {
+    enabled = false;
+    super.disable();
+  }
+
   protected init(): InstrumentationNodeModuleDefinition[] {
     return [
       new InstrumentationNodeModuleDefinition(
@@ -62,6 +74,8 @@ export class LangGraphInstrumentation extends InstrumentationBase {
     ];
   }
 }
+
+let enabled = false;
 
 type Target = [Json, string, (original: unknown) => unknown];
 
@@ -99,6 +113,7 @@ class GraphRun {
   /** The Stop was a drain: the step in flight finishes and is checkpointed. */
   draining = false;
   private ended = false;
+  private detach: () => void = () => {};
 
   constructor(options: Json, input: unknown) {
     const configurable = (options['configurable'] ?? {}) as Json;
@@ -131,14 +146,28 @@ class GraphRun {
     void this.run.cancel({ source, reason });
   }
 
-  /** The stream the app reads: its own abort (a break, a cancel) is a Stop; its end is the run's. */
+  /**
+   * The stream the app reads: its own abort (a break, a cancel) is a Stop.
+   * The run is over when the graph's output has ended (LangGraph pumps it
+   * eagerly, read or not) or when the app's iteration ends, whichever first.
+   */
   watch(stream: unknown): void {
-    const s = stream as { _abortController?: AbortController; next?: Fn; return?: Fn } | undefined;
+    const s = stream as { _abortController?: AbortController; _innerReader?: { closed?: unknown }; next?: Fn; return?: Fn } | undefined;
     const controller = s?._abortController;
     if (controller instanceof AbortController) {
-      const stop = (): void => this.cancel('user', 'the app stopped reading the graph stream');
+      const stop = (): void => safely('langgraph cancel', () => this.cancel('user', 'the app stopped reading the graph stream'), undefined);
       if (controller.signal.aborted) stop();
-      else controller.signal.addEventListener('abort', stop, { once: true });
+      else {
+        controller.signal.addEventListener('abort', stop, { once: true });
+        this.detach = () => controller.signal.removeEventListener('abort', stop);
+      }
+    }
+    const closed = s?._innerReader?.closed;
+    if (closed instanceof Promise) {
+      closed.then(
+        () => safely('langgraph end', () => this.stopped(), undefined),
+        (error: unknown) => safely('langgraph end', () => this.stopped(error), undefined),
+      );
     }
     const self = this;
     for (const method of ['next', 'return'] as const) {
@@ -164,6 +193,7 @@ class GraphRun {
   stopped(error?: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    this.detach();
     const name = (error as { name?: unknown } | undefined)?.name;
     // A drain and an abort are the Stop itself, not a failure.
     const stop = error === undefined || isAbortError(error, this.signal) || name === 'GraphDrained' || this.run.cancelState !== 'none';
@@ -234,7 +264,8 @@ function observedNode(name: string, action: unknown): unknown {
   return {
     // The same name, for LangGraph's and the app's own logs.
     [node.name || name]: function (this: unknown, state: unknown, config?: unknown): unknown {
-      const run = activeRun();
+      // The wrapper stays in the app's graph; switched off, it passes straight through.
+      const run = enabled ? activeRun() : undefined;
       if (run === undefined) return node.call(this, state, config);
       const configurable = ((config as Json | undefined)?.['configurable'] ?? {}) as Json;
       const taskId = configurable[CONFIG_KEY_TASK_ID];
@@ -252,28 +283,7 @@ function observedNode(name: string, action: unknown): unknown {
         undefined,
       );
       if (call === undefined) return node.call(this, state, config);
-      const ctx = (call as { context?: Context }).context;
-      let value: unknown;
-      try {
-        value = ctx === undefined ? node.call(this, state, config) : context.with(ctx, () => node.call(this, state, config));
-      } catch (error) {
-        nodeEnded(call, run, error);
-        throw error;
-      }
-      if (!(value instanceof Promise)) {
-        nodeEnded(call, run);
-        return value;
-      }
-      return value.then(
-        (v: unknown) => {
-          nodeEnded(call, run);
-          return v;
-        },
-        (error: unknown) => {
-          nodeEnded(call, run, error);
-          throw error;
-        },
-      );
+      return invokeInToolCall(call, () => node.call(this, state, config), (outcome) => nodeEnded(call, run, 'error' in outcome ? outcome.error : undefined));
     },
   }[node.name || name];
 }
@@ -289,7 +299,7 @@ function observedToolNode(node: Json): Json {
   const runTool = node['runTool'] as Fn & { [OBSERVED_TOOL_NODE]?: true };
   if (runTool[OBSERVED_TOOL_NODE] === true) return node;
   const wrapped = function (this: unknown, toolCall: unknown, config?: unknown, ...rest: unknown[]): unknown {
-    const run = activeRun();
+    const run = enabled ? activeRun() : undefined;
     if (run === undefined) return runTool.call(this, toolCall, config, ...rest);
     const c = (toolCall ?? {}) as Json;
     const thread = (((config as Json | undefined)?.['configurable'] ?? {}) as Json)['thread_id'];
@@ -305,26 +315,15 @@ function observedToolNode(node: Json): Json {
       undefined,
     );
     if (call === undefined) return runTool.call(this, toolCall, config, ...rest);
-    const ctx = (call as { context?: Context }).context;
-    const value = ctx === undefined ? runTool.call(this, toolCall, config, ...rest) : context.with(ctx, () => runTool.call(this, toolCall, config, ...rest));
-    if (!(value instanceof Promise)) {
-      nodeEnded(call, run);
-      return value;
-    }
-    return value.then(
-      (v: unknown) => {
-        // ToolNode turns a tool's error into a ToolMessage with status error (unless told not to); after
-        // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
-        if ((v as Json | undefined)?.['status'] !== 'error') nodeEnded(call, run);
-        else if (run.cancelState !== 'none') safely('langgraph tool end', () => call.end({ result: 'cancelled' }), undefined);
-        else nodeEnded(call, run, new Error(String((v as Json)['content'])));
-        return v;
-      },
-      (error: unknown) => {
-        nodeEnded(call, run, error);
-        throw error;
-      },
-    );
+    return invokeInToolCall(call, () => runTool.call(this, toolCall, config, ...rest), (outcome) => {
+      if ('error' in outcome) return nodeEnded(call, run, outcome.error);
+      // ToolNode turns a tool's error into a ToolMessage with status error (unless told not to); after
+      // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
+      const message = outcome.value as Json | undefined;
+      if (message?.['status'] !== 'error') nodeEnded(call, run);
+      else if (run.cancelState !== 'none') call.end({ result: 'cancelled' });
+      else nodeEnded(call, run, new Error(String(message['content'])));
+    });
   };
   Object.defineProperty(wrapped, OBSERVED_TOOL_NODE, { value: true });
   node['runTool'] = wrapped;

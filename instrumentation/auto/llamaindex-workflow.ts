@@ -3,9 +3,10 @@ import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, ty
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { Run } from '../types.js';
+import { invokeInToolCall } from '../tool.js';
 import { VERSION } from '../version.js';
 import { httpCommitsDetected } from './http-commits.js';
-import { endStoppedRun } from './run-context.js';
+import { activeRun, endStoppedRun } from './run-context.js';
 
 /** The `@llamaindex/workflow-core` versions this instrumentation is tested with (README: supported versions). */
 export const LLAMAINDEX_WORKFLOW_VERSIONS = ['>=1.3.4 <2'];
@@ -35,6 +36,17 @@ export class LlamaIndexWorkflowInstrumentation extends InstrumentationBase {
     super('afterstop-llamaindex-workflows', VERSION, config);
   }
 
+  // The wrappers stay on workflows already made; off, they pass straight through.
+  override enable(): void {
+    enabled = true;
+    super.enable();
+  }
+
+  override disable(): void {
+    enabled = false;
+    super.disable();
+  }
+
   protected init(): InstrumentationNodeModuleDefinition[] {
     return [
       new InstrumentationNodeModuleDefinition(
@@ -52,19 +64,27 @@ export class LlamaIndexWorkflowInstrumentation extends InstrumentationBase {
   }
 }
 
+let enabled = false;
+
 /** Workflow runs by their root context (a step's context has it as prototype). */
 const runsByContext = new WeakMap<object, WorkflowRun>();
 
 class WorkflowRun {
   private current: Run | undefined;
+  /** The current run was started here (not joined: a workflow run inside an agent's run is part of it). */
+  private own = false;
   private running = 0;
   private quietCheck: NodeJS.Immediate | undefined;
 
-  /** The run a step starting now belongs to: the current one, or a new one after the last ended. */
+  /** The run a step starting now belongs to: the current one, the app's active run, or a new one. */
   stepRun(): Run {
     if (this.quietCheck !== undefined) clearImmediate(this.quietCheck);
     this.quietCheck = undefined;
-    this.current ??= startRun({ framework: LLAMAINDEX_FRAMEWORK });
+    if (this.current === undefined) {
+      const active = activeRun();
+      this.own = active === undefined;
+      this.current = active ?? startRun({ framework: LLAMAINDEX_FRAMEWORK });
+    }
     this.running++;
     return this.current;
   }
@@ -77,14 +97,14 @@ class WorkflowRun {
       if (this.running > 0 || this.current === undefined) return;
       const run = this.current;
       this.current = undefined;
-      safely('llamaindex run end', () => endStoppedRun(run, undefined, true), undefined);
+      if (this.own) safely('llamaindex run end', () => endStoppedRun(run, undefined, true), undefined);
     });
     this.quietCheck.unref?.();
   }
 
   /** The app left the event stream: a Stop when steps are still running. */
   streamLeft(): void {
-    if (this.running > 0 && this.current !== undefined && this.current.cancelState === 'none') void this.current.cancel({ source: 'user', reason: 'the app left the workflow event stream' });
+    if (this.own && this.running > 0 && this.current !== undefined && this.current.cancelState === 'none') void this.current.cancel({ source: 'user', reason: 'the app left the workflow event stream' });
   }
 }
 
@@ -105,7 +125,7 @@ function observeWorkflow(workflow: Json): void {
   };
   workflow['createContext'] = function (this: unknown, ...args: unknown[]): unknown {
     const root = (createContext as Fn).apply(this, args);
-    safely('llamaindex context', () => observeContext(root as Json), undefined);
+    if (enabled) safely('llamaindex context', () => observeContext(root as Json), undefined);
     return root;
   };
 }
@@ -173,46 +193,34 @@ function watchStream(stream: Json, left: () => void): void {
   });
 }
 
+/** One wrapper per handler: the workflow keeps its handlers in a Set, a handler given twice is one. */
+const stepWrappers = new WeakMap<Fn, Fn>();
+
 /** A step: a tool call of the context's run, named after the handler. */
 function observedStep(handler: Fn): Fn {
+  const known = stepWrappers.get(handler);
+  if (known !== undefined) return known;
   const name = handler.name || 'step';
-  const body = function (this: unknown, ...args: unknown[]): unknown {
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     const [ctx, ...events] = args;
-    const workflowRun = typeof ctx === 'object' && ctx !== null ? runsByContext.get(Object.getPrototypeOf(ctx) as object) : undefined;
-    if (workflowRun === undefined) return handler.call(this, ctx, ...events);
+    const workflowRun = enabled && typeof ctx === 'object' && ctx !== null ? runsByContext.get(Object.getPrototypeOf(ctx) as object) : undefined;
+    if (workflowRun === undefined) return handler.apply(this, args);
     const run = safely('llamaindex step start', () => workflowRun.stepRun(), undefined);
-    if (run === undefined) return handler.call(this, ctx, ...events);
+    if (run === undefined) return handler.apply(this, args);
     const call = safely('llamaindex step start', () => run.startTool({ name, detectCommits: httpCommitsDetected(), kind: 'step' }), undefined);
-    const ended = (error?: { error: unknown }): void => {
-      safely('llamaindex step end', () => call?.end(error ?? {}), undefined);
-      safely('llamaindex step end', () => workflowRun.stepEnded(), undefined);
-    };
-    const ctxOf = (call as { context?: Context } | undefined)?.context;
-    let value: unknown;
-    try {
-      value = ctxOf === undefined ? handler.call(this, ctx, ...events) : context.with(ctxOf, () => handler.call(this, ctx, ...events));
-    } catch (error) {
-      ended({ error });
-      throw error;
+    if (call === undefined) {
+      workflowRun.stepEnded();
+      return handler.apply(this, args);
     }
-    if (!(value instanceof Promise)) {
-      ended();
-      return value;
-    }
-    return value.then(
-      (v: unknown) => {
-        ended();
-        return v;
-      },
-      (error: unknown) => {
-        ended({ error });
-        throw error;
-      },
-    );
+    return invokeInToolCall(call, () => handler.call(this, ctx, ...events), (outcome) => {
+      call.end('error' in outcome ? { error: outcome.error } : {});
+      workflowRun.stepEnded();
+    });
   };
-  // The workflow tells async handlers by their constructor's name: keep that.
-  const wrapped: Fn = handler.constructor?.name === 'AsyncFunction' ? async function (this: unknown, ...args: unknown[]) { return body.apply(this, args); } : body;
+  // The workflow tells async handlers by their constructor's name (AsyncFunction): keep it, without an extra async hop.
+  Object.setPrototypeOf(wrapped, Object.getPrototypeOf(handler) as object);
   Object.defineProperty(wrapped, 'name', { value: name });
+  stepWrappers.set(handler, wrapped);
   return wrapped;
 }
 

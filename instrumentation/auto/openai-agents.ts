@@ -1,17 +1,18 @@
-import { context, type Context, type HrTime } from '@opentelemetry/api';
+import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
-import { endToolCall, InstrumentedToolCall } from '../tool.js';
+import { endToolCall, InstrumentedToolCall, invokeInToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { VERSION } from '../version.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
 /** The `@openai/agents-core` versions this instrumentation is tested with (README: supported versions). */
-export const OPENAI_AGENTS_VERSIONS = ['>=0.20.0 <1'];
+// Narrow: afterstop reads the streamed result's own signal and loop promise (`_getAbortSignal`, `_getStreamLoopPromise`), which are internal.
+export const OPENAI_AGENTS_VERSIONS = ['>=0.20.0 <0.21'];
 
 export const OPENAI_AGENTS_FRAMEWORK = 'openai-agents';
 
@@ -42,11 +43,20 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  */
 export class OpenAIAgentsInstrumentation extends InstrumentationBase {
   static readonly module = '@openai/agents-core';
-  /** Tools whose invoke was wrapped, for disable(). */
-  private readonly tools = new Set<Json>();
 
   constructor(config: InstrumentationConfig = {}) {
     super('afterstop-openai-agents', VERSION, config);
+  }
+
+  // The tools' invoke wrappers stay on the app's tool objects; off, they pass straight through.
+  override enable(): void {
+    enabled = true;
+    super.enable();
+  }
+
+  override disable(): void {
+    enabled = false;
+    super.disable();
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
@@ -62,8 +72,6 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase {
         (exports: Json) => {
           const proto = (exports['Runner'] as { prototype?: Json } | undefined)?.prototype;
           if (proto && isWrapped(proto['run'])) this._unwrap(proto, 'run');
-          for (const tool of this.tools) if (isWrapped(tool['invoke'])) this._unwrap(tool, 'invoke');
-          this.tools.clear();
         },
       ),
     ];
@@ -72,15 +80,15 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase {
   private wrapRun(original: Fn): Fn {
     const instrumentation = this;
     return function run(this: unknown, agent: unknown, input: unknown, options?: unknown): unknown {
+      if (!enabled) return original.call(this, agent, input, options);
       const groupId = ((this as Json | undefined)?.['config'] as Json | undefined)?.['groupId'];
       const observed = safely('openai-agents run start', () => new AgentsRun(agent as Json, (options ?? {}) as Json, groupId), undefined);
       if (observed === undefined) return original.call(this, agent, input, options);
       safely('openai-agents tools', () => instrumentation.wrapTools(agent as Json, new Set()), undefined);
       let result: unknown;
       try {
-        const call = () => original.call(this, agent, input, options);
-        const ctx = observed.context;
-        result = ctx === undefined ? call() : context.with(ctx, call);
+        const ctx = (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed);
+        result = context.with(ctx, () => original.call(this, agent, input, options));
       } catch (error) {
         safely('openai-agents run', () => observed.stopped(error), undefined);
         throw error;
@@ -106,7 +114,6 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase {
     for (const tool of (agent['tools'] as Json[] | undefined) ?? []) {
       if (tool?.['type'] !== 'function' || typeof tool['invoke'] !== 'function' || isWrapped(tool['invoke'])) continue;
       this._wrap(tool, 'invoke', (original) => wrapInvoke(tool, original as Fn));
-      this.tools.add(tool);
     }
     for (const handoff of (agent['handoffs'] as Json[] | undefined) ?? []) {
       this.wrapTools(((handoff?.['agent'] as Json | undefined) ?? handoff) as Json, seen);
@@ -114,8 +121,10 @@ export class OpenAIAgentsInstrumentation extends InstrumentationBase {
   }
 }
 
-/** The Runner.run call a run belongs to (its tools find it from the run in their context). */
-const callsOf = new WeakMap<Run, AgentsRun>();
+let enabled = false;
+
+/** The Runner.run call whose loop is running (in its context: its tools find it there, nested runs have their own). */
+const AGENTS_RUN_KEY = createContextKey('afterstop.openai-agents.run');
 
 /** One `Runner.run` call. */
 class AgentsRun {
@@ -128,6 +137,8 @@ class AgentsRun {
   private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime }>();
   private readonly callIds = new Set<string>();
   private ended = false;
+  /** Detaches the watch on a streamed result's own signal (an AbortSignal.any that a long-lived app signal keeps alive). */
+  private detach: () => void = () => {};
 
   constructor(agent: Json, options: Json, groupId: unknown) {
     const active = activeRun();
@@ -144,7 +155,6 @@ class AgentsRun {
         ...(conversation !== undefined ? { conversationId: conversation } : {}),
         ...(this.signal ? { signal: this.signal } : {}),
       });
-    callsOf.set(this.run, this);
   }
 
   /** A tool call of this run started. */
@@ -170,16 +180,20 @@ class AgentsRun {
     // The streamed run's own signal: aborted by `signal` and by the app cancelling its stream.
     const signal = streamed._getAbortSignal();
     if (signal !== undefined && this.own) {
-      const cancel = (): void => {
-        if (!this.ended && this.run.cancelState === 'none') void this.run.cancel({ source: 'user', reason: this.signal?.aborted ? 'the run signal aborted' : 'the app cancelled the run stream' });
-      };
+      const cancel = (): void =>
+        safely('openai-agents cancel', () => {
+          if (!this.ended && this.run.cancelState === 'none') void this.run.cancel({ source: 'user', reason: this.signal?.aborted ? 'the run signal aborted' : 'the app cancelled the run stream' });
+        }, undefined);
       if (signal.aborted) cancel();
-      else signal.addEventListener('abort', cancel, { once: true });
+      else {
+        signal.addEventListener('abort', cancel, { once: true });
+        this.detach = () => signal.removeEventListener('abort', cancel);
+      }
     }
     // Over when the result has completed and the runner's stream loop (tools still running) has finished.
     const loop = streamed._getStreamLoopPromise?.();
     void Promise.allSettled([streamed.completed, ...(loop instanceof Promise ? [loop] : [])]).then(([completed]) =>
-      this.stopped(completed?.status === 'rejected' ? completed.reason : undefined, result),
+      safely('openai-agents end', () => this.stopped(completed?.status === 'rejected' ? completed.reason : undefined, result), undefined),
     );
   }
 
@@ -190,13 +204,16 @@ class AgentsRun {
   stopped(error?: unknown, result?: unknown): void {
     if (this.ended) return;
     this.ended = true;
+    this.detach();
     const fromResult = (): unknown[] => ((result as { history?: unknown } | undefined)?.history as unknown[] | undefined) ?? [];
-    if (this.session === undefined) return this.finish(error, fromResult());
-    const read = safely('openai-agents session', () => (this.session?.getItems?.() ?? Promise.resolve([])) as Promise<unknown[]>, Promise.resolve([] as unknown[]));
+    const finish = (history: unknown[]): void => safely('openai-agents end', () => this.finish(error, history), undefined);
+    // The session is read only when a tool ran (reading it may be a request to a server).
+    if (this.session === undefined || this.callIds.size === 0) return finish(fromResult());
+    const read = safely('openai-agents session', () => Promise.resolve(this.session?.getItems?.() ?? []), Promise.resolve([] as unknown[]));
     const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref());
     void Promise.race([read, timeout]).then(
-      (items) => this.finish(error, Array.isArray(items) ? items : fromResult()),
-      () => this.finish(error, fromResult()),
+      (items) => finish(Array.isArray(items) ? items : fromResult()),
+      () => finish(fromResult()),
     );
   }
 
@@ -216,7 +233,8 @@ class AgentsRun {
 
 function wrapInvoke(tool: Json, original: Fn): Fn {
   return function invoke(this: unknown, runContext: unknown, input: unknown, details?: unknown): unknown {
-    const run = activeRun();
+    const owner = enabled ? (context.active().getValue(AGENTS_RUN_KEY) as AgentsRun | undefined) : undefined;
+    const run = owner?.run ?? (enabled ? activeRun() : undefined);
     if (run === undefined) return original.call(this, runContext, input, details);
     const callId = ((details as Json | undefined)?.['toolCall'] as Json | undefined)?.['callId'];
     const call = safely(
@@ -225,32 +243,13 @@ function wrapInvoke(tool: Json, original: Fn): Fn {
       undefined,
     );
     if (call === undefined) return original.call(this, runContext, input, details);
-    const owner = callsOf.get(run);
     owner?.toolStarted(call.callId);
-    // Its result's fate is read from the history when the run is over; without a Runner.run call to ask, delivered.
-    const returned = (): void => (owner ? owner.toolReturned(call) : endToolCall(call, {}));
-    const ctx = (call as { context?: Context }).context;
-    let value: unknown;
-    try {
-      value = ctx === undefined ? original.call(this, runContext, input, details) : context.with(ctx, () => original.call(this, runContext, input, details));
-    } catch (error) {
-      endToolCall(call, { error });
-      throw error;
-    }
-    if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
-      safely('openai-agents tool end', returned, undefined);
-      return value;
-    }
-    return Promise.resolve(value).then(
-      (v) => {
-        safely('openai-agents tool end', returned, undefined);
-        return v;
-      },
-      (error: unknown) => {
-        endToolCall(call, { error });
-        throw error;
-      },
-    );
+    return invokeInToolCall(call, () => original.call(this, runContext, input, details), (outcome) => {
+      if ('error' in outcome) endToolCall(call, { error: outcome.error });
+      // Its result's fate is read from the history when the run is over; without a Runner.run call to ask, delivered.
+      else if (owner !== undefined) owner.toolReturned(call);
+      else endToolCall(call, {});
+    });
   };
 }
 

@@ -48,6 +48,12 @@ describe('LangGraph.js under afterstop/register', () => {
     });
   }
 
+  it('the app cancels the stream and reads no more: the run still ends (acknowledged), the payment commits after Stop', async () => {
+    const r = await run('cancel-abandon');
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, unended_runs: 0, ghost_commits: 1 });
+    agreesWithTruth(r);
+  });
+
   it('an interrupt after the side effect is a pause, not a cancel or an error; the resume re-runs the node: a replay', async () => {
     const r = await run('interrupt-resume');
     expect(r.out).toMatchObject({ interrupted: true, resumed: { charged: true, notified: true } });

@@ -19,6 +19,12 @@ describe('LlamaIndex Workflows under afterstop/register', () => {
     expect(Object.values(await toolResults(r))).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
+  it('leaving the stream at the stop event, when every step is done, is no Stop', async () => {
+    const r = await run('break-at-stop');
+    expect(r.out['events']).toBe(4);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 0, ghost_commits: 0, unended_runs: 0 });
+  });
+
   it('leaving the event stream while a step runs: a Stop; the later step still runs and commits (a ghost)', async () => {
     const r = await run('leave');
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1 });
