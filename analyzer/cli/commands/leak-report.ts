@@ -6,6 +6,7 @@ import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
+import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
 import { addBudgetOptions, brokenBudgets } from '../budgets.js';
 import { EXIT_BUDGET, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
@@ -29,6 +30,11 @@ interface LeakReportOptions {
   findings: number;
   top: number;
   progress: boolean;
+  pushGateway?: string;
+  pushJob: string;
+  pushInstance?: string;
+  prometheusFile?: string;
+  maxLabelValues: number;
   [budget: string]: unknown;
 }
 
@@ -60,6 +66,18 @@ export function traceUrlTemplate(value: string): string {
   return value;
 }
 
+/** An http(s) URL option (the Pushgateway's). */
+function httpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('not an http(s) URL');
+  return value;
+}
+
 /** `afterstop leak-report <paths...>`: what the agents did after Stop, from their traces. */
 export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Command {
   const command = new Command('leak-report')
@@ -75,7 +93,12 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
     .option('--budget-ms <ms>', 'cancel-depth budget', nonNegativeNumber, 1000)
     .option('--findings <n>', 'at most this many findings in the report', nonNegativeNumber, 1000)
     .option('--top <n>', 'findings listed by the table and markdown formats', nonNegativeNumber, 10)
-    .option('--no-progress', 'no progress on stderr');
+    .option('--no-progress', 'no progress on stderr')
+    .option('--push-gateway <url>', 'push the figures as Prometheus metrics to this Pushgateway (replacing the last push of the same job and instance)', httpUrl)
+    .option('--push-job <name>', 'the job label of the push', 'afterstop')
+    .option('--push-instance <name>', 'the instance label of the push (default: this host)')
+    .option('--prometheus-file <file>', "write the figures as Prometheus metrics for node_exporter's textfile collector")
+    .option('--max-label-values <n>', 'distinct tools and models kept in the metrics (the rest as other)', nonNegativeNumber, 20);
   addBudgetOptions(command);
   return command
     .addHelpText('after', `
@@ -84,8 +107,10 @@ Examples:
   afterstop leak-report 'traces/*.jsonl.gz' --since 24h --format markdown --out leaks.md
   afterstop leak-report ./traces --format html --out report.html --trace-url 'http://tempo:3200/trace/{trace_id}'
   afterstop leak-report ./traces --max-ghost-commits 0 --max-ghost-tax-usd 1 --max-cancel-ack-p95-ms 500
+  afterstop leak-report ./traces --since 24h --push-gateway http://pushgateway:9091 --format json --out leaks.json
+  afterstop leak-report ./traces --prometheus-file /var/lib/node_exporter/textfile/afterstop.prom
 
-Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage or unreadable input.`)
+Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage, unreadable input, or a failed push.`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
@@ -143,6 +168,21 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   }
 
   printSkipped(report.input.skipped, ' (see input.skipped)');
+
+  const metrics = { maxLabelValues: Math.floor(options.maxLabelValues) };
+  if (options.prometheusFile !== undefined) {
+    writeFileAtomic(options.prometheusFile, await renderPrometheus(report, metrics));
+    process.stderr.write(`afterstop: wrote ${options.prometheusFile}\n`);
+  }
+  if (options.pushGateway !== undefined) {
+    try {
+      await pushReport(options.pushGateway, report, { ...metrics, job: options.pushJob, ...(options.pushInstance !== undefined ? { instance: options.pushInstance } : {}) });
+      process.stderr.write(`afterstop: pushed the metrics to ${options.pushGateway}\n`);
+    } catch (error) {
+      process.stderr.write(`afterstop: could not push the metrics to ${options.pushGateway}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT_USAGE;
+    }
+  }
 
   const broken = brokenBudgets(report, options);
   for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);

@@ -1,0 +1,152 @@
+import type { Distribution, Figures, GroupFigures, LeakReport } from '../types.js';
+
+/**
+ * The leak report as Prometheus metrics: one family per figure of
+ * METRICS.md, gauges all (a report is a snapshot of its window, not a
+ * counter that only grows, so no `_total`), base units in the names
+ * (`_seconds`, `_usd`), labels `service`, `agent`, `framework` on the
+ * per-group figures and `tool` / `model` where they apply. Tools and models
+ * are capped to the `maxLabelValues` largest; the rest is summed as `other`.
+ */
+export interface MetricSample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface MetricFamily {
+  name: string;
+  help: string;
+  labelNames: string[];
+  samples: MetricSample[];
+}
+
+export interface MetricOptions {
+  /** Distinct tools or models kept per family; the rest becomes `other`. Default 20. */
+  maxLabelValues?: number;
+}
+
+export const GROUP_LABELS = ['service', 'agent', 'framework'] as const;
+export const OTHER = 'other';
+
+const groupLabels = (g: GroupFigures): Record<string, string> => ({ service: g.service ?? '', agent: g.agent ?? '', framework: g.framework ?? '' });
+
+/** A figure of every group: one sample per (service, agent, framework). */
+function perGroup(report: LeakReport, name: string, help: string, value: (f: Figures) => number): MetricFamily {
+  return { name, help, labelNames: [...GROUP_LABELS], samples: report.groups.map((g) => ({ labels: groupLabels(g), value: value(g) })) };
+}
+
+/** A figure of every group split by one more label. */
+function perGroupBy(report: LeakReport, name: string, help: string, label: string, values: (f: Figures) => Record<string, number>): MetricFamily {
+  return {
+    name, help, labelNames: [...GROUP_LABELS, label],
+    samples: report.groups.flatMap((g) => Object.entries(values(g)).map(([v, value]) => ({ labels: { ...groupLabels(g), [label]: v }, value }))),
+  };
+}
+
+const STATS = ['p50', 'p95', 'p99', 'max'] as const;
+
+/**
+ * A latency distribution in seconds: a sample per statistic (`stat` = p50,
+ * p95, p99, max; not `quantile`, which Prometheus keeps for summaries) and
+ * the count beside it.
+ */
+function distribution(report: LeakReport, name: string, help: string, of: (f: Figures) => Distribution): MetricFamily[] {
+  const samples: MetricSample[] = [];
+  for (const g of report.groups) {
+    const d = of(g);
+    for (const stat of STATS) {
+      const ms = d[stat];
+      if (ms !== null) samples.push({ labels: { ...groupLabels(g), stat }, value: ms / 1000 });
+    }
+  }
+  return [
+    { name: `${name}_seconds`, help: `${help} (stat: p50, p95, p99, max)`, labelNames: [...GROUP_LABELS, 'stat'], samples },
+    perGroup(report, `${name}_observations`, `${help}: how many runs the quantiles are over`, (f) => of(f).count),
+  ];
+}
+
+/** Keep the `max` largest label values by `weight`; sum the rest of each sample's values under `other`. */
+export function capLabel<T>(rows: T[], key: (row: T) => string, weight: (row: T) => number, max: number): { kept: T[]; other: T[] } {
+  const totals = new Map<string, number>();
+  for (const row of rows) totals.set(key(row), (totals.get(key(row)) ?? 0) + weight(row));
+  const keep = new Set([...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(0, max)).map(([k]) => k));
+  return { kept: rows.filter((r) => keep.has(key(r))), other: rows.filter((r) => !keep.has(key(r))) };
+}
+
+export function metricFamilies(report: LeakReport, options: MetricOptions = {}): MetricFamily[] {
+  const max = options.maxLabelValues ?? 20;
+  const t = report.totals;
+  const families: MetricFamily[] = [
+    perGroup(report, 'afterstop_runs', 'Agent runs in the report window', (f) => f.runs),
+    perGroup(report, 'afterstop_cancelled_runs', 'Runs cancelled (Stop pressed), observed or inferred', (f) => f.cancelled_runs),
+    perGroup(report, 'afterstop_cancelled_runs_inferred', 'Cancelled runs known only from foreign traces (inferred)', (f) => f.cancelled_runs_inferred),
+    perGroup(report, 'afterstop_unended_runs', 'Runs whose root span was never exported (hung or died)', (f) => f.unended_runs),
+    ...distribution(report, 'afterstop_cancel_ack', 'Time from the cancel request to its acknowledgement', (f) => f.cancel_ack_ms),
+    ...distribution(report, 'afterstop_cancel_settle', 'Time from the cancel request until everything in flight had ended', (f) => f.cancel_settle_ms),
+    perGroup(report, 'afterstop_unacknowledged_cancels', 'Cancel requests never acknowledged', (f) => f.unacknowledged_cancels),
+    perGroup(report, 'afterstop_ghost_commits', 'Side effects committed after Stop', (f) => f.ghost_commits),
+    perGroup(report, 'afterstop_ghost_commits_inferred', 'Ghost commits inferred from foreign tool spans', (f) => f.ghost_commits_inferred),
+    perGroup(report, 'afterstop_ghost_commits_compensated', 'Ghost commits undone by a compensating action', (f) => f.ghost_commits_compensated),
+    perGroup(report, 'afterstop_ghost_commits_alarming', 'Ghost commits of irreversible or unknown effects', (f) => f.ghost_commits_alarming),
+    perGroup(report, 'afterstop_orphan_tool_calls', 'Tool calls of cancelled runs whose result never reached the conversation', (f) => f.orphan_tool_calls),
+    perGroup(report, 'afterstop_repaired_tool_calls', 'Tool calls of cancelled runs covered by a history repair', (f) => f.repaired_tool_calls),
+    perGroup(report, 'afterstop_late_results', 'Tool results that came back after the run stopped listening', (f) => f.late_results),
+    perGroup(report, 'afterstop_orphan_processes', 'Child processes still alive after their run ended', (f) => f.orphan_processes),
+    perGroupBy(report, 'afterstop_tokens_after_stop', 'Tokens billed after Stop', 'direction', (f) => ({ input: f.tokens_after_stop.input, output: f.tokens_after_stop.output })),
+    perGroupBy(report, 'afterstop_tokens_after_stop_calls', 'Model calls with tokens after Stop, by how their figure was obtained', 'how', (f) => ({
+      observed: f.tokens_after_stop.observed_calls, estimated: f.tokens_after_stop.estimated_calls, unknown: f.tokens_after_stop.calls_without_usage,
+    })),
+    perGroup(report, 'afterstop_model_calls_started_after_stop', 'Model calls a cancelled run started after Stop', (f) => f.tokens_after_stop.calls_started_after_stop),
+    perGroup(report, 'afterstop_ghost_tax_usd', 'Cost of the tokens billed after Stop', (f) => f.ghost_tax_usd),
+    perGroupBy(report, 'afterstop_post_cancel_errors', 'Next runs of a cancelled run that failed, by root cause', 'cause', (f) => ({ ...f.post_cancel_errors })),
+    perGroup(report, 'afterstop_cleanup_errors', 'Errors of cancelled runs after the cancel request, other than the cancel itself', (f) => f.cleanup_errors),
+    perGroup(report, 'afterstop_replay_duplicates', 'Side effects committed again by a replay', (f) => f.replay_duplicates),
+    perGroup(report, 'afterstop_replayed_conversations', 'Conversations with a replayed side effect', (f) => f.replayed_conversations),
+    ...distribution(report, 'afterstop_steer_inject', 'Time from a steering message queued to its injection', (f) => f.steering.inject_ms),
+    perGroup(report, 'afterstop_steers_dropped', 'Steering messages never injected', (f) => f.steering.dropped),
+    perGroup(report, 'afterstop_steer_violations', 'Steering messages injected inside a tool batch', (f) => f.steering.violations),
+    perGroupBy(report, 'afterstop_cancel_depth_runs', 'Cancelled runs by cancel depth (0 to 4, the scorecard)', 'depth', (f) => ({ ...f.cancel_depth })),
+  ];
+
+  // Ghost commits by tool and effect class, the largest tools kept.
+  const tools = capLabel(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred, max);
+  const byTool = new Map<string, MetricSample>();
+  for (const [rows, other] of [[tools.kept, false], [tools.other, true]] as const) {
+    for (const r of rows) {
+      const labels = { tool: other ? OTHER : r.tool, effect: r.effect };
+      const key = `${labels.tool}\u0000${labels.effect}`;
+      const sample = byTool.get(key) ?? { labels, value: 0 };
+      sample.value += r.ghost_commits;
+      byTool.set(key, sample);
+    }
+  }
+  families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool and effect class', labelNames: ['tool', 'effect'], samples: [...byTool.values()] });
+
+  // Tokens after Stop and their cost by model, the largest models kept.
+  const models = capLabel(t.tokens_after_stop_by_model, (r) => r.model, (r) => r.input + r.output, max);
+  const byModel = new Map<string, { input: number; output: number; usd: number }>();
+  for (const [rows, other] of [[models.kept, false], [models.other, true]] as const) {
+    for (const r of rows) {
+      const model = other ? OTHER : r.model;
+      const m = byModel.get(model) ?? { input: 0, output: 0, usd: 0 };
+      m.input += r.input;
+      m.output += r.output;
+      m.usd += r.ghost_tax_usd;
+      byModel.set(model, m);
+    }
+  }
+  families.push(
+    {
+      name: 'afterstop_tokens_after_stop_by_model', help: 'Tokens billed after Stop, by model', labelNames: ['model', 'direction'],
+      samples: [...byModel.entries()].flatMap(([model, m]) => [{ labels: { model, direction: 'input' }, value: m.input }, { labels: { model, direction: 'output' }, value: m.output }]),
+    },
+    { name: 'afterstop_ghost_tax_by_model_usd', help: 'Cost of the tokens billed after Stop, by model', labelNames: ['model'], samples: [...byModel.entries()].map(([model, m]) => ({ labels: { model }, value: m.usd })) },
+    {
+      name: 'afterstop_cancel_depth_by_framework_runs', help: 'The cancel-depth scorecard: cancelled runs by framework and depth', labelNames: ['framework', 'depth'],
+      samples: t.cancel_depth_by_framework.flatMap((s) => Object.entries(s.cancel_depth).map(([depth, value]) => ({ labels: { framework: s.framework ?? '', depth }, value }))),
+    },
+    { name: 'afterstop_input_skipped_lines', help: 'Input lines the report could not read (see the report input.skipped)', labelNames: [], samples: [{ labels: {}, value: report.input.skipped_count }] },
+    { name: 'afterstop_input_spans', help: 'Spans read by this report', labelNames: [], samples: [{ labels: {}, value: report.input.spans_read }] },
+  );
+  return families;
+}

@@ -1,0 +1,98 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LeakReport } from '../../../analyzer/index.js';
+import { startPrometheusStack, type PrometheusStack } from '../../helpers/prometheus.js';
+
+/**
+ * `leak-report --prometheus-file` and `--push-gateway`, the built CLI, over
+ * the golden traces, read back by the real tools: promtool checks the text,
+ * a real Pushgateway takes the push and a real Prometheus scrapes it.
+ */
+const cli = fileURLToPath(new URL('../../../dist/analyzer/cli/main.js', import.meta.url));
+const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
+const inputs = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(golden, f));
+let dir: string;
+let stack: PrometheusStack;
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-metrics-'));
+  stack = await startPrometheusStack();
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The built CLI over the golden traces, in a child process (not spawnSync: the test's own timers go on). */
+function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, 'leak-report', ...inputs, '--db', ':memory:', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+async function eventually<T>(fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('leak-report as Prometheus metrics', () => {
+  it('--prometheus-file writes the text exposition format (atomically) that promtool accepts, with the JSON report’s figures', async () => {
+    const file = path.join(dir, 'afterstop.prom');
+    const r = await run(['--format', 'json', '--prometheus-file', file]);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as LeakReport;
+    const text = fs.readFileSync(file, 'utf8');
+    const lint = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+    const runs = [...text.matchAll(/^afterstop_runs\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(runs).toBe(report.totals.runs);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('afterstop.prom'))).toEqual(['afterstop.prom']);
+  });
+
+  it('--push-gateway: Prometheus scrapes the pushed figures with job and instance labels, equal to the JSON report', async () => {
+    const r = await run(['--format', 'json', '--push-gateway', stack.pushgateway, '--push-instance', 'nightly-1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`pushed the metrics to ${stack.pushgateway}`);
+    const report = JSON.parse(r.stdout) as LeakReport;
+    const runs = await eventually(async () => {
+      const v = await stack.query('sum(afterstop_runs{job="afterstop",instance="nightly-1"})');
+      return v.length > 0 ? Number(v[0]!.value[1]) : undefined;
+    });
+    expect(runs).toBe(report.totals.runs);
+    const ghosts = await stack.query('sum(afterstop_ghost_commits)');
+    expect(Number(ghosts[0]!.value[1])).toBe(report.totals.ghost_commits);
+    const tax = await stack.query('sum(afterstop_ghost_tax_usd)');
+    expect(Number(tax[0]!.value[1])).toBeCloseTo(report.totals.ghost_tax_usd, 9);
+    const byService = await stack.query('sum by (service) (afterstop_cancelled_runs)');
+    expect(Object.fromEntries(byService.map((s) => [s.metric['service'], Number(s.value[1])]))).toEqual(
+      Object.fromEntries([...new Set(report.groups.map((g) => g.service ?? ''))].map((svc) => [svc, report.groups.filter((g) => (g.service ?? '') === svc).reduce((n, g) => n + g.cancelled_runs, 0)])),
+    );
+  });
+
+  it('a push that fails (nothing listening) is an error on stderr and exit code 2; the report is still written', async () => {
+    const out = path.join(dir, 'report.json');
+    const r = await run(['--out', out, '--push-gateway', 'http://127.0.0.1:9']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/could not push the metrics to http:\/\/127\.0\.0\.1:9/);
+    expect(fs.existsSync(out)).toBe(true);
+  });
+
+  it('a bad --push-gateway is a usage error', async () => {
+    const r = await run(['--push-gateway', 'ftp://x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/not an http\(s\) URL/);
+  });
+});

@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * A real Pushgateway and a real Prometheus (Debian's `prometheus-pushgateway`
+ * and `prometheus`, installed by .ci/run) on loopback, Prometheus scraping
+ * the Pushgateway every second.
+ */
+export interface PrometheusStack {
+  pushgateway: string;
+  prometheus: string;
+  /** Instant query through Prometheus's HTTP API: the result vector. */
+  query(promql: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: exited with ${child.exitCode}: ${log()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url}: not ready after 30 s: ${log()}`);
+}
+
+function start(command: string, args: string[]): { child: ChildProcess; log: () => string } {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-4000)));
+  child.stderr?.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-4000)));
+  return { child, log: () => out };
+}
+
+export async function startPrometheusStack(): Promise<PrometheusStack> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-prometheus-'));
+  const [gatewayPort, prometheusPort] = [await freePort(), await freePort()];
+  const pushgateway = `http://127.0.0.1:${gatewayPort}`;
+  const prometheus = `http://127.0.0.1:${prometheusPort}`;
+  const gateway = start('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${gatewayPort}`]);
+  fs.writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    ['global:', '  scrape_interval: 1s', 'scrape_configs:', '  - job_name: pushgateway', '    honor_labels: true', '    static_configs:', `      - targets: ['127.0.0.1:${gatewayPort}']`, ''].join('\n'),
+  );
+  const server = start('prometheus', [
+    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`,
+  ]);
+  const close = async (): Promise<void> => {
+    for (const c of [gateway.child, server.child]) if (c.exitCode === null) c.kill('SIGTERM');
+    await Promise.all([gateway.child, server.child].map((c) => (c.exitCode !== null ? undefined : new Promise((resolve) => c.once('exit', resolve)))));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitReady(`${pushgateway}/-/ready`, gateway.child, gateway.log);
+    await waitReady(`${prometheus}/-/ready`, server.child, server.log);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    pushgateway,
+    prometheus,
+    async query(promql) {
+      const response = await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(promql)}`);
+      const body = (await response.json()) as { status: string; error?: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+      if (body.status !== 'success') throw new Error(`query ${promql}: ${body.error ?? response.status}`);
+      return body.data?.result ?? [];
+    },
+    close,
+  };
+}
