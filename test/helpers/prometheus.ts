@@ -50,12 +50,31 @@ function start(command: string, args: string[]): { child: ChildProcess; log: () 
   return { child, log: () => out };
 }
 
-export async function startPrometheusStack(): Promise<PrometheusStack> {
+/**
+ * Start both. A free port found here can be taken by another test file
+ * before the server binds it (the server then exits, and the other file's
+ * server answers on that port): a server that is not alive once ready is
+ * started again on other ports.
+ */
+export async function startPrometheusStack(attempts = 5): Promise<PrometheusStack> {
+  for (let i = 1; ; i++) {
+    try {
+      return await startOnce();
+    } catch (error) {
+      if (i >= attempts || !(error instanceof PortTaken)) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(): Promise<PrometheusStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-prometheus-'));
   const [gatewayPort, prometheusPort] = [await freePort(), await freePort()];
   const pushgateway = `http://127.0.0.1:${gatewayPort}`;
   const prometheus = `http://127.0.0.1:${prometheusPort}`;
-  const gateway = start('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${gatewayPort}`]);
+  // Debian's build persists to /var/lib/prometheus/pushgateway.data by default: each stack keeps its own.
+  const gateway = start('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${gatewayPort}`, `--persistence.file=${path.join(dir, 'pushgateway.data')}`]);
   fs.writeFileSync(
     path.join(dir, 'prometheus.yml'),
     ['global:', '  scrape_interval: 1s', 'scrape_configs:', '  - job_name: pushgateway', '    honor_labels: true', '    static_configs:', `      - targets: ['127.0.0.1:${gatewayPort}']`, ''].join('\n'),
@@ -71,9 +90,12 @@ export async function startPrometheusStack(): Promise<PrometheusStack> {
   try {
     await waitReady(`${pushgateway}/-/ready`, gateway.child, gateway.log);
     await waitReady(`${prometheus}/-/ready`, server.child, server.log);
+    // Ours answered, not another file's on the same port: both still run.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (gateway.child.exitCode !== null || server.child.exitCode !== null) throw new PortTaken(`a port was taken: ${gateway.log()} ${server.log()}`);
   } catch (error) {
     await close();
-    throw error;
+    throw error instanceof Error && /exited with/.test(error.message) ? new PortTaken(error.message) : error;
   }
   return {
     pushgateway,
