@@ -13,6 +13,7 @@ import { startPrometheusStack, type PrometheusStack } from '../helpers/prometheu
 const golden = fileURLToPath(new URL('../fixtures/golden/', import.meta.url));
 const overview = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../dashboards/ghost-overview.json', import.meta.url)), 'utf8')) as {
   panels: { title?: string; targets?: { expr?: string }[] }[];
+  templating: { list: { name: string; type: string; query?: string }[] };
 };
 const queries = overview.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ title: p.title ?? '', expr: (t.expr ?? '').replace(/\$(service|agent|framework)\b/g, '.*') })));
 let stack: PrometheusStack;
@@ -46,6 +47,14 @@ describe('the overview dashboard against a real Prometheus', () => {
 
   it.each(queries.map((q) => [q.title, q.expr]))('%s: %s returns series', async (_title, expr) => {
     expect((await stack.query(expr)).length).toBeGreaterThan(0);
+  });
+
+  it.each(overview.templating.list.filter((v) => v.type === 'query').map((v) => [v.name, v.query ?? '']))('variable %s (%s) offers the report’s values', async (name, query) => {
+    const m = /^label_values\((\w+), (\w+)\)$/.exec(query);
+    expect(m, query).not.toBeNull();
+    const values = await stack.labelValues(m![1]!, m![2]!);
+    const expected = [...new Set(report.groups.map((g) => (g as unknown as Record<string, string | null>)[name] ?? ''))].filter((v) => v !== '').sort();
+    expect(values.sort()).toEqual(expected);
   });
 
   it('the key panels show the figures of the JSON report', async () => {

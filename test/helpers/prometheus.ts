@@ -14,6 +14,8 @@ export interface PrometheusStack {
   prometheus: string;
   /** Instant query through Prometheus's HTTP API: the result vector. */
   query(promql: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  /** The values of `label` on the series of `metric` (what Grafana's label_values(metric, label) asks). */
+  labelValues(metric: string, label: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -105,6 +107,12 @@ async function startOnce(): Promise<PrometheusStack> {
       const body = (await response.json()) as { status: string; error?: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
       if (body.status !== 'success') throw new Error(`query ${promql}: ${body.error ?? response.status}`);
       return body.data?.result ?? [];
+    },
+    async labelValues(metric, label) {
+      const response = await fetch(`${prometheus}/api/v1/label/${encodeURIComponent(label)}/values?match[]=${encodeURIComponent(metric)}`);
+      const body = (await response.json()) as { status: string; data?: string[] };
+      if (body.status !== 'success') throw new Error(`label values of ${label}: ${response.status}`);
+      return body.data ?? [];
     },
     close,
   };
