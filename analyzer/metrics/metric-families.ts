@@ -21,14 +21,21 @@ export interface MetricFamily {
 }
 
 export interface MetricOptions {
-  /** Distinct tools or models kept per family; the rest becomes `other`. Default 20. */
+  /** Distinct tools or models kept per family; the rest becomes `(other)`. Default 20. */
   maxLabelValues?: number;
+  /** The report's time, in ms (default now). */
+  now?: number;
 }
 
 export const GROUP_LABELS = ['service', 'agent', 'framework'] as const;
-export const OTHER = 'other';
+/** The tools or models past the cap, summed (in parentheses: no tool or model is called that). */
+export const OTHER = '(other)';
+/** A group without a service, agent or framework (an empty label value is no label to Prometheus). */
+export const NONE = '(none)';
+/** The effect classes of SEMCONV.md; anything else a foreign trace says is `other`. */
+const EFFECTS = new Set(['read', 'idempotent', 'reversible', 'irreversible', 'unknown']);
 
-const groupLabels = (g: GroupFigures): Record<string, string> => ({ service: g.service ?? '', agent: g.agent ?? '', framework: g.framework ?? '' });
+const groupLabels = (g: GroupFigures): Record<string, string> => ({ service: g.service ?? NONE, agent: g.agent ?? NONE, framework: g.framework ?? NONE });
 
 /** A figure of every group: one sample per (service, agent, framework). */
 function perGroup(report: LeakReport, name: string, help: string, value: (f: Figures) => number): MetricFamily {
@@ -61,7 +68,7 @@ function distribution(report: LeakReport, name: string, help: string, of: (f: Fi
   }
   return [
     { name: `${name}_seconds`, help: `${help} (stat: p50, p95, p99, max)`, labelNames: [...GROUP_LABELS, 'stat'], samples },
-    perGroup(report, `${name}_observations`, `${help}: how many runs the quantiles are over`, (f) => of(f).count),
+    perGroup(report, `${name}_measured_runs`, `${help}: how many runs the statistics are over`, (f) => of(f).count),
   ];
 }
 
@@ -92,10 +99,11 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroup(report, 'afterstop_repaired_tool_calls', 'Tool calls of cancelled runs covered by a history repair', (f) => f.repaired_tool_calls),
     perGroup(report, 'afterstop_late_results', 'Tool results that came back after the run stopped listening', (f) => f.late_results),
     perGroup(report, 'afterstop_orphan_processes', 'Child processes still alive after their run ended', (f) => f.orphan_processes),
-    perGroupBy(report, 'afterstop_tokens_after_stop', 'Tokens billed after Stop', 'direction', (f) => ({ input: f.tokens_after_stop.input, output: f.tokens_after_stop.output })),
-    perGroupBy(report, 'afterstop_tokens_after_stop_calls', 'Model calls with tokens after Stop, by how their figure was obtained', 'how', (f) => ({
+    perGroupBy(report, 'afterstop_after_stop_tokens', 'Tokens billed after Stop', 'direction', (f) => ({ input: f.tokens_after_stop.input, output: f.tokens_after_stop.output })),
+    perGroupBy(report, 'afterstop_after_stop_model_calls', 'Model calls with tokens after Stop, by how their figure was obtained', 'how', (f) => ({
       observed: f.tokens_after_stop.observed_calls, estimated: f.tokens_after_stop.estimated_calls, unknown: f.tokens_after_stop.calls_without_usage,
     })),
+    perGroup(report, 'afterstop_after_stop_unpriced_model_calls', 'Model calls with tokens after Stop whose model has no price: their cost is missing from the ghost tax', (f) => f.tokens_after_stop.unpriced_calls),
     perGroup(report, 'afterstop_model_calls_started_after_stop', 'Model calls a cancelled run started after Stop', (f) => f.tokens_after_stop.calls_started_after_stop),
     perGroup(report, 'afterstop_ghost_tax_usd', 'Cost of the tokens billed after Stop', (f) => f.ghost_tax_usd),
     perGroupBy(report, 'afterstop_post_cancel_errors', 'Next runs of a cancelled run that failed, by root cause', 'cause', (f) => ({ ...f.post_cancel_errors })),
@@ -108,19 +116,21 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroupBy(report, 'afterstop_cancel_depth_runs', 'Cancelled runs by cancel depth (0 to 4, the scorecard)', 'depth', (f) => ({ ...f.cancel_depth })),
   ];
 
-  // Ghost commits by tool and effect class, the largest tools kept.
+  // Ghost commits by tool, effect class and how they are known (observed commits, or inferred from foreign tool spans), the largest tools kept.
   const tools = capLabel(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred, max);
   const byTool = new Map<string, MetricSample>();
   for (const [rows, other] of [[tools.kept, false], [tools.other, true]] as const) {
     for (const r of rows) {
-      const labels = { tool: other ? OTHER : r.tool, effect: r.effect };
-      const key = `${labels.tool}\u0000${labels.effect}`;
-      const sample = byTool.get(key) ?? { labels, value: 0 };
-      sample.value += r.ghost_commits;
-      byTool.set(key, sample);
+      for (const [how, value] of [['observed', r.ghost_commits], ['inferred', r.ghost_commits_inferred]] as const) {
+        const labels = { tool: other ? OTHER : r.tool, effect: EFFECTS.has(r.effect) ? r.effect : 'other', how };
+        const key = `${labels.tool}\u0000${labels.effect}\u0000${how}`;
+        const sample = byTool.get(key) ?? { labels, value: 0 };
+        sample.value += value;
+        byTool.set(key, sample);
+      }
     }
   }
-  families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool and effect class', labelNames: ['tool', 'effect'], samples: [...byTool.values()] });
+  families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool, effect class and how they are known', labelNames: ['tool', 'effect', 'how'], samples: [...byTool.values()] });
 
   // Tokens after Stop and their cost by model, the largest models kept.
   const models = capLabel(t.tokens_after_stop_by_model, (r) => r.model, (r) => r.input + r.output, max);
@@ -137,16 +147,23 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
   }
   families.push(
     {
-      name: 'afterstop_tokens_after_stop_by_model', help: 'Tokens billed after Stop, by model', labelNames: ['model', 'direction'],
+      name: 'afterstop_after_stop_tokens_by_model', help: 'Tokens billed after Stop, by model', labelNames: ['model', 'direction'],
       samples: [...byModel.entries()].flatMap(([model, m]) => [{ labels: { model, direction: 'input' }, value: m.input }, { labels: { model, direction: 'output' }, value: m.output }]),
     },
     { name: 'afterstop_ghost_tax_by_model_usd', help: 'Cost of the tokens billed after Stop, by model', labelNames: ['model'], samples: [...byModel.entries()].map(([model, m]) => ({ labels: { model }, value: m.usd })) },
     {
       name: 'afterstop_cancel_depth_by_framework_runs', help: 'The cancel-depth scorecard: cancelled runs by framework and depth', labelNames: ['framework', 'depth'],
-      samples: t.cancel_depth_by_framework.flatMap((s) => Object.entries(s.cancel_depth).map(([depth, value]) => ({ labels: { framework: s.framework ?? '', depth }, value }))),
+      samples: t.cancel_depth_by_framework.flatMap((s) => Object.entries(s.cancel_depth).map(([depth, value]) => ({ labels: { framework: s.framework ?? NONE, depth }, value }))),
     },
-    { name: 'afterstop_input_skipped_lines', help: 'Input lines the report could not read (see the report input.skipped)', labelNames: [], samples: [{ labels: {}, value: report.input.skipped_count }] },
-    { name: 'afterstop_input_spans', help: 'Spans read by this report', labelNames: [], samples: [{ labels: {}, value: report.input.spans_read }] },
+    { name: 'afterstop_report_skipped_input_lines', help: 'Input lines this report could not read (see the report input.skipped)', labelNames: [], samples: [{ labels: {}, value: report.input.skipped_count }] },
+    { name: 'afterstop_report_read_spans', help: 'Spans this invocation read from its inputs (new to the store)', labelNames: [], samples: [{ labels: {}, value: report.input.spans_read }] },
+    { name: 'afterstop_report_findings', help: 'Findings listed by the report', labelNames: [], samples: [{ labels: {}, value: report.findings.length }] },
+    { name: 'afterstop_report_timestamp_seconds', help: 'When the report was made (Unix time): a stale dashboard shows it', labelNames: [], samples: [{ labels: {}, value: (options.now ?? Date.now()) / 1000 }] },
   );
+  const bound = (name: string, iso: string | null): void => {
+    if (iso !== null) families.push({ name, help: `The report window's ${name.endsWith('start_seconds') ? 'start' : 'end'} (Unix time)`, labelNames: [], samples: [{ labels: {}, value: Date.parse(iso) / 1000 }] });
+  };
+  bound('afterstop_report_window_start_seconds', report.window.from);
+  bound('afterstop_report_window_end_seconds', report.window.to);
   return families;
 }

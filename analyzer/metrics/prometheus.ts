@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { Gauge, Pushgateway, Registry } from 'prom-client';
 import type { LeakReport } from '../types.js';
 import { metricFamilies, type MetricOptions } from './metric-families.js';
@@ -25,7 +24,7 @@ export function renderPrometheus(report: LeakReport, options: MetricOptions = {}
 export interface PushOptions extends MetricOptions {
   /** The `job` label. Default `afterstop`. */
   job?: string;
-  /** The `instance` label. Default this host's name. */
+  /** The `instance` label. Default `default`: one per nightly job, stable from run to run. */
   instance?: string;
   /** Give up after this long. Default 10 s. */
   timeoutMs?: number;
@@ -38,7 +37,7 @@ export interface PushOptions extends MetricOptions {
  */
 export async function pushReport(url: string, report: LeakReport, options: PushOptions = {}): Promise<void> {
   const gateway = new Pushgateway(url, { timeout: options.timeoutMs ?? 10_000 }, reportRegistry(report, options));
-  const { resp } = await gateway.push({ jobName: options.job ?? 'afterstop', groupings: { instance: options.instance ?? hostname() } });
+  const { resp } = await gateway.push({ jobName: options.job ?? 'afterstop', groupings: { instance: options.instance ?? 'default' } });
   const status = (resp as { statusCode?: number } | undefined)?.statusCode;
   if (status !== undefined && (status < 200 || status >= 300)) throw new Error(`the Pushgateway at ${url} answered ${status}`);
 }

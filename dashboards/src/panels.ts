@@ -1,7 +1,7 @@
 import type * as cog from '@grafana/grafana-foundation-sdk/cog';
 import { DatasourceVariableBuilder, QueryVariableBuilder, VariableRefresh, VariableSort } from '@grafana/grafana-foundation-sdk/dashboard';
 import { PanelBuilder as BarGaugePanel } from '@grafana/grafana-foundation-sdk/bargauge';
-import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
+import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as StatPanel } from '@grafana/grafana-foundation-sdk/stat';
 import { PanelBuilder as TablePanel } from '@grafana/grafana-foundation-sdk/table';
 import { PanelBuilder as TimeseriesPanel } from '@grafana/grafana-foundation-sdk/timeseries';
@@ -22,9 +22,11 @@ export interface PanelSpec {
   height?: number;
 }
 
-const targets = (spec: PanelSpec, instant: boolean): cog.Builder<cog.Dataquery>[] =>
+const targets = (spec: PanelSpec, instant: boolean, asTable = false): cog.Builder<cog.Dataquery>[] =>
   spec.queries.map((q, i) => {
     const b = new DataqueryBuilder().expr(q.expr).refId(String.fromCharCode(65 + i)).legendFormat(q.legend ?? '__auto');
+    // A table wants one frame with a row per series, not a frame per series.
+    if (asTable) b.format(PromQueryFormat.Table);
     return instant ? b.instant() : b.range();
   });
 
@@ -45,7 +47,7 @@ export function bars(spec: PanelSpec): BarGaugePanel {
 
 /** A figure split by several labels, as a table. */
 export function table(spec: PanelSpec): TablePanel {
-  return new TablePanel().title(spec.title).description(spec.description).unit(spec.unit).datasource(PROMETHEUS).height(spec.height ?? 8).span(spec.width ?? 12).targets(targets(spec, true));
+  return new TablePanel().title(spec.title).description(spec.description).unit(spec.unit).datasource(PROMETHEUS).height(spec.height ?? 8).span(spec.width ?? 12).targets(targets(spec, true, true));
 }
 
 export function datasourceVariable(type: string): DatasourceVariableBuilder {

@@ -11,8 +11,12 @@ const TEMPO = { type: 'tempo', uid: '${datasource}' };
 export const TRACEQL = {
   /** A side effect that became real after Stop: the ghost, as it happens. */
   ghostCommits: '{ name = "afterstop.tool.commit" && span.afterstop.cancel.state != "none" }',
-  /** Runs whose Stop was requested and never acknowledged (the run span has a cancel request child and no ack child). */
-  unacknowledged: '({ name =~ "invoke_agent.*" } > { name = "afterstop.cancel.request" }) && ({ name =~ "invoke_agent.*" } !> { name = "afterstop.cancel.ack" })',
+  /**
+   * Cancel requests never acknowledged: request markers with no ack marker
+   * beside them (both are children of the run span; `!~` is TraceQL's
+   * negated sibling operator, experimental in Tempo 2.x).
+   */
+  unacknowledged: '{ name = "afterstop.cancel.request" } !~ { name = "afterstop.cancel.ack" }',
 };
 
 function traceTable(title: string, description: string, query: string): TablePanel {

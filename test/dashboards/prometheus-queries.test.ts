@@ -53,7 +53,7 @@ describe('the overview dashboard against a real Prometheus', () => {
     const m = /^label_values\((\w+), (\w+)\)$/.exec(query);
     expect(m, query).not.toBeNull();
     const values = await stack.labelValues(m![1]!, m![2]!);
-    const expected = [...new Set(report.groups.map((g) => (g as unknown as Record<string, string | null>)[name] ?? ''))].filter((v) => v !== '').sort();
+    const expected = [...new Set(report.groups.map((g) => (g as unknown as Record<string, string | null>)[name] ?? '(none)'))].sort();
     expect(values.sort()).toEqual(expected);
   });
 
@@ -65,7 +65,7 @@ describe('the overview dashboard against a real Prometheus', () => {
     expect(await value('Orphan tool calls')).toBe(t.orphan_tool_calls);
     expect(await value('Replay duplicates')).toBe(t.replay_duplicates);
     expect(await value('Post-cancel errors')).toBe(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other);
-    expect(await value('Ghost commits by tool and effect')).toBe(t.ghost_commits);
+    expect(await value('Ghost commits by tool and effect')).toBe(t.ghost_commits + t.ghost_commits_inferred);
     expect(await value('Cancel-depth scorecard')).toBe(t.cancel_depth_by_framework.reduce((n, f) => n + f.cancelled_runs, 0));
   });
 });

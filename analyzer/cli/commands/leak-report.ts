@@ -32,7 +32,7 @@ interface LeakReportOptions {
   progress: boolean;
   pushGateway?: string;
   pushJob: string;
-  pushInstance?: string;
+  pushInstance: string;
   prometheusFile?: string;
   maxLabelValues: number;
   [budget: string]: unknown;
@@ -96,7 +96,7 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
     .option('--no-progress', 'no progress on stderr')
     .option('--push-gateway <url>', 'push the figures as Prometheus metrics to this Pushgateway (replacing the last push of the same job and instance)', httpUrl)
     .option('--push-job <name>', 'the job label of the push', 'afterstop')
-    .option('--push-instance <name>', 'the instance label of the push (default: this host)')
+    .option('--push-instance <name>', 'the instance label of the push: one per nightly job (a host name would change from run to run and leave old reports behind)', 'default')
     .option('--prometheus-file <file>', "write the figures as Prometheus metrics for node_exporter's textfile collector")
     .option('--max-label-values <n>', 'distinct tools and models kept in the metrics (the rest as other)', nonNegativeNumber, 20);
   addBudgetOptions(command);
@@ -110,7 +110,7 @@ Examples:
   afterstop leak-report ./traces --since 24h --push-gateway http://pushgateway:9091 --format json --out leaks.json
   afterstop leak-report ./traces --prometheus-file /var/lib/node_exporter/textfile/afterstop.prom
 
-Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage, unreadable input, or a failed push.`)
+Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage, unreadable input, or a failed export (push, metrics file).`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
@@ -169,22 +169,36 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
 
   printSkipped(report.input.skipped, ' (see input.skipped)');
 
+  const broken = brokenBudgets(report, options);
+  for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);
+  const exported = await exportMetrics(report, options);
+  // A broken budget is what the nightly job is for: it wins over a failed export (both are on stderr).
+  return broken.length > 0 ? EXIT_BUDGET : exported ? EXIT_OK : EXIT_USAGE;
+}
+
+/** The metrics to the textfile and the Pushgateway; false when one of them failed (said on stderr). */
+async function exportMetrics(report: LeakReport, options: LeakReportOptions): Promise<boolean> {
   const metrics = { maxLabelValues: Math.floor(options.maxLabelValues) };
+  let ok = true;
+  const failed = (what: string, error: unknown): void => {
+    ok = false;
+    process.stderr.write(`afterstop: could not ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+  };
   if (options.prometheusFile !== undefined) {
-    writeFileAtomic(options.prometheusFile, await renderPrometheus(report, metrics));
-    process.stderr.write(`afterstop: wrote ${options.prometheusFile}\n`);
+    try {
+      writeFileAtomic(options.prometheusFile, await renderPrometheus(report, metrics));
+      process.stderr.write(`afterstop: wrote ${options.prometheusFile}\n`);
+    } catch (error) {
+      failed(`write the metrics to ${options.prometheusFile}`, error);
+    }
   }
   if (options.pushGateway !== undefined) {
     try {
-      await pushReport(options.pushGateway, report, { ...metrics, job: options.pushJob, ...(options.pushInstance !== undefined ? { instance: options.pushInstance } : {}) });
+      await pushReport(options.pushGateway, report, { ...metrics, job: options.pushJob, instance: options.pushInstance });
       process.stderr.write(`afterstop: pushed the metrics to ${options.pushGateway}\n`);
     } catch (error) {
-      process.stderr.write(`afterstop: could not push the metrics to ${options.pushGateway}: ${error instanceof Error ? error.message : String(error)}\n`);
-      return EXIT_USAGE;
+      failed(`push the metrics to ${options.pushGateway}`, error);
     }
   }
-
-  const broken = brokenBudgets(report, options);
-  for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);
-  return broken.length > 0 ? EXIT_BUDGET : EXIT_OK;
+  return ok;
 }

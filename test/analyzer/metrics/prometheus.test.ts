@@ -90,6 +90,13 @@ describe('leak-report as Prometheus metrics', () => {
     expect(fs.existsSync(out)).toBe(true);
   });
 
+  it('a broken budget and a failed push: both on stderr, and the budget’s exit code 1 (what the nightly job is for)', async () => {
+    const r = await run(['--format', 'json', '--max-ghost-commits', '0', '--push-gateway', 'http://127.0.0.1:9']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/budget exceeded: --max-ghost-commits 0/);
+    expect(r.stderr).toMatch(/could not push the metrics/);
+  });
+
   it('a bad --push-gateway is a usage error', async () => {
     const r = await run(['--push-gateway', 'ftp://x']);
     expect(r.status).toBe(2);
