@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { analyze, readTraces, type LeakReport } from '../../analyzer/index.js';
+import { readTraces } from '../../analyzer/index.js';
+import { appsDir, runApp, truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
-import { cleanEnv } from './child.js';
 
 /**
  * Apps that use an SDK directly, run in a child process as
@@ -14,21 +13,12 @@ import { cleanEnv } from './child.js';
  * then leak-report over the traces they wrote, beside the simulator's ledger.
  * Call {@link sdkApps} at the top of a test file.
  */
-export interface AppRun {
-  out: Record<string, unknown>;
-  report: LeakReport;
-  /** The simulator's records of this run's requests. */
-  requests: Simulator['ledger']['modelRequests'];
-  /** The side effects this run's tools caused. */
-  effects: Simulator['ledger']['effects'];
-  stderr: string;
-  /** The folder the app's traces were written to. */
-  traces: string;
-}
+export type { AppRun } from '../../scorecard/run-app.js';
 
+/** Call at the top of a test file: a simulator for the file, and `runApp` that fails the test when the app fails. */
 export function sdkApps(): { app: (name: string) => string; runApp: (file: string, scenario: string, env?: Record<string, string>) => Promise<AppRun> } {
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const app = (name: string) => path.join(root, 'test', 'fixtures', 'auto', name);
+  const app = (name: string) => path.join(appsDir(root), name);
   let sim: Simulator;
   let dir: string;
   beforeAll(async () => {
@@ -41,45 +31,20 @@ export function sdkApps(): { app: (name: string) => string; runApp: (file: strin
   });
 
   let runs = 0;
-  async function runApp(file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> {
+  async function runOne(file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> {
     const traces = path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`);
-    const before = sim.ledger.modelRequests.length;
-    const effectsBefore = sim.ledger.effects.length;
-    const child = spawn(process.execPath, ['--import', 'afterstop/register', file, scenario], {
-      cwd: root,
-      env: cleanEnv({ SIM_URL: sim.url, AFTERSTOP_TRACES_DIR: traces, ...env }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code, stderr).toBe(0);
-    await sim.idle();
-    const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
-    const report = fs.existsSync(traces) ? await analyze({ inputs: [traces], db: ':memory:' }) : (undefined as unknown as LeakReport);
-    return { out, report, requests: sim.ledger.modelRequests.slice(before), effects: sim.ledger.effects.slice(effectsBefore), stderr, traces };
+    const r = await runApp(file, scenario, { root, sim, traces, env });
+    expect(r.code, r.stderr).toBe(0);
+    return r;
   }
-  return { app, runApp };
+  return { app, runApp: runOne };
 }
 
-/** What really happened after the app's Stop, from the simulator's ledger. */
-export function truthAfterStop(r: AppRun): { ghostCommits: number; modelCallsStarted: number; outputTokensSent: number } {
-  const stop = BigInt(String(r.out['stopNs']));
-  // The user's next turn, or the resume of the thread (when the app says when it began), is a run of its own.
-  const nextNs = r.out['nextTurnNs'] ?? r.out['resumeNs'];
-  const next = nextNs === undefined ? undefined : BigInt(String(nextNs));
-  const before = (ns: bigint): boolean => next === undefined || ns < next;
-  return {
-    ghostCommits: r.effects.filter((e) => e.committedNs !== null && e.committedNs > stop && before(e.receivedNs)).length,
-    modelCallsStarted: r.requests.filter((q) => q.startNs > stop && before(q.startNs)).length,
-    outputTokensSent: sentAfter(r),
-  };
-}
+/** What really happened after the app's Stop (see scorecard/run-app.ts). */
+export { truthAfterStop };
 
 /** Tokens the server wrote after the app's Stop. */
-export const sentAfter = (r: AppRun): number => r.requests.flatMap((q) => q.outputTokensSentNs).filter((t) => t > BigInt(String(r.out['stopNs']))).length;
+export const sentAfter = (r: AppRun): number => truthAfterStop(r).outputTokensSent;
 
 /** What afterstop recorded became of each tool result, by call id. */
 export async function toolResults(r: AppRun): Promise<Record<string, unknown>> {

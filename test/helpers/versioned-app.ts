@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
 /**
- * An app of test/fixtures/auto run against other versions of the packages it
+ * An app of scorecard/apps run against other versions of the packages it
  * imports: the versions are installed under npm aliases (`openai-4.13.0` is
  * `npm:openai@4.13.0`, see package.json), copied here under their real names
  * into a folder of the project (so that `afterstop` and the packages' own
@@ -23,7 +23,7 @@ export function versionedApps(): (app: string, packages: Record<string, string>)
       if (!fs.existsSync(target)) fs.cpSync(path.join(root, 'node_modules', alias), target, { recursive: true, dereference: true });
     }
     const file = path.join(dir, app);
-    fs.copyFileSync(path.join(root, 'test', 'fixtures', 'auto', app), file);
+    fs.copyFileSync(path.join(root, 'scorecard', 'apps', app), file);
     return file;
   };
 }

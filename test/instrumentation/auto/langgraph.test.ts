@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
-import { agreesWithTruth, sdkApps, toolResults, type AppRun } from '../../helpers/sdk-app.js';
+import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } from '../../helpers/sdk-app.js';
 
 /**
  * The real `@langchain/langgraph` under `node --import afterstop/register`:
@@ -11,12 +11,8 @@ import { agreesWithTruth, sdkApps, toolResults, type AppRun } from '../../helper
 const { app, runApp } = sdkApps();
 const run = (scenario: string) => runApp(app('langgraph-app.mjs'), scenario);
 
-/** Side effects committed more than once, by name: the replays that really happened. */
-const replays = (r: AppRun): number => {
-  const counts = new Map<string, number>();
-  for (const e of r.effects) if (e.outcome === 'committed') counts.set(e.name, (counts.get(e.name) ?? 0) + 1);
-  return [...counts.values()].reduce((n, c) => n + c - 1, 0);
-};
+/** Side effects committed more than once: the replays that really happened. */
+const replays = (r: AppRun): number => truthAfterStop(r).replays;
 
 describe('LangGraph.js under afterstop/register', () => {
   it('a run to its end: one run on the thread, each node a call delivered, nothing replayed', async () => {

@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { analyze, type LeakReport } from '../analyzer/index.js';
+import type { Simulator } from '../simulator/index.js';
+
+/**
+ * One app of scorecard/apps run as a user runs it, `node --import
+ * afterstop/register app scenario`, against the simulator (SIM_URL); then
+ * leak-report over the traces it wrote, beside the simulator's ledger of
+ * what really happened. The tests and `afterstop scorecard` share it.
+ */
+export interface AppRun {
+  /** The app's last stdout line: what it saw (and when it pressed Stop: `stopNs`). */
+  out: Record<string, unknown>;
+  report: LeakReport;
+  /** The simulator's records of this run's model requests. */
+  requests: Simulator['ledger']['modelRequests'];
+  /** The side effects this run's tools caused. */
+  effects: Simulator['ledger']['effects'];
+  stderr: string;
+  code: number | null;
+  /** The folder the app's traces were written to. */
+  traces: string;
+}
+
+export interface RunAppOptions {
+  /** The project root (where `afterstop/register` resolves). */
+  root: string;
+  sim: Simulator;
+  /** The traces folder to create for this run. */
+  traces: string;
+  env?: Record<string, string>;
+}
+
+/** Our environment without what would change afterstop's or the SDK's own setup. */
+function appEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('OTEL_') || key.startsWith('AFTERSTOP_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS') continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export async function runApp(file: string, scenario: string, options: RunAppOptions): Promise<AppRun> {
+  const { sim, traces } = options;
+  const before = sim.ledger.modelRequests.length;
+  const effectsBefore = sim.ledger.effects.length;
+  const child = spawn(process.execPath, ['--import', 'afterstop/register', file, scenario], {
+    cwd: options.root,
+    env: appEnv({ SIM_URL: sim.url, AFTERSTOP_TRACES_DIR: traces, ...options.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  await sim.idle();
+  let out: Record<string, unknown> = {};
+  try {
+    out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+  } catch {
+    // the app failed before its last line: `code` and `stderr` say why
+  }
+  const report = fs.existsSync(traces) ? await analyze({ inputs: [traces], db: ':memory:' }) : (undefined as unknown as LeakReport);
+  return { out, report, requests: sim.ledger.modelRequests.slice(before), effects: sim.ledger.effects.slice(effectsBefore), stderr, code, traces };
+}
+
+/** Where the apps live. */
+export const appsDir = (root: string): string => path.join(root, 'scorecard', 'apps');
+
+/** What really happened after the app's Stop, from the simulator's ledger. */
+export interface GroundTruth {
+  ghostCommits: number;
+  modelCallsStarted: number;
+  outputTokensSent: number;
+  /** Side effects committed more than once (by name): the replays that really happened. */
+  replays: number;
+}
+
+export function truthAfterStop(r: AppRun): GroundTruth {
+  const stop = r.out['stopNs'] === undefined ? undefined : BigInt(String(r.out['stopNs']));
+  // The user's next turn, or the resume of the thread (when the app says when it began), is a run of its own.
+  const nextNs = r.out['nextTurnNs'] ?? r.out['resumeNs'];
+  const next = nextNs === undefined ? undefined : BigInt(String(nextNs));
+  const before = (ns: bigint): boolean => next === undefined || ns < next;
+  const after = (ns: bigint): boolean => stop !== undefined && ns > stop;
+  const counts = new Map<string, number>();
+  for (const e of r.effects) if (e.outcome === 'committed') counts.set(e.name, (counts.get(e.name) ?? 0) + 1);
+  return {
+    ghostCommits: r.effects.filter((e) => e.committedNs !== null && after(e.committedNs) && before(e.receivedNs)).length,
+    modelCallsStarted: r.requests.filter((q) => after(q.startNs) && before(q.startNs)).length,
+    outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
+    replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
+  };
+}
