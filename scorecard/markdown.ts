@@ -1,0 +1,37 @@
+import { MOMENTS } from './scenarios.js';
+import type { Scorecard } from './scorecard.js';
+
+const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : String(Math.round(v)));
+const pair = (a: number, b: number): string => (a === b ? String(a) : `**${a}** / ${b}`);
+const cellText = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/**
+ * The scorecard as Markdown: one line per framework and Stop moment.
+ * Figures with a ground truth read `afterstop` when they agree, and
+ * `**afterstop** / truth` when they do not.
+ */
+export function renderScorecard(card: Scorecard): string {
+  const lines = [
+    `Measured ${card.date} on Node ${card.node} by \`npm run scorecard\` (${Math.round(card.durationMs / 1000)} s): each framework's real package, run under \`node --import afterstop/register\` against the local model and side-effect server, stopped at each moment; afterstop's figures from \`leak-report\` over the traces, beside what the server recorded.`,
+    '',
+    `Versions: ${Object.entries(card.versions).map(([p, v]) => `${p} ${v}`).join(', ')}.`,
+    '',
+    '| framework | Stop | depth | ack ms | settle ms | ghost commits | orphans | replays | model calls after Stop | tokens after Stop | next-turn errors | afterstop = truth |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const c of card.cells) {
+    const head = `| ${cellText(c.framework)} | ${MOMENTS[c.moment]} `;
+    if (!c.ran || c.measured === undefined || c.truth === undefined) {
+      lines.push(`${head}| did not run: ${cellText(c.error ?? 'unknown')} | | | | | | | | | |`);
+      continue;
+    }
+    const m = c.measured;
+    const t = c.truth;
+    lines.push(
+      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${pair(m.ghostCommits, t.ghostCommits)} | ${m.orphanToolCalls} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${m.nextTurnErrors} | ${c.agrees === true ? 'yes' : '**no**'} |`,
+    );
+  }
+  const ran = card.cells.filter((c) => c.ran);
+  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits, replays and model calls after Stop equal; tokens after Stop within 10%).`, '');
+  return lines.join('\n');
+}

@@ -1,0 +1,84 @@
+/**
+ * The standard Stop moments, and which app scenario plays each for each
+ * framework (scorecard/apps). A framework without a cell for a moment has no
+ * such moment (LlamaIndex has no cancel signal) or no app scenario yet.
+ */
+export const MOMENTS = {
+  stream: 'during the model stream',
+  'tool-honours': 'tool in flight, tool honours the signal',
+  'tool-ignores': 'tool in flight, tool ignores the signal',
+  'before-tool': 'before the tool starts',
+  leave: 'the app leaves the stream',
+  resume: 'resume after Stop',
+  interrupt: 'interrupt, then resume',
+  drain: 'drain',
+} as const;
+export type Moment = keyof typeof MOMENTS;
+
+export interface Cell {
+  app: string;
+  scenario: string;
+  env?: Record<string, string>;
+}
+
+export interface FrameworkRow {
+  framework: string;
+  /** npm packages whose versions the scorecard names. */
+  packages: string[];
+  cells: Partial<Record<Moment, Cell>>;
+}
+
+const ai = (scenario: string): Cell => ({ app: 'ai-sdk-app.mjs', scenario, env: { PROVIDER: 'openai' } });
+
+export const FRAMEWORKS: FrameworkRow[] = [
+  {
+    framework: 'Vercel AI SDK, streamText',
+    packages: ['ai', '@ai-sdk/openai'],
+    cells: { stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel') },
+  },
+  { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { 'tool-honours': ai('generate-tool') } },
+  {
+    framework: 'OpenAI Agents JS, streamed',
+    packages: ['@openai/agents'],
+    cells: {
+      stream: { app: 'openai-agents-app.mjs', scenario: 'text' },
+      'tool-honours': { app: 'openai-agents-app.mjs', scenario: 'next-turn-honours' },
+      'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'next-turn' },
+      'before-tool': { app: 'openai-agents-app.mjs', scenario: 'before-tool' },
+      leave: { app: 'openai-agents-app.mjs', scenario: 'stream-cancel' },
+    },
+  },
+  { framework: 'OpenAI Agents JS, not streamed', packages: ['@openai/agents'], cells: { 'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'plain-tool' } } },
+  {
+    framework: 'LangGraph.js, StateGraph',
+    packages: ['@langchain/langgraph'],
+    cells: {
+      resume: { app: 'langgraph-app.mjs', scenario: 'abort-resume' },
+      leave: { app: 'langgraph-app.mjs', scenario: 'cancel-resume' },
+      interrupt: { app: 'langgraph-app.mjs', scenario: 'interrupt-resume' },
+      drain: { app: 'langgraph-app.mjs', scenario: 'drain' },
+    },
+  },
+  {
+    framework: 'LangGraph.js, tool-calling agent (ToolNode)',
+    packages: ['@langchain/langgraph', '@langchain/openai'],
+    cells: {
+      stream: { app: 'langgraph-agent-app.mjs', scenario: 'text' },
+      'tool-ignores': { app: 'langgraph-agent-app.mjs', scenario: 'tool-next' },
+      'before-tool': { app: 'langgraph-agent-app.mjs', scenario: 'before-tool' },
+    },
+  },
+  {
+    framework: 'LlamaIndex Workflows',
+    packages: ['@llamaindex/workflow-core'],
+    cells: {
+      stream: { app: 'llamaindex-app.mjs', scenario: 'model' },
+      'tool-ignores': { app: 'llamaindex-app.mjs', scenario: 'cancel-reader' },
+      'before-tool': { app: 'llamaindex-app.mjs', scenario: 'before-step' },
+      leave: { app: 'llamaindex-app.mjs', scenario: 'leave' },
+    },
+  },
+  { framework: 'openai SDK, Chat Completions', packages: ['openai'], cells: { stream: { app: 'openai-app.mjs', scenario: 'signal' }, leave: { app: 'openai-app.mjs', scenario: 'break' } } },
+  { framework: 'openai SDK, Responses', packages: ['openai'], cells: { stream: { app: 'openai-app.mjs', scenario: 'responses-signal' } } },
+  { framework: '@anthropic-ai/sdk, Messages', packages: ['@anthropic-ai/sdk'], cells: { stream: { app: 'anthropic-app.mjs', scenario: 'signal' } } },
+];

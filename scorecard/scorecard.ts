@@ -1,0 +1,117 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { LeakReport } from '../analyzer/index.js';
+import { startSimulator } from '../simulator/index.js';
+import { appsDir, runApp, truthAfterStop, type GroundTruth } from './run-app.js';
+import { FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';
+
+/** One framework stopped at one moment: what leak-report measured, beside what the simulator saw. */
+export interface ScoreCell {
+  framework: string;
+  moment: Moment;
+  scenario: string;
+  /** The app ran to its end (exit 0). */
+  ran: boolean;
+  measured?: {
+    cancelDepth: number | null;
+    ackMs: number | null;
+    settleMs: number | null;
+    ghostCommits: number;
+    orphanToolCalls: number;
+    replayDuplicates: number;
+    modelCallsAfterStop: number;
+    outputTokensAfterStop: number;
+    nextTurnErrors: number;
+  };
+  truth?: GroundTruth;
+  /** afterstop's figures equal the ground truth (ghosts, replays, new model calls; tokens within 10%). */
+  agrees?: boolean;
+  error?: string;
+}
+
+export interface Scorecard {
+  date: string;
+  node: string;
+  versions: Record<string, string>;
+  cells: ScoreCell[];
+  durationMs: number;
+}
+
+function measured(report: LeakReport): NonNullable<ScoreCell['measured']> {
+  const t = report.totals;
+  const depths = (['0', '1', '2', '3', '4'] as const).filter((d) => t.cancel_depth[d] > 0).map(Number);
+  return {
+    cancelDepth: depths.length > 0 ? Math.min(...depths) : null,
+    ackMs: t.cancel_ack_ms.max,
+    settleMs: t.cancel_settle_ms.max,
+    ghostCommits: t.ghost_commits,
+    orphanToolCalls: t.orphan_tool_calls,
+    replayDuplicates: t.replay_duplicates,
+    modelCallsAfterStop: t.tokens_after_stop.calls_started_after_stop,
+    outputTokensAfterStop: t.tokens_after_stop.output,
+    nextTurnErrors: t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other,
+  };
+}
+
+const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boolean =>
+  m.ghostCommits === t.ghostCommits &&
+  m.replayDuplicates === t.replays &&
+  m.modelCallsAfterStop === t.modelCallsStarted &&
+  Math.abs(m.outputTokensAfterStop - t.outputTokensSent) <= Math.max(1, 0.1 * t.outputTokensSent);
+
+function versionOf(root: string, pkg: string): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+export interface ScorecardOptions {
+  /** Hears of each cell as it starts. */
+  progress?: (done: number, total: number, label: string) => void;
+  /** Only the frameworks this keeps (default all). */
+  only?: (framework: string) => boolean;
+}
+
+/** Run every cell, one after another (the timing of a Stop is real time). */
+export async function runScorecard(root: string, options: ScorecardOptions = {}): Promise<Scorecard> {
+  const progress = options.progress ?? (() => {});
+  const only = options.only ?? (() => true);
+  const started = Date.now();
+  const sim = await startSimulator({ tokenDelayMs: 10 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-scorecard-'));
+  const jobs = FRAMEWORKS.filter((f) => only(f.framework)).flatMap((f) => Object.entries(f.cells).map(([moment, cell]) => ({ framework: f.framework, moment: moment as Moment, cell: cell! })));
+  const cells: ScoreCell[] = [];
+  try {
+    for (const [i, job] of jobs.entries()) {
+      progress(i, jobs.length, `${job.framework}: ${MOMENTS[job.moment]}`);
+      const base = { framework: job.framework, moment: job.moment, scenario: job.cell.scenario };
+      try {
+        const r = await runApp(path.join(appsDir(root), job.cell.app), job.cell.scenario, { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} });
+        if (r.code !== 0 || r.report === undefined) {
+          cells.push({ ...base, ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' ') });
+          continue;
+        }
+        const m = measured(r.report);
+        const truth = truthAfterStop(r);
+        cells.push({ ...base, ran: true, measured: m, truth, agrees: agreement(m, truth) });
+      } catch (error) {
+        cells.push({ ...base, ran: false, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    progress(jobs.length, jobs.length, 'done');
+  } finally {
+    await sim.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const packages = [...new Set(FRAMEWORKS.flatMap((f) => f.packages))].sort();
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    versions: Object.fromEntries(packages.map((p) => [p, versionOf(root, p)])),
+    cells,
+    durationMs: Date.now() - started,
+  };
+}

@@ -1,0 +1,42 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { renderScorecard } from '../../scorecard/markdown.js';
+import { FRAMEWORKS, MOMENTS } from '../../scorecard/scenarios.js';
+import { runScorecard, type Scorecard } from '../../scorecard/scorecard.js';
+
+/** `npm run scorecard`: its runner on one framework (the whole card is the command's job), and its Markdown. */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('the cancel scorecard', () => {
+  it('runs a framework’s cells against the simulator and agrees with the ground truth', async () => {
+    const seen: string[] = [];
+    const card = await runScorecard(root, { only: (f) => f === 'openai SDK, Chat Completions', progress: (_d, _t, label) => seen.push(label) });
+    expect(card.cells.map((c) => [c.moment, c.ran, c.agrees])).toEqual([['stream', true, true], ['leave', true, true]]);
+    expect(card.cells[0]!.measured).toMatchObject({ ghostCommits: 0, cancelDepth: 4 });
+    expect(card.versions['openai']).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(seen.at(-1)).toBe('done');
+  });
+
+  it('every cell names an app scenario that exists; every moment is described', () => {
+    for (const f of FRAMEWORKS) for (const [moment, cell] of Object.entries(f.cells)) {
+      expect(MOMENTS[moment as keyof typeof MOMENTS], moment).toBeTruthy();
+      expect(cell!.scenario, f.framework).toMatch(/^[a-z-]+$/);
+    }
+  });
+
+  it('the Markdown marks a figure that disagrees and a cell that did not run', () => {
+    const card: Scorecard = {
+      date: '2026-11-29', node: 'v20', versions: { ai: '6.0.0' }, durationMs: 1000,
+      cells: [
+        { framework: 'A', moment: 'stream', scenario: 'x', ran: true, agrees: false,
+          measured: { cancelDepth: 4, ackMs: 5, settleMs: 6, ghostCommits: 1, orphanToolCalls: 0, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 3, nextTurnErrors: 0 },
+          truth: { ghostCommits: 2, replays: 0, modelCallsStarted: 0, outputTokensSent: 3 } },
+        { framework: 'B|pipe', moment: 'drain', scenario: 'y', ran: false, error: 'boom' },
+      ],
+    };
+    const md = renderScorecard(card);
+    expect(md).toContain('| A | during the model stream | 4 | 5 | 6 | **1** / 2 | 0 | 0 | 0 | 3 | 0 | **no** |');
+    expect(md).toContain('| B\\|pipe | drain | did not run: boom |');
+    expect(md).toContain('0 of 1 agree with the ground truth');
+  });
+});
