@@ -1,8 +1,10 @@
 /**
  * `npm run scorecard`: every framework afterstop instruments, stopped at each
  * standard moment, measured by leak-report beside the ground truth; Markdown
- * on stdout (or `--out FILE`, `--json FILE` for the figures), progress on
- * stderr. Exit 1 when a figure disagrees with the ground truth or an app failed.
+ * on stdout (or `--out FILE`; `--readme FILE` replaces the part of FILE between
+ * the scorecard:start and scorecard:end markers; `--json FILE` for the
+ * figures), progress on stderr. Exit 1 when a figure disagrees with the ground
+ * truth or an app failed.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -25,8 +27,19 @@ const card = await runScorecard(root, {
 const markdown = renderScorecard(card);
 const out = arg('--out');
 const json = arg('--json');
+const readme = arg('--readme');
 if (out !== undefined) fs.writeFileSync(out, markdown);
-else process.stdout.write(markdown);
+else if (readme === undefined) process.stdout.write(markdown);
+if (readme !== undefined) {
+  const text = fs.readFileSync(readme, 'utf8');
+  const start = '<!-- scorecard:start -->\n';
+  const end = '<!-- scorecard:end -->';
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) throw new Error(`${readme} has no scorecard:start / scorecard:end markers`);
+  fs.writeFileSync(readme, `${text.slice(0, a + start.length)}${markdown.trim()}\n${text.slice(b)}`);
+  process.stderr.write(`afterstop scorecard: updated ${readme}\n`);
+}
 if (json !== undefined) fs.writeFileSync(json, `${JSON.stringify(card, null, 2)}\n`);
 const bad = card.cells.filter((c) => !c.ran || c.agrees !== true);
 for (const c of bad) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}: ${c.ran ? 'disagrees with the ground truth' : `did not run (${c.error ?? ''})`}\n`);

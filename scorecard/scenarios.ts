@@ -81,4 +81,14 @@ export const FRAMEWORKS: FrameworkRow[] = [
   { framework: 'openai SDK, Chat Completions', packages: ['openai'], cells: { stream: { app: 'openai-app.mjs', scenario: 'signal' }, leave: { app: 'openai-app.mjs', scenario: 'break' } } },
   { framework: 'openai SDK, Responses', packages: ['openai'], cells: { stream: { app: 'openai-app.mjs', scenario: 'responses-signal' } } },
   { framework: '@anthropic-ai/sdk, Messages', packages: ['@anthropic-ai/sdk'], cells: { stream: { app: 'anthropic-app.mjs', scenario: 'signal' } } },
+  {
+    // What cancel depth 4 looks like in code: scorecard/apps/reference-app.mjs.
+    framework: 'reference agent (afterstop manual API + openai)',
+    packages: ['openai'],
+    cells: {
+      stream: { app: 'reference-app.mjs', scenario: 'text' },
+      'tool-honours': { app: 'reference-app.mjs', scenario: 'tool' },
+      'before-tool': { app: 'reference-app.mjs', scenario: 'before-tool' },
+    },
+  },
 ];

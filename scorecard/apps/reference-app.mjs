@@ -1,0 +1,90 @@
+// The reference agent: written with afterstop's manual API and the openai client, it does
+// what the scorecard asks of every framework, to show what cancel depth 4 looks like in code:
+// - the run's signal goes to every layer (the model request, the tool's fetch);
+// - the loop checks for a cancel between steps (run.checkpoint) and acknowledges it;
+// - a commit guard: an irreversible effect is not started once Stop was pressed, and the
+//   effect service is asked to abandon an effect whose client left (a two-phase service);
+// - an idempotency key per effect (conversation + tool call id), so a retry cannot charge twice;
+// - the history is repaired (a synthetic result for each unanswered tool call) before it is kept;
+// - a bounded settle (the run's settle deadline).
+// Run as `node --import afterstop/register reference-app.mjs <scenario>` with SIM_URL set.
+import OpenAI from 'openai';
+import { CancelledError, withRun } from 'afterstop';
+
+const SIM = process.env.SIM_URL;
+const scenario = process.argv[2];
+const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
+const out = { scenario };
+const client = new OpenAI({ baseURL: `${SIM}/v1`, apiKey: 'sk-test', maxRetries: 0 });
+const conversation = `ref-${scenario}`;
+const EMAIL = '[[tool:send_email {"to":"alice@example.com"}]]';
+const prompts = { text: 'Tell me about refunds. [[tokens:100]]', tool: `E-mail the customer. ${EMAIL}`, 'before-tool': `E-mail the customer. ${EMAIL} [[delay:40]]` };
+const stopAt = { text: 150, tool: 250, 'before-tool': 100 };
+
+/** One streamed model step: the text and the tool calls it asked for. */
+async function modelStep(messages, signal) {
+  const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages, tools: [{ type: 'function', function: { name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } } } }] }, { signal });
+  let text = '';
+  const calls = [];
+  for await (const chunk of stream) {
+    const delta = chunk.choices[0]?.delta ?? {};
+    text += delta.content ?? '';
+    for (const t of delta.tool_calls ?? []) {
+      calls[t.index] ??= { id: t.id, name: t.function?.name, arguments: '' };
+      calls[t.index].arguments += t.function?.arguments ?? '';
+    }
+  }
+  return { text, calls: calls.filter(Boolean) };
+}
+
+const history = [{ role: 'user', content: prompts[scenario] }];
+try {
+  await withRun({ agentName: 'reference', framework: 'reference', conversationId: conversation, settleDeadlineMs: 1000 }, async (run) => {
+    setTimeout(() => {
+      out.stopNs = now();
+      void run.cancel({ source: 'user', reason: 'Stop button' });
+    }, stopAt[scenario]);
+    const unanswered = new Set();
+    try {
+      for (let step = 0; step < 3; step++) {
+        run.checkpoint();
+        const { text, calls } = await modelStep(history, run.signal);
+        history.push({ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}) });
+        if (calls.length === 0) break;
+        for (const c of calls) unanswered.add(c.id);
+        for (const c of calls) {
+          run.checkpoint();
+          const key = `${conversation}:${c.id}`;
+          const result = await run.tool({ name: c.name, callId: c.id, effect: 'irreversible', idempotencyKey: key }, async ({ signal, commit }) => {
+            signal.throwIfAborted(); // the commit guard: nothing irreversible starts after Stop
+            const response = await fetch(`${SIM}/effects/${c.name}?delayMs=400&abandonOnDisconnect=1`, {
+              method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: c.arguments, signal,
+            });
+            const body = await response.json();
+            await commit();
+            return body;
+          });
+          history.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(result) });
+          unanswered.delete(c.id);
+        }
+      }
+      // A stream the signal stopped can end quietly (no error): the loop stopped all the same.
+      if (run.signal.aborted) run.acknowledge();
+    } catch (error) {
+      // Stopped: acknowledge, then make the history whole before it is kept.
+      if (run.signal.aborted) run.acknowledge();
+      if (unanswered.size > 0) {
+        for (const id of unanswered) history.push({ role: 'tool', tool_call_id: id, content: 'Cancelled by the user before a result came back.' });
+        run.repairHistory({ strategy: 'synthetic_result', toolCallIds: [...unanswered] });
+      }
+      if (!(error instanceof CancelledError) && !run.signal.aborted) throw error;
+    }
+  });
+} catch (e) {
+  out.error = e.name;
+}
+out.history = history.map((m) => m.role);
+await new Promise((resolve) => setTimeout(resolve, 600)); // what the effect service does with what it got
+const { flush } = await import('afterstop');
+await flush();
+console.log(JSON.stringify(out));

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { agreesWithTruth, sdkApps } from '../helpers/sdk-app.js';
+
+/** The reference agent (scorecard/apps/reference-app.mjs): what doing everything right measures as. */
+const { app, runApp } = sdkApps();
+
+describe('the reference agent', () => {
+  it.each(['text', 'tool', 'before-tool'])('stopped (%s): cancel depth 4, acknowledged, no ghost, no orphan', async (scenario) => {
+    const r = await runApp(app('reference-app.mjs'), scenario);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, orphan_tool_calls: 0 });
+    expect(r.report.totals.cancel_depth['4']).toBe(1);
+    expect(r.effects.filter((e) => e.outcome === 'committed')).toEqual([]);
+    agreesWithTruth(r);
+  });
+});
