@@ -11,6 +11,8 @@ const cellText = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, '
  * `**afterstop** / truth` when they do not.
  */
 export function renderScorecard(card: Scorecard): string {
+  // Disagreements explained by a known limit, numbered in the order they appear.
+  const limits = [...new Set(card.cells.filter((c) => c.ran && c.agrees === false && c.limit !== undefined).map((c) => c.limit!))];
   const lines = [
     `Measured ${card.date} on Node ${card.node} by \`npm run scorecard\` (${Math.round(card.durationMs / 1000)} s): each framework's real package, run under \`node --import afterstop/register\` against the local model and side-effect server, stopped at each moment; afterstop's figures from \`leak-report\` over the traces, beside what the server recorded.`,
     '',
@@ -28,10 +30,13 @@ export function renderScorecard(card: Scorecard): string {
     const m = c.measured;
     const t = c.truth;
     lines.push(
-      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${pair(m.ghostCommits, t.ghostCommits)} | ${m.orphanToolCalls} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${m.nextTurnErrors} | ${c.agrees === true ? 'yes' : '**no**'} |`,
+      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${pair(m.ghostCommits, t.ghostCommits)} | ${m.orphanToolCalls} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${m.nextTurnErrors} | ${c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '**no**'} |`,
     );
   }
   const ran = card.cells.filter((c) => c.ran);
-  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits, replays and model calls after Stop equal; tokens after Stop within 10%).`, '');
+  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits, replays and model calls after Stop equal; tokens after Stop within 10%).`);
+  if (limits.length > 0) lines.push('', 'Known limits:', ...limits.map((l, i) => `${i + 1}. ${l}`));
+  lines.push('');
   return lines.join('\n');
 }
+

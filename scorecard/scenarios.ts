@@ -8,6 +8,7 @@ export const MOMENTS = {
   'tool-honours': 'tool in flight, tool honours the signal',
   'tool-ignores': 'tool in flight, tool ignores the signal',
   'before-tool': 'before the tool starts',
+  'after-commit': 'effect committed, its result not back yet',
   leave: 'the app leaves the stream',
   resume: 'resume after Stop',
   interrupt: 'interrupt, then resume',
@@ -19,6 +20,8 @@ export interface Cell {
   app: string;
   scenario: string;
   env?: Record<string, string>;
+  /** A known limit of afterstop that makes this cell disagree with the ground truth, said in the card. */
+  limit?: string;
 }
 
 export interface FrameworkRow {
@@ -34,7 +37,13 @@ export const FRAMEWORKS: FrameworkRow[] = [
   {
     framework: 'Vercel AI SDK, streamText',
     packages: ['ai', '@ai-sdk/openai'],
-    cells: { stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel') },
+    cells: {
+      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'),
+      'after-commit': {
+        ...ai('after-commit'),
+        limit: 'a request whose answer is lost to the abort is a commit known at the abort (evidence request_sent): afterstop cannot tell that the service committed before Stop, so it counts a ghost',
+      },
+    },
   },
   { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { 'tool-honours': ai('generate-tool') } },
   {

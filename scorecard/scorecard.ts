@@ -27,6 +27,8 @@ export interface ScoreCell {
   truth?: GroundTruth;
   /** afterstop's figures equal the ground truth (ghosts, replays, new model calls; tokens within 10%). */
   agrees?: boolean;
+  /** The known limit that explains a disagreement (scenarios.ts). */
+  limit?: string;
   error?: string;
 }
 
@@ -87,7 +89,7 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
   try {
     for (const [i, job] of jobs.entries()) {
       progress(i, jobs.length, `${job.framework}: ${MOMENTS[job.moment]}`);
-      const base = { framework: job.framework, moment: job.moment, scenario: job.cell.scenario };
+      const base = { framework: job.framework, moment: job.moment, scenario: job.cell.scenario, ...(job.cell.limit !== undefined ? { limit: job.cell.limit } : {}) };
       try {
         const r = await runApp(path.join(appsDir(root), job.cell.app), job.cell.scenario, { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} });
         if (r.code !== 0 || r.report === undefined) {

@@ -2,7 +2,8 @@
  * POST /effects/:name — a side-effecting service (payment, e-mail, deploy...).
  * Waits `delayMs` (query, default 100) then COMMITS, even if the client has
  * disconnected meanwhile (the real-world ghost effect), unless the query has
- * `abandonOnDisconnect=1`. A repeated `Idempotency-Key` that already committed
+ * `abandonOnDisconnect=1`. `replyDelayMs` (default 0) holds the answer back
+ * after the commit: the effect is real, its receipt not yet sent. A repeated `Idempotency-Key` that already committed
  * is deduplicated and answered with the original effect_id.
  */
 import { nowNs } from './clock.js';
@@ -30,6 +31,10 @@ export class EffectService {
       return sendJson(res, 400, errorBody(`delayMs must be a non-negative number, got ${delayParam}`));
     }
     const abandonOnDisconnect = ['1', 'true'].includes(url.searchParams.get('abandonOnDisconnect') ?? '');
+    const replyDelayMs = Number(url.searchParams.get('replyDelayMs') ?? 0);
+    if (!Number.isFinite(replyDelayMs) || replyDelayMs < 0) {
+      return sendJson(res, 400, errorBody(`replyDelayMs must be a non-negative number, got ${url.searchParams.get('replyDelayMs')}`));
+    }
     const rawKey = req.headers['idempotency-key'];
     const key = (Array.isArray(rawKey) ? rawKey[0] : rawKey) || null;
 
@@ -75,6 +80,7 @@ export class EffectService {
       const committedNs = nowNs();
       if (key !== null) this.committedByKey.set(key, id);
       record({ id, committedNs, outcome: 'committed', clientClosedBeforeCommit: conn.closed });
+      if (replyDelayMs > 0) await sleep(replyDelayMs, ctx.shutdown);
       if (!conn.closed) sendJson(res, 200, { effect_id: id, name, committed: true, deduplicated: false });
     } finally {
       if (key !== null) {

@@ -21,6 +21,17 @@ describe('effects', () => {
     expect(e!.committedNs! - e!.receivedNs).toBeGreaterThanOrEqual(40_000_000n);
   });
 
+  it('replyDelayMs holds the answer back after the commit: the effect is real before its receipt is sent', async () => {
+    const res = await postJson(`${sim.url}/effects/send_email?delayMs=10&replyDelayMs=80`, { to: 'a@b.c' });
+    const answeredNs = nowNs();
+    expect(res.status).toBe(200);
+    const [e] = sim.ledger.effects;
+    expect(e).toMatchObject({ outcome: 'committed' });
+    expect(answeredNs - e!.committedNs!).toBeGreaterThanOrEqual(80_000_000n);
+    const bad = await postJson(`${sim.url}/effects/x?replyDelayMs=-1`, {});
+    expect(bad.status).toBe(400);
+  });
+
   it('still commits after the client aborted (ghost effect)', async () => {
     const controller = new AbortController();
     const pending = postJson(`${sim.url}/effects/charge_card?delayMs=150`, { amount: 5 }, { signal: controller.signal });

@@ -93,6 +93,15 @@ describe('Vercel AI SDK, more', () => {
     agreesWithTruth(text);
   });
 
+  it('a known limit: Stop after the service committed but before its answer came back is counted a ghost (the commit is known only at the abort)', async () => {
+    const r = await runApp(app('ai-sdk-app.mjs'), 'after-commit');
+    expect(truthAfterStop(r).ghostCommits).toBe(0);
+    expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
+    expect(r.report.totals.ghost_commits).toBe(1);
+    const commit = (await readTraces(r.traces)).spans.find((s) => s.name === 'afterstop.tool.commit');
+    expect(commit?.attributes['afterstop.tool.commit.evidence']).toBe('request_sent');
+  });
+
   it('a CommonJS app (read-only exports: patched through a copy)', async () => {
     const r = await runApp(app('ai-sdk-app.cjs'), 'text');
     expect(r.out['parts']).toBeGreaterThan(0);
