@@ -9,6 +9,7 @@ export const MOMENTS = {
   'tool-ignores': 'tool in flight, tool ignores the signal',
   'before-tool': 'before the tool starts',
   'after-commit': 'effect committed, its result not back yet',
+  parallel: 'two tools: one finished, one in flight',
   leave: 'the app leaves the stream',
   resume: 'resume after Stop',
   interrupt: 'interrupt, then resume',
@@ -38,7 +39,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
     framework: 'Vercel AI SDK, streamText',
     packages: ['ai', '@ai-sdk/openai'],
     cells: {
-      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'),
+      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'), parallel: ai('parallel'),
       'after-commit': {
         ...ai('after-commit'),
         limit: 'a request whose answer is lost to the abort is a commit known at the abort (evidence request_sent): afterstop cannot tell that the service committed before Stop, so it counts a ghost',

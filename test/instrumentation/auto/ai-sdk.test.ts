@@ -93,6 +93,16 @@ describe('Vercel AI SDK, more', () => {
     agreesWithTruth(text);
   });
 
+  it('two tools in one step, Stop when one has finished and the other is in flight: the first delivered and no ghost, the second a ghost and an orphan', async () => {
+    const r = await runApp(app('ai-sdk-app.mjs'), 'parallel');
+    expect(r.out['toolPartStates']).toEqual(['log_event:output-available', 'send_email:input-available']);
+    expect(r.report.totals).toMatchObject({ cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
+    const results = await toolResults(r);
+    const ids = Object.fromEntries(r.requests[0]!.toolCalls.map((c) => [c.name, c.id]));
+    expect([results[ids['log_event']!], results[ids['send_email']!]]).toEqual(['delivered', 'cancelled']);
+    agreesWithTruth(r);
+  });
+
   it('a known limit: Stop after the service committed but before its answer came back is counted a ghost (the commit is known only at the abort)', async () => {
     const r = await runApp(app('ai-sdk-app.mjs'), 'after-commit');
     expect(truthAfterStop(r).ghostCommits).toBe(0);
