@@ -2,13 +2,14 @@
  * `npm run scorecard`: every framework afterstop instruments, stopped at each
  * standard moment, measured by leak-report beside the ground truth; Markdown
  * on stdout (or `--out FILE`; `--readme FILE` replaces the part of FILE between
- * the scorecard:start and scorecard:end markers; `--json FILE` for the
- * figures), progress on stderr. Exit 1 when a figure disagrees with the ground
+ * the scorecard:start and scorecard:end markers; `--html FILE` for a page in
+ * the leak report's style; `--json FILE` for the figures), progress on stderr. Exit 1 when a figure disagrees with the ground
  * truth or an app failed.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { renderScorecardHtml } from './html.js';
 import { renderScorecard } from './markdown.js';
 import { runScorecard } from './scorecard.js';
 
@@ -28,6 +29,8 @@ const markdown = renderScorecard(card);
 const out = arg('--out');
 const json = arg('--json');
 const readme = arg('--readme');
+const html = arg('--html');
+if (html !== undefined) fs.writeFileSync(html, renderScorecardHtml(card));
 if (out !== undefined) fs.writeFileSync(out, markdown);
 else if (readme === undefined) process.stdout.write(markdown);
 if (readme !== undefined) {

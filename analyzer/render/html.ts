@@ -22,7 +22,8 @@ export interface HtmlOptions {
   generatedAt?: Date;
 }
 
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+/** No script, nothing from the network: the page's Content-Security-Policy. */
+export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const NONE = '–';
 
 const ALLOWED_PROTOCOLS = new Set(['http:', 'https:']);
@@ -243,7 +244,8 @@ function skipped(report: LeakReport): string {
   return `<section><h2>Skipped input lines (${int(count)})</h2><ul class="skipped">${items.join('\n')}</ul>${more}</section>`;
 }
 
-const STYLE = `
+/** The report's look, shared with pages in its style (the scorecard's). */
+export const STYLE = `
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg-alt: #f6f8fa; }
 * { box-sizing: border-box; }
 body { margin: 0 auto; padding: 24px; max-width: 1200px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: #fff; }

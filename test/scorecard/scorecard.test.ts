@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { renderScorecardHtml } from '../../scorecard/html.js';
 import { renderScorecard } from '../../scorecard/markdown.js';
 import { FRAMEWORKS, MOMENTS } from '../../scorecard/scenarios.js';
 import { runScorecard, type Scorecard } from '../../scorecard/scorecard.js';
@@ -43,5 +44,12 @@ describe('the cancel scorecard', () => {
     expect(md).toContain('| A | during the model stream | 4 | 5 | 6 | **1** / 2 | 0 | 0 | 0 | 3 | 0 | **no** |');
     expect(md).toContain('| B\\|pipe | drain | did not run: boom |');
     expect(md).toContain('0 of 2 agree with the ground truth');
+    const html = renderScorecardHtml({ ...card, cells: [...card.cells, { ...card.cells[0]!, framework: '<script>alert(1)</script>' }] });
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('<strong>1</strong> / 2');
+    expect(html).toContain('no: known limit 1');
+    expect(html).toContain('<li>cannot tell when the service committed</li>');
   });
 });
