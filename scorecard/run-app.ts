@@ -78,6 +78,8 @@ export interface GroundTruth {
   outputTokensSent: number;
   /** Side effects committed more than once (by name): the replays that really happened. */
   replays: number;
+  /** The user's next turn failed, as the app saw it (undefined: the app took no next turn). */
+  nextTurnFailed?: boolean;
 }
 
 export function truthAfterStop(r: AppRun): GroundTruth {
@@ -94,5 +96,6 @@ export function truthAfterStop(r: AppRun): GroundTruth {
     modelCallsStarted: r.requests.filter((q) => after(q.startNs) && before(q.startNs)).length,
     outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
     replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
+    ...(r.out['nextTurnNs'] !== undefined ? { nextTurnFailed: r.out['nextTurnError'] !== undefined } : {}),
   };
 }

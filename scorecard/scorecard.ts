@@ -57,6 +57,7 @@ function measured(report: LeakReport): NonNullable<ScoreCell['measured']> {
 }
 
 const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boolean =>
+  (t.nextTurnFailed === undefined || m.nextTurnErrors === (t.nextTurnFailed ? 1 : 0)) &&
   m.ghostCommits === t.ghostCommits &&
   m.replayDuplicates === t.replays &&
   m.modelCallsAfterStop === t.modelCallsStarted &&
