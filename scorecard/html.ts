@@ -12,11 +12,11 @@ export function renderScorecardHtml(card: Scorecard): string {
   const pair = (a: number, b: number): string => `<td class="num">${a === b ? String(a) : `<strong>${a}</strong> / ${b}`}</td>`;
   const rows = card.cells.map((c) => {
     const head = `<td>${escapeHtml(c.framework)}</td><td>${escapeHtml(MOMENTS[c.moment])}</td>`;
-    if (!c.ran || c.measured === undefined || c.truth === undefined) return `<tr>${head}<td colspan="10">did not run: ${escapeHtml(c.error ?? 'unknown')}</td></tr>`;
+    if (!c.ran || c.measured === undefined || c.truth === undefined) return `<tr>${head}<td colspan="11">did not run: ${escapeHtml(c.error ?? 'unknown')}</td></tr>`;
     const m = c.measured;
     const t = c.truth;
     const verdict = c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '<strong>no</strong>';
-    return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}${pair(m.ghostCommits, t.ghostCommits)}${num(m.orphanToolCalls)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td>${verdict}</td></tr>`;
+    return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}${pair(m.ghostCommits, t.ghostCommits)}${num(m.orphanToolCalls)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td class="num">${t.steering === undefined ? '–' : `${m.steering.violations}, ${m.steering.dropped}`}</td><td>${verdict}</td></tr>`;
   });
   const ran = card.cells.filter((c) => c.ran);
   return `<!DOCTYPE html>
@@ -36,7 +36,7 @@ ${Object.entries(card.versions).map(([p, v]) => `<div><dt>${escapeHtml(p)}</dt><
 <section><h2>Each framework stopped at each moment</h2>
 <p>afterstop's figures from <code>leak-report</code>; after a slash, the ground truth the local model and side-effect server recorded, when they differ.</p>
 <div class="scroll"><table>
-<thead><tr><th>framework</th><th>Stop</th><th class="num">depth</th><th class="num">ack ms</th><th class="num">settle ms</th><th class="num">ghost commits</th><th class="num">orphans</th><th class="num">replays</th><th class="num">model calls after Stop</th><th class="num">tokens after Stop / sent</th><th class="num">next-turn errors</th><th>afterstop = truth</th></tr></thead>
+<thead><tr><th>framework</th><th>Stop</th><th class="num">depth</th><th class="num">ack ms</th><th class="num">settle ms</th><th class="num">ghost commits</th><th class="num">orphans</th><th class="num">replays</th><th class="num">model calls after Stop</th><th class="num">tokens after Stop / sent</th><th class="num">next-turn errors</th><th class="num">steering violations, dropped</th><th>afterstop = truth</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody></table></div>

@@ -80,6 +80,8 @@ export interface GroundTruth {
   replays: number;
   /** The user's next turn failed, as the app saw it (undefined: the app took no next turn). */
   nextTurnFailed?: boolean;
+  /** Steering messages the app put between a tool call and its result, or never put in (undefined: it did not steer). */
+  steering?: { violations: number; dropped: number };
 }
 
 export function truthAfterStop(r: AppRun): GroundTruth {
@@ -97,5 +99,6 @@ export function truthAfterStop(r: AppRun): GroundTruth {
     outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
     replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
     ...(r.out['nextTurnNs'] !== undefined ? { nextTurnFailed: r.out['nextTurnError'] !== undefined } : {}),
+    ...(r.out['steerInjected'] !== undefined ? { steering: { violations: r.out['steerInsideToolBatch'] === true ? 1 : 0, dropped: r.out['steerInjected'] === true ? 0 : 1 } } : {}),
   };
 }

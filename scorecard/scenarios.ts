@@ -10,6 +10,7 @@ export const MOMENTS = {
   'before-tool': 'before the tool starts',
   'after-commit': 'effect committed, its result not back yet',
   parallel: 'two tools: one finished, one in flight',
+  steer: 'no Stop: a steering message while a tool runs',
   leave: 'the app leaves the stream',
   resume: 'resume after Stop',
   interrupt: 'interrupt, then resume',
@@ -99,6 +100,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
       stream: { app: 'reference-app.mjs', scenario: 'text' },
       'tool-honours': { app: 'reference-app.mjs', scenario: 'tool' },
       'before-tool': { app: 'reference-app.mjs', scenario: 'before-tool' },
+      steer: { app: 'reference-app.mjs', scenario: 'steer' },
     },
   },
 ];

@@ -23,6 +23,7 @@ export interface ScoreCell {
     modelCallsAfterStop: number;
     outputTokensAfterStop: number;
     nextTurnErrors: number;
+    steering: { injectMs: number | null; violations: number; dropped: number };
   };
   truth?: GroundTruth;
   /** afterstop's figures equal the ground truth (ghosts, replays, new model calls; tokens within 10%). */
@@ -53,11 +54,13 @@ function measured(report: LeakReport): NonNullable<ScoreCell['measured']> {
     modelCallsAfterStop: t.tokens_after_stop.calls_started_after_stop,
     outputTokensAfterStop: t.tokens_after_stop.output,
     nextTurnErrors: t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other,
+    steering: { injectMs: t.steering.inject_ms.max, violations: t.steering.violations, dropped: t.steering.dropped },
   };
 }
 
 const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boolean =>
   (t.nextTurnFailed === undefined || m.nextTurnErrors === (t.nextTurnFailed ? 1 : 0)) &&
+  (t.steering === undefined || (m.steering.violations === t.steering.violations && m.steering.dropped === t.steering.dropped)) &&
   m.ghostCommits === t.ghostCommits &&
   m.replayDuplicates === t.replays &&
   m.modelCallsAfterStop === t.modelCallsStarted &&

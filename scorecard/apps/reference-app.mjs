@@ -18,7 +18,8 @@ const out = { scenario };
 const client = new OpenAI({ baseURL: `${SIM}/v1`, apiKey: 'sk-test', maxRetries: 0 });
 const conversation = `ref-${scenario}`;
 const EMAIL = '[[tool:send_email {"to":"alice@example.com"}]]';
-const prompts = { text: 'Tell me about refunds. [[tokens:100]]', tool: `E-mail the customer. ${EMAIL}`, 'before-tool': `E-mail the customer. ${EMAIL} [[delay:40]]` };
+const prompts = { text: 'Tell me about refunds. [[tokens:100]]', tool: `E-mail the customer. ${EMAIL}`, 'before-tool': `E-mail the customer. ${EMAIL} [[delay:40]]`, steer: `E-mail the customer. ${EMAIL}` };
+// `steer`: no Stop; the user adds a message while the tool runs, and the loop takes it in between steps.
 const stopAt = { text: 150, tool: 250, 'before-tool': 100 };
 
 /** One streamed model step: the text and the tool calls it asked for. */
@@ -40,10 +41,14 @@ async function modelStep(messages, signal) {
 const history = [{ role: 'user', content: prompts[scenario] }];
 try {
   await withRun({ agentName: 'reference', framework: 'reference', conversationId: conversation, settleDeadlineMs: 1000 }, async (run) => {
-    setTimeout(() => {
-      out.stopNs = now();
-      void run.cancel({ source: 'user', reason: 'Stop button' });
-    }, stopAt[scenario]);
+    const steers = [];
+    if (scenario === 'steer') setTimeout(() => steers.push({ id: run.steering.enqueue(), content: 'Also copy Bob. [[tokens:5]]' }), 250);
+    else {
+      setTimeout(() => {
+        out.stopNs = now();
+        void run.cancel({ source: 'user', reason: 'Stop button' });
+      }, stopAt[scenario]);
+    }
     const unanswered = new Set();
     try {
       for (let step = 0; step < 3; step++) {
@@ -67,7 +72,13 @@ try {
           history.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(result) });
           unanswered.delete(c.id);
         }
+        // The tool batch is whole: queued steering messages go in now, before the next model call.
+        for (const s of steers.splice(0)) {
+          history.push({ role: 'user', content: s.content });
+          run.steering.inject(s.id, 'between_steps');
+        }
       }
+      for (const s of steers.splice(0)) run.steering.drop(s.id, 'the run ended first');
       // A stream the signal stopped can end quietly (no error): the loop stopped all the same.
       if (run.signal.aborted) run.acknowledge();
     } catch (error) {
@@ -84,6 +95,10 @@ try {
   out.error = e.name;
 }
 out.history = history.map((m) => m.role);
+// Where the steering message went: after the tool results it must follow (never between a tool call and its result).
+const steerAt = history.findIndex((m, i) => i > 0 && m.role === 'user');
+if (scenario === 'steer') out.steerInsideToolBatch = steerAt >= 0 && history.slice(steerAt + 1).some((m) => m.role === 'tool');
+if (scenario === 'steer') out.steerInjected = steerAt >= 0;
 await new Promise((resolve) => setTimeout(resolve, 600)); // what the effect service does with what it got
 const { flush } = await import('afterstop');
 await flush();

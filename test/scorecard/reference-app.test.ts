@@ -12,4 +12,12 @@ describe('the reference agent', () => {
     expect(r.effects.filter((e) => e.outcome === 'committed')).toEqual([]);
     agreesWithTruth(r);
   });
+
+  it('a steering message while the tool runs goes in after the tool batch: injected between steps, no violation, nothing dropped', async () => {
+    const r = await runApp(app('reference-app.mjs'), 'steer');
+    expect(r.out).toMatchObject({ history: ['user', 'assistant', 'tool', 'user', 'assistant'], steerInsideToolBatch: false, steerInjected: true });
+    expect(r.report.totals.steering).toMatchObject({ violations: 0, dropped: 0 });
+    expect(r.report.totals.steering.inject_ms.count).toBe(1);
+    expect(r.report.totals.cancelled_runs).toBe(0);
+  });
 });
