@@ -1,12 +1,11 @@
 import { context, type Context } from '@opentelemetry/api';
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
 import { ATTR_RUN_RESUMES } from '../semconv.js';
 import { invokeInToolCall } from '../tool.js';
-import { VERSION } from '../version.js';
+import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
@@ -40,47 +39,20 @@ const CONFIG_KEY_TASK_ID = '__pregel_task_id';
  *   a resume (no input, or a Command) names the thread's previous run in
  *   `afterstop.run.resumes`.
  */
-export class LangGraphInstrumentation extends InstrumentationBase {
-  static readonly module = '@langchain/langgraph';
-
-  constructor(config: InstrumentationConfig = {}) {
-    super('afterstop-langgraph', VERSION, config);
-  }
-
+export const LangGraphInstrumentation = frameworkInstrumentation({
+  name: 'afterstop-langgraph',
+  module: '@langchain/langgraph',
+  versions: LANGGRAPH_VERSIONS,
+  targets: (exports) => targets(exports),
   // Node and ToolNode wrappers stay in graphs already built; off, they pass straight through.
-  override enable(): void {
-    enabled = true;
-    super.enable();
-  }
-
-  override disable(): void {
-    enabled = false;
-    super.disable();
-  }
-
-  protected init(): InstrumentationNodeModuleDefinition[] {
-    return [
-      new InstrumentationNodeModuleDefinition(
-        '@langchain/langgraph',
-        LANGGRAPH_VERSIONS,
-        (exports: Json) => {
-          for (const [proto, method, wrap] of targets(exports)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap);
-          return exports;
-        },
-        (exports: Json) => {
-          for (const [proto, method] of targets(exports)) if (isWrapped(proto[method])) this._unwrap(proto, method);
-        },
-      ),
-    ];
-  }
-}
+  switched: (on) => (enabled = on),
+});
 
 let enabled = false;
 
-type Target = [Json, string, (original: unknown) => unknown];
 
-function targets(exports: Json): Target[] {
-  const found: Target[] = [];
+function targets(exports: Json): PatchTarget[] {
+  const found: PatchTarget[] = [];
   const stateGraph = (exports['StateGraph'] as { prototype?: Json } | undefined)?.prototype;
   if (stateGraph && typeof stateGraph['addNode'] === 'function') found.push([stateGraph, 'addNode', (o) => wrapAddNode(o as Fn)]);
   // `stream` is Pregel's own (the compiled graph's base class, not exported): found up the prototype chain.

@@ -1,10 +1,9 @@
 import { context, type Context } from '@opentelemetry/api';
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { Run } from '../types.js';
 import { invokeInToolCall } from '../tool.js';
-import { VERSION } from '../version.js';
+import { frameworkInstrumentation } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
@@ -29,40 +28,14 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  *   the last running step has ended. Steps that start after it, and their
  *   commits, are the loop going on after Stop.
  */
-export class LlamaIndexWorkflowInstrumentation extends InstrumentationBase {
-  static readonly module = '@llamaindex/workflow-core';
-
-  constructor(config: InstrumentationConfig = {}) {
-    super('afterstop-llamaindex-workflows', VERSION, config);
-  }
-
+export const LlamaIndexWorkflowInstrumentation = frameworkInstrumentation({
+  name: 'afterstop-llamaindex-workflows',
+  module: '@llamaindex/workflow-core',
+  versions: LLAMAINDEX_WORKFLOW_VERSIONS,
+  targets: (exports) => (typeof exports['createWorkflow'] === 'function' ? [[exports, 'createWorkflow', (original) => wrapCreateWorkflow(original as Fn)]] : []),
   // The wrappers stay on workflows already made; off, they pass straight through.
-  override enable(): void {
-    enabled = true;
-    super.enable();
-  }
-
-  override disable(): void {
-    enabled = false;
-    super.disable();
-  }
-
-  protected init(): InstrumentationNodeModuleDefinition[] {
-    return [
-      new InstrumentationNodeModuleDefinition(
-        '@llamaindex/workflow-core',
-        LLAMAINDEX_WORKFLOW_VERSIONS,
-        (exports: Json) => {
-          if (typeof exports['createWorkflow'] === 'function' && !isWrapped(exports['createWorkflow'])) this._wrap(exports, 'createWorkflow', (original) => wrapCreateWorkflow(original as Fn));
-          return exports;
-        },
-        (exports: Json) => {
-          if (isWrapped(exports['createWorkflow'])) this._unwrap(exports, 'createWorkflow');
-        },
-      ),
-    ];
-  }
-}
+  switched: (on) => (enabled = on),
+});
 
 let enabled = false;
 

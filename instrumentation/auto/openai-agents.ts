@@ -1,12 +1,11 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import { endToolCall, InstrumentedToolCall, invokeInToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
-import { VERSION } from '../version.js';
+import { frameworkInstrumentation } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
@@ -41,83 +40,62 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  *   even when its side effect happened), a history repair with a synthetic
  *   result; `dropped` when there is neither (a run whose promise rejected).
  */
-export class OpenAIAgentsInstrumentation extends InstrumentationBase {
-  static readonly module = '@openai/agents-core';
-
-  constructor(config: InstrumentationConfig = {}) {
-    super('afterstop-openai-agents', VERSION, config);
-  }
-
+export const OpenAIAgentsInstrumentation = frameworkInstrumentation({
+  name: 'afterstop-openai-agents',
+  module: '@openai/agents-core',
+  versions: OPENAI_AGENTS_VERSIONS,
+  targets: (exports) => {
+    const proto = (exports['Runner'] as { prototype?: Json } | undefined)?.prototype;
+    return proto ? [[proto, 'run', (original) => wrapRun(original as Fn)]] : [];
+  },
   // The tools' invoke wrappers stay on the app's tool objects; off, they pass straight through.
-  override enable(): void {
-    enabled = true;
-    super.enable();
-  }
+  switched: (on) => (enabled = on),
+});
 
-  override disable(): void {
-    enabled = false;
-    super.disable();
-  }
-
-  protected init(): InstrumentationNodeModuleDefinition[] {
-    return [
-      new InstrumentationNodeModuleDefinition(
-        '@openai/agents-core',
-        OPENAI_AGENTS_VERSIONS,
-        (exports: Json) => {
-          const proto = (exports['Runner'] as { prototype?: Json } | undefined)?.prototype;
-          if (proto && !isWrapped(proto['run'])) this._wrap(proto, 'run', (original) => this.wrapRun(original as Fn));
-          return exports;
-        },
-        (exports: Json) => {
-          const proto = (exports['Runner'] as { prototype?: Json } | undefined)?.prototype;
-          if (proto && isWrapped(proto['run'])) this._unwrap(proto, 'run');
-        },
-      ),
-    ];
-  }
-
-  private wrapRun(original: Fn): Fn {
-    const instrumentation = this;
-    return function run(this: unknown, agent: unknown, input: unknown, options?: unknown): unknown {
-      if (!enabled) return original.call(this, agent, input, options);
-      const groupId = ((this as Json | undefined)?.['config'] as Json | undefined)?.['groupId'];
-      const observed = safely('openai-agents run start', () => new AgentsRun(agent as Json, (options ?? {}) as Json, groupId), undefined);
-      if (observed === undefined) return original.call(this, agent, input, options);
-      safely('openai-agents tools', () => instrumentation.wrapTools(agent as Json, new Set()), undefined);
-      let result: unknown;
-      try {
-        const ctx = (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed);
-        result = context.with(ctx, () => original.call(this, agent, input, options));
-      } catch (error) {
-        safely('openai-agents run', () => observed.stopped(error), undefined);
+function wrapRun(original: Fn): Fn {
+  return function run(this: unknown, agent: unknown, input: unknown, options?: unknown): unknown {
+    if (!enabled) return original.call(this, agent, input, options);
+    const groupId = ((this as Json | undefined)?.['config'] as Json | undefined)?.['groupId'];
+    const observed = safely('openai-agents run start', () => new AgentsRun(agent as Json, (options ?? {}) as Json, groupId), undefined);
+    if (observed === undefined) return original.call(this, agent, input, options);
+    safely('openai-agents tools', () => wrapTools(agent as Json, new Set()), undefined);
+    let result: unknown;
+    try {
+      const ctx = (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed);
+      result = context.with(ctx, () => original.call(this, agent, input, options));
+    } catch (error) {
+      safely('openai-agents run', () => observed.stopped(error), undefined);
+      throw error;
+    }
+    if (!(result instanceof Promise)) return result;
+    return result.then(
+      (value: unknown) => {
+        safely('openai-agents result', () => observed.resolved(value), undefined);
+        return value;
+      },
+      (error: unknown) => {
+        safely('openai-agents result', () => observed.stopped(error), undefined);
         throw error;
-      }
-      if (!(result instanceof Promise)) return result;
-      return result.then(
-        (value: unknown) => {
-          safely('openai-agents result', () => observed.resolved(value), undefined);
-          return value;
-        },
-        (error: unknown) => {
-          safely('openai-agents result', () => observed.stopped(error), undefined);
-          throw error;
-        },
-      );
-    };
-  }
+      },
+    );
+  };
+}
 
-  /** Wrap `invoke` on the function tools of `agent` and of the agents it hands off to (once per tool). */
-  private wrapTools(agent: Json | undefined, seen: Set<unknown>): void {
-    if (agent === undefined || agent === null || seen.has(agent)) return;
-    seen.add(agent);
-    for (const tool of (agent['tools'] as Json[] | undefined) ?? []) {
-      if (tool?.['type'] !== 'function' || typeof tool['invoke'] !== 'function' || isWrapped(tool['invoke'])) continue;
-      this._wrap(tool, 'invoke', (original) => wrapInvoke(tool, original as Fn));
-    }
-    for (const handoff of (agent['handoffs'] as Json[] | undefined) ?? []) {
-      this.wrapTools(((handoff?.['agent'] as Json | undefined) ?? handoff) as Json, seen);
-    }
+const OBSERVED_INVOKE = Symbol.for('afterstop.openai-agents.invoke');
+
+/** Wrap `invoke` on the function tools of `agent` and of the agents it hands off to (once per tool). */
+function wrapTools(agent: Json | undefined, seen: Set<unknown>): void {
+  if (agent === undefined || agent === null || seen.has(agent)) return;
+  seen.add(agent);
+  for (const tool of (agent['tools'] as Json[] | undefined) ?? []) {
+    const invoke = tool?.['invoke'] as (Fn & { [OBSERVED_INVOKE]?: true }) | undefined;
+    if (tool?.['type'] !== 'function' || typeof invoke !== 'function' || invoke[OBSERVED_INVOKE] === true) continue;
+    const wrapped = wrapInvoke(tool, invoke);
+    Object.defineProperty(wrapped, OBSERVED_INVOKE, { value: true });
+    tool['invoke'] = wrapped;
+  }
+  for (const handoff of (agent['handoffs'] as Json[] | undefined) ?? []) {
+    wrapTools(((handoff?.['agent'] as Json | undefined) ?? handoff) as Json, seen);
   }
 }
 
