@@ -1,4 +1,4 @@
-import { CSP, escapeHtml, STYLE } from '../analyzer/render/html.js';
+import { escapeHtml, pageStart } from '../analyzer/render/html.js';
 import { MOMENTS } from './scenarios.js';
 import type { Scorecard } from './scorecard.js';
 
@@ -19,17 +19,7 @@ export function renderScorecardHtml(card: Scorecard): string {
     return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}${pair(m.ghostCommits, t.ghostCommits)}${num(m.orphanToolCalls)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td class="num">${t.steering === undefined ? '–' : `${m.steering.violations}, ${m.steering.dropped}`}</td><td>${verdict}</td></tr>`;
   });
   const ran = card.cells.filter((c) => c.ran);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>afterstop cancel scorecard, ${escapeHtml(card.date)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
+  return `${pageStart(`afterstop cancel scorecard, ${card.date}`)}
 <header><h1>The cancel scorecard</h1>
 <dl><div><dt>measured</dt><dd>${escapeHtml(card.date)}</dd></div><div><dt>Node</dt><dd>${escapeHtml(card.node)}</dd></div><div><dt>took</dt><dd>${Math.round(card.durationMs / 1000)} s</dd></div>
 ${Object.entries(card.versions).map(([p, v]) => `<div><dt>${escapeHtml(p)}</dt><dd>${escapeHtml(v)}</dd></div>`).join('')}</dl></header>

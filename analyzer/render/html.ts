@@ -23,7 +23,7 @@ export interface HtmlOptions {
 }
 
 /** No script, nothing from the network: the page's Content-Security-Policy. */
-export const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const NONE = '–';
 
 const ALLOWED_PROTOCOLS = new Set(['http:', 'https:']);
@@ -244,8 +244,8 @@ function skipped(report: LeakReport): string {
   return `<section><h2>Skipped input lines (${int(count)})</h2><ul class="skipped">${items.join('\n')}</ul>${more}</section>`;
 }
 
-/** The report's look, shared with pages in its style (the scorecard's). */
-export const STYLE = `
+/** The report's look. */
+const STYLE = `
 :root { color-scheme: light; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg-alt: #f6f8fa; }
 * { box-sizing: border-box; }
 body { margin: 0 auto; padding: 24px; max-width: 1200px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: #fff; }
@@ -274,15 +274,8 @@ a { color: #0969da; }
 @media print { body { padding: 0; max-width: none; } .charts { grid-template-columns: 1fr 1fr; } .scroll { overflow: visible; } tr { break-inside: avoid; } }
 `;
 
-/**
- * Render the leak report as one self-contained HTML5 page: headline figures,
- * SVG charts, the groups and findings tables and the skipped input lines.
- * Throws an Error when `options.traceUrl` is not an http: or https: URL.
- */
-export function renderHtml(report: LeakReport, options: HtmlOptions = {}): string {
-  if (options.traceUrl !== undefined) checkTraceUrl(options.traceUrl);
-  const generatedAt = options.generatedAt ?? new Date();
-  const title = `afterstop leak report${report.window.from || report.window.to ? `, ${report.window.from ?? '…'} to ${report.window.to ?? 'now'}` : ''}`;
+/** The start of a page in the report's style, up to its open body: no script, nothing from the network. */
+export function pageStart(title: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -293,7 +286,19 @@ export function renderHtml(report: LeakReport, options: HtmlOptions = {}): strin
 <title>${escapeHtml(shorten(title, 120))}</title>
 <style>${STYLE}</style>
 </head>
-<body>
+<body>`;
+}
+
+/**
+ * Render the leak report as one self-contained HTML5 page: headline figures,
+ * SVG charts, the groups and findings tables and the skipped input lines.
+ * Throws an Error when `options.traceUrl` is not an http: or https: URL.
+ */
+export function renderHtml(report: LeakReport, options: HtmlOptions = {}): string {
+  if (options.traceUrl !== undefined) checkTraceUrl(options.traceUrl);
+  const generatedAt = options.generatedAt ?? new Date();
+  const title = `afterstop leak report${report.window.from || report.window.to ? `, ${report.window.from ?? '…'} to ${report.window.to ?? 'now'}` : ''}`;
+  return `${pageStart(title)}
 <header>
 <h1>What the agents did after Stop</h1>
 ${meta(report, generatedAt)}
