@@ -16,7 +16,7 @@ export function renderScorecardHtml(card: Scorecard): string {
     const m = c.measured;
     const t = c.truth;
     const verdict = c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '<strong>no</strong>';
-    return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}${pair(m.ghostCommits, t.ghostCommits)}${num(m.orphanToolCalls)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td class="num">${t.steering === undefined ? '–' : `${m.steering.violations}, ${m.steering.dropped}`}</td><td>${verdict}</td></tr>`;
+    return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}${pair(m.ghostCommits, t.ghostCommits)}${t.orphans === undefined ? num(m.orphanToolCalls) : pair(m.orphanToolCalls, t.orphans)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td class="num">${t.steering === undefined ? '–' : `${m.steering.violations}, ${m.steering.dropped}`}</td><td>${verdict}</td></tr>`;
   });
   const ran = card.cells.filter((c) => c.ran);
   return `${pageStart(`afterstop cancel scorecard, ${card.date}`)}

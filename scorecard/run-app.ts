@@ -80,8 +80,16 @@ export interface GroundTruth {
   replays: number;
   /** The user's next turn failed, as the app saw it (undefined: the app took no next turn). */
   nextTurnFailed?: boolean;
+  /** Tool calls that ran before or after the Stop and whose result (real or repaired) is not in the history the app keeps (undefined: the app keeps no conversation, or there was no Stop). */
+  orphans?: number;
   /** Steering messages the app put between a tool call and its result, or never put in (undefined: it did not steer). */
   steering?: { violations: number; dropped: number };
+}
+
+/** Calls that ran, once each, without a result kept. */
+function orphansOf(ran: unknown[], kept: unknown[]): number {
+  const keptIds = new Set(kept);
+  return new Set(ran.filter((id) => !keptIds.has(id))).size;
 }
 
 export function truthAfterStop(r: AppRun): GroundTruth {
@@ -99,6 +107,7 @@ export function truthAfterStop(r: AppRun): GroundTruth {
     outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
     replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
     ...(r.out['nextTurnNs'] !== undefined ? { nextTurnFailed: r.out['nextTurnError'] !== undefined } : {}),
+    ...(stop !== undefined && Array.isArray(r.out['toolsRan']) ? { orphans: orphansOf(r.out['toolsRan'] as unknown[], (r.out['toolResultsKept'] as unknown[] | undefined) ?? []) } : {}),
     ...(r.out['steerInjected'] !== undefined ? { steering: { violations: r.out['steerInsideToolBatch'] === true ? 1 : 0, dropped: r.out['steerInjected'] === true ? 0 : 1 } } : {}),
   };
 }

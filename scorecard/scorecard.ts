@@ -60,6 +60,7 @@ function measured(report: LeakReport): NonNullable<ScoreCell['measured']> {
 
 const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boolean =>
   (t.nextTurnFailed === undefined || m.nextTurnErrors === (t.nextTurnFailed ? 1 : 0)) &&
+  (t.orphans === undefined || m.orphanToolCalls === t.orphans) &&
   (t.steering === undefined || (m.steering.violations === t.steering.violations && m.steering.dropped === t.steering.dropped)) &&
   m.ghostCommits === t.ghostCommits &&
   m.replayDuplicates === t.replays &&

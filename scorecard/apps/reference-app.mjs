@@ -39,6 +39,7 @@ async function modelStep(messages, signal) {
 }
 
 const history = [{ role: 'user', content: prompts[scenario] }];
+const ran = [];
 try {
   await withRun({ agentName: 'reference', framework: 'reference', conversationId: conversation, settleDeadlineMs: 1000 }, async (run) => {
     const steers = [];
@@ -61,6 +62,7 @@ try {
           run.checkpoint();
           const key = `${conversation}:${c.id}`;
           const result = await run.tool({ name: c.name, callId: c.id, effect: 'irreversible', idempotencyKey: key }, async ({ signal, commit }) => {
+            ran.push(c.id);
             signal.throwIfAborted(); // the commit guard: nothing irreversible starts after Stop
             const response = await fetch(`${SIM}/effects/${c.name}?delayMs=400&abandonOnDisconnect=1`, {
               method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: c.arguments, signal,
@@ -95,6 +97,9 @@ try {
   out.error = e.name;
 }
 out.history = history.map((m) => m.role);
+// Ground truth for orphans: the tool calls that ran, and those with a result (real or repaired) in the history.
+out.toolsRan = ran;
+out.toolResultsKept = history.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
 // Where the steering message went: after the tool results it must follow (never between a tool call and its result).
 const steerAt = history.findIndex((m, i) => i > 0 && m.role === 'user');
 if (scenario === 'steer') out.steerInsideToolBatch = steerAt >= 0 && history.slice(steerAt + 1).some((m) => m.role === 'tool');

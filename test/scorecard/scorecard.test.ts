@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderScorecardHtml } from '../../scorecard/html.js';
 import { renderScorecard } from '../../scorecard/markdown.js';
 import { FRAMEWORKS, MOMENTS } from '../../scorecard/scenarios.js';
+import { truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
 import { runScorecard, type Scorecard } from '../../scorecard/scorecard.js';
 
 /** `npm run scorecard`: its runner on one framework (the whole card is the command's job), and its Markdown. */
@@ -16,6 +17,14 @@ describe('the cancel scorecard', () => {
     expect(card.cells[0]!.measured).toMatchObject({ ghostCommits: 0, cancelDepth: 4 });
     expect(card.versions['openai']).toMatch(/^\d+\.\d+\.\d+$/);
     expect(seen.at(-1)).toBe('done');
+  });
+
+  it('the ground truth of orphans: tool calls that ran without a result in the kept history, counted once; none without a Stop', () => {
+    const run = (out: Record<string, unknown>): AppRun => ({ out, report: undefined as never, requests: [], effects: [], stderr: '', code: 0, traces: '' });
+    expect(truthAfterStop(run({ stopNs: '1', toolsRan: ['a', 'b', 'b', 'c'], toolResultsKept: ['a'] })).orphans).toBe(2);
+    expect(truthAfterStop(run({ stopNs: '1', toolsRan: ['a'], toolResultsKept: ['a'] })).orphans).toBe(0);
+    expect(truthAfterStop(run({ toolsRan: ['a'], toolResultsKept: [] })).orphans).toBeUndefined();
+    expect(truthAfterStop(run({ stopNs: '1' })).orphans).toBeUndefined();
   });
 
   it('every cell names an app scenario that exists; every moment is described', () => {
