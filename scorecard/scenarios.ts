@@ -47,7 +47,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
       },
     },
   },
-  { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { 'tool-honours': ai('generate-tool') } },
+  { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { stream: ai('generate-text'), 'tool-honours': ai('generate-tool') } },
   {
     framework: 'OpenAI Agents JS, streamed',
     packages: ['@openai/agents'],
@@ -59,7 +59,11 @@ export const FRAMEWORKS: FrameworkRow[] = [
       leave: { app: 'openai-agents-app.mjs', scenario: 'stream-cancel' },
     },
   },
-  { framework: 'OpenAI Agents JS, not streamed', packages: ['@openai/agents'], cells: { 'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'plain-tool' } } },
+  {
+    framework: 'OpenAI Agents JS, not streamed',
+    packages: ['@openai/agents'],
+    cells: { stream: { app: 'openai-agents-app.mjs', scenario: 'plain-text' }, 'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'plain-tool' } },
+  },
   {
     framework: 'LangGraph.js, StateGraph',
     packages: ['@langchain/langgraph'],
