@@ -38,6 +38,15 @@ const root = (() => {
   return dir;
 })();
 
+/** What both clients end with: two calls to warm up, then CALLS calls timed (wall and CPU). */
+const TIMED = `await call(); await call();   // warm up
+const started = performance.now();
+const cpu = process.cpuUsage();
+for (let i = 0; i < Number(process.env.CALLS); i++) await call();
+const used = process.cpuUsage(cpu);
+console.log(JSON.stringify({ msPerCall: (performance.now() - started) / Number(process.env.CALLS), cpuMsPerCall: (used.user + used.system) / 1000 / Number(process.env.CALLS) }));
+`;
+
 const CLIENTS: Record<SdkStreamClient, string> = {} as Record<SdkStreamClient, string>;
 CLIENTS.openai = `
 import OpenAI from 'openai';
@@ -48,13 +57,7 @@ const call = async () => {
   for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) n++;
   if (n !== Number(process.env.CHUNKS)) throw new Error('got ' + n + ' chunks');
 };
-await call(); await call();   // warm up
-const started = performance.now();
-const cpu = process.cpuUsage();
-for (let i = 0; i < Number(process.env.CALLS); i++) await call();
-const used = process.cpuUsage(cpu);
-console.log(JSON.stringify({ msPerCall: (performance.now() - started) / Number(process.env.CALLS), cpuMsPerCall: (used.user + used.system) / 1000 / Number(process.env.CALLS) }));
-`;
+${TIMED}`;
 
 CLIENTS['ai-sdk'] = `
 import { createOpenAI } from '@ai-sdk/openai';
@@ -72,13 +75,7 @@ const call = async () => {
   for await (const _ of result.textStream) n++;
   if (n !== Number(process.env.CHUNKS)) throw new Error('got ' + n + ' chunks');
 };
-await call(); await call();   // warm up
-const started = performance.now();
-const cpu = process.cpuUsage();
-for (let i = 0; i < Number(process.env.CALLS); i++) await call();
-const used = process.cpuUsage(cpu);
-console.log(JSON.stringify({ msPerCall: (performance.now() - started) / Number(process.env.CALLS), cpuMsPerCall: (used.user + used.system) / 1000 / Number(process.env.CALLS) }));
-`;
+${TIMED}`;
 
 interface ClientTiming {
   msPerCall: number;

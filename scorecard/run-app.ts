@@ -33,8 +33,8 @@ export interface RunAppOptions {
   env?: Record<string, string>;
 }
 
-/** Our environment without what would change afterstop's or the SDK's own setup. */
-function appEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+/** Our environment without what would change afterstop's or the SDK's own setup (the tests' children use it too). */
+export function appEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (key.startsWith('OTEL_') || key.startsWith('AFTERSTOP_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS') continue;

@@ -26,7 +26,12 @@ export interface FrameworkInstrumentationClass {
   readonly module: string;
 }
 
-/** The instrumentation class of a spec (patching is reversible: disable() unwraps every target). */
+/**
+ * The instrumentation class of a spec (patching is reversible: disable()
+ * unwraps every target). A class per spec: the base constructor calls init()
+ * before a subclass could store the spec. The SDK clients' patch
+ * (sdk-instrumentation.ts) and the frameworks' are all made here.
+ */
 export function frameworkInstrumentation(spec: FrameworkSpec): FrameworkInstrumentationClass {
   return class extends InstrumentationBase {
     static readonly module = spec.module;

@@ -1,6 +1,5 @@
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { safely } from '../safe.js';
-import { VERSION } from '../version.js';
+import { frameworkInstrumentation, type FrameworkInstrumentationClass, type PatchTarget } from './framework-instrumentation.js';
 import { observeModelCall } from './model-observer.js';
 import { observeResult, type ApiPromise, type Json, type Observers } from './sdk-stream.js';
 
@@ -32,17 +31,8 @@ export interface SdkResource {
 
 type Create = (this: unknown, body: Json, options?: Json) => unknown;
 
-/**
- * The instrumentation class for one spec. (A class per spec: the base
- * constructor calls init() before a subclass could store the spec.)
- */
-export interface SdkInstrumentationClass {
-  new (config?: InstrumentationConfig): InstrumentationBase;
-  /** The package it patches. */
-  readonly module: string;
-}
-
-export function sdkCreateInstrumentation(spec: SdkCreateSpec): SdkInstrumentationClass {
+/** The instrumentation class for one spec (see framework-instrumentation.ts). */
+export function sdkCreateInstrumentation(spec: SdkCreateSpec): FrameworkInstrumentationClass {
   /** The prototypes to patch, as the package exports them (CommonJS or ESM), each with its observers. */
   const targets = (exports: Json): [Json, Observers][] => {
     const client = (exports[spec.client] ?? (exports['default'] as Json | undefined)?.[spec.client] ?? exports['default']) as Json | undefined;
@@ -51,31 +41,14 @@ export function sdkCreateInstrumentation(spec: SdkCreateSpec): SdkInstrumentatio
       return proto ? [[proto, r.observers]] : [];
     });
   };
-  return class extends InstrumentationBase {
-    static readonly module = spec.module;
-
-    constructor(config: InstrumentationConfig = {}) {
-      super(spec.name, VERSION, config);
-    }
-
-    protected init(): InstrumentationNodeModuleDefinition[] {
-      return [
-        new InstrumentationNodeModuleDefinition(
-          spec.module,
-          spec.versions,
-          (exports: Json) => {
-            for (const [proto, observers] of targets(exports)) {
-              if (!isWrapped(proto['create'])) this._wrap(proto, 'create', (original) => wrapCreate(original as Create, spec, observers));
-            }
-            return exports;
-          },
-          (exports: Json) => {
-            for (const [proto] of targets(exports)) if (isWrapped(proto['create'])) this._unwrap(proto, 'create');
-          },
-        ),
-      ];
-    }
-  };
+  return frameworkInstrumentation({
+    name: spec.name,
+    module: spec.module,
+    versions: spec.versions,
+    targets: (exports) => targets(exports).map(([proto, observers]): PatchTarget => [proto, 'create', (original) => wrapCreate(original as Create, spec, observers)]),
+    // Nothing of the app's own is left wrapped: unpatching undoes it all.
+    switched: () => {},
+  });
 }
 
 function wrapCreate(original: Create, spec: SdkCreateSpec, observers: Observers): Create {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { appEnv } from '../../scorecard/run-app.js';
 
 /**
  * Child processes that use the COMPILED package (dist/), run with an inline
@@ -34,14 +35,7 @@ export interface ChildOptions {
 }
 
 /** The environment for a child: ours, minus anything that would change afterstop's or the SDK's setup. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('OTEL_') || key.startsWith('AFTERSTOP_') || key.startsWith('VITEST') || key === 'NODE_OPTIONS') continue;
-    env[key] = value;
-  }
-  return { ...env, ...extra };
-}
+export const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => appEnv(extra);
 
 /** Run `script` as an ES module in a fresh Node process (asynchronously: the test process keeps serving). */
 export function runModule(script: string, options: ChildOptions = {}): Promise<ChildResult> {
