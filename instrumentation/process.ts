@@ -31,21 +31,35 @@ export class ProcessTracker {
 
   /** The run ended: a child still alive after its grace period gets an orphan marker. Timers never keep the process alive. */
   runEnded(): void {
+    const endedAt = performance.now();
     for (const { child, graceMs } of this.children.splice(0)) {
       if (!alive(child)) continue;
-      const timer = setTimeout(() => {
-        if (!alive(child)) return;
-        safely(
-          'process orphan',
-          () =>
-            this.run.marker(SPAN_PROCESS_ORPHAN, {
-              ...this.run.common,
-              ...(child.pid === undefined ? {} : { [ATTR_PROCESS_PID]: child.pid }),
-            }),
-          undefined,
-        );
-      }, graceMs);
-      timer.unref();
+      this.checkAfter(child, endedAt + graceMs);
     }
+  }
+
+  /**
+   * Timers may fire up to a millisecond early against the spans' clock
+   * (`performance.now()`), so the check re-arms until that clock has passed the
+   * deadline: an orphan marker is never written inside the grace period.
+   */
+  private checkAfter(child: TrackedProcess, deadline: number): void {
+    const timer = setTimeout(() => {
+      if (!alive(child)) return;
+      if (performance.now() < deadline) {
+        this.checkAfter(child, deadline);
+        return;
+      }
+      safely(
+        'process orphan',
+        () =>
+          this.run.marker(SPAN_PROCESS_ORPHAN, {
+            ...this.run.common,
+            ...(child.pid === undefined ? {} : { [ATTR_PROCESS_PID]: child.pid }),
+          }),
+        undefined,
+      );
+    }, Math.max(1, Math.ceil(deadline - performance.now())));
+    timer.unref();
   }
 }
