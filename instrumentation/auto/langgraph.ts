@@ -1,10 +1,11 @@
-import { context, type Context } from '@opentelemetry/api';
+import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
 import { ATTR_RUN_RESUMES } from '../semconv.js';
-import { invokeInToolCall } from '../tool.js';
+import { endToolCall, InstrumentedToolCall, invokeInToolCall } from '../tool.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from './run-context.js';
@@ -263,13 +264,20 @@ function observedNode(name: string, action: unknown): unknown {
 /**
  * The prebuilt ToolNode (and the agents built on it): each tool it runs is a
  * tool call with the id the model gave it, its idempotency key
- * `thread_id:tool call id` (a resume runs the same calls again).
+ * `thread_id:tool call id` (a resume runs the same calls again). The node's
+ * ToolMessages are written together when the whole node returns, so a tool
+ * that returned is delivered only if its node returned before the Stop (or
+ * during a drain): a fast tool beside one the Stop caught is dropped with it.
  */
 const OBSERVED_TOOL_NODE = Symbol.for('afterstop.langgraph.tool-node');
+/** The tool calls of one ToolNode execution that returned, waiting for the node to return. */
+const TOOL_BATCH_KEY = createContextKey('afterstop.langgraph.tool-batch');
+type ToolBatch = { call: ToolCall; run: Run; endTime: HrTime }[];
 
 function observedToolNode(node: Json): Json {
   const runTool = node['runTool'] as Fn & { [OBSERVED_TOOL_NODE]?: true };
   if (runTool[OBSERVED_TOOL_NODE] === true) return node;
+  const invoke = node['invoke'] as Fn | undefined;
   const wrapped = function (this: unknown, toolCall: unknown, config?: unknown, ...rest: unknown[]): unknown {
     const run = enabled ? activeRun() : undefined;
     if (run === undefined) return runTool.call(this, toolCall, config, ...rest);
@@ -287,18 +295,43 @@ function observedToolNode(node: Json): Json {
       undefined,
     );
     if (call === undefined) return runTool.call(this, toolCall, config, ...rest);
+    const batch = context.active().getValue(TOOL_BATCH_KEY) as ToolBatch | undefined;
     return invokeInToolCall(call, () => runTool.call(this, toolCall, config, ...rest), (outcome) => {
       if ('error' in outcome) return nodeEnded(call, run, outcome.error);
       // ToolNode turns a tool's error into a ToolMessage with status error (unless told not to); after
       // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
       const message = outcome.value as Json | undefined;
-      if (message?.['status'] !== 'error') nodeEnded(call, run);
-      else if (run.cancelState !== 'none') call.end({ result: 'cancelled' });
-      else nodeEnded(call, run, new Error(String(message['content'])));
+      if (message?.['status'] === 'error') {
+        if (run.cancelState !== 'none') call.end({ result: 'cancelled' });
+        else nodeEnded(call, run, new Error(String(message['content'])));
+      } else if (batch === undefined) nodeEnded(call, run);
+      else {
+        // Its result is written when the node returns.
+        batch.push({ call, run, endTime: hrTime() });
+        if (call instanceof InstrumentedToolCall) call.bodyEnded();
+      }
     });
   };
   Object.defineProperty(wrapped, OBSERVED_TOOL_NODE, { value: true });
   node['runTool'] = wrapped;
+  if (typeof invoke === 'function') {
+    node['invoke'] = function (this: unknown, ...args: unknown[]): unknown {
+      if (!enabled || activeRun() === undefined) return invoke.apply(this, args);
+      const batch: ToolBatch = [];
+      const settle = (): void => {
+        for (const { call, run, endTime } of batch.splice(0)) nodeEnded(call, run, undefined, endTime);
+      };
+      const result = context.with(context.active().setValue(TOOL_BATCH_KEY, batch), () => invoke.apply(this, args));
+      if (!(result instanceof Promise)) return (settle(), result);
+      return result.then(
+        (value) => (settle(), value),
+        (error: unknown) => {
+          settle();
+          throw error;
+        },
+      );
+    };
+  }
   return node;
 }
 
@@ -308,11 +341,11 @@ function observedToolNode(node: Json): Json {
  * after an abort (LangGraph has discarded the task: nothing is checkpointed)
  * or at an interrupt (the node runs again on resume).
  */
-function nodeEnded(call: ToolCall, run: Run, error?: unknown): void {
+function nodeEnded(call: ToolCall, run: Run, error?: unknown, endTime?: HrTime): void {
   safely('langgraph node end', () => {
     const name = (error as { name?: unknown } | undefined)?.name;
-    if (name === 'GraphInterrupt' || name === 'NodeInterrupt') return call.end({ result: 'dropped' });
-    if (error !== undefined) return call.end({ error });
-    call.end(run.cancelState !== 'none' && graphRuns.get(run)?.draining !== true ? { result: 'dropped' } : { result: 'delivered' });
+    if (name === 'GraphInterrupt' || name === 'NodeInterrupt') return endToolCall(call, { result: 'dropped' }, endTime);
+    if (error !== undefined) return endToolCall(call, { error }, endTime);
+    endToolCall(call, run.cancelState !== 'none' && graphRuns.get(run)?.draining !== true ? { result: 'dropped' } : { result: 'delivered' }, endTime);
   }, undefined);
 }

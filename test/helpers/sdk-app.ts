@@ -46,9 +46,11 @@ export { truthAfterStop };
 /** Tokens the server wrote after the app's Stop. */
 export const sentAfter = (r: AppRun): number => truthAfterStop(r).outputTokensSent;
 
-/** What afterstop recorded became of each tool result, by call id. */
-export async function toolResults(r: AppRun): Promise<Record<string, unknown>> {
-  const spans = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
+/** What afterstop recorded became of each tool result, by call id; `steps: false` leaves out graph steps (a model node). */
+export async function toolResults(r: AppRun, options: { steps?: boolean } = {}): Promise<Record<string, unknown>> {
+  const spans = (await readTraces(r.traces)).spans.filter(
+    (s) => s.name.startsWith('execute_tool ') && (options.steps !== false || s.attributes['afterstop.tool.kind'] !== 'step'),
+  );
   return Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['afterstop.tool.result']]));
 }
 

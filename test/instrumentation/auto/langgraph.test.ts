@@ -80,7 +80,7 @@ describe('LangGraph.js under afterstop/register', () => {
 });
 
 describe('a LangGraph tool-calling agent (ChatOpenAI streaming, the prebuilt ToolNode) under afterstop/register', () => {
-  const agent = (scenario: string) => runApp(app('langgraph-agent-app.mjs'), scenario);
+  const agent = (scenario: string, env?: Record<string, string>) => runApp(app('langgraph-agent-app.mjs'), scenario, env);
 
   it('a turn with a tool: the tool call carries the model’s id and is delivered; the model node is a step', async () => {
     const r = await agent('complete');
@@ -109,6 +109,26 @@ describe('a LangGraph tool-calling agent (ChatOpenAI streaming, the prebuilt Too
     expect(r.out).toMatchObject({ checkpoint: ['human', 'ai'], nextTurnError: 400 });
     expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
     expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 1, other: 0 });
+    agreesWithTruth(r);
+  });
+
+  it('Stop while two tools run side by side, one already returned: the node’s messages are written together, so both results are lost (two orphans), and only the e-mail is a ghost', async () => {
+    const r = await agent('parallel', { HONOUR: '1' });
+    expect(r.out['toolsRan']).toHaveLength(2);
+    expect(r.out['toolResultsKept']).toEqual([]);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 2 });
+    const results = await toolResults(r, { steps: false });
+    expect(Object.values(results).sort()).toEqual(['cancelled', 'dropped']);
+    agreesWithTruth(r);
+  });
+
+  it('the prebuilt createReactAgent, streamed with streamMode "messages": a turn with a tool is delivered, and a Stop during the tool leaves the same ghost and orphan', async () => {
+    const done = await agent('complete', { PREBUILT: '1' });
+    expect(done.out['messages']).toEqual(['human', 'ai', 'tool', 'ai']);
+    expect(Object.values(await toolResults(done, { steps: false }))).toEqual(['delivered']);
+    const r = await agent('tool-next', { PREBUILT: '1' });
+    expect(r.out).toMatchObject({ checkpoint: ['human', 'ai'], nextTurnError: 400 });
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
     agreesWithTruth(r);
   });
 });
