@@ -33,6 +33,26 @@ export interface FrameworkRow {
   cells: Partial<Record<Moment, Cell>>;
 }
 
+const REQUEST_SENT =
+  'a request whose answer is lost to the abort is a commit known at the abort (evidence request_sent): afterstop cannot tell that the service committed before Stop, so it counts a ghost';
+
+/** A LangGraph tool-calling agent (scorecard/apps/langgraph-agent-app.mjs), hand-built or prebuilt (`PREBUILT`). */
+function langgraphAgent(framework: string, env: Record<string, string>): FrameworkRow {
+  const cell = (scenario: string, extra: Record<string, string> = {}): Cell => ({ app: 'langgraph-agent-app.mjs', scenario, env: { ...env, ...extra } });
+  return {
+    framework,
+    packages: ['@langchain/langgraph', '@langchain/openai'],
+    cells: {
+      stream: cell('text'),
+      'tool-honours': cell('tool-next', { HONOUR: '1' }),
+      'tool-ignores': cell('tool-next'),
+      'before-tool': cell('before-tool'),
+      'after-commit': { ...cell('after-commit', { HONOUR: '1', EFFECT: 'delayMs=50&replyDelayMs=600' }), limit: REQUEST_SENT },
+      parallel: cell('parallel', { HONOUR: '1' }),
+    },
+  };
+}
+
 const ai = (scenario: string): Cell => ({ app: 'ai-sdk-app.mjs', scenario, env: { PROVIDER: 'openai' } });
 
 export const FRAMEWORKS: FrameworkRow[] = [
@@ -41,10 +61,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
     packages: ['ai', '@ai-sdk/openai'],
     cells: {
       stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'), parallel: ai('parallel'),
-      'after-commit': {
-        ...ai('after-commit'),
-        limit: 'a request whose answer is lost to the abort is a commit known at the abort (evidence request_sent): afterstop cannot tell that the service committed before Stop, so it counts a ghost',
-      },
+      'after-commit': { ...ai('after-commit'), limit: REQUEST_SENT },
     },
   },
   { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { stream: ai('generate-text'), 'tool-honours': ai('generate-tool') } },
@@ -56,13 +73,21 @@ export const FRAMEWORKS: FrameworkRow[] = [
       'tool-honours': { app: 'openai-agents-app.mjs', scenario: 'next-turn-honours' },
       'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'next-turn' },
       'before-tool': { app: 'openai-agents-app.mjs', scenario: 'before-tool' },
+      'after-commit': { app: 'openai-agents-app.mjs', scenario: 'after-commit', limit: REQUEST_SENT },
+      parallel: { app: 'openai-agents-app.mjs', scenario: 'parallel' },
       leave: { app: 'openai-agents-app.mjs', scenario: 'stream-cancel' },
     },
   },
   {
     framework: 'OpenAI Agents JS, not streamed',
     packages: ['@openai/agents'],
-    cells: { stream: { app: 'openai-agents-app.mjs', scenario: 'plain-text' }, 'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'plain-tool' } },
+    cells: {
+      stream: { app: 'openai-agents-app.mjs', scenario: 'plain-text' },
+      'tool-honours': { app: 'openai-agents-app.mjs', scenario: 'plain-tool-honours' },
+      'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'plain-tool' },
+      // Resuming is for interruptions (a tool that needs approval): the run's state, approved, runs on.
+      interrupt: { app: 'openai-agents-app.mjs', scenario: 'interrupt-resume' },
+    },
   },
   {
     framework: 'LangGraph.js, StateGraph',
@@ -74,15 +99,8 @@ export const FRAMEWORKS: FrameworkRow[] = [
       drain: { app: 'langgraph-app.mjs', scenario: 'drain' },
     },
   },
-  {
-    framework: 'LangGraph.js, tool-calling agent (ToolNode)',
-    packages: ['@langchain/langgraph', '@langchain/openai'],
-    cells: {
-      stream: { app: 'langgraph-agent-app.mjs', scenario: 'text' },
-      'tool-ignores': { app: 'langgraph-agent-app.mjs', scenario: 'tool-next' },
-      'before-tool': { app: 'langgraph-agent-app.mjs', scenario: 'before-tool' },
-    },
-  },
+  langgraphAgent('LangGraph.js, StateGraph agent (model node + ToolNode)', {}),
+  langgraphAgent('LangGraph.js, prebuilt createReactAgent', { PREBUILT: '1' }),
   {
     framework: 'LlamaIndex Workflows',
     packages: ['@llamaindex/workflow-core'],
@@ -104,6 +122,8 @@ export const FRAMEWORKS: FrameworkRow[] = [
       stream: { app: 'reference-app.mjs', scenario: 'text' },
       'tool-honours': { app: 'reference-app.mjs', scenario: 'tool' },
       'before-tool': { app: 'reference-app.mjs', scenario: 'before-tool' },
+      'after-commit': { app: 'reference-app.mjs', scenario: 'after-commit' },
+      parallel: { app: 'reference-app.mjs', scenario: 'parallel' },
       steer: { app: 'reference-app.mjs', scenario: 'steer' },
     },
   },

@@ -18,13 +18,24 @@ const out = { scenario };
 const client = new OpenAI({ baseURL: `${SIM}/v1`, apiKey: 'sk-test', maxRetries: 0 });
 const conversation = `ref-${scenario}`;
 const EMAIL = '[[tool:send_email {"to":"alice@example.com"}]]';
-const prompts = { text: 'Tell me about refunds. [[tokens:100]]', tool: `E-mail the customer. ${EMAIL}`, 'before-tool': `E-mail the customer. ${EMAIL} [[delay:40]]`, steer: `E-mail the customer. ${EMAIL}` };
+const prompts = {
+  text: 'Tell me about refunds. [[tokens:100]]',
+  tool: `E-mail the customer. ${EMAIL}`,
+  'before-tool': `E-mail the customer. ${EMAIL} [[delay:40]]`,
+  parallel: `Do both. [[tool:log_event {"what":"x"}]] ${EMAIL}`,
+  'after-commit': `E-mail the customer. ${EMAIL}`,
+  steer: `E-mail the customer. ${EMAIL}`,
+};
 // `steer`: no Stop; the user adds a message while the tool runs, and the loop takes it in between steps.
-const stopAt = { text: 150, tool: 250, 'before-tool': 100 };
+const stopAt = { text: 150, tool: 250, 'before-tool': 100, parallel: 250, 'after-commit': 300 };
+// The effect service's timing per tool: the e-mail commits 400 ms after it is asked (`after-commit`: at
+// 50 ms, its receipt 600 ms later); the event log answers in 20 ms.
+const effects = { send_email: scenario === 'after-commit' ? 'delayMs=50&replyDelayMs=600' : 'delayMs=400', log_event: 'delayMs=20' };
+const toolSpec = (name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } });
 
 /** One streamed model step: the text and the tool calls it asked for. */
 async function modelStep(messages, signal) {
-  const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages, tools: [{ type: 'function', function: { name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } } } }] }, { signal });
+  const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages, tools: [toolSpec('send_email'), toolSpec('log_event')] }, { signal });
   let text = '';
   const calls = [];
   for await (const chunk of stream) {
@@ -58,22 +69,27 @@ try {
         history.push({ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}) });
         if (calls.length === 0) break;
         for (const c of calls) unanswered.add(c.id);
-        for (const c of calls) {
-          run.checkpoint();
-          const key = `${conversation}:${c.id}`;
-          const result = await run.tool({ name: c.name, callId: c.id, effect: 'irreversible', idempotencyKey: key }, async ({ signal, commit }) => {
-            ran.push(c.id);
-            signal.throwIfAborted(); // the commit guard: nothing irreversible starts after Stop
-            const response = await fetch(`${SIM}/effects/${c.name}?delayMs=400&abandonOnDisconnect=1`, {
-              method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: c.arguments, signal,
+        run.checkpoint();
+        // The step's tools run side by side; each result goes into the history as it comes.
+        const settled = await Promise.allSettled(
+          calls.map((c) => {
+            const key = `${conversation}:${c.id}`;
+            return run.tool({ name: c.name, callId: c.id, effect: 'irreversible', idempotencyKey: key }, async ({ signal, commit }) => {
+              ran.push(c.id);
+              signal.throwIfAborted(); // the commit guard: nothing irreversible starts after Stop
+              const response = await fetch(`${SIM}/effects/${c.name}?${effects[c.name]}&abandonOnDisconnect=1`, {
+                method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: c.arguments, signal,
+              });
+              const body = await response.json();
+              await commit();
+              history.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(body) });
+              unanswered.delete(c.id);
+              return body;
             });
-            const body = await response.json();
-            await commit();
-            return body;
-          });
-          history.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(result) });
-          unanswered.delete(c.id);
-        }
+          }),
+        );
+        const failed = settled.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
         // The tool batch is whole: queued steering messages go in now, before the next model call.
         for (const s of steers.splice(0)) {
           history.push({ role: 'user', content: s.content });
@@ -87,7 +103,8 @@ try {
       // Stopped: acknowledge, then make the history whole before it is kept.
       if (run.signal.aborted) run.acknowledge();
       if (unanswered.size > 0) {
-        for (const id of unanswered) history.push({ role: 'tool', tool_call_id: id, content: 'Cancelled by the user before a result came back.' });
+        // Honest about what is not known: a request already sent may have done its work.
+        for (const id of unanswered) history.push({ role: 'tool', tool_call_id: id, content: 'Stopped by the user before its result came back: it may or may not have taken effect.' });
         run.repairHistory({ strategy: 'synthetic_result', toolCallIds: [...unanswered] });
       }
       if (!(error instanceof CancelledError) && !run.signal.aborted) throw error;

@@ -78,4 +78,21 @@ describe('OpenAI Agents JS under afterstop/register', () => {
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, orphan_tool_calls: 0 });
     agreesWithTruth(r);
   });
+
+  it('Stop while two tools run side by side, one finished: the finished result is kept (delivered), the e-mail in flight goes anyway (a ghost), cancelled and repaired by the runner’s placeholder: no orphan', async () => {
+    const r = await run('parallel');
+    expect(r.effects.map((e) => e.name).sort()).toEqual(['log_event', 'send_email']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 0 });
+    expect(Object.values(await toolResults(r)).sort()).toEqual(['cancelled', 'delivered']);
+    expect(r.report.totals.repaired_tool_calls).toBe(1);
+    agreesWithTruth(r);
+  });
+
+  it('a tool that needs approval: the run pauses, the app approves and resumes from its state; the e-mail goes once, nothing cancelled or replayed', async () => {
+    const r = await run('interrupt-resume');
+    expect(r.out).toMatchObject({ interruptions: 1, toolsRan: [expect.any(String)] });
+    expect(r.effects.filter((e) => e.outcome === 'committed')).toHaveLength(1);
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, ghost_commits: 0, orphan_tool_calls: 0 });
+    expect(r.report.totals.replay_duplicates).toBe(0);
+  });
 });
