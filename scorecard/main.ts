@@ -1,50 +1,99 @@
 /**
  * `npm run scorecard`: every framework afterstop instruments, stopped at each
- * standard moment, measured by leak-report beside the ground truth; Markdown
- * on stdout (or `--out FILE`; `--readme FILE` replaces the part of FILE between
- * the scorecard:start and scorecard:end markers; `--html FILE` for a page in
- * the leak report's style; `--json FILE` for the figures), progress on stderr. Exit 1 when a figure disagrees with the ground
- * truth or an app failed.
+ * standard moment, measured by leak-report beside the ground truth. Markdown on
+ * stdout (or `--out FILE`); `--readme FILE` replaces the part of FILE between the
+ * scorecard:start and scorecard:end markers; `--html FILE` a page in the leak
+ * report's style; `--json FILE` the figures; `--framework TEXT` only the rows
+ * whose name contains it. Progress on stderr. Exit 1 when a figure disagrees
+ * with the ground truth (other than by a stated limit) or an app failed, 2 on
+ * bad usage or a file that cannot be written.
+ *
+ * It is a command of this repository, not of the published CLI: it needs every
+ * framework it measures installed (they are dev dependencies).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
 import { renderScorecardHtml } from './html.js';
 import { renderScorecard } from './markdown.js';
+import { FRAMEWORKS } from './scenarios.js';
 import { runScorecard } from './scorecard.js';
 
-let root = path.dirname(fileURLToPath(import.meta.url));
-while (!fs.existsSync(path.join(root, 'package.json'))) root = path.dirname(root);
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-
-const card = await runScorecard(root, {
-  progress: (done, total, label) => {
-    if (done < total) process.stderr.write(`[${done + 1}/${total}] ${label}\n`);
-  },
-});
-const markdown = renderScorecard(card);
-const out = arg('--out');
-const json = arg('--json');
-const readme = arg('--readme');
-const html = arg('--html');
-if (html !== undefined) fs.writeFileSync(html, renderScorecardHtml(card));
-if (out !== undefined) fs.writeFileSync(out, markdown);
-else if (readme === undefined) process.stdout.write(markdown);
-if (readme !== undefined) {
-  const text = fs.readFileSync(readme, 'utf8');
-  const start = '<!-- scorecard:start -->\n';
-  const end = '<!-- scorecard:end -->';
-  const a = text.indexOf(start);
-  const b = text.indexOf(end);
-  if (a < 0 || b < a) throw new Error(`${readme} has no scorecard:start / scorecard:end markers`);
-  fs.writeFileSync(readme, `${text.slice(0, a + start.length)}${markdown.trim()}\n${text.slice(b)}`);
-  process.stderr.write(`afterstop scorecard: updated ${readme}\n`);
+interface Options {
+  out?: string;
+  readme?: string;
+  html?: string;
+  json?: string;
+  framework?: string;
 }
-if (json !== undefined) fs.writeFileSync(json, `${JSON.stringify(card, null, 2)}\n`);
-// A disagreement the card explains as a known limit is said, not failed on.
-const bad = card.cells.filter((c) => !c.ran || (c.agrees !== true && c.limit === undefined));
-for (const c of bad) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}: ${c.ran ? 'disagrees with the ground truth' : `did not run (${c.error ?? ''})`}\n`);
-process.exitCode = bad.length > 0 ? 1 : 0;
+
+const START = '<!-- scorecard:start -->\n';
+const END = '<!-- scorecard:end -->';
+
+function repoRoot(): string {
+  let root = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(root, 'package.json'))) root = path.dirname(root);
+  return root;
+}
+
+/** FILE with the part between the markers replaced by `markdown`. */
+export function withScorecard(file: string, text: string, markdown: string): string {
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`${file} has no ${START.trim()} / ${END} markers`);
+  return `${text.slice(0, a + START.length)}${markdown.trim()}\n${text.slice(b)}`;
+}
+
+async function scorecard(options: Options): Promise<number> {
+  const filter = options.framework?.toLowerCase();
+  if (filter !== undefined && !FRAMEWORKS.some((f) => f.framework.toLowerCase().includes(filter))) {
+    process.stderr.write(`afterstop scorecard: no framework matches --framework ${options.framework}; the rows are:\n${FRAMEWORKS.map((f) => `  ${f.framework}`).join('\n')}\n`);
+    return 2;
+  }
+  const card = await runScorecard(repoRoot(), {
+    ...(filter !== undefined ? { only: (f: string) => f.toLowerCase().includes(filter) } : {}),
+    progress: (done, total, label) => {
+      if (done < total) process.stderr.write(`[${done + 1}/${total}] ${label}\n`);
+    },
+  });
+  const markdown = renderScorecard(card);
+  try {
+    if (options.html !== undefined) fs.writeFileSync(options.html, renderScorecardHtml(card));
+    if (options.json !== undefined) fs.writeFileSync(options.json, `${JSON.stringify(card, null, 2)}\n`);
+    if (options.out !== undefined) fs.writeFileSync(options.out, markdown);
+    else if (options.readme === undefined) process.stdout.write(markdown);
+    if (options.readme !== undefined) {
+      fs.writeFileSync(options.readme, withScorecard(options.readme, fs.readFileSync(options.readme, 'utf8'), markdown));
+      process.stderr.write(`afterstop scorecard: updated ${options.readme}\n`);
+    }
+  } catch (error) {
+    process.stderr.write(`afterstop scorecard: ${(error as Error).message}\n`);
+    return 2;
+  }
+  // A disagreement the card explains as a known limit is said, not failed on.
+  const bad = card.cells.filter((c) => !c.ran || (c.agrees !== true && c.limit === undefined));
+  for (const c of bad) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}: ${c.ran ? 'disagrees with the ground truth' : `did not run (${c.error ?? ''})`}\n`);
+  return bad.length > 0 ? 1 : 0;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {
+  let code: Promise<number> = Promise.resolve(0);
+  await new Command('scorecard')
+    .description('measure every instrumented framework at each Stop moment, beside the ground truth')
+    .option('--out <file>', 'write the Markdown to FILE instead of stdout')
+    .option('--readme <file>', 'replace the scorecard between the markers in FILE')
+    .option('--html <file>', 'also write an HTML page')
+    .option('--json <file>', 'also write the figures as JSON')
+    .option('--framework <text>', 'only the rows whose framework contains TEXT (case-insensitive)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .action((options: Options) => {
+      code = scorecard(options);
+    })
+    .parseAsync(process.argv)
+    .catch((error: { exitCode?: number }) => {
+      code = Promise.resolve(error.exitCode === 0 ? 0 : 2);
+    });
+  process.exitCode = await code;
+}
