@@ -51,3 +51,81 @@ CREATE OR REPLACE TEMP MACRO span_role(name, op_name, oi_kind, traceloop_kind, h
       OR coalesce(oi_kind = 'LLM', false) THEN 'model'
     ELSE 'other'
   END;
+
+-- One stored row per span read (store-files.sql, store-tempo-block.sql): from a relation `src` of spans as
+-- read (ids, times, kind, status, service, scope, file, attribute keys `ks` and values as text `vs`, events
+-- as {name, ks, vs}), the attributes the leak model reads taken out as columns (afterstop, GenAI current and
+-- deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys; the first value of a repeated key), each
+-- span's role and, when the span names it, its run.
+CREATE OR REPLACE TEMP MACRO span_rows(src) AS TABLE
+WITH extracted AS (
+  SELECT
+    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope, file,
+    attr(ks, vs, 'afterstop.run.id') AS attr_run_id,
+    attr(ks, vs, 'gen_ai.operation.name') AS op_name,
+    CASE
+      WHEN attr(ks, vs, 'afterstop.framework') IS NOT NULL THEN attr(ks, vs, 'afterstop.framework')
+      WHEN attr(ks, vs, 'ai.operationId') IS NOT NULL OR starts_with(name, 'ai.') THEN 'vercel-ai'
+      WHEN attr(ks, vs, 'openinference.span.kind') IS NOT NULL THEN 'openinference'
+      WHEN attr(ks, vs, 'traceloop.span.kind') IS NOT NULL OR attr(ks, vs, 'traceloop.entity.name') IS NOT NULL THEN 'openllmetry'
+    END AS framework,
+    coalesce(attr(ks, vs, 'gen_ai.conversation.id'), attr(ks, vs, 'session.id'), attr(ks, vs, 'ai.telemetry.metadata.sessionId'),
+      attr(ks, vs, 'ai.telemetry.metadata.threadId')) AS conversation_id,
+    attr(ks, vs, 'gen_ai.agent.name') AS agent_name,
+    attr(ks, vs, 'ai.telemetry.functionId') AS function_id,
+    coalesce(attr(ks, vs, 'gen_ai.tool.name'), attr(ks, vs, 'ai.toolCall.name'), attr(ks, vs, 'tool.name'), attr(ks, vs, 'traceloop.entity.name')) AS tool_name,
+    coalesce(attr(ks, vs, 'gen_ai.tool.call.id'), attr(ks, vs, 'ai.toolCall.id'), attr(ks, vs, 'tool_call.id')) AS tool_call_id,
+    coalesce(attr(ks, vs, 'gen_ai.request.model'), attr(ks, vs, 'gen_ai.response.model'), attr(ks, vs, 'ai.model.id'), attr(ks, vs, 'llm.model_name')) AS model,
+    attr(ks, vs, 'gen_ai.request.model') IS NOT NULL AS has_request_model,
+    TRY_CAST(coalesce(attr(ks, vs, 'gen_ai.usage.input_tokens'), attr(ks, vs, 'gen_ai.usage.prompt_tokens'), attr(ks, vs, 'ai.usage.inputTokens'),
+      attr(ks, vs, 'ai.usage.promptTokens'), attr(ks, vs, 'llm.token_count.prompt')) AS BIGINT) AS input_tokens,
+    TRY_CAST(coalesce(attr(ks, vs, 'gen_ai.usage.output_tokens'), attr(ks, vs, 'gen_ai.usage.completion_tokens'), attr(ks, vs, 'ai.usage.outputTokens'),
+      attr(ks, vs, 'ai.usage.completionTokens'), attr(ks, vs, 'llm.token_count.completion')) AS BIGINT) AS output_tokens,
+    TRY_CAST(attr(ks, vs, 'afterstop.model.output_tokens_streamed') AS BIGINT) AS output_tokens_streamed,
+    TRY_CAST(attr(ks, vs, 'afterstop.model.output_tokens_after_cancel') AS BIGINT) AS output_tokens_after_cancel,
+    coalesce(TRY_CAST(attr(ks, vs, 'gen_ai.response.time_to_first_chunk') AS DOUBLE),
+      TRY_CAST(attr(ks, vs, 'ai.response.msToFirstChunk') AS DOUBLE) / 1000) AS time_to_first_chunk_s,
+    attr(ks, vs, 'afterstop.run.outcome') AS outcome,
+    attr(ks, vs, 'ai.response.finishReason') AS finish_reason,
+    attr(ks, vs, 'afterstop.tool.effect') AS effect,
+    attr(ks, vs, 'afterstop.tool.kind') AS tool_kind,
+    attr(ks, vs, 'afterstop.tool.result') AS result,
+    attr(ks, vs, 'afterstop.tool.idempotency_key') AS idempotency_key,
+    attr(ks, vs, 'afterstop.steer.id') AS steer_id,
+    attr(ks, vs, 'afterstop.steer.position') AS steer_position,
+    CASE WHEN name = 'afterstop.history.repair'
+         THEN coalesce(json_extract_string(attr(ks, vs, 'afterstop.repair.tool_call_ids'), '$.values[*].stringValue'), []) END AS repair_call_ids,
+    attr(ks, vs, 'afterstop.compensation.outcome') AS compensation_outcome,
+    attr(ks, vs, 'process.pid') AS pid,
+    attr(ks, vs, 'error.type') AS error_type,
+    CASE WHEN events IS NOT NULL
+         THEN nullif(list_string_agg(list_transform(events, e -> coalesce(attr(e.ks, e.vs, 'exception.message'), ''))), '') END AS exception_text,
+    attr(ks, vs, 'openinference.span.kind') AS oi_kind,
+    attr(ks, vs, 'traceloop.span.kind') AS traceloop_kind,
+    coalesce(attr(ks, vs, 'error.type') = 'cancelled', false)
+      OR regexp_matches(coalesce(status_message, ''), '(?i)abort|cancel')
+      OR regexp_matches(coalesce(attr(ks, vs, 'error.type'), ''), '(?i)abort|cancel')
+      OR coalesce(len(list_filter(events, e -> e.name = 'exception'
+           AND regexp_matches(coalesce(attr(e.ks, e.vs, 'exception.type'), '') || ' ' || coalesce(attr(e.ks, e.vs, 'exception.message'), ''), '(?i)abort|cancel'))), 0) > 0
+      AS is_cancellation,
+    -- Where a span sits among foreign spans (assign-runs.sql). A span that names its run is agent work:
+    -- these are not looked at for it, which saves most of their cost on instrumented agents' spans.
+    CASE WHEN attr(ks, vs, 'afterstop.run.id') IS NOT NULL THEN false
+         ELSE coalesce(len(list_filter(ks, k -> starts_with(k, 'http.'))) > 0, false) END AS has_http,
+    CASE WHEN attr(ks, vs, 'afterstop.run.id') IS NOT NULL THEN true
+         ELSE coalesce(len(list_filter(ks, k -> starts_with(k, 'gen_ai.') OR starts_with(k, 'ai.') OR starts_with(k, 'llm.')
+           OR starts_with(k, 'openinference.') OR starts_with(k, 'traceloop.'))) > 0, false) END AS agent_like,
+    -- Tool call ids in a model's output: those spans keep all their attributes (prepare-tool-calls.sql reads them).
+    coalesce(len(list_filter(ks, k -> k = 'ai.response.toolCalls'
+      OR (starts_with(k, 'gen_ai.completion.') AND ends_with(k, '.id') AND contains(k, '.tool_calls.'))
+      OR (starts_with(k, 'llm.output_messages.') AND ends_with(k, '.tool_call.id')))) > 0, false) AS output_tool_calls,
+    ks, vs
+  FROM query_table(src)
+)
+SELECT
+  * EXCLUDE (ks, vs),
+  CASE WHEN output_tool_calls THEN map(ks, vs) END AS output_attrs,
+  span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS role,
+  -- Its run when it names it; a run span is its own run.
+  CASE WHEN attr_run_id IS NOT NULL THEN attr_run_id WHEN is_run_span(name, op_name) THEN span_id END AS run_id
+FROM extracted;
