@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError } from './errors.js';
 import { query, type Query } from './queries.js';
 
@@ -45,12 +45,12 @@ export class Store {
 
   /** Run a query that returns nothing (one statement), with its parameters bound. */
   async run(q: Query, params: Params = {}): Promise<void> {
-    await this.connection.run(q.sql, this.bind(q, params));
+    await this.connection.run(q.sql, this.bind(q, params), listTypes(q));
   }
 
   /** Run a query and return its rows as plain JSON-like objects (BIGINT as string, see DuckDB's JSON conversion). */
   async rows<T = Record<string, unknown>>(q: Query, params: Params = {}): Promise<T[]> {
-    const reader = await this.connection.runAndReadAll(q.sql, this.bind(q, params));
+    const reader = await this.connection.runAndReadAll(q.sql, this.bind(q, params), listTypes(q));
     return reader.getRowObjectsJS() as T[];
   }
 
@@ -112,6 +112,22 @@ export class Store {
     }
     return bound;
   }
+}
+
+const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE };
+
+/**
+ * The types of a query's list parameters, from its header (`VARCHAR[]`): a list
+ * value alone is typed by its first item, so a list that starts with NULL, or
+ * is empty, would lose its type.
+ */
+function listTypes(q: Query): Record<string, DuckDBType> | undefined {
+  const types = q.params.flatMap((p) => {
+    const item = /^(\w+)\[\]$/.exec(p.type)?.[1];
+    const type = item === undefined ? undefined : ITEM_TYPES[item];
+    return type === undefined ? [] : [[p.name, LIST(type)] as const];
+  });
+  return types.length > 0 ? Object.fromEntries(types) : undefined;
 }
 
 /** Open the store, hand it to `body`, and close it whatever happens. */

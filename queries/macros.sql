@@ -27,6 +27,54 @@ CREATE OR REPLACE TEMP MACRO otlp_status(c) AS
   coalesce(TRY_CAST(c AS TINYINT),
     CASE c WHEN 'STATUS_CODE_OK' THEN 1 WHEN 'STATUS_CODE_ERROR' THEN 2 ELSE 0 END);
 
+-- Grafana Tempo's Parquet blocks (store-tempo-v4.sql, store-tempo-v5.sql): ids are bytes (empty for no parent).
+CREATE OR REPLACE TEMP MACRO tempo_id(b) AS CASE WHEN b IS NULL OR octet_length(b) = 0 THEN NULL ELSE lower(hex(b)) END;
+
+-- A Tempo attribute's value as text, as otlp_value gives it: a scalar is a one-element list of its type; an
+-- array the whole list, as the OTLP/JSON arrayValue it was; kvlists and mixed arrays are JSON already.
+CREATE OR REPLACE TEMP MACRO tempo_value(a) AS
+  CASE
+    WHEN a.ValueUnsupported IS NOT NULL THEN a.ValueUnsupported
+    WHEN a.IsArray THEN json_object('values', coalesce(
+      nullif(list_transform(a."Value", x -> json_object('stringValue', x)), []),
+      nullif(list_transform(a.ValueInt, x -> json_object('intValue', x::VARCHAR)), []),
+      nullif(list_transform(a.ValueDouble, x -> json_object('doubleValue', x)), []),
+      list_transform(a.ValueBool, x -> json_object('boolValue', x))))::VARCHAR
+    ELSE coalesce(a."Value"[1], a.ValueInt[1]::VARCHAR, a.ValueDouble[1]::VARCHAR, a.ValueBool[1]::VARCHAR)
+  END;
+
+-- A Tempo span's events as span_rows reads them.
+CREATE OR REPLACE TEMP MACRO tempo_events(evs) AS
+  CASE WHEN len(evs) > 0
+       THEN list_transform(evs, e -> {'name': e."Name", 'ks': list_transform(e.Attrs, a -> a."Key"), 'vs': list_transform(e.Attrs, a -> tempo_value(a))})
+  END;
+
+-- A Tempo block's spans, a row each: the trace's id, the resource's service, the scope's name, the span, and the file.
+CREATE OR REPLACE TEMP MACRO tempo_spans(f) AS TABLE
+WITH traces AS (SELECT TraceID, unnest(rs) AS r FROM read_parquet(f)),
+scopes AS (SELECT TraceID, r.Resource.ServiceName AS service, unnest(r.ss) AS s FROM traces)
+SELECT TraceID, service, s.Scope."Name" AS scope, unnest(s.Spans) AS sp, f AS file FROM scopes;
+
+-- Tempo spans (tempo_spans, with `columns`: the attributes Tempo took out of Attrs, as {k, v}) as span_rows reads them.
+CREATE OR REPLACE TEMP MACRO tempo_read(src) AS TABLE
+SELECT
+  tempo_id(TraceID) AS trace_id,
+  tempo_id(sp.SpanID) AS span_id,
+  tempo_id(sp.ParentSpanID) AS parent_span_id,
+  coalesce(sp."Name", '') AS name,
+  TRY_CAST(sp.Kind AS TINYINT) AS kind,
+  TRY_CAST(sp.StartTimeUnixNano AS BIGINT) AS start_ns,
+  TRY_CAST(sp.StartTimeUnixNano + sp.DurationNano AS BIGINT) AS end_ns,
+  coalesce(TRY_CAST(sp.StatusCode AS TINYINT), 0) AS status_code,
+  nullif(sp.StatusMessage, '') AS status_message,
+  nullif(service, '') AS service,
+  nullif(scope, '') AS scope,
+  file,
+  list_concat(list_transform(sp.Attrs, a -> a."Key"), list_transform(columns, e -> e.k)) AS ks,
+  list_concat(list_transform(sp.Attrs, a -> tempo_value(a)), list_transform(columns, e -> e.v)) AS vs,
+  tempo_events(sp.Events) AS events
+FROM query_table(src);
+
 -- Nearest-rank percentile of a list (METRICS.md): the value at rank ceil(p * n), 1-based.
 CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
   CASE WHEN len(xs) = 0 THEN NULL

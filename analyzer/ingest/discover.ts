@@ -11,10 +11,13 @@ export interface TraceFile {
   size: number;
   mtimeMs: number;
   compression: Compression;
+  /** OTLP/JSON, or a Parquet file: a Grafana Tempo block's data (ingest/tempo.ts). */
+  format: 'otlp-json' | 'parquet';
 }
 
-/** What a folder is searched for: OTLP/JSON lines or documents, possibly compressed. */
+/** What a folder is searched for: OTLP/JSON lines or documents, possibly compressed, and Tempo blocks' data. */
 const TRACE_FILE = /\.(jsonl|ndjson|json)(\.(gz|gzip|zst|zstd))?$/i;
+const TEMPO_DATA = /(^|[\\/])data\.parquet$/;
 
 export function compressionOf(file: string): Compression {
   const fd = fs.openSync(file, 'r');
@@ -31,18 +34,20 @@ export function compressionOf(file: string): Compression {
 
 function describe(file: string): TraceFile {
   const stat = fs.statSync(file);
-  return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression: compressionOf(file) };
+  const parquet = file.toLowerCase().endsWith('.parquet');
+  return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression: parquet ? 'none' : compressionOf(file), format: parquet ? 'parquet' : 'otlp-json' };
 }
 
 async function walk(dir: string): Promise<string[]> {
   const found = await glob('**/*', { cwd: dir, absolute: true, onlyFiles: true, dot: false });
-  return found.filter((f) => TRACE_FILE.test(f));
+  // A Tempo block's meta.json is not a trace file: its data.parquet is.
+  return found.filter((f) => TEMPO_DATA.test(f) || (TRACE_FILE.test(f) && !(path.basename(f).startsWith('meta') && fs.existsSync(path.join(path.dirname(f), 'data.parquet')))));
 }
 
 /**
  * The trace files named by `inputs`: files (any name), folders (searched
- * recursively for .jsonl / .ndjson / .json, optionally .gz or .zst) and glob
- * patterns. A path that does not exist, or a pattern that matches nothing,
+ * recursively for .jsonl / .ndjson / .json, optionally .gz or .zst, and for
+ * Tempo blocks' data.parquet) and glob patterns. A path that does not exist, or a pattern that matches nothing,
  * is an {@link InputError}. Each file appears once, sorted by path.
  */
 export async function discoverTraceFiles(inputs: readonly string[]): Promise<TraceFile[]> {

@@ -7,6 +7,7 @@ import type { Store } from '../store.js';
 import { discoverTraceFiles, type Compression, type TraceFile } from './discover.js';
 import type { SkippedLine } from './otlp-json.js';
 import { sanitizeFile } from './sanitize.js';
+import { storeTempoBlock, tempoBlockOf } from './tempo.js';
 
 export interface IngestSummary {
   /** Trace files named by the inputs. */
@@ -135,8 +136,25 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   // before that reads them again next time (dedupe-spans.sql keeps each span once).
   const read: { file: TraceFile; spans: number; skipped: SkippedLine[] }[] = [];
 
+  for (const f of todo.filter((t) => t.format === 'parquet' && t.size > 0)) {
+    progress?.(`reading ${f.path}`);
+    const block = tempoBlockOf(f.path);
+    const stored = 'notRead' in block ? { skipped: { file: f.path, line: 0, reason: block.notRead } } : await storeTempoBlock(store, ingestId, f.path, block);
+    if ('skipped' in stored) {
+      summary.skipped.push(stored.skipped);
+      read.push({ file: f, spans: 0, skipped: [stored.skipped] });
+      continue;
+    }
+    // A span without ids or times cannot be used: drop-invalid.sql removes it, and it is said here.
+    const invalid = (await store.rows<{ file: string; invalid: bigint }>(query('file-counts'), { ingest_id: ingestId })).find((c) => c.file === f.path)?.invalid ?? 0n;
+    const skipped = invalid > 0n ? [{ file: f.path, line: 0, reason: `${invalid} span(s) without a trace id, span id or times` }] : [];
+    summary.spansRead += stored.spans;
+    summary.skipped.push(...skipped);
+    read.push({ file: f, spans: stored.spans, skipped });
+  }
+
   for (const compression of ['none', 'gzip', 'zstd'] as const) {
-    const group = todo.filter((f) => f.compression === compression && f.size > 0);
+    const group = todo.filter((f) => f.format === 'otlp-json' && f.compression === compression && f.size > 0);
     if (group.length === 0) continue;
     progress?.(`reading ${group.length} ${compression === 'none' ? '' : `${compression} `}file(s)`);
     let counts = await storeFiles(store, ingestId, group.map((f) => f.path), compression, null);

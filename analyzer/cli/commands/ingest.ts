@@ -13,7 +13,7 @@ interface IngestOptions {
 export function ingestCommand(done: (code: Promise<ExitCode>) => void): Command {
   return new Command('ingest')
     .description('read traces (files, folders, globs) into the store, without a report')
-    .argument('<paths...>', 'OTLP/JSON trace files, folders or glob patterns')
+    .argument('<paths...>', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
     .option('--db <file>', 'the DuckDB store that accumulates across runs', DEFAULT_DB)
     .option('--no-progress', 'no progress on stderr')
     .addHelpText('after', `

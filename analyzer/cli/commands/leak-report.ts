@@ -82,7 +82,7 @@ function httpUrl(value: string): string {
 export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Command {
   const command = new Command('leak-report')
     .description('read traces (files, folders, globs) into the store and report what went on after Stop')
-    .argument('<paths...>', 'OTLP/JSON trace files, folders or glob patterns')
+    .argument('<paths...>', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
     .option('--db <file>', 'the DuckDB store that accumulates across runs (:memory: for a one-off)', DEFAULT_DB)
     .option('--prices <file>', 'a price table that replaces the shipped one')
     .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h, 7d)', (v) => parseTime(v))

@@ -1,0 +1,105 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyze } from '../../../analyzer/index.js';
+import { tempoBlockOf } from '../../../analyzer/ingest/tempo.js';
+import type { LeakReport } from '../../../analyzer/types.js';
+import { writeTempoBlock } from '../../helpers/tempo-block.js';
+
+/**
+ * Grafana Tempo's Parquet blocks read where they lie: blocks written by the
+ * test from the golden traces following Tempo's schema (test/helpers/tempo-block.ts),
+ * with the leak model's attributes in dedicated columns, must give the report
+ * the OTLP/JSON files give, figure for figure.
+ */
+const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
+const prices = `${golden}prices.json`;
+const cases = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).sort();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-tempo-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** Everything but where the spans came from. */
+const figures = (r: LeakReport): Omit<LeakReport, 'input'> => {
+  const { input: _input, ...rest } = r;
+  return rest;
+};
+
+// Attributes the leak model reads, moved out of Attrs as a Tempo operator might configure them.
+const DEDICATED = ['gen_ai.operation.name', 'afterstop.run.id', 'gen_ai.tool.call.id', 'afterstop.tool.result'];
+
+describe('Tempo blocks', () => {
+  for (const version of ['vParquet4', 'vParquet5'] as const) {
+    it(`${version}: a block of each golden trace gives the figures its OTLP/JSON gives`, async () => {
+      const root = path.join(tmp, version);
+      for (const file of cases) await writeTempoBlock(root, [`${golden}${file}`], { version, dedicatedSpan: DEDICATED, dedicatedResource: ['deployment.environment'] });
+      const fromJson = await analyze({ inputs: [golden], db: ':memory:', pricesFile: prices });
+      const fromTempo = await analyze({ inputs: [root], db: ':memory:', pricesFile: prices });
+      expect(fromTempo.input).toMatchObject({ files: cases.length, files_read: cases.length, spans_read: fromJson.input.spans_read, skipped: [] });
+      expect(figures(fromTempo)).toEqual(figures(fromJson));
+      expect(fromTempo.totals).toMatchObject({ runs: 9, ghost_commits: 1, replay_duplicates: 1 });
+    });
+  }
+
+  it('a block without dedicated columns, and one whose attributes are all in Attrs, read alike', async () => {
+    const root = path.join(tmp, 'plain');
+    await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet5' });
+    await writeTempoBlock(root, [`${golden}g5-replay.jsonl`], { version: 'vParquet4' });
+    const fromJson = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`, `${golden}g5-replay.jsonl`], db: ':memory:', pricesFile: prices });
+    const fromTempo = await analyze({ inputs: [root], db: ':memory:', pricesFile: prices });
+    expect(figures(fromTempo)).toEqual(figures(fromJson));
+  });
+
+  it('says what it does not read, and reads the rest: a compacted block, an older format, a Parquet file that is no block, a broken one', async () => {
+    const root = path.join(tmp, 'mixed');
+    const good = await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet4' });
+    const compacted = await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet4' });
+    fs.renameSync(path.join(compacted, 'meta.json'), path.join(compacted, 'meta.compacted.json'));
+    const old = await writeTempoBlock(root, [`${golden}g5-replay.jsonl`], { version: 'vParquet4' });
+    const meta = JSON.parse(fs.readFileSync(path.join(old, 'meta.json'), 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(path.join(old, 'meta.json'), JSON.stringify({ ...meta, format: 'vParquet3' }));
+    const broken = await writeTempoBlock(root, [`${golden}g3-repaired.jsonl`], { version: 'vParquet4' });
+    fs.writeFileSync(path.join(broken, 'data.parquet'), 'PAR1 not really');
+    const stray = path.join(tmp, 'stray.parquet');
+    fs.copyFileSync(path.join(good, 'data.parquet'), stray);
+
+    const report = await analyze({ inputs: [root, stray], db: ':memory:', pricesFile: prices });
+    const reasons = Object.fromEntries(report.input.skipped.map((s) => [s.file, s.reason]));
+    expect(reasons[path.join(compacted, 'data.parquet')]).toMatch(/compacted into another/);
+    expect(reasons[path.join(old, 'data.parquet')]).toMatch(/format "vParquet3" is not read/);
+    expect(reasons[path.join(broken, 'data.parquet')]).toMatch(/DuckDB could not read this Tempo vParquet4 block/);
+    expect(reasons[stray]).toMatch(/no Tempo meta\.json beside it/);
+    expect(report.input.skipped).toHaveLength(4);
+    expect(report.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+  });
+
+  it('afterstop leak-report over a Tempo folder, as a nightly job runs it: the report of the traces, a skipped block on stderr', async () => {
+    const root = path.join(tmp, 'cli');
+    await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet4', dedicatedSpan: DEDICATED });
+    const old = await writeTempoBlock(root, [`${golden}g5-replay.jsonl`], { version: 'vParquet4' });
+    fs.writeFileSync(path.join(old, 'meta.json'), JSON.stringify({ format: 'vParquet2' }));
+    const cli = fileURLToPath(new URL('../../../dist/analyzer/cli/main.js', import.meta.url));
+    const out = spawnSync(process.execPath, [cli, 'leak-report', root, '--db', ':memory:', '--prices', prices], { encoding: 'utf8' });
+    expect(out.status).toBe(0);
+    const report = JSON.parse(out.stdout) as LeakReport;
+    expect(report.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+    expect(report.input.skipped).toEqual([{ file: path.join(old, 'data.parquet'), line: 0, reason: 'Tempo block format "vParquet2" is not read (vParquet4 and vParquet5 are)' }]);
+    expect(out.stderr).toContain('vParquet2');
+  });
+
+  it('maps dedicated columns as Tempo does: in meta.json order, a count per scope and type, resource ones apart', () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'meta-'));
+    const data = path.join(dir, 'data.parquet');
+    const write = (meta: unknown): void => fs.writeFileSync(path.join(dir, 'meta.json'), JSON.stringify(meta));
+    write({ format: 'vParquet4', dedicatedColumns: [{ s: 'resource', n: 'ip' }, { n: 'a' }, { s: 'span', n: 'b' }, { n: 'c', t: 'string' }] });
+    expect(tempoBlockOf(data)).toEqual({ version: 4, spanStrings: ['a', 'b', 'c', null, null, null, null, null, null, null], spanInts: [] });
+    write({ format: 'vParquet5', dedicatedColumns: [{ n: 'a' }, { n: 'n', t: 'int' }, { s: 'event', n: 'e' }, { n: 'b', o: ['array'] }] });
+    expect(tempoBlockOf(data)).toEqual({ version: 5, spanStrings: ['a', 'b'], spanInts: ['n'] });
+    write({ format: 'vParquet4', dedicatedColumns: Array.from({ length: 12 }, (_, i) => ({ n: `k${i}` })) });
+    expect((tempoBlockOf(data) as { spanStrings: string[] }).spanStrings).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`));
+    fs.writeFileSync(path.join(dir, 'meta.json'), '{not json');
+    expect(tempoBlockOf(data)).toMatchObject({ notRead: expect.stringMatching(/meta\.json is not JSON/) });
+  });
+});
