@@ -7,7 +7,7 @@ import type { LeakReport } from './types.js';
 export interface AnalyzeOptions {
   /** Trace files, folders and glob patterns. */
   inputs: readonly string[];
-  /** The store: a DuckDB file that accumulates across runs (default ./afterstop.duckdb), or ':memory:'. */
+  /** The store: a folder that accumulates across runs (default ./afterstop-store), or ':memory:'. */
   db?: string;
   /** A price table that replaces the shipped one. */
   pricesFile?: string;
@@ -43,7 +43,7 @@ async function withProgress<T>(store: Store, options: AnalyzeOptions, body: (pro
   }
 }
 
-export const DEFAULT_DB = 'afterstop.duckdb';
+export const DEFAULT_DB = 'afterstop-store';
 
 /**
  * Ingest the inputs into the store (only what it has not seen) and compute

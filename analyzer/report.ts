@@ -2,6 +2,7 @@ import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
 import type { PriceTable } from './prices.js';
 import type { Store } from './store.js';
+import { reportSpanFiles } from './span-files.js';
 import {
   REPORT_SCHEMA,
   type Distribution,
@@ -50,8 +51,8 @@ function distribution(row: Row, prefix: string): Distribution {
   };
 }
 
+/** The prepare chain after report_spans ({@link prepareReportSpans}). */
 export const PREPARE = [
-  'prepare-spans',
   'prepare-runs',
   'prepare-tool-calls',
   'prepare-ghost-commits',
@@ -131,12 +132,20 @@ export async function loadPriceTable(store: Store, prices: PriceTable): Promise<
 }
 
 /** The prepare queries, in order, with the parameters they take from the report's options. */
+/** report_spans: the spans of the window's days, read from their Parquet files (span-files.ts). */
+export async function prepareReportSpans(store: Store, sinceNs: bigint | null, untilNs: bigint | null): Promise<void> {
+  const files = await reportSpanFiles(store, sinceNs, untilNs);
+  if (files.length > 0) await store.run(query('prepare-spans'), { files: listValue(files) });
+  else await store.run(query('prepare-spans-empty'));
+}
+
 export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
   await loadPriceTable(store, options.prices);
   const params: Record<string, Record<string, bigint | null>> = {
     'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
     'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
   };
+  await prepareReportSpans(store, toNs(options.since), toNs(options.until));
   for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
 }
 

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError } from './errors.js';
 import { query, type Query } from './queries.js';
@@ -5,12 +8,18 @@ import { query, type Query } from './queries.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of another version is refused. */
-export const STORE_VERSION = '5';
+export const STORE_VERSION = '6';
+
+/** The catalog's file in a store's folder. */
+const CATALOG = 'catalog.duckdb';
 
 /**
- * The DuckDB store: a database file that accumulates spans across runs, or
- * `:memory:`. Open it with {@link openStore}, and always close it
- * ({@link withStore} does both).
+ * The store: a folder that accumulates spans across runs, or `:memory:` (a
+ * temporary folder, removed on close). Its spans live in Parquet files
+ * partitioned by day and service (`spans/day=…/service=…/`, span-files.ts);
+ * `catalog.duckdb` records which files are live, the facts of every run, the
+ * trace files read and the lines skipped. Open it with {@link Store.open}, and
+ * always close it ({@link withStore} does both).
  */
 export class Store {
   private closed = false;
@@ -18,27 +27,44 @@ export class Store {
   private constructor(
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
+    /** As given: the folder, or `:memory:`. */
     readonly path: string,
+    /** The store's folder (for `:memory:`, a temporary one). */
+    readonly folder: string,
+    private readonly temporary: boolean,
   ) {}
+
+  /** Where the Parquet files of the spans are. */
+  get spansDir(): string {
+    return path.join(this.folder, 'spans');
+  }
 
   /**
    * `memoryLimit`: DuckDB's memory_limit (default AFTERSTOP_MEMORY_LIMIT or
-   * 1280MB); beyond it DuckDB spills to its temporary folder, so a report over
-   * millions of spans stays within a small machine.
+   * 1280MB); beyond it DuckDB spills to the store's `tmp` folder, so a report
+   * over millions of spans stays within a small machine.
    */
-  static async open(path: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1280MB'): Promise<Store> {
-    const instance = await DuckDBInstance.create(path, { memory_limit: memoryLimit });
+  static async open(where: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1280MB'): Promise<Store> {
+    const temporary = where === ':memory:';
+    if (!temporary && fs.existsSync(where) && !fs.statSync(where).isDirectory()) {
+      throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files); remove it or use another --db`, { path: where });
+    }
+    const folder = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-store-')) : path.resolve(where);
+    fs.mkdirSync(path.join(folder, 'tmp'), { recursive: true });
+    let instance: DuckDBInstance | undefined;
     let connection: DuckDBConnection | undefined;
     try {
+      instance = await DuckDBInstance.create(temporary ? ':memory:' : path.join(folder, CATALOG), { memory_limit: memoryLimit, temp_directory: path.join(folder, 'tmp') });
       connection = await instance.connect();
-      const store = new Store(instance, connection, path);
+      const store = new Store(instance, connection, where, folder, temporary);
       await store.script(query('schema'));
       await store.checkVersion();
       await store.script(query('macros'));
       return store;
     } catch (error) {
       connection?.closeSync();
-      instance.closeSync();
+      instance?.closeSync();
+      if (temporary) fs.rmSync(folder, { recursive: true, force: true });
       throw error;
     }
   }
@@ -100,6 +126,7 @@ export class Store {
     this.closed = true;
     this.connection.closeSync();
     this.instance.closeSync();
+    if (this.temporary) fs.rmSync(this.folder, { recursive: true, force: true });
   }
 
   /** Only the parameters the query declares, each of them given (a missing one is a bug). */

@@ -5,9 +5,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateTraces } from './generate-traces.js';
 
 /**
- * Ingest plus report over generated OTLP/JSON, against a bare DuckDB
- * read_json of the same file with an explicit schema, in the same run. Each
- * measurement runs in its own process, so that its peak memory is its own.
+ * The leak report over generated OTLP/JSON, each measurement in its own
+ * process (its peak memory is its own), against baselines measured in the
+ * same run: the ingest against a bare DuckDB read_json of the same file, the
+ * report against a bare scan of the store's own Parquet files.
  */
 export interface Measurement {
   seconds: number;
@@ -16,22 +17,20 @@ export interface Measurement {
 
 export interface AnalyzerBench {
   spans: number;
-  /** read_json with the explicit schema and its default options, as one would write it. */
+  /** read_json of the file with the explicit schema, materialised a row per span (sample_size = 1, as afterstop reads). */
   bareRead: Measurement;
-  /**
-   * The same with sample_size = 1: with an explicit schema DuckDB's default
-   * sampling (20,480 objects, on one thread) only costs time, and afterstop
-   * skips it. The fair floor for what afterstop does.
-   */
-  bareReadNoSampling: Measurement;
-  /** Ingest into a new store and report. */
+  /** Ingest into a new store (Parquet written) and report. */
   cold: Measurement;
-  /** The same again: nothing new to ingest, the report from the store. */
+  /** The report from the store: nothing new to ingest. */
   warm: Measurement;
-  /** cold ÷ bare read: the target is at most 1.3. */
+  /** Every column of the store's Parquet files read (max of each), with the store's memory limit. */
+  bareScan: Measurement;
+  /** The store's Parquet files on disk. */
+  parquetMb: number;
+  /** cold ÷ bare read. */
   ratioToBareRead: number;
-  /** cold ÷ the bare read without sampling. */
-  ratioToBareReadNoSampling: number;
+  /** warm ÷ bare scan of the same Parquet. */
+  ratioToBareScan: number;
 }
 
 /** The project root (where package.json is), from the source tree or from dist/. */
@@ -59,9 +58,10 @@ const FOOTER = `
   const seconds = (performance.now() - started) / 1000;
   console.log(JSON.stringify({ seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));`;
 
-function bareRead(file: string, sampling: boolean): Measurement {
+const MEMORY_LIMIT = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1280MB';
+
+function bareRead(file: string): Measurement {
   // The same explicit schema as queries/store-files.sql, materialised as one row per span.
-  const options = sampling ? '' : ', sample_size = 1';
   return measure(`
     import * as fs from 'node:fs';
     import { DuckDBInstance } from '@duckdb/node-api';
@@ -70,7 +70,24 @@ function bareRead(file: string, sampling: boolean): Measurement {
     const instance = await DuckDBInstance.create(':memory:');
     const connection = await instance.connect();
     const started = performance.now();
-    await connection.run(\`CREATE TABLE spans AS SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json('${file}', format = 'newline_delimited'${options}, columns = {resourceSpans: '\${schema}'})))\`);
+    await connection.run(\`CREATE TABLE spans AS SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '\${schema}'})))\`, { file: ${JSON.stringify(file)} });
+    connection.closeSync();
+    instance.closeSync();
+    ${FOOTER}`);
+}
+
+/** Every column of the store's Parquet files read once. */
+function bareScan(store: string): Measurement {
+  return measure(`
+    import * as fs from 'node:fs';
+    import * as path from 'node:path';
+    import { DuckDBInstance, listValue } from '@duckdb/node-api';
+    const dir = ${JSON.stringify(path.join(store, 'spans'))};
+    const files = fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith('.parquet')).map((f) => path.join(dir, f));
+    const instance = await DuckDBInstance.create(':memory:', { memory_limit: ${JSON.stringify(MEMORY_LIMIT)} });
+    const connection = await instance.connect();
+    const started = performance.now();
+    await connection.run('SELECT max(COLUMNS(*)) FROM read_parquet($files, hive_partitioning = false)', { files: listValue(files) });
     connection.closeSync();
     instance.closeSync();
     ${FOOTER}`);
@@ -84,24 +101,34 @@ function analyzeOnce(file: string, db: string): Measurement {
     ${FOOTER}`);
 }
 
+function sizeMb(dir: string): number {
+  let bytes = 0;
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+  return bytes / 1024 / 1024;
+}
+
 export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
   fs.mkdirSync(workDir, { recursive: true });
   const file = path.join(workDir, `traces-${spans}.jsonl`);
   if (!fs.existsSync(file)) generateTraces(file, spans);
-  const db = path.join(workDir, `store-${spans}.duckdb`);
-  for (const f of [db, `${db}.wal`]) fs.rmSync(f, { force: true });
-  const bare = bareRead(file, true);
-  const bareNoSampling = bareRead(file, false);
-  const cold = analyzeOnce(file, db);
-  const warm = analyzeOnce(file, db);
-  for (const f of [db, `${db}.wal`]) fs.rmSync(f, { force: true });
-  return {
-    spans,
-    bareRead: bare,
-    bareReadNoSampling: bareNoSampling,
-    cold,
-    warm,
-    ratioToBareRead: cold.seconds / bare.seconds,
-    ratioToBareReadNoSampling: cold.seconds / bareNoSampling.seconds,
-  };
+  const store = path.join(workDir, `store-${spans}`);
+  fs.rmSync(store, { recursive: true, force: true });
+  try {
+    const read = bareRead(file);
+    const cold = analyzeOnce(file, store);
+    const warm = analyzeOnce(file, store);
+    const scan = bareScan(store);
+    return {
+      spans,
+      bareRead: read,
+      cold,
+      warm,
+      bareScan: scan,
+      parquetMb: sizeMb(path.join(store, 'spans')),
+      ratioToBareRead: cold.seconds / read.seconds,
+      ratioToBareScan: warm.seconds / scan.seconds,
+    };
+  } finally {
+    fs.rmSync(store, { recursive: true, force: true });
+  }
 }

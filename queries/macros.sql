@@ -75,6 +75,9 @@ SELECT
   tempo_events(sp.Events) AS events
 FROM query_table(src);
 
+-- The day (UTC) a time in ns since the epoch falls on: the store's partitions (write-span-files.sql).
+CREATE OR REPLACE TEMP MACRO span_day(ns) AS CAST(make_timestamp(CAST(ns // 1000 AS BIGINT)) AS DATE);
+
 -- Nearest-rank percentile of a list (METRICS.md): the value at rank ceil(p * n), 1-based.
 CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
   CASE WHEN len(xs) = 0 THEN NULL

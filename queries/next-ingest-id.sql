@@ -1,4 +1,4 @@
 -- @name next_ingest_id
--- @description The number of a new ingest: one more than the last that stored spans.
+-- @description The number of a new ingest: one more than any stored so far (in the Parquet files or in the ingest that runs).
 -- @returns id
-SELECT CAST(coalesce(max(ingest_id), 0) + 1 AS INTEGER) AS id FROM spans;
+SELECT CAST(greatest(coalesce((SELECT max(ingest_id) FROM spans), 0), coalesce((SELECT max(max_ingest_id) FROM span_files), 0)) + 1 AS INTEGER) AS id;

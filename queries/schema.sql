@@ -1,7 +1,17 @@
 -- @name schema
--- @description The store's tables: every span once, the files already read, the lines that could not be read.
+-- @description The store's tables: the Parquet files that hold the spans (span_files), the spans of an ingest while it runs, the facts of every run, the files already read, the lines that could not be read.
 -- @returns nothing; creates what is missing, changes nothing that exists
 
+-- The store's spans live in Parquet files partitioned by day and service (store.ts): these are the live ones.
+CREATE TABLE IF NOT EXISTS span_files (
+  path          VARCHAR PRIMARY KEY,     -- relative to the store's folder
+  day           DATE NOT NULL,           -- of the spans' start (UTC)
+  spans         BIGINT NOT NULL,
+  max_ingest_id INTEGER NOT NULL
+);
+
+-- While an ingest runs: its spans and those of the days it touches (read back from span_files), which are
+-- written back to Parquet when it ends. Empty between ingests.
 CREATE TABLE IF NOT EXISTS spans (
   -- NULL only while an ingest runs, for a span that lacks them: it is counted as skipped and removed.
   trace_id        VARCHAR,

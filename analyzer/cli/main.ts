@@ -10,6 +10,7 @@ import { VERSION } from '../../instrumentation/version.js';
 import { demoCommand } from './commands/demo.js';
 import { ingestCommand } from './commands/ingest.js';
 import { leakReportCommand } from './commands/leak-report.js';
+import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
 import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
@@ -21,6 +22,7 @@ export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
     .addCommand(leakReportCommand(done))
     .addCommand(ingestCommand(done))
     .addCommand(queryCommand(done))
+    .addCommand(pruneCommand(done))
     .addCommand(demoCommand(done))
     .addCommand(simulatorCommand(done));
   // Commander would call process.exit on a usage error; every command throws instead,

@@ -8,6 +8,7 @@ import { discoverTraceFiles, type Compression, type TraceFile } from './discover
 import type { SkippedLine } from './otlp-json.js';
 import { sanitizeFile } from './sanitize.js';
 import { storeTempoBlock, tempoBlockOf } from './tempo.js';
+import { loadTouchedSpanFiles, sweepUnrecordedSpanFiles, writeSpanFiles } from '../span-files.js';
 
 export interface IngestSummary {
   /** Trace files named by the inputs. */
@@ -132,6 +133,9 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   const ingestId = next?.id ?? 1;
   const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
   if (todo.length === 0) return summary;
+  // What a killed ingest left: spans not written (their files are read again) and files not made live.
+  await store.run(query('clear-working-spans'));
+  await sweepUnrecordedSpanFiles(store);
   // Files are recorded as read only once their spans and facts are stored: a job killed
   // before that reads them again next time (dedupe-spans.sql keeps each span once).
   const read: { file: TraceFile; spans: number; skipped: SkippedLine[] }[] = [];
@@ -185,13 +189,17 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
     }
   }
   await store.run(query('drop-invalid'), { ingest_id: ingestId });
-  // Each span once; then the leak-model facts of the traces that changed (an unchanged store keeps its own).
+  // Each span once; then the leak-model facts of the traces that changed (an unchanged store keeps its own),
+  // over the stored days the new spans fall on, read back; then those days written anew.
   progress?.('updating the facts of the traces that changed');
   await store.run(query('note-touched'), { ingest_id: ingestId });
+  await loadTouchedSpanFiles(store, ingestId);
   await store.run(query('dedupe-spans'), { ingest_id: ingestId });
   await store.script(query('forget-facts'));
   await store.run(query('assign-runs'));
   await store.run(query('run-facts'));
+  progress?.('writing the spans to Parquet');
+  await writeSpanFiles(store);
   for (const r of read) await record(store, r.file, r.spans, r.skipped);
   for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
   summary.spansAdded = (await spanCount(store)) - before;

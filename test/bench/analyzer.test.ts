@@ -26,16 +26,18 @@ describe('analyzer benchmark', () => {
     }
   });
 
-  it('measures the bare read, a cold and a warm report in child processes', () => {
+  it('measures the bare read, a cold and a warm report, and a bare scan of the store’s Parquet, in child processes', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-'));
     try {
       const result = benchAnalyzer(1000, dir);
-      for (const m of [result.bareRead, result.bareReadNoSampling, result.cold, result.warm]) {
+      for (const m of [result.bareRead, result.cold, result.warm, result.bareScan]) {
         expect(m.seconds).toBeGreaterThan(0);
         expect(m.peakRssMb).toBeGreaterThan(0);
       }
+      expect(result.parquetMb).toBeGreaterThan(0);
       expect(result.ratioToBareRead).toBeCloseTo(result.cold.seconds / result.bareRead.seconds, 9);
-      expect(result.ratioToBareReadNoSampling).toBeCloseTo(result.cold.seconds / result.bareReadNoSampling.seconds, 9);
+      expect(result.ratioToBareScan).toBeCloseTo(result.warm.seconds / result.bareScan.seconds, 9);
+      expect(fs.readdirSync(dir).filter((f) => f.startsWith('store-'))).toEqual([]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { loadPriceTable, PREPARE } from '../../analyzer/report.js';
+import { loadPriceTable, PREPARE, prepareReportSpans } from '../../analyzer/report.js';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { query } from '../../analyzer/queries.js';
 import { Store } from '../../analyzer/store.js';
@@ -309,6 +309,12 @@ export interface PrepareOptions {
   prices?: Record<string, [number, number]>;
 }
 
+/** Rows of `sql` over the spans the store holds (its Parquet files), as the table `stored`. */
+export async function storedRows(store: Store, sql: string): Promise<Row[]> {
+  await prepareReportSpans(store, null, null);
+  return sqlRows(store, sql.replaceAll('{stored}', 'report_spans'));
+}
+
 /** Load prices and run the whole prepare chain. */
 export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
   await loadPrices(store, o.prices);
@@ -316,6 +322,7 @@ export async function prepare(store: Store, o: PrepareOptions = {}): Promise<voi
     'prepare-runs': { since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs), until_ns: o.untilMs === undefined ? null : ns(o.untilMs) },
     'prepare-cancel-depth': { budget_ns: BigInt(Math.round((o.budgetMs ?? 1000) * 1e6)) },
   };
+  await prepareReportSpans(store, o.sinceMs === undefined ? null : ns(o.sinceMs), o.untilMs === undefined ? null : ns(o.untilMs));
   for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
 }
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { Store } from '../../analyzer/store.js';
-import { analyzeTraces, sqlRows, traces } from '../helpers/trace-builder.js';
+import { analyzeTraces, sqlRows, storedRows, traces } from '../helpers/trace-builder.js';
 
 /** store-files.sql and assign-runs.sql (through prepare-spans.sql, the view over the store): every span with its role and its run (report_spans). */
 describe('assign-runs', () => {
@@ -118,7 +118,7 @@ describe('assign-runs', () => {
       const step = root.span({ name: 'ai.streamText.doStream', parent: stream, startMs: 20, endMs: 700 });
       fs.copyFileSync(t.write(), path.join(dir, 'a.jsonl'));
       await ingest(store, [dir]);
-      const facts = () => sqlRows(store, 'SELECT span_id, role, run_id FROM spans ORDER BY start_ns');
+      const facts = () => storedRows(store, 'SELECT span_id, role, run_id FROM {stored} ORDER BY start_ns');
       // Below an HTTP root that is not agent work, its agent-like child is the run.
       expect(await facts()).toEqual([
         { span_id: root.spanId, role: 'other', run_id: null },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../../analyzer/queries.js';
 import type { Store } from '../../analyzer/store.js';
-import { ingestFiles, listValue, ns, openStore, sqlRows, traces, writeLines } from '../helpers/trace-builder.js';
+import { ingestFiles, listValue, ns, openStore, sqlRows, storedRows, traces, writeLines } from '../helpers/trace-builder.js';
 
 /** store-files.sql: OTLP/JSON straight into spans, one row per span, with the leak model's columns. */
 const span = (o: Record<string, unknown>) => ({ name: 'n', startTimeUnixNano: '1', endTimeUnixNano: '2', ...o });
@@ -86,7 +86,7 @@ describe('store-files', () => {
       { key: 'gen_ai.tool.name', value: { stringValue: 'first' } }, { key: 'j', value: { stringValue: 'x' } }, { key: 'gen_ai.tool.name', value: { stringValue: 'second' } },
     ] })])]);
     await ingestFiles(other, [file]);
-    expect(await sqlRows(other, 'SELECT tool_name FROM spans')).toEqual([{ tool_name: 'first' }]);
+    expect(await storedRows(other, 'SELECT tool_name FROM {stored}')).toEqual([{ tool_name: 'first' }]);
     other.close();
   });
 });

@@ -14,13 +14,13 @@ export function ingestCommand(done: (code: Promise<ExitCode>) => void): Command 
   return new Command('ingest')
     .description('read traces (files, folders, globs) into the store, without a report')
     .argument('<paths...>', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
-    .option('--db <file>', 'the DuckDB store that accumulates across runs', DEFAULT_DB)
+    .option('--db <folder>', 'the store that accumulates across runs (a folder of Parquet files and its catalog)', DEFAULT_DB)
     .option('--no-progress', 'no progress on stderr')
     .addHelpText('after', `
 Prints what was read as JSON on stdout (files, files read, spans read and added, lines skipped).
 
 Examples:
-  afterstop ingest ./afterstop-traces --db leaks.duckdb
+  afterstop ingest ./afterstop-traces --db ./leaks
   afterstop ingest '/var/log/otel/traces-*.jsonl.zst'`)
     .action((paths: string[], options: IngestOptions) => done(ingestAction(paths, options)));
 }

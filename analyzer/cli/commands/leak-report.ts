@@ -83,7 +83,7 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
   const command = new Command('leak-report')
     .description('read traces (files, folders, globs) into the store and report what went on after Stop')
     .argument('<paths...>', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
-    .option('--db <file>', 'the DuckDB store that accumulates across runs (:memory: for a one-off)', DEFAULT_DB)
+    .option('--db <folder>', 'the store that accumulates across runs, a folder (:memory: for a one-off)', DEFAULT_DB)
     .option('--prices <file>', 'a price table that replaces the shipped one')
     .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h, 7d)', (v) => parseTime(v))
     .option('--until <time>', 'runs that start before this time', (v) => parseTime(v))

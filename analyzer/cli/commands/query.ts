@@ -33,7 +33,7 @@ export function queryCommand(done: (code: Promise<ExitCode>) => void): Command {
   return new Command('query')
     .description('run a named query of queries/ over the store and print its rows (no name: list them)')
     .argument('[name]', 'the query: its file name without .sql, e.g. cancel-latency')
-    .option('--db <file>', 'the DuckDB store', DEFAULT_DB)
+    .option('--db <folder>', 'the store (a folder of Parquet files and its catalog)', DEFAULT_DB)
     .option('--param <name=value>', 'a parameter of the query (repeatable; lists comma-separated)', collect, [])
     .addOption(new Option('--format <format>', 'output format (default: table on a terminal, json otherwise)').choices(ROW_FORMATS))
     .option('--since <time>', 'for queries over the report: runs that start at or after this time', (v) => parseTime(v))

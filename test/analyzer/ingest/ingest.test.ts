@@ -26,7 +26,7 @@ const write = (name: string, content: string | Buffer): string => {
 
 describe('the store accumulates across runs', () => {
   it('reads only new or grown files, and counts no span twice', async () => {
-    const db = path.join(dir, 'store.duckdb');
+    const db = path.join(dir, 'store');
     const traces = path.join(dir, 'traces');
     const [first, second] = lines('g2-ghost-email.jsonl');
     write('traces/a.jsonl', `${first}\n`);
@@ -158,9 +158,9 @@ describe('long lines', () => {
   });
 });
 
-describe('the store file', () => {
+describe('the store folder', () => {
   it('refuses a store written by another version, naming it', async () => {
-    const db = path.join(dir, 'old.duckdb');
+    const db = path.join(dir, 'old-store');
     write('t.jsonl', `${lines('g1-stream-in-flight.jsonl').join('\n')}\n`);
     await analyze({ inputs: [dir], db, pricesFile: prices });
     const { Store } = await import('../../../analyzer/store.js');
@@ -171,7 +171,7 @@ describe('the store file', () => {
   });
 
   it('keeps the facts of unchanged traces: a second report over the same store gives the same figures', async () => {
-    const db = path.join(dir, 'store.duckdb');
+    const db = path.join(dir, 'store');
     write('a/g2.jsonl', `${lines('g2-ghost-email.jsonl').join('\n')}\n`);
     const first = await analyze({ inputs: [path.join(dir, 'a')], db, pricesFile: prices });
     write('b/g5.jsonl', `${lines('g5-replay.jsonl').join('\n')}\n`);

@@ -12,7 +12,7 @@ let dir: string;
 let db: string;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-cli-ingest-'));
-  db = path.join(dir, 'store.duckdb');
+  db = path.join(dir, 'store');
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const afterstop = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });

@@ -1,0 +1,47 @@
+import * as fs from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_DB } from '../../analyze.js';
+import { InputError } from '../../errors.js';
+import { pruneSpanFiles } from '../../span-files.js';
+import { withStore } from '../../store.js';
+import { EXIT_OK, type ExitCode } from '../exit-codes.js';
+import { inputErrorExit } from '../stderr.js';
+import { parseTime } from '../time.js';
+
+interface PruneOptions {
+  db: string;
+  olderThan: Date;
+}
+
+/** An age (`30d`, `12w`), not a date: retention is said as an age. */
+function age(value: string): Date {
+  if (!/^\d+(\.\d+)?(ms|s|m|h|d|w)$/.test(value.trim())) throw new InvalidArgumentError('not an age: use e.g. 30d, 12w or 36h');
+  return parseTime(value);
+}
+
+/** `afterstop prune --older-than 30d`: retention for the store. */
+export function pruneCommand(done: (code: Promise<ExitCode>) => void): Command {
+  return new Command('prune')
+    .description('remove from the store the days older than an age (their Parquet files and their runs)')
+    .requiredOption('--older-than <age>', 'remove the days wholly before now minus this age (UTC days), e.g. 30d', age)
+    .option('--db <folder>', 'the store', DEFAULT_DB)
+    .addHelpText('after', `
+Prints what was removed as JSON on stdout (days, files, spans, runs). The trace
+files already read stay recorded as read: they are not read again.
+
+Examples:
+  afterstop prune --older-than 30d
+  afterstop prune --older-than 12w --db /var/lib/afterstop/store`)
+    .action((options: PruneOptions) => done(prune(options)));
+}
+
+async function prune(options: PruneOptions): Promise<ExitCode> {
+  try {
+    if (!fs.existsSync(options.db)) throw new InputError(`${options.db}: no store there`, { path: options.db });
+    const summary = await withStore(options.db, (store) => pruneSpanFiles(store, BigInt(options.olderThan.getTime()) * 1_000_000n));
+    process.stdout.write(`${JSON.stringify({ before: options.olderThan.toISOString(), ...summary }, null, 2)}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    return inputErrorExit(error);
+  }
+}

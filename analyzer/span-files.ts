@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { listValue } from '@duckdb/node-api';
+import { query } from './queries.js';
+import type { Store } from './store.js';
+
+/**
+ * The store's spans as Parquet files, a folder per day (of the span's start,
+ * UTC) and service. `span_files` in the catalog says which files are live:
+ * an ingest reads back the days it touches, and writes them anew (one file per
+ * day and service: small files do not pile up), and the new files replace the
+ * old in one transaction. A write that dies before it leaves unrecorded files,
+ * which the next ingest removes; the live set is never half replaced.
+ */
+
+const abs = (store: Store, rel: string): string => path.join(store.folder, rel);
+const rel = (store: Store, file: string): string => path.relative(store.folder, file).split(path.sep).join('/');
+
+/** Read back the live files of the days this ingest's spans fall on (and the days beside them). */
+export async function loadTouchedSpanFiles(store: Store, ingestId: number): Promise<number> {
+  const files = await store.rows<{ path: string }>(query('touched-span-files'), { ingest_id: ingestId });
+  if (files.length > 0) await store.run(query('load-span-files'), { files: listValue(files.map((f) => abs(store, f.path))) });
+  return files.length;
+}
+
+/**
+ * Write the spans table to new Parquet files, make them the live files of
+ * their days, delete the files they replace, and empty the spans table.
+ */
+export async function writeSpanFiles(store: Store): Promise<void> {
+  fs.mkdirSync(store.spansDir, { recursive: true });
+  const written = await store.rows<{ Count: bigint; Files: string[] }>(query('write-span-files'), {
+    dir: store.spansDir,
+    pattern: `part-${Date.now()}-${randomUUID().slice(0, 8)}-{i}`,
+  });
+  const files = written.flatMap((w) => w.Files ?? []);
+  if (files.length > 0) {
+    const counts = await store.rows<{ file: string; day: string; spans: bigint; max_ingest_id: number }>(query('file-span-counts'), { files: listValue(files) });
+    const days = [...new Set(counts.map((c) => c.day))];
+    let replaced: { path: string }[] = [];
+    await store.connection.run('BEGIN TRANSACTION');
+    try {
+      replaced = await store.rows<{ path: string }>(query('replace-span-files'), { days: listValue(days) });
+      await store.run(query('record-span-files'), {
+        paths: listValue(counts.map((c) => rel(store, c.file))),
+        days: listValue(counts.map((c) => c.day)),
+        spans: listValue(counts.map((c) => BigInt(c.spans))),
+        max_ingest_ids: listValue(counts.map((c) => Number(c.max_ingest_id))),
+      });
+      await store.connection.run('COMMIT');
+    } catch (error) {
+      await store.connection.run('ROLLBACK');
+      for (const f of files) fs.rmSync(f, { force: true });
+      throw error;
+    }
+    for (const r of replaced) fs.rmSync(abs(store, r.path), { force: true });
+    removeEmptyFolders(store.spansDir);
+  }
+  await store.run(query('clear-working-spans'));
+}
+
+export interface PruneSummary {
+  /** The days removed (YYYY-MM-DD), the files and spans they held, and the runs forgotten with them. */
+  days: string[];
+  files: number;
+  spans: number;
+  runs: number;
+}
+
+/** Retention: remove the days wholly before `beforeNs`'s day, and the runs that start on them. */
+export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<PruneSummary> {
+  let files: { path: string; day: string; spans: bigint }[] = [];
+  let runs: unknown[] = [];
+  await store.connection.run('BEGIN TRANSACTION');
+  try {
+    files = await store.rows(query('prune-span-files'), { before_ns: beforeNs });
+    runs = await store.rows(query('prune-run-facts'), { before_ns: beforeNs });
+    await store.connection.run('COMMIT');
+  } catch (error) {
+    await store.connection.run('ROLLBACK');
+    throw error;
+  }
+  for (const f of files) fs.rmSync(abs(store, f.path), { force: true });
+  if (fs.existsSync(store.spansDir)) removeEmptyFolders(store.spansDir);
+  await store.connection.run('CHECKPOINT');
+  return { days: [...new Set(files.map((f) => f.day))].sort(), files: files.length, spans: files.reduce((n, f) => n + Number(f.spans), 0), runs: runs.length };
+}
+
+/** The live files a report over the window reads (absolute paths). */
+export async function reportSpanFiles(store: Store, sinceNs: bigint | null, untilNs: bigint | null): Promise<string[]> {
+  const rows = await store.rows<{ path: string }>(query('report-span-files'), { since_ns: sinceNs, until_ns: untilNs });
+  return rows.map((r) => abs(store, r.path));
+}
+
+/** Delete Parquet files no write made live (a write that died before it recorded them). */
+export async function sweepUnrecordedSpanFiles(store: Store): Promise<number> {
+  if (!fs.existsSync(store.spansDir)) return 0;
+  const live = new Set((await store.rows<{ path: string }>(query('report-span-files'), { since_ns: null, until_ns: null })).map((r) => abs(store, r.path)));
+  let removed = 0;
+  for (const entry of fs.readdirSync(store.spansDir, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (entry.isFile() && file.endsWith('.parquet') && !live.has(file)) {
+      fs.rmSync(file, { force: true });
+      removed++;
+    }
+  }
+  removeEmptyFolders(store.spansDir);
+  return removed;
+}
+
+function removeEmptyFolders(dir: string): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const sub = path.join(dir, entry.name);
+    removeEmptyFolders(sub);
+    if (fs.readdirSync(sub).length === 0) fs.rmdirSync(sub);
+  }
+}

@@ -1,0 +1,119 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { analyze } from '../../analyzer/index.js';
+import { reportSpanFiles } from '../../analyzer/span-files.js';
+import { Store, withStore } from '../../analyzer/store.js';
+import { sqlRows } from '../helpers/trace-builder.js';
+
+/**
+ * The store's spans as Parquet, a folder per day and service: what is on disk
+ * after ingests, that each day is rewritten whole (no small files pile up,
+ * no span twice), that a report reads only its window's days, and that what
+ * a killed write leaves is cleaned up.
+ */
+const golden = fileURLToPath(new URL('../fixtures/golden/', import.meta.url));
+const prices = `${golden}prices.json`;
+const lines = (name: string): string[] => fs.readFileSync(`${golden}${name}`, 'utf8').split('\n').filter(Boolean);
+
+let dir: string;
+let db: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-span-files-'));
+  db = path.join(dir, 'store');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const write = (name: string, content: string): string => {
+  const file = path.join(dir, 'traces', name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+  return file;
+};
+const parquetFiles = (): string[] =>
+  fs.existsSync(path.join(db, 'spans')) ? (fs.readdirSync(path.join(db, 'spans'), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).sort() : [];
+
+/** A golden trace file's traces moved by whole days (ns strings), as other traces (other ids). */
+const shiftDays = (line: string, days: number): string =>
+  line
+    .replace(/"(startTimeUnixNano|endTimeUnixNano|timeUnixNano)":"(\d+)"/g, (_m, key: string, v: string) => `"${key}":"${BigInt(v) + BigInt(days) * 86_400_000_000_000n}"`)
+    .replace(/"0000([0-9a-f]{12}|[0-9a-f]{28})"/g, '"1000$1"');
+
+describe('the Parquet store', () => {
+  it('keeps the spans in a folder per day and service, one file each, recorded in the catalog', async () => {
+    write('all.jsonl', `${[...lines('g2-ghost-email.jsonl'), ...lines('g5-replay.jsonl')].join('\n')}\n`);
+    const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    const files = parquetFiles();
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(f).toMatch(/^day=\d{4}-\d{2}-\d{2}\/service=[^/]+\/part-[\w-]+\.parquet$/);
+    expect(new Set(files.map((f) => path.dirname(f))).size).toBe(files.length);
+    expect(files.map((f) => f.split('/')[1]).sort()).toEqual(['service=billing-graph', 'service=checkout-agent']);
+    await withStore(db, async (store) => {
+      const recorded = await sqlRows(store, 'SELECT path, spans FROM span_files ORDER BY path');
+      expect(recorded.map((r) => r['path'])).toEqual(files.map((f) => `spans/${f}`));
+      expect(recorded.reduce((n, r) => n + Number(r['spans']), 0)).toBe(report.input.spans_read);
+    });
+  });
+
+  it('rewrites a day whole when it gets new spans: still one file per day and service, the old ones gone, no span twice', async () => {
+    const [first, second] = lines('g2-ghost-email.jsonl');
+    write('a.jsonl', `${first}\n`);
+    await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    const before = parquetFiles();
+    write('b.jsonl', `${second}\n`);
+    write('copy.jsonl', `${first}\n`); // the same spans again, in another file
+    const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    const after = parquetFiles();
+    expect(after).toHaveLength(before.length);
+    expect(after.some((f) => before.includes(f))).toBe(false);
+    expect(report.totals.runs).toBe(2);
+    const whole = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
+    expect(report.totals).toEqual(whole.totals);
+  });
+
+  it('a report reads only the days of its window (and the day beside each end)', async () => {
+    const g2 = lines('g2-ghost-email.jsonl');
+    write('day0.jsonl', `${g2.join('\n')}\n`);
+    write('day10.jsonl', `${g2.map((l) => shiftDays(l, 10).replaceAll('conv-g2', 'conv-g2-later')).join('\n')}\n`);
+    const all = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    expect(all.totals.runs).toBe(4);
+    const start = new Date(1_790_000_000_000); // the golden traces' base time
+    const since = new Date(start.getTime() + 9 * 86_400_000);
+    await withStore(db, async (store) => {
+      const read = await reportSpanFiles(store, BigInt(since.getTime()) * 1_000_000n, null);
+      const days = read.map((f) => /day=([\d-]+)/.exec(f)![1]);
+      expect(new Set(days)).toEqual(new Set([new Date(start.getTime() + 10 * 86_400_000).toISOString().slice(0, 10)]));
+    });
+    // A file outside the window is not even opened: break it, and the window's report still comes.
+    const early = parquetFiles().find((f) => f.includes(start.toISOString().slice(0, 10)))!;
+    fs.writeFileSync(path.join(db, 'spans', early), 'not parquet');
+    const later = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices, since });
+    expect(later.totals.runs).toBe(2);
+    expect(later.totals.ghost_commits).toBe(1);
+  });
+
+  it('cleans up after a killed write: spans left in the catalog and files never made live', async () => {
+    write('a.jsonl', `${lines('g2-ghost-email.jsonl')[0]}\n`);
+    await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    const live = parquetFiles();
+    const stray = path.join(db, 'spans', path.dirname(live[0]!), 'part-dead-0.parquet');
+    fs.copyFileSync(path.join(db, 'spans', live[0]!), stray);
+    const store = await Store.open(db);
+    await store.connection.run('INSERT INTO spans SELECT * EXCLUDE (day) FROM read_parquet($f)', { f: path.join(db, 'spans', live[0]!) });
+    store.close();
+    write('b.jsonl', `${lines('g2-ghost-email.jsonl')[1]}\n`);
+    const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    expect(fs.existsSync(stray)).toBe(false);
+    expect(report.totals.runs).toBe(2);
+    const whole = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
+    expect(report.totals).toEqual(whole.totals);
+  });
+
+  it('refuses a store of an earlier afterstop (one DuckDB file), naming it', async () => {
+    const old = path.join(dir, 'afterstop.duckdb');
+    fs.writeFileSync(old, 'DUCK');
+    await expect(analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: old })).rejects.toThrow(`${old}: a store of an earlier afterstop (one DuckDB file`);
+  });
+});
