@@ -1,0 +1,98 @@
+-- @name spans
+-- @description ClickHouse: the spans of the window from the OpenTelemetry Collector ClickHouse exporter's traces table (otel_traces) as the leak model reads them, into the session's temporary table spans, with the columns DuckDB's store gives (queries/macros.sql, span_rows): ids, times, kind and status (both the exporter's enum spellings: Internal / SPAN_KIND_INTERNAL, Error / STATUS_CODE_ERROR), service and scope, the attributes the model reads (afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys) as columns, each span's role and, when it names it, its run. A Map attribute the span lacks reads as ''; it counts as absent.
+-- @param database String   the exporter's database
+-- @param table    String   its traces table
+-- @param since_ns Int64    the window's start in ns since the epoch, less a day (spans of runs that start in it)
+-- @param until_ns Int64    the window's end, plus a day
+-- @returns nothing; creates the temporary table spans
+CREATE TEMPORARY TABLE spans ENGINE = Memory AS
+WITH read AS (
+  SELECT
+    lower(TraceId) AS trace_id,
+    lower(SpanId) AS span_id,
+    nullIf(lower(ParentSpanId), '') AS parent_span_id,
+    SpanName AS name,
+    toInt8(multiIf(SpanKind IN ('Internal', 'SPAN_KIND_INTERNAL'), 1, SpanKind IN ('Server', 'SPAN_KIND_SERVER'), 2, SpanKind IN ('Client', 'SPAN_KIND_CLIENT'), 3,
+      SpanKind IN ('Producer', 'SPAN_KIND_PRODUCER'), 4, SpanKind IN ('Consumer', 'SPAN_KIND_CONSUMER'), 5, 0)) AS kind,
+    toInt64(toUnixTimestamp64Nano(Timestamp)) AS start_ns,
+    toInt64(toUnixTimestamp64Nano(Timestamp)) + toInt64(Duration) AS end_ns,
+    toInt8(multiIf(StatusCode IN ('Ok', 'STATUS_CODE_OK'), 1, StatusCode IN ('Error', 'STATUS_CODE_ERROR'), 2, 0)) AS status_code,
+    nullIf(StatusMessage, '') AS status_message,
+    nullIf(ServiceName, '') AS service,
+    nullIf(ScopeName, '') AS scope,
+    SpanAttributes AS a,
+    mapKeys(SpanAttributes) AS ks,
+    `Events.Name` AS event_names,
+    `Events.Attributes` AS event_attrs
+  FROM {database:Identifier}.{table:Identifier}
+  WHERE toUnixTimestamp64Nano(Timestamp) >= {since_ns:Int64} AND toUnixTimestamp64Nano(Timestamp) < {until_ns:Int64}
+),
+extracted AS (
+  SELECT
+    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope,
+    nullIf(a['afterstop.run.id'], '') AS attr_run_id,
+    nullIf(a['gen_ai.operation.name'], '') AS op_name,
+    multiIf(
+      a['afterstop.framework'] != '', a['afterstop.framework'],
+      a['ai.operationId'] != '' OR startsWith(name, 'ai.'), 'vercel-ai',
+      a['openinference.span.kind'] != '', 'openinference',
+      a['traceloop.span.kind'] != '' OR a['traceloop.entity.name'] != '', 'openllmetry',
+      NULL) AS framework,
+    coalesce(nullIf(a['gen_ai.conversation.id'], ''), nullIf(a['session.id'], ''), nullIf(a['ai.telemetry.metadata.sessionId'], ''),
+      nullIf(a['ai.telemetry.metadata.threadId'], '')) AS conversation_id,
+    nullIf(a['gen_ai.agent.name'], '') AS agent_name,
+    nullIf(a['ai.telemetry.functionId'], '') AS function_id,
+    coalesce(nullIf(a['gen_ai.tool.name'], ''), nullIf(a['ai.toolCall.name'], ''), nullIf(a['tool.name'], ''), nullIf(a['traceloop.entity.name'], '')) AS tool_name,
+    coalesce(nullIf(a['gen_ai.tool.call.id'], ''), nullIf(a['ai.toolCall.id'], ''), nullIf(a['tool_call.id'], '')) AS tool_call_id,
+    coalesce(nullIf(a['gen_ai.request.model'], ''), nullIf(a['gen_ai.response.model'], ''), nullIf(a['ai.model.id'], ''), nullIf(a['llm.model_name'], '')) AS model,
+    toBool(a['gen_ai.request.model'] != '') AS has_request_model,
+    toInt64OrNull(coalesce(nullIf(a['gen_ai.usage.input_tokens'], ''), nullIf(a['gen_ai.usage.prompt_tokens'], ''), nullIf(a['ai.usage.inputTokens'], ''),
+      nullIf(a['ai.usage.promptTokens'], ''), nullIf(a['llm.token_count.prompt'], ''), '')) AS input_tokens,
+    toInt64OrNull(coalesce(nullIf(a['gen_ai.usage.output_tokens'], ''), nullIf(a['gen_ai.usage.completion_tokens'], ''), nullIf(a['ai.usage.outputTokens'], ''),
+      nullIf(a['ai.usage.completionTokens'], ''), nullIf(a['llm.token_count.completion'], ''), '')) AS output_tokens,
+    toInt64OrNull(a['afterstop.model.output_tokens_streamed']) AS output_tokens_streamed,
+    toInt64OrNull(a['afterstop.model.output_tokens_after_cancel']) AS output_tokens_after_cancel,
+    coalesce(toFloat64OrNull(a['gen_ai.response.time_to_first_chunk']), toFloat64OrNull(a['ai.response.msToFirstChunk']) / 1000) AS time_to_first_chunk_s,
+    nullIf(a['afterstop.run.outcome'], '') AS outcome,
+    nullIf(a['ai.response.finishReason'], '') AS finish_reason,
+    nullIf(a['afterstop.tool.effect'], '') AS effect,
+    nullIf(a['afterstop.tool.kind'], '') AS tool_kind,
+    nullIf(a['afterstop.tool.result'], '') AS result,
+    nullIf(a['afterstop.tool.idempotency_key'], '') AS idempotency_key,
+    nullIf(a['afterstop.steer.id'], '') AS steer_id,
+    nullIf(a['afterstop.steer.position'], '') AS steer_position,
+    -- The exporter writes an array attribute as JSON (["id1","id2"]).
+    if(name = 'afterstop.history.repair', JSONExtract(a['afterstop.repair.tool_call_ids'], 'Array(String)'), CAST([] AS Array(String))) AS repair_call_ids,
+    nullIf(a['afterstop.compensation.outcome'], '') AS compensation_outcome,
+    nullIf(a['process.pid'], '') AS pid,
+    nullIf(a['error.type'], '') AS error_type,
+    if(length(event_names) > 0, nullIf(arrayStringConcat(arrayMap(e -> e['exception.message'], event_attrs), ','), ''), NULL) AS exception_text,
+    nullIf(a['openinference.span.kind'], '') AS oi_kind,
+    nullIf(a['traceloop.span.kind'], '') AS traceloop_kind,
+    toBool(a['error.type'] = 'cancelled'
+      OR match(coalesce(status_message, ''), '(?i)abort|cancel')
+      OR match(a['error.type'], '(?i)abort|cancel')
+      OR arrayExists((n, e) -> n = 'exception' AND match(concat(e['exception.type'], ' ', e['exception.message']), '(?i)abort|cancel'), event_names, event_attrs))
+      AS is_cancellation,
+    if(attr_run_id IS NOT NULL, false, arrayExists(k -> startsWith(k, 'http.'), ks)) AS has_http,
+    if(attr_run_id IS NOT NULL, true, arrayExists(k -> startsWith(k, 'gen_ai.') OR startsWith(k, 'ai.') OR startsWith(k, 'llm.')
+      OR startsWith(k, 'openinference.') OR startsWith(k, 'traceloop.'), ks)) AS agent_like,
+    toBool(arrayExists(k -> k = 'ai.response.toolCalls'
+      OR (startsWith(k, 'gen_ai.completion.') AND endsWith(k, '.id') AND position(k, '.tool_calls.') > 0)
+      OR (startsWith(k, 'llm.output_messages.') AND endsWith(k, '.tool_call.id')), ks)) AS output_tool_calls,
+    if(output_tool_calls, CAST(a AS Map(String, String)), CAST(map() AS Map(String, String))) AS output_attrs,
+    op_name = 'invoke_agent' OR startsWith(name, 'invoke_agent') AS is_run_span
+  FROM read
+)
+SELECT
+  * EXCEPT (is_run_span),
+  multiIf(
+    is_run_span, 'run',
+    startsWith(name, 'afterstop.'), 'marker',
+    op_name = 'execute_tool' OR startsWith(name, 'execute_tool') OR name = 'ai.toolCall' OR oi_kind = 'TOOL' OR traceloop_kind = 'tool', 'tool',
+    op_name IN ('chat', 'text_completion', 'generate_content') OR has_request_model
+      OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
+      OR oi_kind = 'LLM', 'model',
+    'other') AS role,
+  multiIf(attr_run_id IS NOT NULL, attr_run_id, is_run_span, span_id, NULL) AS run_id
+FROM extracted

@@ -1,0 +1,93 @@
+import * as fs from 'node:fs';
+
+/**
+ * OTLP/JSON trace files as the OpenTelemetry Collector's ClickHouse exporter
+ * writes them into `otel_traces` (exporter/clickhouseexporter): a row per
+ * span, attributes as a Map of strings (pcommon's AsString: arrays and maps
+ * as JSON), events and links as Nested columns. `spelling` picks the enum
+ * names: `new` (`Internal`, `Error`: the exporter since v0.108) or `old`
+ * (`SPAN_KIND_INTERNAL`, `STATUS_CODE_ERROR`).
+ */
+type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number | string; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] }; bytesValue?: string };
+type KeyValue = { key: string; value?: AnyValue };
+interface OtlpSpan {
+  traceId: string; spanId: string; parentSpanId?: string; name?: string; kind?: number | string; traceState?: string;
+  startTimeUnixNano: string; endTimeUnixNano: string; attributes?: KeyValue[];
+  events?: { timeUnixNano: string; name?: string; attributes?: KeyValue[] }[];
+  status?: { code?: number | string; message?: string };
+}
+interface OtlpRequest { resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { scope?: { name?: string; version?: string }; spans?: OtlpSpan[] }[] }[] }
+
+/** pcommon.Value.AsString: scalars as text, arrays and maps as JSON of their raw values. */
+function raw(v: AnyValue): unknown {
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.intValue !== undefined) return Number(v.intValue);
+  if (v.doubleValue !== undefined) return Number(v.doubleValue);
+  if (v.boolValue !== undefined) return v.boolValue;
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(raw);
+  if (v.kvlistValue !== undefined) return Object.fromEntries((v.kvlistValue.values ?? []).map((kv) => [kv.key, raw(kv.value ?? {})]));
+  return v.bytesValue ?? '';
+}
+const asString = (v: AnyValue = {}): string => {
+  const r = raw(v);
+  return typeof r === 'string' ? r : JSON.stringify(r);
+};
+const attrs = (kvs: KeyValue[] = []): Record<string, string> => Object.fromEntries(kvs.map((kv) => [kv.key, asString(kv.value)]));
+
+const KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'];
+const OLD_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+const STATUS = ['Unset', 'Ok', 'Error'];
+const OLD_STATUS = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
+
+const kindIndex = (k: number | string | undefined): number => (typeof k === 'number' ? k : Math.max(0, OLD_KINDS.indexOf(k ?? '')));
+const statusIndex = (c: number | string | undefined): number => (typeof c === 'number' ? c : Math.max(0, OLD_STATUS.indexOf(c ?? '')));
+
+/** DateTime64(9) as ClickHouse parses it from JSON: 'YYYY-MM-DD hh:mm:ss.nnnnnnnnn' (UTC). */
+function timestamp(ns: bigint): string {
+  const seconds = ns / 1_000_000_000n;
+  const date = new Date(Number(seconds) * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  return `${date}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`;
+}
+
+export function otelTracesRows(files: string[], spelling: 'new' | 'old' = 'new'): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (const file of files) {
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      for (const rs of (JSON.parse(line) as OtlpRequest).resourceSpans ?? []) {
+        const resource = attrs(rs.resource?.attributes);
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const s of ss.spans ?? []) {
+            const start = BigInt(s.startTimeUnixNano);
+            const events = s.events ?? [];
+            rows.push({
+              Timestamp: timestamp(start),
+              TraceId: s.traceId,
+              SpanId: s.spanId,
+              ParentSpanId: s.parentSpanId ?? '',
+              TraceState: s.traceState ?? '',
+              SpanName: s.name ?? '',
+              SpanKind: (spelling === 'new' ? KINDS : OLD_KINDS)[kindIndex(s.kind)],
+              ServiceName: resource['service.name'] ?? '',
+              ResourceAttributes: resource,
+              ScopeName: ss.scope?.name ?? '',
+              ScopeVersion: ss.scope?.version ?? '',
+              SpanAttributes: attrs(s.attributes),
+              Duration: (BigInt(s.endTimeUnixNano) - start).toString(),
+              StatusCode: (spelling === 'new' ? STATUS : OLD_STATUS)[statusIndex(s.status?.code)],
+              StatusMessage: s.status?.message ?? '',
+              'Events.Timestamp': events.map((e) => timestamp(BigInt(e.timeUnixNano))),
+              'Events.Name': events.map((e) => e.name ?? ''),
+              'Events.Attributes': events.map((e) => attrs(e.attributes)),
+              'Links.TraceId': [],
+              'Links.SpanId': [],
+              'Links.TraceState': [],
+              'Links.Attributes': [],
+            });
+          }
+        }
+      }
+    }
+  }
+  return rows;
+}
