@@ -30,12 +30,17 @@ export interface ReportOptions {
 
 type Row = Record<string, unknown>;
 
-/** DuckDB hands BIGINT over as bigint; the report speaks JSON numbers. */
+/** DuckDB hands BIGINT over as bigint, ClickHouse 64-bit integers as strings; the report speaks JSON numbers. */
 function num(value: unknown): number {
   if (typeof value === 'bigint') return Number(value);
   if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (typeof value === 'boolean') return value ? 1 : 0;
   return 0;
 }
+
+/** A truth value as DuckDB (boolean) or ClickHouse (Bool, or UInt8 0/1) gives it. */
+const truth = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 'true';
 
 function maybe(value: unknown): number | null {
   return value === null || value === undefined ? null : num(value);
@@ -166,11 +171,30 @@ export async function buildReport(
   ingested: IngestSummary,
 ): Promise<LeakReport> {
   await prepareReport(store, options);
+  const skipped = await skippedLines(store, ingested.paths);
+  return assembleReport((name, params) => store.rows(query(name), params as Record<string, bigint>), options, {
+    files: ingested.files,
+    files_read: ingested.read,
+    spans_read: ingested.spansRead,
+    spans_added: ingested.spansAdded,
+    skipped,
+    skipped_count: skipped.length,
+  });
+}
 
+/** The rows of the report's query `name` (its file name in queries/), from whichever engine prepared the report. */
+export type ReportRows = (name: string, params?: Record<string, unknown>) => Promise<Row[]>;
+
+/**
+ * Place the rows of the aggregate queries into the report (no arithmetic: SQL
+ * did it). The same for DuckDB's queries and ClickHouse's, which give the
+ * same columns.
+ */
+export async function assembleReport(rowsOf: ReportRows, options: ReportOptions, input: LeakReport['input']): Promise<LeakReport> {
   const merged = new Map<string, Row>();
   for (const name of AGGREGATES) {
-    for (const row of await store.rows(query(name))) {
-      const key = row['total'] ? '*' : JSON.stringify([row['service'], row['agent'], row['framework']]);
+    for (const row of await rowsOf(name)) {
+      const key = truth(row['total']) ? '*' : JSON.stringify([row['service'], row['agent'], row['framework']]);
       merged.set(key, { ...merged.get(key), ...row });
     }
   }
@@ -184,20 +208,20 @@ export async function buildReport(
       ...figures(r),
     }));
 
-  const byTool = (await store.rows(query('ghost-commits-by-tool'))).map((r) => ({
+  const byTool = (await rowsOf('ghost-commits-by-tool')).map((r) => ({
     tool: String(r['tool']),
     effect: String(r['effect']),
     ghost_commits: num(r['ghost_commits']),
     ghost_commits_inferred: num(r['ghost_commits_inferred']),
   }));
-  const byModel = (await store.rows(query('tokens-after-stop-by-model'))).map((r) => ({
+  const byModel = (await rowsOf('tokens-after-stop-by-model')).map((r) => ({
     model: String(r['model']),
     input: num(r['input']),
     output: num(r['output']),
     ghost_tax_usd: num(r['ghost_tax_usd']),
-    priced: Boolean(r['priced']),
+    priced: truth(r['priced']),
   }));
-  const findings: Finding[] = (await store.rows(query('findings'), { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
+  const findings: Finding[] = (await rowsOf('findings', { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
     kind: String(r['kind']),
     severity: num(r['severity']),
     trace_id: String(r['trace_id']),
@@ -207,15 +231,15 @@ export async function buildReport(
     time: iso(r['time_ns']),
     detail: String(r['detail']),
   }));
-  const byFramework: FrameworkScore[] = (await store.rows(query('cancel-depth-by-framework'))).map((r) => ({
+  const byFramework: FrameworkScore[] = (await rowsOf('cancel-depth-by-framework')).map((r) => ({
     framework: (r['framework'] as string | null) ?? null,
     cancelled_runs: num(r['cancelled_runs']),
     cancel_depth: { '0': num(r['depth_0']), '1': num(r['depth_1']), '2': num(r['depth_2']), '3': num(r['depth_3']), '4': num(r['depth_4']) },
   }));
-  const histogram = await store.rows(query('cancel-latency-histogram'));
+  const histogram = await rowsOf('cancel-latency-histogram');
   const buckets = (measure: string): HistogramBucket[] =>
     histogram.filter((r) => r['measure'] === measure).map((r) => ({ upper_ms: r['upper_ms'] === null ? null : num(r['upper_ms']), runs: num(r['runs']) }));
-  const timelineRows = await store.rows(query('timeline'));
+  const timelineRows = await rowsOf('timeline');
   const timeline: LeakReport['timeline'] = {
     unit: timelineRows[0]?.['unit'] === 'day' ? 'day' : 'hour',
     points: timelineRows.map((r) => ({
@@ -227,8 +251,6 @@ export async function buildReport(
       ghost_tax_usd: num(r['ghost_tax_usd']),
     })),
   };
-  const skipped = await skippedLines(store, ingested.paths);
-
   return {
     schema: REPORT_SCHEMA,
     window: { from: options.since?.toISOString() ?? null, to: options.until?.toISOString() ?? null },
@@ -237,14 +259,7 @@ export async function buildReport(
     findings,
     distributions: { cancel_ack_ms: buckets('ack'), cancel_settle_ms: buckets('settle') },
     timeline,
-    input: {
-      files: ingested.files,
-      files_read: ingested.read,
-      spans_read: ingested.spansRead,
-      spans_added: ingested.spansAdded,
-      skipped,
-      skipped_count: skipped.length,
-    },
+    input,
     prices: { as_of: options.prices.as_of ?? null, source: options.pricesSource },
   };
 }

@@ -20,6 +20,13 @@ export function parseTable(name: string): ClickHouseTable {
   return second === undefined ? { database: 'otel', table: first ?? 'otel_traces' } : { database: first ?? 'otel', table: second };
 }
 
+/**
+ * SQL semantics the queries are written for, as in DuckDB: an outer join's
+ * missing side and a grouping set's rolled-up keys are NULL, not the type's
+ * default; a column's name means the column, not an alias of the same name.
+ */
+const SETTINGS = { join_use_nulls: 1, group_by_use_nulls: 1, prefer_column_name_to_alias: 1 } as const;
+
 export type ClickHouseParams = Record<string, string | number | bigint | boolean | null | string[]>;
 
 export class ClickHouseSource {
@@ -35,7 +42,7 @@ export class ClickHouseSource {
 
   /** A statement that returns nothing. */
   async run(q: Query, params: ClickHouseParams = {}): Promise<void> {
-    await this.client.command({ query: q.sql, query_params: this.bind(q, params) });
+    await this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: SETTINGS });
   }
 
   /** A query's rows; 64-bit integers as strings (ns times do not fit a JSON number). */
@@ -44,7 +51,7 @@ export class ClickHouseSource {
       query: q.sql,
       query_params: this.bind(q, params),
       format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+      clickhouse_settings: { ...SETTINGS, output_format_json_quote_64bit_integers: 1 },
     });
     return result.json<T>();
   }

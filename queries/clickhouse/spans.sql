@@ -5,7 +5,7 @@
 -- @param since_ns Int64    the window's start in ns since the epoch, less a day (spans of runs that start in it)
 -- @param until_ns Int64    the window's end, plus a day
 -- @returns nothing; creates the temporary table spans
-CREATE TEMPORARY TABLE spans ENGINE = Memory AS
+CREATE OR REPLACE TEMPORARY TABLE spans ENGINE = Memory AS
 WITH read AS (
   SELECT
     lower(TraceId) AS trace_id,

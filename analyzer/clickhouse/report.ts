@@ -1,0 +1,51 @@
+import { query } from '../queries.js';
+import { assembleReport, type ReportOptions } from '../report.js';
+import type { LeakReport } from '../types.js';
+import type { ClickHouseSource } from './source.js';
+
+/** The leak model's steps in ClickHouse, in order (queries/clickhouse/), each a temporary table of the session. */
+const PREPARE = [
+  'prepare-tool-calls',
+  'prepare-ghost-commits',
+  'prepare-tool-outcomes',
+  'prepare-tokens',
+  'prepare-post-cancel-errors',
+  'prepare-replays',
+  'prepare-steers',
+] as const;
+
+const DAY_NS = 86_400_000_000_000n;
+const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
+
+/**
+ * The leak report computed inside ClickHouse over the exporter's traces
+ * table: the same queries as DuckDB's, in ClickHouse SQL, and the same report
+ * JSON. The spans read are those of the window, a day either side (a run's
+ * spans may lie a day from its start).
+ */
+export async function clickhouseReport(source: ClickHouseSource, options: ReportOptions): Promise<LeakReport> {
+  const since = toNs(options.since);
+  const until = toNs(options.until);
+  await source.run(query('clickhouse/spans'), {
+    since_ns: since === null ? -(2n ** 62n) : since - DAY_NS,
+    until_ns: until === null ? 2n ** 62n : until + DAY_NS,
+  });
+  await source.run(query('clickhouse/assign-runs'));
+  await source.run(query('clickhouse/run-facts'));
+  const prices = Object.entries(options.prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
+  await source.run(query('clickhouse/load-prices'), { prices: JSON.stringify(prices) });
+  await source.run(query('clickhouse/prepare-runs'), { since_ns: since, until_ns: until });
+  for (const name of PREPARE) await source.run(query(`clickhouse/${name}`));
+  await source.run(query('clickhouse/prepare-cancel-depth'), { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) });
+  await source.run(query('clickhouse/prepare-cancel-latency'));
+  const [count] = await source.rows<{ n: string }>({ ...query('clickhouse/spans'), sql: 'SELECT count() AS n FROM spans', params: [] });
+  const spans = Number(count?.n ?? 0);
+  return assembleReport((name, params) => source.rows(query(`clickhouse/${name}`), (params ?? {}) as Record<string, bigint>), options, {
+    files: 0,
+    files_read: 0,
+    spans_read: spans,
+    spans_added: 0,
+    skipped: [],
+    skipped_count: 0,
+  });
+}

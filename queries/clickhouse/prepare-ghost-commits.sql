@@ -1,0 +1,26 @@
+-- @name prepare_ghost_commits
+-- @description ClickHouse: report_ghost_commits, as DuckDB's prepare-ghost-commits.sql: commit markers after the run's C (observed), and, for runs without afterstop's tool markers, tool spans that ended after C without an error (inferred).
+-- @returns nothing; creates the temporary table report_ghost_commits
+CREATE OR REPLACE TEMPORARY TABLE report_ghost_commits ENGINE = Memory AS
+WITH compensated AS (
+  SELECT DISTINCT tool_call_id FROM report_spans
+  WHERE name = 'afterstop.tool.compensate' AND compensation_outcome = 'succeeded' AND tool_call_id IS NOT NULL
+),
+runs_with_markers AS (
+  SELECT DISTINCT run_id FROM report_spans WHERE name IN ('afterstop.tool.commit', 'afterstop.tool.start') AND run_id IS NOT NULL
+)
+SELECT
+  s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.tool_call_id AS tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
+  coalesce(s.effect, 'unknown') AS effect, s.start_ns AS time_ns, s.start_ns - r.c_ns AS after_stop_ns,
+  coalesce(s.tool_call_id IN (SELECT tool_call_id FROM compensated), false) AS compensated,
+  false AS inferred
+FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
+WHERE r.cancelled AND s.name = 'afterstop.tool.commit' AND s.start_ns > r.c_ns
+UNION ALL
+SELECT
+  s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),
+  coalesce(s.effect, 'unknown'), s.end_ns, s.end_ns - r.c_ns,
+  false, true
+FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
+WHERE r.cancelled AND s.role = 'tool' AND s.end_ns > r.c_ns AND s.status_code != 2
+  AND s.run_id NOT IN (SELECT run_id FROM runs_with_markers)

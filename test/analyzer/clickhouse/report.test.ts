@@ -1,0 +1,62 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clickhouseReport } from '../../../analyzer/clickhouse/report.js';
+import { analyze } from '../../../analyzer/index.js';
+import { loadPrices } from '../../../analyzer/prices.js';
+import type { LeakReport } from '../../../analyzer/types.js';
+import { chdbWithTraces } from '../../helpers/chdb.js';
+
+/**
+ * The leak model inside ClickHouse (chdb, the engine embedded) over the
+ * Collector exporter's otel_traces, loaded with each golden trace: the report
+ * must equal DuckDB's over the same OTLP/JSON, figure for figure.
+ */
+const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
+const pricesFile = `${golden}prices.json`;
+const cases = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).sort();
+const table = (file: string): string => file.replace(/\.jsonl$/, '').replaceAll('-', '_');
+
+let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
+beforeAll(async () => {
+  ch = await chdbWithTraces({
+    ...Object.fromEntries(cases.map((f) => [table(f), { files: [`${golden}${f}`] }])),
+    all_golden: { files: cases.map((f) => `${golden}${f}`) },
+    all_golden_old: { files: cases.map((f) => `${golden}${f}`), spelling: 'old' },
+  });
+});
+afterAll(async () => {
+  await ch?.close();
+});
+
+const figures = (r: LeakReport): Omit<LeakReport, 'input'> => {
+  const { input: _input, ...rest } = r;
+  return rest;
+};
+
+async function both(files: string[], tableName: string): Promise<{ duck: LeakReport; click: LeakReport }> {
+  const duck = await analyze({ inputs: files, db: ':memory:', pricesFile });
+  const source = ch.source(tableName);
+  const click = await clickhouseReport(source, { prices: loadPrices(pricesFile), pricesSource: pricesFile });
+  return { duck, click };
+}
+
+describe('the leak model in ClickHouse', () => {
+  for (const file of cases) {
+    it(`${file}: the report DuckDB gives`, async () => {
+      const { duck, click } = await both([`${golden}${file}`], table(file));
+      expect(figures(click)).toEqual(figures(duck));
+      expect(click.input.spans_read).toBe(duck.input.spans_read);
+    });
+  }
+
+  it('all golden traces together, with the exporter’s old enum spellings too', async () => {
+    const files = cases.map((f) => `${golden}${f}`);
+    const { duck, click } = await both(files, 'all_golden');
+    expect(figures(click)).toEqual(figures(duck));
+    expect(click.totals).toMatchObject({ runs: 9, cancelled_runs: 5, ghost_commits: 1, replay_duplicates: 1 });
+    expect(click.findings.length).toBeGreaterThan(0);
+    const old = await clickhouseReport(ch.source('all_golden_old'), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
+    expect(figures(old)).toEqual(figures(duck));
+  });
+});
