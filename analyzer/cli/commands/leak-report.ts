@@ -1,6 +1,10 @@
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { analyze, DEFAULT_DB } from '../../analyze.js';
+import { clickhouseReport } from '../../clickhouse/report.js';
+import { ClickHouseSource, parseTable } from '../../clickhouse/source.js';
+import { InputError } from '../../errors.js';
+import { loadPrices } from '../../prices.js';
 import { findingsPath, renderArrow } from '../../render/arrow.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
@@ -35,6 +39,8 @@ interface LeakReportOptions {
   pushInstance: string;
   prometheusFile?: string;
   maxLabelValues: number;
+  clickhouse?: string;
+  table: string;
   [budget: string]: unknown;
 }
 
@@ -82,8 +88,10 @@ function httpUrl(value: string): string {
 export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Command {
   const command = new Command('leak-report')
     .description('read traces (files, folders, globs) into the store and report what went on after Stop')
-    .argument('<paths...>', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
+    .argument('[paths...]', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
     .option('--db <folder>', 'the store that accumulates across runs, a folder (:memory: for a one-off)', DEFAULT_DB)
+    .option('--clickhouse <url>', "instead of paths: run the leak model inside this ClickHouse server (its HTTP interface, e.g. http://user:password@clickhouse:8123) over the OpenTelemetry Collector exporter's traces table", httpUrl)
+    .option('--table <name>', 'with --clickhouse: the traces table, as table or database.table', 'otel.otel_traces')
     .option('--prices <file>', 'a price table that replaces the shipped one')
     .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h, 7d)', (v) => parseTime(v))
     .option('--until <time>', 'runs that start before this time', (v) => parseTime(v))
@@ -109,6 +117,7 @@ Examples:
   afterstop leak-report ./traces --max-ghost-commits 0 --max-ghost-tax-usd 1 --max-cancel-ack-p95-ms 500
   afterstop leak-report ./traces --since 24h --push-gateway http://pushgateway:9091 --format json --out leaks.json
   afterstop leak-report ./traces --prometheus-file /var/lib/node_exporter/textfile/afterstop.prom
+  afterstop leak-report --clickhouse http://clickhouse:8123 --table otel.otel_traces --since 24h
 
 Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage, unreadable input, or a failed export (push, metrics file).`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
@@ -131,10 +140,14 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     process.stderr.write('afterstop: --format arrow writes binary files: give --out FILE\n');
     return EXIT_USAGE;
   }
+  if ((paths.length === 0) === (options.clickhouse === undefined)) {
+    process.stderr.write('afterstop: give trace paths, or --clickhouse URL (not both)\n');
+    return EXIT_USAGE;
+  }
   const progress = options.progress ? stderrProgress() : silentProgress;
   let report: LeakReport;
   try {
-    report = await analyze({
+    report = options.clickhouse !== undefined ? await reportFromClickHouse(options.clickhouse, options, (message) => progress.update(message)) : await analyze({
       inputs: paths,
       db: options.db,
       ...(options.prices !== undefined ? { pricesFile: options.prices } : {}),
@@ -174,6 +187,28 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   const exported = await exportMetrics(report, options);
   // A broken budget is what the nightly job is for: it wins over a failed export (both are on stderr).
   return broken.length > 0 ? EXIT_BUDGET : exported ? EXIT_OK : EXIT_USAGE;
+}
+
+/** The report computed inside ClickHouse; its failures (unreachable, no such table, refused SQL) are input errors, the URL's password left out. */
+async function reportFromClickHouse(url: string, options: LeakReportOptions, progress: (message: string) => void): Promise<LeakReport> {
+  const where = new URL(url);
+  if (where.password !== '') where.password = '***';
+  const source = ClickHouseSource.forUrl(url, parseTable(options.table));
+  try {
+    progress(`computing the report in ClickHouse at ${where.origin}`);
+    return await clickhouseReport(source, {
+      prices: loadPrices(options.prices),
+      pricesSource: options.prices ?? 'shipped',
+      ...(options.since !== undefined ? { since: options.since } : {}),
+      ...(options.until !== undefined ? { until: options.until } : {}),
+      budgetMs: options.budgetMs,
+      findingsLimit: Math.floor(options.findings),
+    });
+  } catch (error) {
+    throw new InputError(`ClickHouse at ${where.origin}, table ${options.table}: ${error instanceof Error ? error.message : String(error)}`, { path: where.origin });
+  } finally {
+    await source.close();
+  }
 }
 
 /** The metrics to the textfile and the Pushgateway; false when one of them failed (said on stderr). */
