@@ -2,6 +2,7 @@ import { query } from '../queries.js';
 import { assembleReport, type ReportOptions } from '../report.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
+import { spansQuery, tracesSchema } from './traces-schema.js';
 
 /** The leak model's steps in ClickHouse, in order (queries/clickhouse/), each a temporary table of the session. */
 const PREPARE = [
@@ -26,7 +27,7 @@ const toNs = (date: Date | undefined): bigint | null => (date === undefined ? nu
 export async function clickhouseReport(source: ClickHouseSource, options: ReportOptions): Promise<LeakReport> {
   const since = toNs(options.since);
   const until = toNs(options.until);
-  await source.run(query('clickhouse/spans'), {
+  await source.run(spansQuery(await tracesSchema(source)), {
     since_ns: since === null ? -(2n ** 62n) : since - DAY_NS,
     until_ns: until === null ? 2n ** 62n : until + DAY_NS,
   });

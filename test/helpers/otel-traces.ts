@@ -3,11 +3,23 @@ import * as fs from 'node:fs';
 /**
  * OTLP/JSON trace files as the OpenTelemetry Collector's ClickHouse exporter
  * writes them into `otel_traces` (exporter/clickhouseexporter): a row per
- * span, attributes as a Map of strings (pcommon's AsString: arrays and maps
- * as JSON), events and links as Nested columns. `spelling` picks the enum
- * names: `new` (`Internal`, `Error`: the exporter since v0.108) or `old`
- * (`SPAN_KIND_INTERNAL`, `STATUS_CODE_ERROR`).
+ * span, events and links as Nested columns. `spelling` picks the enum names:
+ * `new` (`Internal`, `Error`: the exporter since v0.108) or `old`
+ * (`SPAN_KIND_INTERNAL`, `STATUS_CODE_ERROR`). `schema`: `map` (attributes as
+ * a Map of strings, pcommon's AsString: arrays and maps as JSON), `json` (the
+ * exporter's json option: attributes as their raw values, json.Marshal of
+ * AsRaw), `oldest` (Map attributes, no ScopeName column: the scope in
+ * SpanAttributes as otel.scope.name).
  */
+export type TracesSchemaName = 'map' | 'json' | 'oldest';
+
+/** The exporter's DDL (test/fixtures/clickhouse/otel_traces.sql) for `schema`, as table otel.`table`. */
+export function tracesTableDdl(ddl: string, table: string, schema: TracesSchemaName): string {
+  let sql = ddl.replace('CREATE TABLE IF NOT EXISTS otel.otel_traces', `CREATE TABLE IF NOT EXISTS otel.${table}`);
+  if (schema === 'json') sql = sql.replaceAll('Map(LowCardinality(String), String)', 'JSON');
+  if (schema === 'oldest') sql = sql.replace(/\s+ScopeName String CODEC\(ZSTD\(1\)\),\s+ScopeVersion String CODEC\(ZSTD\(1\)\),/, '').replace('Duration UInt64 CODEC(T64, ZSTD(1))', 'Duration Int64 CODEC(ZSTD(1))');
+  return sql;
+}
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number | string; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] }; bytesValue?: string };
 type KeyValue = { key: string; value?: AnyValue };
 interface OtlpSpan {
@@ -33,6 +45,7 @@ const asString = (v: AnyValue = {}): string => {
   return typeof r === 'string' ? r : JSON.stringify(r);
 };
 const attrs = (kvs: KeyValue[] = []): Record<string, string> => Object.fromEntries(kvs.map((kv) => [kv.key, asString(kv.value)]));
+const rawAttrs = (kvs: KeyValue[] = []): Record<string, unknown> => Object.fromEntries(kvs.map((kv) => [kv.key, raw(kv.value ?? {})]));
 
 const KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'];
 const OLD_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
@@ -49,13 +62,15 @@ function timestamp(ns: bigint): string {
   return `${date}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`;
 }
 
-export function otelTracesRows(files: string[], spelling: 'new' | 'old' = 'new'): Record<string, unknown>[] {
+export function otelTracesRows(files: string[], spelling: 'new' | 'old' = 'new', schema: TracesSchemaName = 'map'): Record<string, unknown>[] {
+  const attributes = schema === 'json' ? rawAttrs : attrs;
   const rows: Record<string, unknown>[] = [];
   for (const file of files) {
     for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
       if (line.trim() === '') continue;
       for (const rs of (JSON.parse(line) as OtlpRequest).resourceSpans ?? []) {
-        const resource = attrs(rs.resource?.attributes);
+        const resource = attributes(rs.resource?.attributes);
+        const service = attrs(rs.resource?.attributes)['service.name'] ?? '';
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
             const start = BigInt(s.startTimeUnixNano);
@@ -68,17 +83,19 @@ export function otelTracesRows(files: string[], spelling: 'new' | 'old' = 'new')
               TraceState: s.traceState ?? '',
               SpanName: s.name ?? '',
               SpanKind: (spelling === 'new' ? KINDS : OLD_KINDS)[kindIndex(s.kind)],
-              ServiceName: resource['service.name'] ?? '',
+              ServiceName: service,
               ResourceAttributes: resource,
-              ScopeName: ss.scope?.name ?? '',
-              ScopeVersion: ss.scope?.version ?? '',
-              SpanAttributes: attrs(s.attributes),
+              ...(schema === 'oldest' ? {} : { ScopeName: ss.scope?.name ?? '', ScopeVersion: ss.scope?.version ?? '' }),
+              SpanAttributes: {
+                ...attributes(s.attributes),
+                ...(schema === 'oldest' && ss.scope?.name ? { 'otel.scope.name': ss.scope.name, 'otel.scope.version': ss.scope.version ?? '' } : {}),
+              },
               Duration: (BigInt(s.endTimeUnixNano) - start).toString(),
               StatusCode: (spelling === 'new' ? STATUS : OLD_STATUS)[statusIndex(s.status?.code)],
               StatusMessage: s.status?.message ?? '',
               'Events.Timestamp': events.map((e) => timestamp(BigInt(e.timeUnixNano))),
               'Events.Name': events.map((e) => e.name ?? ''),
-              'Events.Attributes': events.map((e) => attrs(e.attributes)),
+              'Events.Attributes': events.map((e) => attributes(e.attributes)),
               'Links.TraceId': [],
               'Links.SpanId': [],
               'Links.TraceState': [],

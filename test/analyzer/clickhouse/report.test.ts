@@ -23,6 +23,8 @@ beforeAll(async () => {
     ...Object.fromEntries(cases.map((f) => [table(f), { files: [`${golden}${f}`] }])),
     all_golden: { files: cases.map((f) => `${golden}${f}`) },
     all_golden_old: { files: cases.map((f) => `${golden}${f}`), spelling: 'old' },
+    all_golden_json: { files: cases.map((f) => `${golden}${f}`), schema: 'json' },
+    all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
 afterAll(async () => {
@@ -58,5 +60,19 @@ describe('the leak model in ClickHouse', () => {
     expect(click.findings.length).toBeGreaterThan(0);
     const old = await clickhouseReport(ch.source('all_golden_old'), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
     expect(figures(old)).toEqual(figures(duck));
+  });
+
+  it('JSON attribute columns (the exporter’s json option), and the oldest schema (no ScopeName), give the same report', async () => {
+    const files = cases.map((f) => `${golden}${f}`);
+    const duck = await analyze({ inputs: files, db: ':memory:', pricesFile });
+    for (const table of ['all_golden_json', 'all_golden_oldest']) {
+      const click = await clickhouseReport(ch.source(table), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
+      expect(figures(click), table).toEqual(figures(duck));
+    }
+  });
+
+  it('a table that is not there, or not the exporter’s, is said by name', async () => {
+    await expect(clickhouseReport(ch.source('nope'), { prices: loadPrices(pricesFile), pricesSource: pricesFile })).rejects.toThrow('no table otel.nope');
+    await expect(clickhouseReport(ch.source('one', 'system'), { prices: loadPrices(pricesFile), pricesSource: pricesFile })).rejects.toThrow(/system\.one is not an OpenTelemetry Collector ClickHouse exporter traces table/);
   });
 });
