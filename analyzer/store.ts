@@ -10,6 +10,14 @@ export type Params = Record<string, DuckDBValue>;
 /** The layout of the store's tables; a store of another version is refused. */
 export const STORE_VERSION = '6';
 
+/**
+ * DuckDB's memory limit unless AFTERSTOP_MEMORY_LIMIT says otherwise. The
+ * process peaks about 0.7 GB above it (measured: ingesting 10,000,000 spans
+ * peaks at 1.7 GB with 1 GB, 2.06 GB with 1280 MB): 1 GB keeps ingest and
+ * report under 2 GB.
+ */
+export const DEFAULT_MEMORY_LIMIT = '1GB';
+
 /** The catalog's file in a store's folder. */
 const CATALOG = 'catalog.duckdb';
 
@@ -41,10 +49,10 @@ export class Store {
 
   /**
    * `memoryLimit`: DuckDB's memory_limit (default AFTERSTOP_MEMORY_LIMIT or
-   * 1280MB); beyond it DuckDB spills to the store's `tmp` folder, so a report
-   * over millions of spans stays within a small machine.
+   * {@link DEFAULT_MEMORY_LIMIT}); beyond it DuckDB spills to the store's `tmp`
+   * folder, so a report over millions of spans stays within a small machine.
    */
-  static async open(where: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1280MB'): Promise<Store> {
+  static async open(where: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT): Promise<Store> {
     const temporary = where === ':memory:';
     if (!temporary && fs.existsSync(where) && !fs.statSync(where).isDirectory()) {
       throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files); remove it or use another --db`, { path: where });

@@ -1,4 +1,5 @@
 /** `npm run bench`: every benchmark, reported as ratios against a baseline measured in the same run. */
+import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
 import * as path from 'node:path';
 import { benchAnalyzer } from './analyzer.js';
 import { benchSdkStream } from './sdk-stream.js';
@@ -37,7 +38,7 @@ const analyzer = sizes.map((n) => {
   process.stderr.write(`bench: analyzer over ${n} spans...\n`);
   return benchAnalyzer(n, work);
 });
-console.log(`\nleak-report over generated OTLP/JSON, the store in Parquet (seconds, peak RSS; DuckDB memory_limit ${process.env['AFTERSTOP_MEMORY_LIMIT'] ?? '1280MB'})`);
+console.log(`\nleak-report over generated OTLP/JSON, the store in Parquet (seconds, peak RSS; DuckDB memory_limit ${process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT})`);
 for (const a of analyzer) {
   console.log(`- ${a.spans} spans (${a.parquetMb.toFixed(0)} MB of Parquet)`);
   console.log(`  bare DuckDB read_json      ${a.bareRead.seconds.toFixed(2)} s  ${a.bareRead.peakRssMb.toFixed(0)} MB`);
