@@ -127,7 +127,8 @@ function figures(r: Row): Figures {
 }
 
 const iso = (ns: unknown): string => new Date(Number(BigInt(String(ns)) / 1_000_000n)).toISOString();
-const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
+/** A time as ns since the epoch (NULL for an open end). */
+export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
 
 /** The price table as the temporary table report_prices, which prepare-tokens.sql reads. */
 export async function loadPriceTable(store: Store, prices: PriceTable): Promise<void> {

@@ -1,5 +1,5 @@
 import { query } from '../queries.js';
-import { assembleReport, type ReportOptions } from '../report.js';
+import { assembleReport, toNs, type ReportOptions } from '../report.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
 import { spansQuery, tracesSchema } from './traces-schema.js';
@@ -16,20 +16,23 @@ const PREPARE = [
 ] as const;
 
 const DAY_NS = 86_400_000_000_000n;
-const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
+/** The start of the UTC day of `ns`. */
+const dayStart = (ns: bigint): bigint => ns - (((ns % DAY_NS) + DAY_NS) % DAY_NS);
 
 /**
  * The leak report computed inside ClickHouse over the exporter's traces
  * table: the same queries as DuckDB's, in ClickHouse SQL, and the same report
- * JSON. The spans read are those of the window, a day either side (a run's
- * spans may lie a day from its start).
+ * JSON. The spans read are those of the window's UTC days and the day either
+ * side, as DuckDB's store reads its day partitions (a run's spans may lie a
+ * day from its start); a run is known from the spans read, so one that began
+ * before them counts as unended.
  */
 export async function clickhouseReport(source: ClickHouseSource, options: ReportOptions): Promise<LeakReport> {
   const since = toNs(options.since);
   const until = toNs(options.until);
   await source.run(spansQuery(await tracesSchema(source)), {
-    since_ns: since === null ? -(2n ** 62n) : since - DAY_NS,
-    until_ns: until === null ? 2n ** 62n : until + DAY_NS,
+    since_ns: since === null ? 0n : dayStart(since) - DAY_NS,
+    until_ns: until === null ? 2n ** 62n : dayStart(until) + 2n * DAY_NS,
   });
   await source.run(query('clickhouse/assign-runs'));
   await source.run(query('clickhouse/run-facts'));

@@ -5,9 +5,9 @@ CREATE OR REPLACE TEMPORARY TABLE report_spans ENGINE = Memory AS
 WITH RECURSIVE
 base AS (
   SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
-    has_http, agent_like, (op_name = 'invoke_agent' OR startsWith(name, 'invoke_agent')) AS is_run_span
+    has_http, agent_like, is_run_span, role
   FROM spans
-  WHERE trace_id IN (SELECT trace_id FROM spans WHERE attr_run_id IS NULL AND NOT (op_name = 'invoke_agent' OR startsWith(name, 'invoke_agent')))
+  WHERE trace_id IN (SELECT trace_id FROM spans WHERE attr_run_id IS NULL AND NOT is_run_span)
 ),
 walk AS (
   SELECT trace_id, span_id, span_id AS ancestor, toUInt32(0) AS depth, coalesce(is_run_span, false) AS at_run
@@ -85,16 +85,8 @@ looked_up AS (
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 ),
 role_of AS (
-  SELECT trace_id, span_id,
-    multiIf(
-      op_name = 'invoke_agent' OR startsWith(name, 'invoke_agent'), 'run',
-      startsWith(name, 'afterstop.'), 'marker',
-      op_name = 'execute_tool' OR startsWith(name, 'execute_tool') OR name = 'ai.toolCall' OR oi_kind = 'TOOL' OR traceloop_kind = 'tool', 'tool',
-      op_name IN ('chat', 'text_completion', 'generate_content') OR has_request_model
-        OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-        OR oi_kind = 'LLM', 'model',
-      'other') AS role
-  FROM base
+  -- The role each span has as far as the span alone tells it (spans.sql).
+  SELECT trace_id, span_id, role FROM base
 ),
 assigned AS (
   SELECT

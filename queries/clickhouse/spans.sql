@@ -2,8 +2,8 @@
 -- @description ClickHouse: the spans of the window from the OpenTelemetry Collector ClickHouse exporter's traces table (otel_traces) as the leak model reads them, into the session's temporary table spans, with the columns DuckDB's store gives (queries/macros.sql, span_rows): ids, times, kind and status (both the exporter's enum spellings: Internal / SPAN_KIND_INTERNAL, Error / STATUS_CODE_ERROR), service and scope, the attributes the model reads (afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys) as columns, each span's role and, when it names it, its run. A Map attribute the span lacks reads as ''; it counts as absent.
 -- @param database String   the exporter's database
 -- @param table    String   its traces table
--- @param since_ns Int64    the window's start in ns since the epoch, less a day (spans of runs that start in it)
--- @param until_ns Int64    the window's end, plus a day
+-- @param since_ns Int64    the first span time read, in ns since the epoch (the start of the day before the window's)
+-- @param until_ns Int64    the end of what is read (the end of the day after the window's)
 -- @returns nothing; creates the temporary table spans
 CREATE OR REPLACE TEMPORARY TABLE spans ENGINE = Memory AS
 WITH read AS (
@@ -25,7 +25,9 @@ WITH read AS (
     `Events.Name` AS event_names,
     `Events.Attributes` AS event_attrs
   FROM {database:Identifier}.{table:Identifier}
-  WHERE toUnixTimestamp64Nano(Timestamp) >= {since_ns:Int64} AND toUnixTimestamp64Nano(Timestamp) < {until_ns:Int64}
+  WHERE Timestamp >= fromUnixTimestamp64Nano({since_ns:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until_ns:Int64})
+  -- Each span once (a batch the Collector retried is stored twice), as DuckDB's store keeps it.
+  LIMIT 1 BY TraceId, SpanId
 ),
 extracted AS (
   SELECT
@@ -81,11 +83,11 @@ extracted AS (
       OR (startsWith(k, 'gen_ai.completion.') AND endsWith(k, '.id') AND position(k, '.tool_calls.') > 0)
       OR (startsWith(k, 'llm.output_messages.') AND endsWith(k, '.tool_call.id')), ks)) AS output_tool_calls,
     if(output_tool_calls, CAST(a AS Map(String, String)), CAST(map() AS Map(String, String))) AS output_attrs,
-    op_name = 'invoke_agent' OR startsWith(name, 'invoke_agent') AS is_run_span
+    coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent') AS is_run_span
   FROM read
 )
 SELECT
-  * EXCEPT (is_run_span),
+  *,
   multiIf(
     is_run_span, 'run',
     startsWith(name, 'afterstop.'), 'marker',

@@ -16,6 +16,9 @@ const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url))
 const pricesFile = `${golden}prices.json`;
 const cases = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).sort();
 const table = (file: string): string => file.replace(/\.jsonl$/, '').replaceAll('-', '_');
+// Foreign traces: the Vercel AI SDK's own telemetry, recorded against the simulator (no afterstop markers).
+const aiSdk = fileURLToPath(new URL('../../fixtures/ai-sdk/', import.meta.url));
+const foreign = fs.readdirSync(aiSdk).filter((f) => f.endsWith('.jsonl')).sort();
 
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
@@ -24,6 +27,9 @@ beforeAll(async () => {
     all_golden: { files: cases.map((f) => `${golden}${f}`) },
     all_golden_old: { files: cases.map((f) => `${golden}${f}`), spelling: 'old' },
     all_golden_json: { files: cases.map((f) => `${golden}${f}`), schema: 'json' },
+    ...Object.fromEntries(foreign.map((f) => [`ai_${table(f)}`, { files: [`${aiSdk}${f}`] }])),
+    // The same spans twice, as a retried Collector batch stores them.
+    retried: { files: [`${golden}g2-ghost-email.jsonl`, `${golden}g2-ghost-email.jsonl`] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -69,6 +75,19 @@ describe('the leak model in ClickHouse', () => {
       const click = await clickhouseReport(ch.source(table), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
       expect(figures(click), table).toEqual(figures(duck));
     }
+  });
+
+  for (const file of foreign) {
+    it(`a foreign trace, ${file} (the AI SDK's own spans): the report DuckDB gives`, async () => {
+      const { duck, click } = await both([`${aiSdk}${file}`], `ai_${table(file)}`);
+      expect(click.totals.runs).toBeGreaterThan(0);
+      expect(figures(click)).toEqual(figures(duck));
+    });
+  }
+
+  it('a span stored twice (a retried batch) counts once, as in DuckDB', async () => {
+    const { duck, click } = await both([`${golden}g2-ghost-email.jsonl`], 'retried');
+    expect(figures(click)).toEqual(figures(duck));
   });
 
   it('a table that is not there, or not the exporter’s, is said by name', async () => {
