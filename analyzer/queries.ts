@@ -61,5 +61,13 @@ export function listQueries(): { file: string; query: Query }[] {
     .map((f) => ({ file: f.slice(0, -'.sql'.length), query: query(f.slice(0, -'.sql'.length)) }));
 }
 
-/** A query that returns rows and changes nothing (its header's @returns does not start with "nothing"). */
-export const isReadOnly = (q: Query): boolean => !/^nothing\b/.test(q.returns);
+/**
+ * A query that returns rows and changes nothing: its header's @returns does
+ * not start with "nothing", and its statement is a SELECT (a DELETE ...
+ * RETURNING or a COPY ... RETURN_FILES returns rows too, and changes the store).
+ */
+export function isReadOnly(q: Query): boolean {
+  if (/^nothing\b/.test(q.returns)) return false;
+  const statement = q.sql.replace(/^\s*--.*$/gm, '').trimStart();
+  return /^(SELECT|WITH)\b/i.test(statement) && !/^WITH\b[\s\S]*\b(INSERT|DELETE|UPDATE)\b/i.test(statement);
+}
