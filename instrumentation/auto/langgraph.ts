@@ -318,15 +318,20 @@ function observedToolNode(node: Json): Json {
     node['invoke'] = function (this: unknown, ...args: unknown[]): unknown {
       if (!enabled || activeRun() === undefined) return invoke.apply(this, args);
       const batch: ToolBatch = [];
-      const settle = (): void => {
-        for (const { call, run, endTime } of batch.splice(0)) nodeEnded(call, run, undefined, endTime);
+      // The node's messages are written only when it returns: when it throws (an interrupt, a tool's error
+      // it does not turn into a message), the results that came back are lost with it.
+      const settle = (failed = false): void => {
+        for (const { call, run, endTime } of batch.splice(0)) {
+          if (failed) endToolCall(call, { result: 'dropped' }, endTime);
+          else nodeEnded(call, run, undefined, endTime);
+        }
       };
       const result = context.with(context.active().setValue(TOOL_BATCH_KEY, batch), () => invoke.apply(this, args));
       if (!(result instanceof Promise)) return (settle(), result);
       return result.then(
         (value) => (settle(), value),
         (error: unknown) => {
-          settle();
+          settle(true);
           throw error;
         },
       );

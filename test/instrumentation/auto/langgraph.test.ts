@@ -131,4 +131,14 @@ describe('a LangGraph tool-calling agent (ChatOpenAI streaming, the prebuilt Too
     expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
     agreesWithTruth(r);
   });
+
+  it('a tool that throws beside one that returned, no Stop: the node fails and its messages are lost, so the returned result is dropped, not delivered', async () => {
+    const r = await agent('tool-fails', { FAIL: '1' });
+    expect(r.out['error']).toMatch(/mail service unavailable/);
+    expect(r.out['toolResultsKept']).toEqual([]);
+    const spans = (await readTraces(r.traces)).spans.filter((x) => x.name.startsWith('execute_tool '));
+    const byName = Object.fromEntries(spans.map((x) => [x.name, x]));
+    expect(byName['execute_tool log_event']?.attributes['afterstop.tool.result']).toBe('dropped');
+    expect(byName['execute_tool send_email']?.statusCode).toBe(2);
+  });
 });
