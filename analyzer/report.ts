@@ -137,14 +137,14 @@ export async function loadPriceTable(store: Store, prices: PriceTable): Promise<
   await store.run(query('load-prices'), { prices: JSON.stringify(rows) });
 }
 
-/** The prepare queries, in order, with the parameters they take from the report's options. */
-/** report_spans: the spans of the window's days, read from their Parquet files (span-files.ts). */
+/** report_spans: the spans of the window's days (and of the runs linked to it), read from their Parquet files (span-files.ts). */
 export async function prepareReportSpans(store: Store, sinceNs: bigint | null, untilNs: bigint | null): Promise<void> {
   const files = await reportSpanFiles(store, sinceNs, untilNs);
   if (files.length > 0) await store.run(query('prepare-spans'), { files: listValue(files) });
   else await store.run(query('prepare-spans-empty'));
 }
 
+/** The prepare queries, in order, with the parameters they take from the report's options. */
 export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
   await loadPriceTable(store, options.prices);
   const params: Record<string, Record<string, bigint | null>> = {

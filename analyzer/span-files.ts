@@ -76,6 +76,8 @@ export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<Pr
   try {
     files = await store.rows(query('prune-span-files'), { before_ns: beforeNs });
     runs = await store.rows(query('prune-run-facts'), { before_ns: beforeNs });
+    // Remembered, so that a trace file read again does not bring those days back.
+    await store.run(query('set-pruned-before'), { day: new Date(Number(beforeNs / 1_000_000n)).toISOString().slice(0, 10) });
     await store.connection.run('COMMIT');
   } catch (error) {
     await store.connection.run('ROLLBACK');

@@ -2,12 +2,15 @@ import { InvalidArgumentError } from 'commander';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
+/** An age: a number and a unit (`90m`, `24h`, `7d`, `12w`). */
+export const AGE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/;
+
 /**
  * A point in time for --since / --until: ISO-8601 (`2026-11-28`,
  * `2026-11-28T06:00:00Z`) or an age before `now` (`90m`, `24h`, `7d`).
  */
 export function parseTime(value: string, now: Date = new Date()): Date {
-  const age = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(value.trim());
+  const age = AGE.exec(value.trim());
   if (age) return new Date(now.getTime() - Number(age[1]) * (UNITS[age[2]!] ?? 0));
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const date = new Date(value);

@@ -100,7 +100,8 @@ async function storeCarefully(store: Store, ingestId: number, file: TraceFile): 
   return { spans: clean.spans, skipped: clean.skipped };
 }
 
-async function record(store: Store, file: TraceFile, spans: number, skipped: SkippedLine[]): Promise<void> {
+/** Record what a file gave; `markRead: false` keeps only its skipped lines (it is looked at again next time). */
+async function record(store: Store, file: TraceFile, spans: number, skipped: SkippedLine[], markRead = true): Promise<void> {
   await store.run(query('forget-skipped'), { file: file.path });
   if (skipped.length > 0) {
     await store.run(query('record-skipped'), {
@@ -109,6 +110,7 @@ async function record(store: Store, file: TraceFile, spans: number, skipped: Ski
       reasons: listValue(skipped.map((s) => s.reason)),
     });
   }
+  if (!markRead) return;
   await store.run(query('record-file'), {
     path: file.path,
     size: BigInt(file.size),
@@ -128,30 +130,36 @@ async function record(store: Store, file: TraceFile, spans: number, skipped: Ski
 export async function ingest(store: Store, inputs: readonly string[], progress?: (message: string) => void): Promise<IngestSummary> {
   const files = await discoverTraceFiles(inputs);
   const todo = await unseen(store, files);
-  const before = await spanCount(store);
-  const [next] = await store.rows<{ id: number }>(query('next-ingest-id'));
-  const ingestId = next?.id ?? 1;
   const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
   if (todo.length === 0) return summary;
   // What a killed ingest left: spans not written (their files are read again) and files not made live.
   await store.run(query('clear-working-spans'));
   await sweepUnrecordedSpanFiles(store);
+  const before = await spanCount(store);
+  const [next] = await store.rows<{ id: number }>(query('next-ingest-id'));
+  const ingestId = next?.id ?? 1;
   // Files are recorded as read only once their spans and facts are stored: a job killed
   // before that reads them again next time (dedupe-spans.sql keeps each span once).
-  const read: { file: TraceFile; spans: number; skipped: SkippedLine[] }[] = [];
+  const read: { file: TraceFile; spans: number; skipped: SkippedLine[]; again?: true }[] = [];
 
   for (const f of todo.filter((t) => t.format === 'parquet' && t.size > 0)) {
     progress?.(`reading ${f.path}`);
     const block = tempoBlockOf(f.path);
-    const stored = 'notRead' in block ? { skipped: { file: f.path, line: 0, reason: block.notRead } } : await storeTempoBlock(store, ingestId, f.path, block);
+    if ('notRead' in block) {
+      const skipped = { file: f.path, line: 0, reason: block.notRead };
+      summary.skipped.push(skipped);
+      // A block whose meta.json is not written yet (Tempo writes it last) is looked at again next time.
+      read.push({ file: f, spans: 0, skipped: [skipped], ...(block.retry ? { again: true as const } : {}) });
+      continue;
+    }
+    const stored = await storeTempoBlock(store, ingestId, f.path, block);
     if ('skipped' in stored) {
       summary.skipped.push(stored.skipped);
       read.push({ file: f, spans: 0, skipped: [stored.skipped] });
       continue;
     }
     // A span without ids or times cannot be used: drop-invalid.sql removes it, and it is said here.
-    const invalid = (await store.rows<{ file: string; invalid: bigint }>(query('file-counts'), { ingest_id: ingestId })).find((c) => c.file === f.path)?.invalid ?? 0n;
-    const skipped = invalid > 0n ? [{ file: f.path, line: 0, reason: `${invalid} span(s) without a trace id, span id or times` }] : [];
+    const skipped = stored.invalid > 0 ? [{ file: f.path, line: 0, reason: `${stored.invalid} span(s) without a trace id, span id or times` }] : [];
     summary.spansRead += stored.spans;
     summary.skipped.push(...skipped);
     read.push({ file: f, spans: stored.spans, skipped });
@@ -189,6 +197,13 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
     }
   }
   await store.run(query('drop-invalid'), { ingest_id: ingestId });
+  // Spans on days the retention removed stay removed (a grown file is read again from its start).
+  for (const p of await store.rows<{ file: string; spans: bigint; kept_from: string }>(query('pruned-span-counts'), { ingest_id: ingestId })) {
+    const line = { file: p.file, line: 0, reason: `${p.spans} span(s) before ${p.kept_from}, a day the store's retention removed (afterstop prune)` };
+    summary.skipped.push(line);
+    read.find((r) => r.file.path === p.file)?.skipped.push(line);
+  }
+  await store.run(query('drop-pruned'), { ingest_id: ingestId });
   // Each span once; then the leak-model facts of the traces that changed (an unchanged store keeps its own),
   // over the stored days the new spans fall on, read back; then those days written anew.
   progress?.('updating the facts of the traces that changed');
@@ -200,7 +215,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.run(query('run-facts'));
   progress?.('writing the spans to Parquet');
   await writeSpanFiles(store);
-  for (const r of read) await record(store, r.file, r.spans, r.skipped);
+  for (const r of read) await record(store, r.file, r.spans, r.skipped, r.again !== true);
   for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
   summary.spansAdded = (await spanCount(store)) - before;
   return summary;

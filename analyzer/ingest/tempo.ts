@@ -35,12 +35,13 @@ const SLOTS = { 4: { string: 10, int: 0 }, 5: { string: 20, int: 5 } } as const;
  * span attributes in dedicated columns (taken in meta.json's order, a
  * counter per scope and type, as Tempo maps them), or why it is not read.
  */
-export function tempoBlockOf(dataFile: string): TempoBlock | { notRead: string } {
+export function tempoBlockOf(dataFile: string): TempoBlock | { notRead: string; retry?: true } {
   const meta = path.join(path.dirname(dataFile), 'meta.json');
   if (!fs.existsSync(meta)) {
     return fs.existsSync(path.join(path.dirname(dataFile), 'meta.compacted.json'))
       ? { notRead: 'a Tempo block already compacted into another (meta.compacted.json): its spans are read from that block' }
-      : { notRead: 'a Parquet file with no Tempo meta.json beside it: not a Tempo block' };
+      : // Tempo writes meta.json last: a block being written is looked at again next time.
+        { notRead: 'a Parquet file with no Tempo meta.json beside it (not a Tempo block, or one still being written)', retry: true };
   }
   let parsed: { format?: unknown; version?: unknown; dedicatedColumns?: unknown };
   try {
@@ -70,8 +71,8 @@ export function tempoBlockOf(dataFile: string): TempoBlock | { notRead: string }
   return { version, spanStrings, spanInts: [] };
 }
 
-/** Store one block's spans; the spans read, or the reason it could not be read. */
-export async function storeTempoBlock(store: Store, ingestId: number, file: string, block: TempoBlock): Promise<{ spans: number } | { skipped: SkippedLine }> {
+/** Store one block's spans; the spans read and how many of them cannot be used, or the reason it could not be read. */
+export async function storeTempoBlock(store: Store, ingestId: number, file: string, block: TempoBlock): Promise<{ spans: number; invalid: number } | { skipped: SkippedLine }> {
   try {
     if (block.version === 4) {
       await store.run(query('store-tempo-v4'), { file, span_dedicated: listValue(block.spanStrings), ingest_id: ingestId });
@@ -81,6 +82,6 @@ export async function storeTempoBlock(store: Store, ingestId: number, file: stri
   } catch (error) {
     return { skipped: { file, line: 0, reason: `DuckDB could not read this Tempo vParquet${block.version} block: ${(error as Error).message.split('\n')[0]}` } };
   }
-  const counts = await store.rows<{ file: string; spans: bigint }>(query('file-counts'), { ingest_id: ingestId });
-  return { spans: Number(counts.find((c) => c.file === file)?.spans ?? 0n) };
+  const counts = (await store.rows<{ file: string; spans: bigint; invalid: bigint }>(query('file-counts'), { ingest_id: ingestId })).find((c) => c.file === file);
+  return { spans: Number(counts?.spans ?? 0n), invalid: Number(counts?.invalid ?? 0n) };
 }

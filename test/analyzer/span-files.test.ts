@@ -39,7 +39,18 @@ const parquetFiles = (): string[] =>
 const shiftDays = (line: string, days: number): string =>
   line
     .replace(/"(startTimeUnixNano|endTimeUnixNano|timeUnixNano)":"(\d+)"/g, (_m, key: string, v: string) => `"${key}":"${BigInt(v) + BigInt(days) * 86_400_000_000_000n}"`)
-    .replace(/"0000([0-9a-f]{12}|[0-9a-f]{28})"/g, '"1000$1"');
+    .replace(/"0000([0-9a-f]{12}|[0-9a-f]{28})"/g, '"1000$1"')
+    .replace(/"traceId":"[0-9a-f]/g, '"traceId":"a');
+
+/** A golden line with the spans named by id (their last hex digits) changed by `edit`. */
+function editSpans(line: string, ids: string[], edit: (span: Record<string, unknown>) => void): string {
+  const request = JSON.parse(line) as { resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[] };
+  for (const rs of request.resourceSpans) for (const ss of rs.scopeSpans) for (const span of ss.spans) if (ids.some((id) => String(span['spanId']).endsWith(id))) edit(span);
+  return JSON.stringify(request);
+}
+const later = (days: number) => (span: Record<string, unknown>): void => {
+  for (const key of ['startTimeUnixNano', 'endTimeUnixNano']) span[key] = String(BigInt(String(span[key])) + BigInt(days) * 86_400_000_000_000n);
+};
 
 describe('the Parquet store', () => {
   it('keeps the spans in a folder per day and service, one file each, recorded in the catalog', async () => {
@@ -92,6 +103,33 @@ describe('the Parquet store', () => {
     const later = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices, since });
     expect(later.totals.runs).toBe(2);
     expect(later.totals.ghost_commits).toBe(1);
+  });
+
+  it('a report over a window reads the days of the runs linked to it: the next run of a Stopped conversation, five days later, still shows its error', async () => {
+    // g2: run 1 stopped (day 0); run 2, the next turn of the same conversation, fails on the unanswered tool call: moved 5 days on.
+    const [first, second] = lines('g2-ghost-email.jsonl');
+    write('g2.jsonl', `${first}\n${editSpans(second!, ['000f', '0010'], later(5))}\n`);
+    const since = new Date(1_790_000_000_000 - 3_600_000);
+    const until = new Date(1_790_000_000_000 + 3_600_000);
+    const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices, since, until });
+    expect(report.totals.runs).toBe(1);
+    expect(report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 1, other: 0 });
+  });
+
+  it('a run that lasts days, given a span days after it started, keeps its facts: the days its run already spans are read back too', async () => {
+    const [first] = lines('g2-ghost-email.jsonl');
+    // Run 1's span ends three days after it starts; a later ingest brings a marker of that run on day three.
+    write('a.jsonl', `${editSpans(first!, ['0007'], (span) => { span['endTimeUnixNano'] = String(BigInt(String(span['startTimeUnixNano'])) + 3n * 86_400_000_000_000n); })}\n`);
+    await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    const marker = editSpans(first!, ['000b'], (span) => {
+      Object.assign(span, { spanId: '00000000000000ee', name: 'afterstop.cancel.settle' });
+      later(3)(span);
+    });
+    write('b.jsonl', `${JSON.stringify({ resourceSpans: (JSON.parse(marker) as { resourceSpans: { scopeSpans: { spans: { spanId: string }[] }[] }[] }).resourceSpans.map((rs) => ({ ...rs, scopeSpans: rs.scopeSpans.map((ss) => ({ ...ss, spans: ss.spans.filter((x) => x.spanId === '00000000000000ee') })) })) })}\n`);
+    const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    expect(report.input.files_read).toBe(1);
+    expect(report.totals).toMatchObject({ runs: 1, unended_runs: 0, cancelled_runs: 1 });
+    expect(report.totals.cancel_settle_ms.max).toBe(3 * 86_400_000);
   });
 
   it('cleans up after a killed write: spans left in the catalog and files never made live', async () => {

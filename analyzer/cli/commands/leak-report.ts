@@ -189,15 +189,15 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   return broken.length > 0 ? EXIT_BUDGET : exported ? EXIT_OK : EXIT_USAGE;
 }
 
-/** The report computed inside ClickHouse; its failures (unreachable, no such table, refused SQL) are input errors, the URL's password left out. */
+/** The report computed inside ClickHouse; its failures (unreachable, no such table, refused SQL) are input errors naming the server by its origin (no user or password). */
 async function reportFromClickHouse(url: string, options: LeakReportOptions, progress: (message: string) => void): Promise<LeakReport> {
-  const where = new URL(url);
-  if (where.password !== '') where.password = '***';
+  const { origin } = new URL(url);
+  const prices = loadPrices(options.prices);
   const source = ClickHouseSource.forUrl(url, parseTable(options.table));
   try {
-    progress(`computing the report in ClickHouse at ${where.origin}`);
+    progress(`computing the report in ClickHouse at ${origin}`);
     return await clickhouseReport(source, {
-      prices: loadPrices(options.prices),
+      prices,
       pricesSource: options.prices ?? 'shipped',
       ...(options.since !== undefined ? { since: options.since } : {}),
       ...(options.until !== undefined ? { until: options.until } : {}),
@@ -205,7 +205,7 @@ async function reportFromClickHouse(url: string, options: LeakReportOptions, pro
       findingsLimit: Math.floor(options.findings),
     });
   } catch (error) {
-    throw new InputError(`ClickHouse at ${where.origin}, table ${options.table}: ${error instanceof Error ? error.message : String(error)}`, { path: where.origin });
+    throw new InputError(`ClickHouse at ${origin}, table ${options.table}: ${error instanceof Error ? error.message : String(error)}`, { path: origin });
   } finally {
     await source.close();
   }

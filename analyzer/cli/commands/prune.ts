@@ -6,7 +6,7 @@ import { pruneSpanFiles } from '../../span-files.js';
 import { withStore } from '../../store.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { inputErrorExit } from '../stderr.js';
-import { parseTime } from '../time.js';
+import { AGE, parseTime } from '../time.js';
 
 interface PruneOptions {
   db: string;
@@ -15,7 +15,7 @@ interface PruneOptions {
 
 /** An age (`30d`, `12w`), not a date: retention is said as an age. */
 function age(value: string): Date {
-  if (!/^\d+(\.\d+)?(ms|s|m|h|d|w)$/.test(value.trim())) throw new InvalidArgumentError('not an age: use e.g. 30d, 12w or 36h');
+  if (!AGE.test(value.trim())) throw new InvalidArgumentError('not an age: use e.g. 30d, 12w or 36h');
   return parseTime(value);
 }
 

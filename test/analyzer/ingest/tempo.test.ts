@@ -89,6 +89,21 @@ describe('Tempo blocks', () => {
     expect(out.stderr).toContain('vParquet2');
   });
 
+  it('a block still being written (its meta.json not there yet) is looked at again next time, and read once it is whole', async () => {
+    const root = path.join(tmp, 'writing');
+    const block = await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet4' });
+    const meta = fs.readFileSync(path.join(block, 'meta.json'), 'utf8');
+    fs.rmSync(path.join(block, 'meta.json'));
+    const db = path.join(tmp, 'writing-store');
+    const first = await analyze({ inputs: [root], db, pricesFile: prices });
+    expect(first.totals.runs).toBe(0);
+    expect(first.input.skipped[0]?.reason).toMatch(/still being written/);
+    fs.writeFileSync(path.join(block, 'meta.json'), meta);
+    const second = await analyze({ inputs: [root], db, pricesFile: prices });
+    expect(second.input).toMatchObject({ files_read: 1, skipped: [] });
+    expect(second.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+  });
+
   it('maps dedicated columns as Tempo does: in meta.json order, a count per scope and type, resource ones apart', () => {
     const dir = fs.mkdtempSync(path.join(tmp, 'meta-'));
     const data = path.join(dir, 'data.parquet');

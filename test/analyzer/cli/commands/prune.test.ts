@@ -42,6 +42,13 @@ describe('afterstop prune', () => {
     const after = JSON.parse(run(['leak-report', traces, '--db', db]).stdout) as LeakReport;
     expect(after.input.files_read).toBe(0);
     expect(after.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+    // The old file grows (a collector appends): it is read again from its start, and its pruned days stay out, said as skipped.
+    fs.appendFileSync(path.join(traces, 'old.jsonl'), '\n');
+    const grown = run(['leak-report', traces, '--db', db]);
+    const regrown = JSON.parse(grown.stdout) as LeakReport;
+    expect(regrown.input.files_read).toBe(1);
+    expect(regrown.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+    expect(regrown.input.skipped).toEqual([{ file: path.join(traces, 'old.jsonl'), line: 0, reason: expect.stringMatching(/^\d+ span\(s\) before 2026-09-26, a day the store's retention removed/) }]);
   });
 
   it('exit 2 for an age that is not one, or a store that is not there', () => {
