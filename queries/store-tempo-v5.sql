@@ -15,8 +15,11 @@ dedicated AS (
 taken AS (
   SELECT *,
     list_filter(list_concat(
-      list_transform(range(1, len($span_dedicated) + 1), i -> {'k': $span_dedicated[i], 'v': json_extract_string(d, '$.String' || lpad(i::VARCHAR, 2, '0') || '[0]')}),
-      list_transform(range(1, len($span_dedicated_int) + 1), i -> {'k': $span_dedicated_int[i], 'v': json_extract_string(d, '$.Int' || lpad(i::VARCHAR, 2, '0') || '[0]')})
+      -- A list (one value: a scalar); the earlier vParquet5 previews kept a scalar.
+      list_transform(range(1, len($span_dedicated) + 1), i -> {'k': $span_dedicated[i],
+        'v': coalesce(json_extract_string(d, '$.String' || lpad(i::VARCHAR, 2, '0') || '[0]'), json_extract_string(d, '$.String' || lpad(i::VARCHAR, 2, '0')))}),
+      list_transform(range(1, len($span_dedicated_int) + 1), i -> {'k': $span_dedicated_int[i],
+        'v': coalesce(json_extract_string(d, '$.Int' || lpad(i::VARCHAR, 2, '0') || '[0]'), json_extract_string(d, '$.Int' || lpad(i::VARCHAR, 2, '0')))})
     ), e -> e.k IS NOT NULL AND e.v IS NOT NULL) AS columns
   FROM dedicated
 ),

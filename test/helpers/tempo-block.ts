@@ -20,6 +20,8 @@ export interface TempoBlockOptions {
   /** Resource attributes in dedicated columns. */
   dedicatedResource?: string[];
   tenant?: string;
+  /** vParquet5 as its early previews wrote it: dedicated columns as scalars, not lists. */
+  previewScalars?: boolean;
 }
 
 type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number | string; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: unknown; bytesValue?: string };
@@ -81,6 +83,7 @@ function dedicatedType(count: number, v5: boolean): string {
 /** Write a block of the traces in `files` under `root/<tenant>/<block id>/`; its folder is returned. */
 export async function writeTempoBlock(root: string, files: string[], options: TempoBlockOptions): Promise<string> {
   const v5 = options.version === 'vParquet5';
+  const listColumns = v5 && options.previewScalars !== true;
   const spanNames = options.dedicatedSpan ?? [];
   const resourceNames = options.dedicatedResource ?? [];
   // vParquet4 has all ten columns; vParquet5 only those in use (none: no group at all).
@@ -94,7 +97,7 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
       for (const rs of request.resourceSpans ?? []) {
         const resourceAttrs = rs.resource?.attributes ?? [];
         const service = resourceAttrs.find((a) => a.key === 'service.name')?.value?.stringValue ?? '';
-        const res = dedicate(resourceAttrs.filter((a) => a.key !== 'service.name'), resourceNames, v5);
+        const res = dedicate(resourceAttrs.filter((a) => a.key !== 'service.name'), resourceNames, listColumns);
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
             const start = BigInt(s.startTimeUnixNano);
@@ -115,7 +118,7 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
               const code = attrs.find((a) => a.key === 'http.status_code' && a.value?.intValue !== undefined);
               if (code) (http['HttpStatusCode'] = Number(code.value!.intValue)), (attrs = attrs.filter((a) => a !== code));
             }
-            const sp = dedicate(attrs, spanNames, v5);
+            const sp = dedicate(attrs, spanNames, listColumns);
             const span = {
               SpanID: s.spanId, ParentSpanID: s.parentSpanId ?? '', ParentID: 0, NestedSetLeft: 0, NestedSetRight: 0,
               Name: s.name ?? '', Kind: kindNumber(s.kind), TraceState: s.traceState ?? '',
@@ -148,8 +151,8 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
   fs.writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const event = `STRUCT(TimeSinceStartNano UBIGINT, "Name" VARCHAR, Attrs ${ATTR}[], DroppedAttributesCount INTEGER)`;
   const http = v5 ? '' : ', HttpMethod VARCHAR, HttpUrl VARCHAR, HttpStatusCode BIGINT';
-  const spanDedicated = spanCount > 0 ? `, DedicatedAttributes ${dedicatedType(spanCount, v5)}` : '';
-  const resourceDedicated = resourceCount > 0 ? `, DedicatedAttributes ${dedicatedType(resourceCount, v5)}` : '';
+  const spanDedicated = spanCount > 0 ? `, DedicatedAttributes ${dedicatedType(spanCount, listColumns)}` : '';
+  const resourceDedicated = resourceCount > 0 ? `, DedicatedAttributes ${dedicatedType(resourceCount, listColumns)}` : '';
   const span = `STRUCT(SpanID VARCHAR, ParentSpanID VARCHAR, ParentID INTEGER, NestedSetLeft INTEGER, NestedSetRight INTEGER, "Name" VARCHAR, Kind BIGINT, TraceState VARCHAR,
     StartTimeUnixNano UBIGINT, DurationNano UBIGINT, StatusCode BIGINT, StatusMessage VARCHAR, Attrs ${ATTR}[], DroppedAttributesCount INTEGER,
     Events ${event}[], DroppedEventsCount INTEGER, Links STRUCT(TraceID VARCHAR)[], DroppedLinksCount INTEGER${http}${spanDedicated})`;

@@ -55,11 +55,13 @@ describe('store-tempo', () => {
     expect(tempo.find((s) => s['name'] === 'afterstop.history.repair')?.['repair_call_ids']).toEqual(['k1', 'k2']);
   });
 
-  it('vParquet5: dedicated columns as lists, only those in use; none at all reads too', async () => {
+  it('vParquet5: dedicated columns as lists, only those in use, or as scalars (the early previews); none at all reads too', async () => {
     const file = scenario();
     const json = await stored('store-files', { files: listValue([file]), compression: 'uncompressed', source: null, max_object_bytes: 16_777_216n });
     const withColumns = await writeTempoBlock(tmp, [file], { version: 'vParquet5', dedicatedSpan: ['afterstop.tool.result'] });
     expect(await stored('store-tempo-v5', { file: path.join(withColumns, 'data.parquet'), span_dedicated: listValue(['afterstop.tool.result']), span_dedicated_int: listValue([]) })).toEqual(json);
+    const preview = await writeTempoBlock(tmp, [file], { version: 'vParquet5', dedicatedSpan: ['afterstop.tool.result'], previewScalars: true });
+    expect(await stored('store-tempo-v5', { file: path.join(preview, 'data.parquet'), span_dedicated: listValue(['afterstop.tool.result']), span_dedicated_int: listValue([]) })).toEqual(json);
     const without = await writeTempoBlock(tmp, [file], { version: 'vParquet5' });
     expect(await stored('store-tempo-v5', { file: path.join(without, 'data.parquet'), span_dedicated: listValue([]), span_dedicated_int: listValue([]) })).toEqual(json);
   });
