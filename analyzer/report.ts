@@ -140,8 +140,12 @@ export async function loadPriceTable(store: Store, prices: PriceTable): Promise<
 /** report_spans: the spans of the window's days (and of the runs linked to it), read from their Parquet files (span-files.ts). */
 export async function prepareReportSpans(store: Store, sinceNs: bigint | null, untilNs: bigint | null): Promise<void> {
   const files = await reportSpanFiles(store, sinceNs, untilNs);
-  if (files.length > 0) await store.run(query('prepare-spans'), { files: listValue(files) });
-  else await store.run(query('prepare-spans-empty'));
+  if (files.length > 0) {
+    await store.run(query('prepare-spans'), { files: listValue(files) });
+    await store.run(query('prepare-spans-view'));
+  } else {
+    await store.run(query('prepare-spans-empty'));
+  }
 }
 
 /** The prepare queries, in order, with the parameters they take from the report's options. */

@@ -1,4 +1,4 @@
 -- @name prepare_spans_empty
--- @description report_spans for a window that holds no Parquet file: empty, with the columns of spans.
--- @returns nothing; creates report_spans
-CREATE OR REPLACE TEMP TABLE report_spans AS SELECT * FROM spans WHERE false;
+-- @description report_spans for a window that holds no Parquet file: an empty view with the columns of spans.
+-- @returns nothing; creates the view report_spans
+CREATE OR REPLACE TEMP VIEW report_spans AS SELECT * FROM spans WHERE false;
