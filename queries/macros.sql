@@ -117,7 +117,14 @@ WITH extracted AS (
     CASE
       WHEN attr(ks, vs, 'afterstop.framework') IS NOT NULL THEN attr(ks, vs, 'afterstop.framework')
       WHEN attr(ks, vs, 'ai.operationId') IS NOT NULL OR starts_with(name, 'ai.') THEN 'vercel-ai'
-      WHEN attr(ks, vs, 'openinference.span.kind') IS NOT NULL THEN 'openinference'
+      -- Python frameworks: PydanticAI's own instrumentation (its scope), AutoGen's built-in spans, and the
+      -- OpenInference instrumentations of CrewAI and the OpenAI Agents SDK (their scopes).
+      WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
+      WHEN attr(ks, vs, 'gen_ai.system') = 'autogen' THEN 'autogen'
+      WHEN attr(ks, vs, 'openinference.span.kind') IS NOT NULL THEN
+        CASE scope WHEN 'openinference.instrumentation.crewai' THEN 'crewai'
+                   WHEN 'openinference.instrumentation.openai_agents' THEN 'openai-agents-python'
+                   ELSE 'openinference' END
       WHEN attr(ks, vs, 'traceloop.span.kind') IS NOT NULL OR attr(ks, vs, 'traceloop.entity.name') IS NOT NULL THEN 'openllmetry'
     END AS framework,
     coalesce(attr(ks, vs, 'gen_ai.conversation.id'), attr(ks, vs, 'session.id'), attr(ks, vs, 'ai.telemetry.metadata.sessionId'),

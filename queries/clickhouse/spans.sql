@@ -37,7 +37,10 @@ extracted AS (
     multiIf(
       a['afterstop.framework'] != '', a['afterstop.framework'],
       a['ai.operationId'] != '' OR startsWith(name, 'ai.'), 'vercel-ai',
-      a['openinference.span.kind'] != '', 'openinference',
+      scope = 'pydantic-ai', 'pydantic-ai',
+      a['gen_ai.system'] = 'autogen', 'autogen',
+      a['openinference.span.kind'] != '', multiIf(scope = 'openinference.instrumentation.crewai', 'crewai',
+        scope = 'openinference.instrumentation.openai_agents', 'openai-agents-python', 'openinference'),
       a['traceloop.span.kind'] != '' OR a['traceloop.entity.name'] != '', 'openllmetry',
       NULL) AS framework,
     coalesce(nullIf(a['gen_ai.conversation.id'], ''), nullIf(a['session.id'], ''), nullIf(a['ai.telemetry.metadata.sessionId'], ''),

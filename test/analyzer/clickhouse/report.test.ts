@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseReport } from '../../../analyzer/clickhouse/report.js';
@@ -6,6 +8,7 @@ import { analyze } from '../../../analyzer/index.js';
 import { loadPrices } from '../../../analyzer/prices.js';
 import type { LeakReport } from '../../../analyzer/types.js';
 import { chdbWithTraces } from '../../helpers/chdb.js';
+import { PYTHON_FRAMEWORKS, pythonTurns } from '../../helpers/python-frameworks.js';
 
 /**
  * The leak model inside ClickHouse (chdb, the engine embedded) over the
@@ -19,6 +22,13 @@ const table = (file: string): string => file.replace(/\.jsonl$/, '').replaceAll(
 // Foreign traces: the Vercel AI SDK's own telemetry, recorded against the simulator (no afterstop markers).
 const aiSdk = fileURLToPath(new URL('../../fixtures/ai-sdk/', import.meta.url));
 const foreign = fs.readdirSync(aiSdk).filter((f) => f.endsWith('.jsonl')).sort();
+// Python frameworks' traces (test/helpers/python-frameworks.ts), bare and with the README recipe's markers.
+const pythonDir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ch-python-'));
+const python = PYTHON_FRAMEWORKS.flatMap((f) => [false, true].map((markers) => {
+  const file = path.join(pythonDir, `${f}${markers ? '-markers' : ''}.jsonl`);
+  fs.writeFileSync(file, `${pythonTurns(f, { markers }).join('\n')}\n`);
+  return file;
+}));
 
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
@@ -28,6 +38,7 @@ beforeAll(async () => {
     all_golden_old: { files: cases.map((f) => `${golden}${f}`), spelling: 'old' },
     all_golden_json: { files: cases.map((f) => `${golden}${f}`), schema: 'json' },
     ...Object.fromEntries(foreign.map((f) => [`ai_${table(f)}`, { files: [`${aiSdk}${f}`] }])),
+    ...Object.fromEntries(python.map((f) => [`py_${table(path.basename(f))}`, { files: [f] }])),
     // The same spans twice, as a retried Collector batch stores them.
     retried: { files: [`${golden}g2-ghost-email.jsonl`, `${golden}g2-ghost-email.jsonl`] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
@@ -35,6 +46,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await ch?.close();
+  fs.rmSync(pythonDir, { recursive: true, force: true });
 });
 
 const figures = (r: LeakReport): Omit<LeakReport, 'input'> => {
@@ -81,6 +93,13 @@ describe('the leak model in ClickHouse', () => {
     it(`a foreign trace, ${file} (the AI SDK's own spans): the report DuckDB gives`, async () => {
       const { duck, click } = await both([`${aiSdk}${file}`], `ai_${table(file)}`);
       expect(click.totals.runs).toBeGreaterThan(0);
+      expect(figures(click)).toEqual(figures(duck));
+    });
+  }
+
+  for (const file of python) {
+    it(`a Python framework's trace, ${path.basename(file)}: the report DuckDB gives`, async () => {
+      const { duck, click } = await both([file], `py_${table(path.basename(file))}`);
       expect(figures(click)).toEqual(figures(duck));
     });
   }
