@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '../../analyzer/index.js';
-import { pythonTurns, type PythonFramework } from '../helpers/python-frameworks.js';
+import { PYTHON_FRAMEWORKS, pythonTurns, type PythonFramework } from '../helpers/python-frameworks.js';
 
 /**
  * Python agent frameworks' traces (test/helpers/python-frameworks.ts: two
@@ -96,5 +98,34 @@ describe('the same apps with the README recipe’s markers', () => {
       framework: ['openai-agents-python'], runs: 2, cancelled: 1, inferred: 0, unended: 0, ack_ms: 8, unacknowledged: 0,
       ghosts: 0, orphans: 1, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 1,
     });
+  });
+});
+
+describe('the README recipe', () => {
+  const readme = fs.readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const section = readme.slice(readme.indexOf("## Emitting afterstop's markers from any language"));
+  const code = /```python\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+
+  it('is Python that compiles', () => {
+    const file = path.join(dir, 'recipe.py');
+    fs.writeFileSync(file, code);
+    const out = spawnSync('python3', ['-m', 'py_compile', file], { encoding: 'utf8' });
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+  });
+
+  it('emits the spans and attributes the tests’ marked traces hold, and no other', () => {
+    const marked = PYTHON_FRAMEWORKS.flatMap((f) => pythonTurns(f, { markers: true })).map((l) => JSON.parse(l) as { resourceSpans: { scopeSpans: { scope: { name: string }; spans: { name: string; attributes: { key: string }[] }[] }[] }[] });
+    const recipe = marked.flatMap((r) => r.resourceSpans.flatMap((rs) => rs.scopeSpans.filter((ss) => ss.scope.name === 'afterstop-recipe').flatMap((ss) => ss.spans)));
+    expect(recipe.length).toBeGreaterThan(0);
+    const names = new Set(recipe.map((x) => x.name.replace(/^execute_tool .*/, 'execute_tool {name}')));
+    const keys = new Set(recipe.flatMap((x) => x.attributes.map((a) => a.key)));
+    for (const name of names) expect(code, name).toContain(name === 'execute_tool {name}' ? 'f"execute_tool {name}"' : `"${name}"`);
+    for (const key of keys) expect(code, key).toContain(`"${key}"`);
+    // And nothing the traces lack: every afterstop marker the code names is in them.
+    for (const named of code.match(/"afterstop\.(cancel|tool)\.[a-z_]+"/g) ?? []) {
+      const name = named.slice(1, -1);
+      if (!['afterstop.cancel.source', 'afterstop.cancel.outcome', 'afterstop.tool.effect', 'afterstop.tool.result', 'afterstop.tool.commit.evidence'].includes(name)) expect(names, name).toContain(name);
+    }
   });
 });
