@@ -62,7 +62,7 @@ export class Store {
     let instance: DuckDBInstance | undefined;
     let connection: DuckDBConnection | undefined;
     try {
-      instance = await DuckDBInstance.create(temporary ? ':memory:' : path.join(folder, CATALOG), { memory_limit: memoryLimit, temp_directory: path.join(folder, 'tmp') });
+      instance = await createWaitingForLock(temporary ? ':memory:' : path.join(folder, CATALOG), { memory_limit: memoryLimit, temp_directory: path.join(folder, 'tmp') }, where);
       connection = await instance.connect();
       const store = new Store(instance, connection, where, folder, temporary);
       await store.script(query('schema'));
@@ -146,6 +146,33 @@ export class Store {
       bound[p.name] = params[p.name] as DuckDBValue;
     }
     return bound;
+  }
+}
+
+/** How long opening a store waits for another afterstop that holds it (AFTERSTOP_LOCK_WAIT_MS, default 30 s). */
+export const DEFAULT_LOCK_WAIT_MS = 30_000;
+
+/**
+ * Open the catalog; while another process holds it (a nightly job still
+ * running when the next starts, an `afterstop query` left open), wait for it,
+ * then fail clearly. DuckDB lets one process write a database file at a time:
+ * nothing is shared, so nothing is corrupted.
+ */
+async function createWaitingForLock(file: string, options: Record<string, string>, where: string): Promise<DuckDBInstance> {
+  const waitMs = Number(process.env['AFTERSTOP_LOCK_WAIT_MS'] ?? DEFAULT_LOCK_WAIT_MS);
+  const deadline = Date.now() + (Number.isFinite(waitMs) && waitMs >= 0 ? waitMs : DEFAULT_LOCK_WAIT_MS);
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(file, options);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!/Could not set lock on file/.test(message)) throw error;
+      if (Date.now() >= deadline) {
+        const holder = /Conflicting lock is held in (.+?)(?: \(PID (\d+)\))?[.\s]/.exec(message);
+        throw new InputError(`${where}: the store is in use by another process${holder?.[2] ? ` (pid ${holder[2]})` : ''}; waited ${Math.round((waitMs || 0) / 1000)} s (AFTERSTOP_LOCK_WAIT_MS)`, { path: where, cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 
