@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as readline from 'node:readline';
 import { Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Decompress } from 'fzstd';
@@ -153,12 +152,30 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
   return { clean: { resourceSpans }, spans };
 }
 
+/**
+ * The lines of a stream, split on LF only (a CR before it is dropped): a lone
+ * CR inside a line is not a line break, so the numbers given are those of
+ * `wc -l` and of the exporter that wrote the file (readline would split there).
+ */
+async function* linesOf(input: Readable): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of input) {
+    rest += chunk as string;
+    let start = 0;
+    for (let i = rest.indexOf('\n'); i >= 0; i = rest.indexOf('\n', start)) {
+      yield rest.slice(start, i > start && rest[i - 1] === '\r' ? i - 1 : i);
+      start = i + 1;
+    }
+    rest = rest.slice(start);
+  }
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}
+
 export async function sanitizeFile(file: TraceFile): Promise<SanitizeResult> {
   const result: SanitizeResult = { lines: [], skipped: [], spans: 0 };
   const raw: string[] = [];
   try {
-    const lines = readline.createInterface({ input: open(file).setEncoding('utf8'), crlfDelay: Infinity });
-    for await (const text of lines) raw.push(text);
+    for await (const text of linesOf(open(file).setEncoding('utf8'))) raw.push(text);
   } catch (error) {
     result.skipped.push({ file: file.path, line: raw.length + 1, reason: `cannot be read further: ${(error as Error).message}` });
   }

@@ -49,6 +49,15 @@ describe('the store accumulates across runs', () => {
 });
 
 describe('bad input', () => {
+  it('numbers lines as wc -l does: a lone CR inside a line, and CRLF endings, are no line breaks of their own', async () => {
+    const [first, second] = lines('g2-ghost-email.jsonl') as [string, string];
+    // Line 1 has a CR where a space was (valid JSON whitespace), line 2 is not JSON, line 3 ends with CRLF.
+    write('cr.jsonl', `${first.replace('},{', '},\r{')}\nnot json\r\n${second}\r\n`);
+    const report = await analyze({ inputs: [path.join(dir, 'cr.jsonl')], db: ':memory:', pricesFile: prices });
+    expect(report.input.skipped.map((x) => [x.line, x.reason.slice(0, 8)])).toEqual([[2, 'not JSON']]);
+    expect(report.totals.runs).toBe(2);
+  });
+
   it('names every line it cannot use, with file and line, and analyses the rest', async () => {
     const [first, second] = lines('g2-ghost-email.jsonl') as [string, string];
     const wrongTypes = JSON.parse(second) as { resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[] };
