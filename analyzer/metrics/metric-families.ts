@@ -1,3 +1,4 @@
+import { terminalSafe } from '../render/text-table.js';
 import type { Distribution, Figures, GroupFigures, LeakReport } from '../types.js';
 
 /**
@@ -165,5 +166,7 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
   };
   bound('afterstop_report_window_start_seconds', report.window.from);
   bound('afterstop_report_window_end_seconds', report.window.to);
-  return families;
+  // Trace content as label values: control characters (an escape sequence in a tool name) shown as U+FFFD,
+  // as the terminal report shows them, so that reading the textfile cannot rewrite a terminal.
+  return families.map((f) => ({ ...f, samples: f.samples.map((x) => ({ ...x, labels: Object.fromEntries(Object.entries(x.labels).map(([k, v]) => [k, terminalSafe(v)])) })) }));
 }

@@ -1,4 +1,5 @@
 import type { LeakReport } from '../types.js';
+import { terminalSafe } from './text-table.js';
 import {
   FINDINGS_HEADER,
   findingRow,
@@ -13,11 +14,12 @@ import {
 
 /**
  * One table cell of trace content: Markdown and the HTML it may carry are
- * escaped, so a span name cannot break the table, inject a link or markup.
+ * escaped, so a span name cannot break the table, inject a link or markup;
+ * control characters are shown as U+FFFD (a report read with `cat` cannot
+ * rewrite the terminal).
  */
 export function markdownCell(value: string): string {
-  return value
-    .replace(/[\r\n]+/g, ' ')
+  return terminalSafe(value)
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
