@@ -35,6 +35,13 @@ export interface OtlpReceiver {
   rejected: string[];
   /** Wait (bounded) until `predicate` holds over the spans received. */
   waitFor(predicate: (spans: FlatSpan[]) => boolean, timeoutMs?: number): Promise<FlatSpan[]>;
+  /**
+   * A collector in trouble, until set back to undefined: `500` (an error), `429` (too many requests,
+   * Retry-After: 1), `reset` (the connection dropped), `hang` (no answer). Exports it refuses are
+   * counted in `refused`, their spans not received.
+   */
+  fault: '500' | '429' | 'reset' | 'hang' | undefined;
+  refused: number;
   close(): Promise<void>;
 }
 
@@ -58,12 +65,22 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const rejected: string[] = [];
   let seq = 0;
 
+  const receiver = { fault: undefined as OtlpReceiver['fault'], refused: 0 };
   const server = http.createServer((req, res) => {
     const event: ReceiverEvent = { seq: seq++, method: req.method ?? '', path: req.url ?? '' };
     events.push(event);
     if (req.method !== 'POST' || req.url !== '/v1/traces') {
       req.resume();
       res.writeHead(req.url?.startsWith('/mark') ? 204 : 404).end();
+      return;
+    }
+    const fault = receiver.fault;
+    if (fault !== undefined) {
+      receiver.refused++;
+      if (fault === 'reset') return void req.socket.destroy();
+      if (fault === 'hang') return void req.resume();
+      req.resume();
+      res.writeHead(Number(fault), fault === '429' ? { 'retry-after': '1' } : {}).end();
       return;
     }
     void readBody(req).then((raw) => {
@@ -87,13 +104,13 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const { port } = server.address() as AddressInfo;
 
   const spans = (): FlatSpan[] => requests.flatMap((r) => r.spans);
-  return {
+  return Object.assign(receiver, {
     url: `http://127.0.0.1:${port}`,
     requests,
     events,
     rejected,
     spans,
-    async waitFor(predicate, timeoutMs = 10_000) {
+    async waitFor(predicate: (spans: FlatSpan[]) => boolean, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans())) {
         if (Date.now() > deadline) throw new Error(`receiver: condition not met in ${timeoutMs} ms; got ${spans().map((s) => s.name).join(', ')}`);
@@ -105,7 +122,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
+  });
 }
 
 /** A port on 127.0.0.1 that nothing listens on (bound, then released). */
