@@ -148,15 +148,21 @@ export async function prepareReportSpans(store: Store, sinceNs: bigint | null, u
   }
 }
 
-/** The prepare queries, in order, with the parameters they take from the report's options. */
-export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
-  await loadPriceTable(store, options.prices);
+/** The parameters the prepare queries take from the report's options (the same in DuckDB and ClickHouse). */
+export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | null> {
   const params: Record<string, Record<string, bigint | null>> = {
     'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
     'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
   };
+  return (name) => params[name] ?? {};
+}
+
+/** The prepare queries, in order, with the parameters they take from the report's options. */
+export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
+  await loadPriceTable(store, options.prices);
   await prepareReportSpans(store, toNs(options.since), toNs(options.until));
-  for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
+  const params = prepareParams(options);
+  for (const name of PREPARE) await store.run(query(name), params(name));
 }
 
 async function skippedLines(store: Store, files: readonly string[]): Promise<SkippedInput[]> {

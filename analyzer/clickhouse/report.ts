@@ -1,19 +1,8 @@
 import { query } from '../queries.js';
-import { assembleReport, toNs, type ReportOptions } from '../report.js';
+import { assembleReport, PREPARE, prepareParams, toNs, type ReportOptions } from '../report.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
 import { spansQuery, tracesSchema } from './traces-schema.js';
-
-/** The leak model's steps in ClickHouse, in order (queries/clickhouse/), each a temporary table of the session. */
-const PREPARE = [
-  'prepare-tool-calls',
-  'prepare-ghost-commits',
-  'prepare-tool-outcomes',
-  'prepare-tokens',
-  'prepare-post-cancel-errors',
-  'prepare-replays',
-  'prepare-steers',
-] as const;
 
 const DAY_NS = 86_400_000_000_000n;
 /** The start of the UTC day of `ns`. */
@@ -38,10 +27,9 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   await source.run(query('clickhouse/run-facts'));
   const prices = Object.entries(options.prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
   await source.run(query('clickhouse/load-prices'), { prices: JSON.stringify(prices) });
-  await source.run(query('clickhouse/prepare-runs'), { since_ns: since, until_ns: until });
-  for (const name of PREPARE) await source.run(query(`clickhouse/${name}`));
-  await source.run(query('clickhouse/prepare-cancel-depth'), { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) });
-  await source.run(query('clickhouse/prepare-cancel-latency'));
+  // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.
+  const params = prepareParams(options);
+  for (const name of PREPARE) await source.run(query(`clickhouse/${name}`), params(name));
   const [count] = await source.rows<{ n: string }>({ ...query('clickhouse/spans'), sql: 'SELECT count() AS n FROM spans', params: [] });
   const spans = Number(count?.n ?? 0);
   return assembleReport((name, params) => source.rows(query(`clickhouse/${name}`), (params ?? {}) as Record<string, bigint>), options, {

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { kindNumber, SPAN_KINDS, STATUS_CODES, statusNumber, type AnyValue, type KeyValue, type OtlpRequest } from './otlp-json.js';
 
 /**
  * OTLP/JSON trace files as the OpenTelemetry Collector's ClickHouse exporter
@@ -20,15 +21,6 @@ export function tracesTableDdl(ddl: string, table: string, schema: TracesSchemaN
   if (schema === 'oldest') sql = sql.replace(/\s+ScopeName String CODEC\(ZSTD\(1\)\),\s+ScopeVersion String CODEC\(ZSTD\(1\)\),/, '').replace('Duration UInt64 CODEC(T64, ZSTD(1))', 'Duration Int64 CODEC(ZSTD(1))');
   return sql;
 }
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number | string; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: { values?: KeyValue[] }; bytesValue?: string };
-type KeyValue = { key: string; value?: AnyValue };
-interface OtlpSpan {
-  traceId: string; spanId: string; parentSpanId?: string; name?: string; kind?: number | string; traceState?: string;
-  startTimeUnixNano: string; endTimeUnixNano: string; attributes?: KeyValue[];
-  events?: { timeUnixNano: string; name?: string; attributes?: KeyValue[] }[];
-  status?: { code?: number | string; message?: string };
-}
-interface OtlpRequest { resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { scope?: { name?: string; version?: string }; spans?: OtlpSpan[] }[] }[] }
 
 /** pcommon.Value.AsString: scalars as text, arrays and maps as JSON of their raw values. */
 function raw(v: AnyValue): unknown {
@@ -48,12 +40,8 @@ const attrs = (kvs: KeyValue[] = []): Record<string, string> => Object.fromEntri
 const rawAttrs = (kvs: KeyValue[] = []): Record<string, unknown> => Object.fromEntries(kvs.map((kv) => [kv.key, raw(kv.value ?? {})]));
 
 const KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'];
-const OLD_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
 const STATUS = ['Unset', 'Ok', 'Error'];
-const OLD_STATUS = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
 
-const kindIndex = (k: number | string | undefined): number => (typeof k === 'number' ? k : Math.max(0, OLD_KINDS.indexOf(k ?? '')));
-const statusIndex = (c: number | string | undefined): number => (typeof c === 'number' ? c : Math.max(0, OLD_STATUS.indexOf(c ?? '')));
 
 /** DateTime64(9) as ClickHouse parses it from JSON: 'YYYY-MM-DD hh:mm:ss.nnnnnnnnn' (UTC). */
 function timestamp(ns: bigint): string {
@@ -82,7 +70,7 @@ export function otelTracesRows(files: string[], spelling: 'new' | 'old' = 'new',
               ParentSpanId: s.parentSpanId ?? '',
               TraceState: s.traceState ?? '',
               SpanName: s.name ?? '',
-              SpanKind: (spelling === 'new' ? KINDS : OLD_KINDS)[kindIndex(s.kind)],
+              SpanKind: (spelling === 'new' ? KINDS : SPAN_KINDS)[kindNumber(s.kind)],
               ServiceName: service,
               ResourceAttributes: resource,
               ...(schema === 'oldest' ? {} : { ScopeName: ss.scope?.name ?? '', ScopeVersion: ss.scope?.version ?? '' }),
@@ -91,7 +79,7 @@ export function otelTracesRows(files: string[], spelling: 'new' | 'old' = 'new',
                 ...(schema === 'oldest' && ss.scope?.name ? { 'otel.scope.name': ss.scope.name, 'otel.scope.version': ss.scope.version ?? '' } : {}),
               },
               Duration: (BigInt(s.endTimeUnixNano) - start).toString(),
-              StatusCode: (spelling === 'new' ? STATUS : OLD_STATUS)[statusIndex(s.status?.code)],
+              StatusCode: (spelling === 'new' ? STATUS : STATUS_CODES)[statusNumber(s.status?.code)],
               StatusMessage: s.status?.message ?? '',
               'Events.Timestamp': events.map((e) => timestamp(BigInt(e.timeUnixNano))),
               'Events.Name': events.map((e) => e.name ?? ''),

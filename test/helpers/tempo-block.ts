@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { kindNumber, statusNumber, type AnyValue, type KeyValue, type OtlpRequest } from './otlp-json.js';
 
 /**
  * Writes Grafana Tempo blocks (vParquet4 and vParquet5) from OTLP/JSON trace
@@ -24,15 +25,6 @@ export interface TempoBlockOptions {
   previewScalars?: boolean;
 }
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number | string; boolValue?: boolean; arrayValue?: { values?: AnyValue[] }; kvlistValue?: unknown; bytesValue?: string };
-type KeyValue = { key: string; value?: AnyValue };
-interface OtlpSpan {
-  traceId: string; spanId: string; parentSpanId?: string; name?: string; kind?: number | string; traceState?: string;
-  startTimeUnixNano: string; endTimeUnixNano: string; attributes?: KeyValue[];
-  events?: { timeUnixNano: string; name?: string; attributes?: KeyValue[] }[];
-  status?: { code?: number | string; message?: string };
-}
-interface OtlpRequest { resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { scope?: { name?: string; version?: string }; spans?: OtlpSpan[] }[] }[] }
 
 interface Attribute { Key: string; IsArray: boolean; Value: string[]; ValueInt: string[]; ValueDouble: number[]; ValueBool: boolean[]; ValueUnsupported: string | null }
 
@@ -70,9 +62,6 @@ function dedicate(kvs: KeyValue[], names: string[], v5: boolean): { rest: KeyVal
   return { rest, columns };
 }
 
-const KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
-const kindNumber = (k: number | string | undefined): number => (typeof k === 'number' ? k : Math.max(0, KINDS.indexOf(k ?? '')));
-const statusNumber = (c: number | string | undefined): number => (typeof c === 'number' ? c : c === 'STATUS_CODE_OK' ? 1 : c === 'STATUS_CODE_ERROR' ? 2 : 0);
 
 const ATTR = 'STRUCT(Key VARCHAR, IsArray BOOLEAN, Value VARCHAR[], ValueInt BIGINT[], ValueDouble DOUBLE[], ValueBool BOOLEAN[], ValueUnsupported VARCHAR)';
 
