@@ -21,6 +21,8 @@ export interface SanitizeResult {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+/** A time isNanos accepted, as a number of ns (a JSON number is whole ns, a fraction cut). */
+const nanos = (v: unknown): bigint => (typeof v === 'string' ? BigInt(v) : BigInt(Math.trunc(v as number)));
 const isNanos = (v: unknown): boolean =>
   (typeof v === 'string' && /^\d{1,20}$/.test(v)) || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
 
@@ -118,6 +120,11 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
         const badTimes = ['startTimeUnixNano', 'endTimeUnixNano'].filter((k) => !isNanos(s[k]));
         if (missing.length > 0 || badTimes.length > 0) {
           at(`span ${id}: ${[...missing.map((k) => `no ${k}`), ...badTimes.map((k) => `${k} is not a time`)].join(', ')}`);
+          continue;
+        }
+        // A clock that went backwards within one span: its duration would be negative, its times unusable.
+        if (nanos(s['endTimeUnixNano']) < nanos(s['startTimeUnixNano'])) {
+          at(`span ${id}: ends before it starts (endTimeUnixNano < startTimeUnixNano)`);
           continue;
         }
         const attributes = cleanAttributes(s['attributes']);

@@ -26,6 +26,8 @@ WITH read AS (
     `Events.Attributes` AS event_attrs
   FROM {database:Identifier}.{table:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({since_ns:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until_ns:Int64})
+    -- A span that ends before it starts (a signed Duration in the oldest schema) is not used, as in DuckDB's store.
+    AND toInt64(Duration) >= 0
   -- Each span once (a batch the Collector retried is stored twice), as DuckDB's store keeps it.
   LIMIT 1 BY TraceId, SpanId
 ),
