@@ -30,7 +30,7 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.
   const params = prepareParams(options);
   for (const name of PREPARE) await source.run(query(`clickhouse/${name}`), params(name));
-  const [count] = await source.rows<{ n: string }>({ ...query('clickhouse/spans'), sql: 'SELECT count() AS n FROM spans', params: [] });
+  const [count] = await source.rows<{ n: string }>(query('clickhouse/span-count'));
   const spans = Number(count?.n ?? 0);
   return assembleReport((name, params) => source.rows(query(`clickhouse/${name}`), (params ?? {}) as Record<string, bigint>), options, {
     files: 0,

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClickHouseSource } from '../../../analyzer/clickhouse/source.js';
-import { query } from '../../../analyzer/queries.js';
+import { parseQuery, query } from '../../../analyzer/queries.js';
 import type { Store } from '../../../analyzer/store.js';
 import { chdbWithTraces } from '../../helpers/chdb.js';
 import { listValue, openStore, sqlRows } from '../../helpers/trace-builder.js';
@@ -25,6 +25,9 @@ const normal = (row: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(COLUMNS.map((c) => [c, c === 'repair_call_ids' ? JSON.stringify(row[c] ?? []) : row[c] === null || row[c] === undefined ? 'NULL' : String(row[c])]));
 const byId = (a: Record<string, string>, b: Record<string, string>): number => `${a['trace_id']}${a['span_id']}`.localeCompare(`${b['trace_id']}${b['span_id']}`);
 
+/** Every row of the temporary table spans.sql made (each run of it replaces the table). */
+const ALL_SPANS = parseQuery('-- @name all_spans\n-- @returns every column\nSELECT * FROM spans', 'spans.test.ts');
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 let store: Store;
 let duck: Record<string, string>[];
@@ -41,8 +44,7 @@ afterAll(async () => {
 
 async function clickhouseSpans(source: ClickHouseSource): Promise<Record<string, string>[]> {
   await source.run(query('clickhouse/spans'), { since_ns: 0n, until_ns: 9_000_000_000_000_000_000n });
-  const rows = await source.rows({ ...query('clickhouse/spans'), sql: 'SELECT * FROM spans', params: [] });
-  await source.run({ ...query('clickhouse/spans'), sql: 'DROP TEMPORARY TABLE spans', params: [] });
+  const rows = await source.rows(ALL_SPANS);
   return rows.map(normal).sort(byId);
 }
 
@@ -57,8 +59,7 @@ describe('clickhouse/spans', () => {
     const source = ch.source('otel_traces');
     const first = BigInt(duck.reduce((m, r) => (BigInt(r['start_ns']!) < m ? BigInt(r['start_ns']!) : m), BigInt(duck[0]!['start_ns']!)));
     await source.run(query('clickhouse/spans'), { since_ns: first + 1n, until_ns: 9_000_000_000_000_000_000n });
-    const [count] = await source.rows<{ n: string }>({ ...query('clickhouse/spans'), sql: 'SELECT count() AS n FROM spans', params: [] });
-    await source.run({ ...query('clickhouse/spans'), sql: 'DROP TEMPORARY TABLE spans', params: [] });
+    const [count] = await source.rows<{ n: string }>(query('clickhouse/span-count'));
     expect(Number(count!.n)).toBe(duck.filter((r) => BigInt(r['start_ns']!) > first).length);
   });
 });

@@ -1,0 +1,4 @@
+-- @name span_count
+-- @description ClickHouse: how many spans the report read (spans.sql's temporary table), each once.
+-- @returns n
+SELECT count() AS n FROM spans
