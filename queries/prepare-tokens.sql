@@ -16,14 +16,15 @@ counted AS (
   SELECT
     *,
     CASE
-      WHEN start_ns >= c_ns THEN CASE WHEN input_tokens IS NULL AND output_tokens IS NULL THEN 'unknown' ELSE 'observed' END
+      WHEN start_ns >= c_ns THEN CASE WHEN input_tokens IS NULL AND coalesce(output_tokens, output_tokens_after_cancel) IS NULL THEN 'unknown' ELSE 'observed' END
       WHEN output_tokens_after_cancel IS NOT NULL THEN 'observed'
       WHEN output_tokens IS NOT NULL THEN 'estimated'
       ELSE 'unknown'
     END AS how,
     CASE WHEN start_ns >= c_ns THEN coalesce(input_tokens, 0) ELSE 0 END AS input_after,
     CASE
-      WHEN start_ns >= c_ns THEN coalesce(output_tokens, 0)
+      -- Without the provider's usage, the tokens the client counted after C are all of them (afterstop's own count).
+      WHEN start_ns >= c_ns THEN coalesce(output_tokens, output_tokens_after_cancel, 0)
       WHEN output_tokens_after_cancel IS NOT NULL THEN output_tokens_after_cancel
       WHEN output_tokens IS NULL OR end_ns <= f_ns THEN 0
       -- linear over the stream, rounded down; HUGEINT keeps tokens × nanoseconds exact

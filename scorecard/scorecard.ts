@@ -41,7 +41,8 @@ export interface Scorecard {
   durationMs: number;
 }
 
-function measured(report: LeakReport): NonNullable<ScoreCell['measured']> {
+/** The figures of a report that the card sets beside the ground truth. */
+export function measured(report: LeakReport): NonNullable<ScoreCell['measured']> {
   const t = report.totals;
   const depths = (['0', '1', '2', '3', '4'] as const).filter((d) => t.cancel_depth[d] > 0).map(Number);
   return {

@@ -16,13 +16,13 @@ WITH calls AS (
 counted AS (
   SELECT *,
     multiIf(
-      start_ns >= c_ns, if(input_tokens IS NULL AND output_tokens IS NULL, 'unknown', 'observed'),
+      start_ns >= c_ns, if(input_tokens IS NULL AND coalesce(output_tokens, output_tokens_after_cancel) IS NULL, 'unknown', 'observed'),
       output_tokens_after_cancel IS NOT NULL, 'observed',
       output_tokens IS NOT NULL, 'estimated',
       'unknown') AS how,
     if(start_ns >= c_ns, coalesce(input_tokens, 0), 0) AS input_after,
     toInt64(multiIf(
-      start_ns >= c_ns, coalesce(output_tokens, 0),
+      start_ns >= c_ns, coalesce(output_tokens, output_tokens_after_cancel, 0),
       output_tokens_after_cancel IS NOT NULL, output_tokens_after_cancel,
       output_tokens IS NULL OR end_ns <= f_ns, 0,
       intDiv(toInt128(output_tokens) * (end_ns - greatest(c_ns, f_ns)), end_ns - f_ns))) AS output_after

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { readTraces } from '../../analyzer/index.js';
 import { appsDir, runApp, truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
+import { measured } from '../../scorecard/scorecard.js';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
 
 /**
@@ -54,12 +55,29 @@ export async function toolResults(r: AppRun, options: { steps?: boolean } = {}):
   return Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['afterstop.tool.result']]));
 }
 
-/** leak-report agrees with the ground truth: ghost commits, new model calls, tokens after Stop (within 10%). */
+/** The spans the app wrote under a name (or `name …`): their attributes, for the markers and calls a test looks at. */
+export async function spansNamed(r: AppRun, name: string): Promise<Record<string, unknown>[]> {
+  return (await readTraces(r.traces)).spans.filter((s) => s.name === name || s.name.startsWith(`${name} `)).map((s) => s.attributes);
+}
+
+/** How long after the app's Stop the server saw the model request closed, in ms. */
+export const closedAfterStopMs = (r: AppRun, i = 0): number => Number(r.requests[i]!.endNs - BigInt(String(r.out['stopNs']))) / 1e6;
+
+/**
+ * leak-report agrees with the ground truth on every figure the scorecard sets
+ * beside it: ghost commits, replays, new model calls, tokens after Stop
+ * (within 10%), and, where the app keeps a conversation, takes a next turn or
+ * steers, the orphan tool calls, the failed turn and the steering message.
+ */
 export function agreesWithTruth(r: AppRun): void {
   const truth = truthAfterStop(r);
-  const t = r.report.totals;
-  expect(t.unended_runs, 'every run ended').toBe(0);
-  expect(t.ghost_commits, 'ghost commits').toBe(truth.ghostCommits);
-  expect(t.tokens_after_stop.calls_started_after_stop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
-  expect(Math.abs(t.tokens_after_stop.output - truth.outputTokensSent), `tokens after Stop: ${t.tokens_after_stop.output} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
+  const m = measured(r.report);
+  expect(r.report.totals.unended_runs, 'every run ended').toBe(0);
+  expect(m.ghostCommits, 'ghost commits').toBe(truth.ghostCommits);
+  expect(m.replayDuplicates, 'replay duplicates').toBe(truth.replays);
+  expect(m.modelCallsAfterStop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
+  expect(Math.abs(m.outputTokensAfterStop - truth.outputTokensSent), `tokens after Stop: ${m.outputTokensAfterStop} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));
+  if (truth.orphans !== undefined) expect(m.orphanToolCalls, 'orphan tool calls').toBe(truth.orphans);
+  if (truth.nextTurnFailed !== undefined) expect(m.nextTurnErrors, 'next-turn errors').toBe(truth.nextTurnFailed ? 1 : 0);
+  if (truth.steering !== undefined) expect({ violations: m.steering.violations, dropped: m.steering.dropped }, 'steering').toEqual(truth.steering);
 }

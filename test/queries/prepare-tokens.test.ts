@@ -15,12 +15,13 @@ const tokens = async (build: (r: Run) => void, o = {}) => {
 const figures = (rows: Record<string, unknown>[]) => rows.map((x) => [x['how'], x['input_after'], x['output_after']]);
 
 describe('prepare-tokens', () => {
-  it('a call that started at or after C: all of its tokens, observed; without usage: unknown', async () => {
+  it('a call that started at or after C: all of its tokens, observed; without usage, the tokens the client counted after C; with neither: unknown', async () => {
     const rows = await tokens((r) => {
       r.model({ startMs: 100, endMs: 300, model: 'gpt-4o', input: 100, output: 20 });
       r.model({ startMs: 200, endMs: 300, model: 'gpt-4o' });
+      r.model({ startMs: 200, endMs: 300, model: 'gpt-4o', afterCancel: 60 });
     });
-    expect(figures(rows)).toEqual([['observed', 100, 20], ['unknown', 0, 0]]);
+    expect(figures(rows)).toEqual([['observed', 100, 20], ['unknown', 0, 0], ['observed', 0, 60]]);
   });
 
   it('case 1: output_tokens_after_cancel when present (observed), no input', async () => {

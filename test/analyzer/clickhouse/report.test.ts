@@ -9,6 +9,7 @@ import { loadPrices } from '../../../analyzer/prices.js';
 import type { LeakReport } from '../../../analyzer/types.js';
 import { chdbWithTraces } from '../../helpers/chdb.js';
 import { PYTHON_FRAMEWORKS, pythonTurns } from '../../helpers/python-frameworks.js';
+import { traces } from '../../helpers/trace-builder.js';
 
 /**
  * The leak model inside ClickHouse (chdb, the engine embedded) over the
@@ -30,6 +31,18 @@ const python = PYTHON_FRAMEWORKS.flatMap((f) => [false, true].map((markers) => {
   return file;
 }));
 
+// Model calls after C with the provider's usage, with only the client's count, and with neither.
+const tokensFile = (() => {
+  const t = traces();
+  const r = t.run({ startMs: 0, endMs: 2000, outcome: 'cancelled' });
+  r.cancelRequest(100);
+  r.model({ startMs: 100, endMs: 300, model: 'gpt-4o', input: 100, output: 20 });
+  r.model({ startMs: 200, endMs: 300, model: 'gpt-4o' });
+  r.model({ startMs: 200, endMs: 300, model: 'gpt-4o', afterCancel: 60 });
+  r.model({ startMs: 0, endMs: 500, model: 'gpt-4o', output: 40, ttfcMs: 50 });
+  return t.write('tokens-after-c.jsonl');
+})();
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
   ch = await chdbWithTraces({
@@ -41,6 +54,7 @@ beforeAll(async () => {
     ...Object.fromEntries(python.map((f) => [`py_${table(path.basename(f))}`, { files: [f] }])),
     // The same spans twice, as a retried Collector batch stores them.
     retried: { files: [`${golden}g2-ghost-email.jsonl`, `${golden}g2-ghost-email.jsonl`] },
+    tokens_after_c: { files: [tokensFile] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -103,6 +117,12 @@ describe('the leak model in ClickHouse', () => {
       expect(figures(click)).toEqual(figures(duck));
     });
   }
+
+  it('model calls after the Stop with and without the provider’s usage: the tokens DuckDB counts', async () => {
+    const { duck, click } = await both([tokensFile], 'tokens_after_c');
+    expect(duck.totals.tokens_after_stop).toMatchObject({ output: 20 + 60 + 35, calls_without_usage: 1 });
+    expect(figures(click)).toEqual(figures(duck));
+  });
 
   it('a span stored twice (a retried batch) counts once, as in DuckDB', async () => {
     const { duck, click } = await both([`${golden}g2-ghost-email.jsonl`], 'retried');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
-import { agreesWithTruth, sdkApps, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
+import { agreesWithTruth, closedAfterStopMs, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
 
 /**
  * The real `ai` package with `@ai-sdk/openai` (Chat Completions and Responses) and `@ai-sdk/anthropic`, under
@@ -25,6 +25,10 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
   it('Stop (abortSignal) during the text stream: request and ack, the request closed at once, no ghost', async () => {
     const r = await run('text');
     expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    expect(closedAfterStopMs(r)).toBeLessThan(100);
+    expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
+    const [model] = await spansNamed(r, 'chat');
+    expect(model).toMatchObject({ 'afterstop.model.aborted': true, 'afterstop.model.usage_source': 'estimated', 'afterstop.model.output_tokens_after_cancel': expect.any(Number) });
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, orphan_tool_calls: 0 });
     expect(t.tokens_after_stop.observed_calls).toBe(1);
@@ -58,6 +62,7 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
   it('Stop by cancelling the stream reader, no abortSignal: the request stays open; reading the steps later resumes the loop: a ghost commit and a new model call after Stop', async () => {
     const r = await run('reader-cancel');
     expect(r.out['steps']).toBe(2);
+    expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
     expect(r.requests[0]!.clientClosedEarly).toBe(false);
     const truth = truthAfterStop(r);
     expect(truth).toMatchObject({ ghostCommits: 1, modelCallsStarted: 1 });

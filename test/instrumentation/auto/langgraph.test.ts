@@ -14,6 +14,14 @@ const run = (scenario: string) => runApp(app('langgraph-app.mjs'), scenario);
 /** Side effects committed more than once: the replays that really happened. */
 const replays = (r: AppRun): number => truthAfterStop(r).replays;
 
+/** The thread's two runs in order; the second names the first as the run it resumes. */
+async function resumeLinked(r: AppRun): Promise<void> {
+  const runs = (await readTraces(r.traces)).spans.filter((s) => s.name === 'invoke_agent').sort((a, b) => Number(a.startNs - b.startNs));
+  expect(runs).toHaveLength(2);
+  expect(runs[0]!.attributes['afterstop.run.resumes']).toBeUndefined();
+  expect(runs[1]!.attributes['afterstop.run.resumes']).toBe(runs[0]!.attributes['afterstop.run.id']);
+}
+
 describe('LangGraph.js under afterstop/register', () => {
   it('a run to its end: one run on the thread, each node a call delivered, nothing replayed', async () => {
     const r = await run('complete');
@@ -32,6 +40,7 @@ describe('LangGraph.js under afterstop/register', () => {
     expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, replay_duplicates: 1, replayed_conversations: 1 });
     expect(r.report.findings.find((f) => f.kind === 'replay_duplicate')?.detail).toMatch(/^charge committed thread-abort-resume:/);
     agreesWithTruth(r);
+    await resumeLinked(r);
   });
 
   for (const scenario of ['break-resume', 'cancel-resume']) {
@@ -41,6 +50,7 @@ describe('LangGraph.js under afterstop/register', () => {
       expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, replay_duplicates: 1 });
       expect(r.report.findings.find((f) => f.kind === 'replay_duplicate')?.detail).toMatch(/^notify committed/);
       agreesWithTruth(r);
+      await resumeLinked(r);
     });
   }
 
@@ -56,6 +66,12 @@ describe('LangGraph.js under afterstop/register', () => {
     expect(replays(r)).toBe(1);
     expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, cleanup_errors: 0, replay_duplicates: 1, unended_runs: 0 });
     expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 0, other: 0 });
+    agreesWithTruth(r);
+    await resumeLinked(r);
+    // A pause, not an error: no span of either run has status ERROR, and the interrupted node's call ends without an error type.
+    const spans = (await readTraces(r.traces)).spans;
+    expect(spans.filter((s) => s.statusCode === 2).map((s) => s.name)).toEqual([]);
+    expect(spans.filter((s) => s.name.startsWith('execute_tool ') && s.attributes['error.type'] !== undefined)).toEqual([]);
   });
 
   it('interruptBefore the payment node: a pause before any effect; the resume charges once, names the run it resumes, and nothing is replayed', async () => {
@@ -63,10 +79,8 @@ describe('LangGraph.js under afterstop/register', () => {
     expect(r.out['paused']).toEqual({ charged: false });
     expect(r.effects.filter((e) => e.name === 'charge')).toHaveLength(1);
     expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 0, replay_duplicates: 0, cleanup_errors: 0, unended_runs: 0 });
-    const runs = (await readTraces(r.traces)).spans.filter((s) => s.name === 'invoke_agent').sort((a, b) => Number(a.startNs - b.startNs));
-    expect(runs).toHaveLength(2);
-    expect(runs[0]!.attributes['afterstop.run.resumes']).toBeUndefined();
-    expect(runs[1]!.attributes['afterstop.run.resumes']).toBe(runs[0]!.attributes['afterstop.run.id']);
+    agreesWithTruth(r);
+    await resumeLinked(r);
   });
 
   it('a drain (RunControl.requestDrain) while the payment is in flight: the step finishes and is kept, the resume does not charge again', async () => {
@@ -76,6 +90,7 @@ describe('LangGraph.js under afterstop/register', () => {
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, replay_duplicates: 0, orphan_tool_calls: 0, cleanup_errors: 0 });
     agreesWithTruth(r);
+    await resumeLinked(r);
   });
 });
 

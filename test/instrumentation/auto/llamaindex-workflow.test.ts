@@ -52,4 +52,14 @@ describe('LlamaIndex Workflows under afterstop/register', () => {
     expect(r.report.totals.tokens_after_stop.output).toBeGreaterThan(20);
     agreesWithTruth(r);
   });
+
+  it('leaving while a step prepares: the next step starts anyway and asks the model after the Stop: a new model call, all its tokens billed after Stop', async () => {
+    const r = await run('model-after-stop');
+    expect(r.requests).toHaveLength(1);
+    expect(r.requests[0]!.startNs).toBeGreaterThan(BigInt(String(r.out['stopNs'])));
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0 });
+    expect(r.report.totals.tokens_after_stop.calls_started_after_stop).toBe(1);
+    expect(r.report.totals.tokens_after_stop.output).toBe(60);
+    agreesWithTruth(r);
+  });
 });

@@ -33,6 +33,13 @@ describe('OpenAI Agents JS under afterstop/register', () => {
     agreesWithTruth(r);
   });
 
+  it('Stop by cancelling the reader of result.toStream(): the same', async () => {
+    const r = await run('to-stream-cancel');
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    agreesWithTruth(r);
+  });
+
   it('Stop while the tool’s POST is in flight, tool ignores the signal: the e-mail is sent (a ghost), and its real result reaches the history: delivered, no orphan; the next turn goes through', async () => {
     const r = await run('next-turn');
     expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);

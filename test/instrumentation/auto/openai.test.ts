@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sdkApps, sentAfter } from '../../helpers/sdk-app.js';
+import { sdkApps, sentAfter, spansNamed } from '../../helpers/sdk-app.js';
 
 /** The real `openai` client under `node --import afterstop/register`, leak-report checked against the simulator's ledger. */
 const { app, runApp } = sdkApps();
@@ -25,6 +25,7 @@ describe('openai Chat Completions under afterstop/register', () => {
   it('Stop by breaking out of the stream: the SDK closes the request; recorded as a Stop by the user', async () => {
     const r = await runApp(app('openai-app.mjs'), 'break');
     expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
   });
 
