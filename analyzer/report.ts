@@ -11,6 +11,8 @@ import {
   type FrameworkScore,
   type HistogramBucket,
   type GroupFigures,
+  type ModelTokensAfterStop,
+  type ToolGhostCommits,
   type LeakReport,
   type SkippedInput,
 } from './types.js';
@@ -193,6 +195,9 @@ export async function buildReport(
   });
 }
 
+/** A row's group: '*' for the total, else its service, agent and framework. */
+const groupKey = (row: Row): string => (truth(row['total']) ? '*' : JSON.stringify([row['service'], row['agent'], row['framework']]));
+
 /** The rows of the report's query `name` (its file name in queries/), from whichever engine prepared the report. */
 export type ReportRows = (name: string, params?: Record<string, unknown>) => Promise<Row[]>;
 
@@ -205,33 +210,44 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
   const merged = new Map<string, Row>();
   for (const name of AGGREGATES) {
     for (const row of await rowsOf(name)) {
-      const key = truth(row['total']) ? '*' : JSON.stringify([row['service'], row['agent'], row['framework']]);
+      const key = groupKey(row);
       merged.set(key, { ...merged.get(key), ...row });
     }
   }
   const totalRow = merged.get('*') ?? {};
-  const groups: GroupFigures[] = [...merged.entries()]
-    .filter(([key]) => key !== '*')
-    .map(([, r]) => ({
-      service: (r['service'] as string | null) ?? null,
-      agent: (r['agent'] as string | null) ?? null,
-      framework: (r['framework'] as string | null) ?? null,
-      ...figures(r),
-    }));
-
-  const byTool = (await rowsOf('ghost-commits-by-tool')).map((r) => ({
+  // Rows of a by-tool or by-model query, split into the total's list ('*') and each group's.
+  const listsOf = async <T>(name: string, item: (r: Row) => T): Promise<Map<string, T[]>> => {
+    const lists = new Map<string, T[]>();
+    for (const r of await rowsOf(name)) {
+      const key = groupKey(r);
+      lists.set(key, [...(lists.get(key) ?? []), item(r)]);
+    }
+    return lists;
+  };
+  const byTool = await listsOf('ghost-commits-by-tool', (r): ToolGhostCommits => ({
     tool: String(r['tool']),
     effect: String(r['effect']),
     ghost_commits: num(r['ghost_commits']),
     ghost_commits_inferred: num(r['ghost_commits_inferred']),
   }));
-  const byModel = (await rowsOf('tokens-after-stop-by-model')).map((r) => ({
+  const byModel = await listsOf('tokens-after-stop-by-model', (r): ModelTokensAfterStop => ({
     model: String(r['model']),
     input: num(r['input']),
     output: num(r['output']),
     ghost_tax_usd: num(r['ghost_tax_usd']),
     priced: truth(r['priced']),
   }));
+  const groups: GroupFigures[] = [...merged.entries()]
+    .filter(([key]) => key !== '*')
+    .map(([key, r]) => ({
+      service: (r['service'] as string | null) ?? null,
+      agent: (r['agent'] as string | null) ?? null,
+      framework: (r['framework'] as string | null) ?? null,
+      ...figures(r),
+      ghost_commits_by_tool: byTool.get(key) ?? [],
+      tokens_after_stop_by_model: byModel.get(key) ?? [],
+    }));
+
   const findings: Finding[] = (await rowsOf('findings', { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
     kind: String(r['kind']),
     severity: num(r['severity']),
@@ -265,7 +281,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
   return {
     schema: REPORT_SCHEMA,
     window: { from: options.since?.toISOString() ?? null, to: options.until?.toISOString() ?? null },
-    totals: { ...figures(totalRow), ghost_commits_by_tool: byTool, tokens_after_stop_by_model: byModel, cancel_depth_by_framework: byFramework },
+    totals: { ...figures(totalRow), ghost_commits_by_tool: byTool.get('*') ?? [], tokens_after_stop_by_model: byModel.get('*') ?? [], cancel_depth_by_framework: byFramework },
     groups,
     findings,
     distributions: { cancel_ack_ms: buckets('ack'), cancel_settle_ms: buckets('settle') },

@@ -49,10 +49,30 @@ export interface Figures {
   cancel_depth: { '0': number; '1': number; '2': number; '3': number; '4': number };
 }
 
+/** Ghost commits of one tool and effect class. */
+export interface ToolGhostCommits {
+  tool: string;
+  effect: string;
+  ghost_commits: number;
+  ghost_commits_inferred: number;
+}
+
+/** Tokens billed after Stop by one model, and their cost. */
+export interface ModelTokensAfterStop {
+  model: string;
+  input: number;
+  output: number;
+  ghost_tax_usd: number;
+  priced: boolean;
+}
+
 export interface GroupFigures extends Figures {
   service: string | null;
   agent: string | null;
   framework: string | null;
+  /** The group's share of the totals' lists of the same names (an addition to METRICS.md, for labels by group). */
+  ghost_commits_by_tool: ToolGhostCommits[];
+  tokens_after_stop_by_model: ModelTokensAfterStop[];
 }
 
 export interface Finding {
@@ -102,8 +122,8 @@ export interface LeakReport {
   schema: typeof REPORT_SCHEMA;
   window: { from: string | null; to: string | null };
   totals: Figures & {
-    ghost_commits_by_tool: { tool: string; effect: string; ghost_commits: number; ghost_commits_inferred: number }[];
-    tokens_after_stop_by_model: { model: string; input: number; output: number; ghost_tax_usd: number; priced: boolean }[];
+    ghost_commits_by_tool: ToolGhostCommits[];
+    tokens_after_stop_by_model: ModelTokensAfterStop[];
     cancel_depth_by_framework: FrameworkScore[];
   };
   /** How the cancel latencies of the window are spread (an addition to METRICS.md's keys, for charts). */

@@ -22,15 +22,15 @@ export interface MetricFamily {
 }
 
 export interface MetricOptions {
-  /** Distinct tools or models kept per family; the rest becomes `(other)`. Default 20. */
+  /** Distinct tools or models kept per family; the rest becomes `other`. Default 20. */
   maxLabelValues?: number;
   /** The report's time, in ms (default now). */
   now?: number;
 }
 
 export const GROUP_LABELS = ['service', 'agent', 'framework'] as const;
-/** The tools or models past the cap, summed (in parentheses: no tool or model is called that). */
-export const OTHER = '(other)';
+/** The tools or models past the cap, summed (a tool really called `other` is summed with them). */
+export const OTHER = 'other';
 /** A group without a service, agent or framework (an empty label value is no label to Prometheus). */
 export const NONE = '(none)';
 /** The effect classes of SEMCONV.md; anything else a foreign trace says is `other`. */
@@ -73,12 +73,19 @@ function distribution(report: LeakReport, name: string, help: string, of: (f: Fi
   ];
 }
 
-/** Keep the `max` largest label values by `weight`; sum the rest of each sample's values under `other`. */
-export function capLabel<T>(rows: T[], key: (row: T) => string, weight: (row: T) => number, max: number): { kept: T[]; other: T[] } {
+/** The `max` label values of the largest total `weight` over all rows (ties by name); the rest become `other`. */
+export function keptValues<T>(rows: T[], key: (row: T) => string, weight: (row: T) => number, max: number): Set<string> {
   const totals = new Map<string, number>();
   for (const row of rows) totals.set(key(row), (totals.get(key(row)) ?? 0) + weight(row));
-  const keep = new Set([...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(0, max)).map(([k]) => k));
-  return { kept: rows.filter((r) => keep.has(key(r))), other: rows.filter((r) => !keep.has(key(r))) };
+  return new Set([...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(0, max)).map(([k]) => k));
+}
+
+/** Add `value` to the sample with these labels (values past the cap share one). */
+function add(samples: Map<string, MetricSample>, labels: Record<string, string>, value: number): void {
+  const key = JSON.stringify(labels);
+  const sample = samples.get(key) ?? { labels, value: 0 };
+  sample.value += value;
+  samples.set(key, sample);
 }
 
 export function metricFamilies(report: LeakReport, options: MetricOptions = {}): MetricFamily[] {
@@ -117,41 +124,35 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroupBy(report, 'afterstop_cancel_depth_runs', 'Cancelled runs by cancel depth (0 to 4, the scorecard)', 'depth', (f) => ({ ...f.cancel_depth })),
   ];
 
-  // Ghost commits by tool, effect class and how they are known (observed commits, or inferred from foreign tool spans), the largest tools kept.
-  const tools = capLabel(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred, max);
+  // Ghost commits by group, tool, effect class and how they are known (observed commits, or inferred from
+  // foreign tool spans); the tools with the most ghost commits over all groups kept, the rest summed as `other`.
+  const tools = keptValues(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred, max);
   const byTool = new Map<string, MetricSample>();
-  for (const [rows, other] of [[tools.kept, false], [tools.other, true]] as const) {
-    for (const r of rows) {
+  for (const g of report.groups) {
+    for (const r of g.ghost_commits_by_tool) {
       for (const [how, value] of [['observed', r.ghost_commits], ['inferred', r.ghost_commits_inferred]] as const) {
-        const labels = { tool: other ? OTHER : r.tool, effect: EFFECTS.has(r.effect) ? r.effect : 'other', how };
-        const key = `${labels.tool}\u0000${labels.effect}\u0000${how}`;
-        const sample = byTool.get(key) ?? { labels, value: 0 };
-        sample.value += value;
-        byTool.set(key, sample);
+        const labels = { ...groupLabels(g), tool: tools.has(r.tool) ? r.tool : OTHER, effect: EFFECTS.has(r.effect) ? r.effect : 'other', how };
+        add(byTool, labels, value);
       }
     }
   }
-  families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool, effect class and how they are known', labelNames: ['tool', 'effect', 'how'], samples: [...byTool.values()] });
+  families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool, effect class and how they are known', labelNames: [...GROUP_LABELS, 'tool', 'effect', 'how'], samples: [...byTool.values()] });
 
-  // Tokens after Stop and their cost by model, the largest models kept.
-  const models = capLabel(t.tokens_after_stop_by_model, (r) => r.model, (r) => r.input + r.output, max);
-  const byModel = new Map<string, { input: number; output: number; usd: number }>();
-  for (const [rows, other] of [[models.kept, false], [models.other, true]] as const) {
-    for (const r of rows) {
-      const model = other ? OTHER : r.model;
-      const m = byModel.get(model) ?? { input: 0, output: 0, usd: 0 };
-      m.input += r.input;
-      m.output += r.output;
-      m.usd += r.ghost_tax_usd;
-      byModel.set(model, m);
+  // Tokens after Stop and their cost by group and model; the models with the most tokens over all groups kept.
+  const models = keptValues(t.tokens_after_stop_by_model, (r) => r.model, (r) => r.input + r.output, max);
+  const tokens = new Map<string, MetricSample>();
+  const usd = new Map<string, MetricSample>();
+  for (const g of report.groups) {
+    for (const r of g.tokens_after_stop_by_model) {
+      const labels = { ...groupLabels(g), model: models.has(r.model) ? r.model : OTHER };
+      add(tokens, { ...labels, direction: 'input' }, r.input);
+      add(tokens, { ...labels, direction: 'output' }, r.output);
+      add(usd, labels, r.ghost_tax_usd);
     }
   }
   families.push(
-    {
-      name: 'afterstop_after_stop_tokens_by_model', help: 'Tokens billed after Stop, by model', labelNames: ['model', 'direction'],
-      samples: [...byModel.entries()].flatMap(([model, m]) => [{ labels: { model, direction: 'input' }, value: m.input }, { labels: { model, direction: 'output' }, value: m.output }]),
-    },
-    { name: 'afterstop_ghost_tax_by_model_usd', help: 'Cost of the tokens billed after Stop, by model', labelNames: ['model'], samples: [...byModel.entries()].map(([model, m]) => ({ labels: { model }, value: m.usd })) },
+    { name: 'afterstop_after_stop_tokens_by_model', help: 'Tokens billed after Stop, by model', labelNames: [...GROUP_LABELS, 'model', 'direction'], samples: [...tokens.values()] },
+    { name: 'afterstop_ghost_tax_by_model_usd', help: 'Cost of the tokens billed after Stop, by model', labelNames: [...GROUP_LABELS, 'model'], samples: [...usd.values()] },
     {
       name: 'afterstop_cancel_depth_by_framework_runs', help: 'The cancel-depth scorecard: cancelled runs by framework and depth', labelNames: ['framework', 'depth'],
       samples: t.cancel_depth_by_framework.flatMap((s) => Object.entries(s.cancel_depth).map(([depth, value]) => ({ labels: { framework: s.framework ?? NONE, depth }, value }))),

@@ -46,7 +46,7 @@ export function renderArrow(report: LeakReport): ArrowReport {
   const figures = (f: Figures): Flat => flatten(f);
   const groupRows: Flat[] = [
     ...report.groups.map((g) => {
-      const { service, agent, framework, ...rest } = g;
+      const { service, agent, framework, ghost_commits_by_tool: _byTool, tokens_after_stop_by_model: _byModel, ...rest } = g;
       return { service, agent, framework, is_total: false, ...figures(rest) };
     }),
     (() => {

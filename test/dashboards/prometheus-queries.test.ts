@@ -15,7 +15,14 @@ const overview = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../dashboa
   panels: { title?: string; targets?: { expr?: string }[] }[];
   templating: { list: { name: string; type: string; query?: string }[] };
 };
-const queries = overview.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ title: p.title ?? '', expr: (t.expr ?? '').replace(/\$(service|agent|framework)\b/g, '.*') })));
+type Choice = Partial<Record<'service' | 'agent' | 'framework', string>>;
+/** The panels' queries with the variables set as Grafana would: a chosen value (regex-escaped), else All (`.*`). */
+const queriesFor = (choice: Choice = {}) =>
+  overview.panels.flatMap((p) => (p.targets ?? []).map((t) => ({
+    title: p.title ?? '',
+    expr: (t.expr ?? '').replace(/\$(service|agent|framework)\b/g, (_m, name: keyof Choice) => (choice[name] === undefined ? '.*' : choice[name]!.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&'))),
+  })));
+const queries = queriesFor();
 let stack: PrometheusStack;
 let report: LeakReport;
 
@@ -33,12 +40,15 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const value = async (title: string): Promise<number> => {
-  const q = queries.find((x) => x.title === title);
+/** A panel's series, each as its labels (those named) and value. */
+const seriesOf = async (title: string, labels: string[] = [], choice: Choice = {}): Promise<[string, number][]> => {
+  const q = queriesFor(choice).find((x) => x.title === title);
   if (q === undefined) throw new Error(`no panel ${title}`);
   const result = await stack.query(q.expr);
-  return result.reduce((n, s) => n + Number(s.value[1]), 0);
+  return result.map((s): [string, number] => [labels.map((l) => s.metric[l]).join(' '), Number(s.value[1])]).sort(([a], [b]) => a.localeCompare(b));
 };
+const value = async (title: string, choice: Choice = {}): Promise<number> => (await seriesOf(title, [], choice)).reduce((n, [, v]) => n + v, 0);
+const sorted = (rows: [string, number][]): [string, number][] => rows.filter(([, v]) => v !== 0).sort(([a], [b]) => a.localeCompare(b));
 
 describe('the overview dashboard against a real Prometheus', () => {
   it('has queries to run', () => {
@@ -67,5 +77,46 @@ describe('the overview dashboard against a real Prometheus', () => {
     expect(await value('Post-cancel errors')).toBe(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other);
     expect(await value('Ghost commits by tool and effect')).toBe(t.ghost_commits + t.ghost_commits_inferred);
     expect(await value('Cancel-depth scorecard')).toBe(t.cancel_depth_by_framework.reduce((n, f) => n + f.cancelled_runs, 0));
+  });
+
+  it('the by-model, latency, scorecard and steering panels show the report’s figures series by series', async () => {
+    const t = report.totals;
+    expect(sorted(await seriesOf('Tokens after Stop by model', ['model', 'direction']))).toEqual(
+      sorted(t.tokens_after_stop_by_model.flatMap((m): [string, number][] => [[`${m.model} input`, m.input], [`${m.model} output`, m.output]])),
+    );
+    expect(t.tokens_after_stop_by_model.length).toBeGreaterThan(0);
+    const frameworks = [...new Set(report.groups.map((g) => g.framework ?? '(none)'))];
+    for (const [title, of] of [['Cancel ack latency p95, worst group by framework', 'cancel_ack_ms'], ['Cancel settle latency p95, worst group by framework', 'cancel_settle_ms']] as const) {
+      const expected = frameworks.flatMap((f): [string, number][] => {
+        const p95s = report.groups.filter((g) => (g.framework ?? '(none)') === f && g[of].p95 !== null).map((g) => g[of].p95! / 1000);
+        return p95s.length === 0 ? [] : [[f, Math.max(...p95s)]];
+      });
+      expect(expected.length, title).toBeGreaterThan(0);
+      const got = await seriesOf(title, ['framework']);
+      expect(got.map(([f]) => f)).toEqual(expected.map(([f]) => f).sort());
+      for (const [f, v] of expected) expect(got.find(([g]) => g === f)![1]).toBeCloseTo(v, 9);
+    }
+    expect(sorted(await seriesOf('Cancel-depth scorecard', ['framework', 'depth']))).toEqual(
+      sorted(t.cancel_depth_by_framework.flatMap((f) => Object.entries(f.cancel_depth).map(([d, n]): [string, number] => [`${f.framework ?? '(none)'} ${d}`, n]))),
+    );
+    expect(await value('Steering messages dropped')).toBe(t.steering.dropped);
+    expect(await value('Steering violations')).toBe(t.steering.violations);
+    const injects = report.groups.map((g) => g.steering.inject_ms.p95).filter((v): v is number => v !== null);
+    expect(await value('Steering inject latency p95, worst group')).toBeCloseTo(Math.max(...injects) / 1000, 9);
+  });
+
+  it('with one service chosen, the panels show that service’s figures, by tool and by model too', async () => {
+    const services = [...new Set(report.groups.map((g) => g.service ?? '(none)'))];
+    expect(services.length).toBeGreaterThan(1);
+    for (const service of services) {
+      const mine = report.groups.filter((g) => (g.service ?? '(none)') === service);
+      const total = (f: (g: (typeof mine)[number]) => number) => mine.reduce((n, g) => n + f(g), 0);
+      const choice = { service };
+      expect(await value('Cancelled runs', choice), service).toBe(total((g) => g.cancelled_runs));
+      expect(await value('Ghost commits', choice), service).toBe(total((g) => g.ghost_commits));
+      expect(await value('Ghost tax', choice), service).toBeCloseTo(total((g) => g.ghost_tax_usd), 9);
+      expect(await value('Ghost commits by tool and effect', choice), service).toBe(total((g) => g.ghost_commits + g.ghost_commits_inferred));
+      expect(await value('Tokens after Stop by model', choice), service).toBe(total((g) => g.tokens_after_stop.input + g.tokens_after_stop.output));
+    }
   });
 });

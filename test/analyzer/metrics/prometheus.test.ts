@@ -27,9 +27,9 @@ afterAll(async () => {
 });
 
 /** The built CLI over the golden traces, in a child process (not spawnSync: the test's own timers go on). */
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(args: string[], files = inputs): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', ...inputs, '--db', ':memory:', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'leak-report', ...files, '--db', ':memory:', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -80,6 +80,53 @@ describe('leak-report as Prometheus metrics', () => {
     expect(Object.fromEntries(byService.map((s) => [s.metric['service'], Number(s.value[1])]))).toEqual(
       Object.fromEntries([...new Set(report.groups.map((g) => g.service ?? ''))].map((svc) => [svc, report.groups.filter((g) => (g.service ?? '') === svc).reduce((n, g) => n + g.cancelled_runs, 0)])),
     );
+  });
+
+  it('--prometheus-file replaces the file whole (a new file renamed over it): a reader of the old one still reads it complete', async () => {
+    const file = path.join(dir, 'replaced.prom');
+    expect((await run(['--format', 'json', '--prometheus-file', file], inputs.slice(0, 1))).status).toBe(0);
+    const before = fs.statSync(file).ino;
+    const reader = fs.openSync(file, 'r');
+    const old = fs.readFileSync(file, 'utf8');
+    try {
+      expect((await run(['--format', 'json', '--prometheus-file', file])).status).toBe(0);
+      expect(fs.statSync(file).ino).not.toBe(before);
+      expect(fs.readFileSync(reader, 'utf8')).toBe(old);
+      expect(fs.readFileSync(file, 'utf8')).not.toBe(old);
+      expect(spawnSync('promtool', ['check', 'metrics'], { input: fs.readFileSync(file, 'utf8'), encoding: 'utf8' }).status).toBe(0);
+    } finally {
+      fs.closeSync(reader);
+    }
+  });
+
+  it('--max-label-values 0: every tool and model is summed as other, and the sums are unchanged', async () => {
+    const file = path.join(dir, 'capped.prom');
+    const r = await run(['--format', 'json', '--prometheus-file', file, '--max-label-values', '0']);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as LeakReport;
+    const text = fs.readFileSync(file, 'utf8');
+    const samples = (name: string) => [...text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, 'gm'))].map((m) => ({ labels: m[1]!, value: Number(m[2]) }));
+    const byModel = samples('afterstop_after_stop_tokens_by_model');
+    expect(byModel.length).toBeGreaterThan(0);
+    expect(byModel.every((x) => x.labels.includes('model="other"'))).toBe(true);
+    expect(byModel.reduce((n, x) => n + x.value, 0)).toBe(report.totals.tokens_after_stop.input + report.totals.tokens_after_stop.output);
+    const byTool = samples('afterstop_ghost_commits_by_tool');
+    expect(byTool.every((x) => x.labels.includes('tool="other"'))).toBe(true);
+    expect(byTool.reduce((n, x) => n + x.value, 0)).toBe(report.totals.ghost_commits + report.totals.ghost_commits_inferred);
+  });
+
+  it('a second push to the same job and instance replaces the first: series of the old report are gone', async () => {
+    const first = await run(['--format', 'json', '--push-gateway', stack.pushgateway, '--push-instance', 'replaced']);
+    expect(first.status, first.stderr).toBe(0);
+    const all = JSON.parse(first.stdout) as LeakReport;
+    await eventually(async () => ((await stack.query('sum(afterstop_runs{instance="replaced"})'))[0]?.value[1] === String(all.totals.runs) ? true : undefined));
+    const second = await run(['--format', 'json', '--push-gateway', stack.pushgateway, '--push-instance', 'replaced'], inputs.slice(0, 1));
+    expect(second.status, second.stderr).toBe(0);
+    const one = JSON.parse(second.stdout) as LeakReport;
+    expect(one.totals.runs).toBeLessThan(all.totals.runs);
+    await eventually(async () => ((await stack.query('sum(afterstop_runs{instance="replaced"})'))[0]?.value[1] === String(one.totals.runs) ? true : undefined));
+    const services = (await stack.query('count by (service) (afterstop_runs{instance="replaced"})')).map((x) => x.metric['service']).sort();
+    expect(services).toEqual([...new Set(one.groups.map((g) => g.service ?? '(none)'))].sort());
   });
 
   it('a push that fails (nothing listening) is an error on stderr and exit code 2; the report is still written', async () => {
