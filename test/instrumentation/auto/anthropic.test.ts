@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sdkApps, sentAfter } from '../../helpers/sdk-app.js';
+import { closedAfterStopMs, sdkApps, sentAfter, spansNamed } from '../../helpers/sdk-app.js';
 
 /** The real `@anthropic-ai/sdk` client under `node --import afterstop/register`, leak-report checked against the simulator's ledger. */
 const { app, runApp } = sdkApps();
@@ -18,6 +18,22 @@ describe('@anthropic-ai/sdk Messages under afterstop/register', () => {
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
     expect(t.tokens_after_stop.observed_calls).toBe(1);
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+  });
+
+  it.each([
+    ['break', 'breaking out of the stream'],
+    ['helper-abort', 'the stream helper’s abort() (client.messages.stream())'],
+  ])('Stop by %s (%s): the request closed at once, a Stop by the user, acknowledged; tokens after Stop as the server sent them', async (scenario) => {
+    const r = await runApp(app('anthropic-app.mjs'), scenario);
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    expect(closedAfterStopMs(r)).toBeLessThan(100);
+    expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
+    const t = r.report.totals;
+    // A known limit: the helper starts the SDK's own span (1.x traces itself) before it calls create(), outside
+    // any run, so that span is a root of its own trace and counts as a run of its own, never cancelled.
+    expect(t).toMatchObject({ runs: scenario === 'helper-abort' ? 2 : 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(r.report.groups.filter((g) => g.framework === 'anthropic-sdk').map((g) => [g.runs, g.cancelled_runs])).toEqual([[1, 1]]);
     expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sdkApps, sentAfter, spansNamed } from '../../helpers/sdk-app.js';
+import { closedAfterStopMs, sdkApps, sentAfter, spansNamed } from '../../helpers/sdk-app.js';
 
 /** The real `openai` client under `node --import afterstop/register`, leak-report checked against the simulator's ledger. */
 const { app, runApp } = sdkApps();
@@ -50,6 +50,16 @@ describe('openai Chat Completions under afterstop/register', () => {
   it('the Responses API stopped through the signal: cancel request and ack; tokens after Stop as the server sent them', async () => {
     const r = await runApp(app('openai-app.mjs'), 'responses-signal');
     expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+  });
+
+  it('the Responses stream helper (client.responses.stream()) stopped by its abort(): the request closed at once, a Stop by the user, acknowledged', async () => {
+    const r = await runApp(app('openai-app.mjs'), 'responses-helper-abort');
+    expect(r.requests[0]!.clientClosedEarly).toBe(true);
+    expect(closedAfterStopMs(r)).toBeLessThan(100);
+    expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
     expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
