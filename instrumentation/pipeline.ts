@@ -6,6 +6,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
 import { FileSpanExporter } from './export/file-exporter.js';
+import { observeQueue } from './export/self-metrics.js';
 import type { Pipeline, ResolvedConfig } from './internal-types.js';
 import { ATTR_AFTERSTOP_SCHEMA_VERSION, SCHEMA_VERSION } from './semconv.js';
 import { reportInternalError, settleWithin } from './safe.js';
@@ -148,6 +149,8 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
   sdk.start();
   const ownsGlobal = sdkRegistered(sdk);
   const unhook = hookProcessExit(processor, config.flushTimeoutMs);
+  // After start: the MeterProvider the SDK registers for OTEL_METRICS_EXPORTER (if any) is the global one now.
+  const unobserve = observeQueue(processor);
   return {
     tracer: trace.getTracer(TRACER_NAME, VERSION),
     config,
@@ -157,7 +160,9 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     stats: () => processor.stats(),
     async shutdown() {
       unhook();
+      // The SDK's shutdown collects the metrics a last time: the queue's are observed until then.
       await settleWithin(sdk.shutdown(), config.exportTimeoutMs);
+      unobserve();
       // Unregister the tracer provider the SDK registered (only if it was ours),
       // so that a later setup starts afresh. The context manager and propagator
       // stay: the app may have registered them, and they hold no spans.
@@ -178,6 +183,7 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
   const ours = detach ? processor : undefined;
   const multi = provider._activeSpanProcessor as SpanProcessor | undefined;
   const unhook = ours ? hookProcessExit(ours, config.flushTimeoutMs) : () => {};
+  const unobserve = ours ? observeQueue(ours) : () => {};
   return {
     tracer,
     config,
@@ -188,6 +194,7 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     stats: () => (ours ? ours.stats() : NO_STATS),
     async shutdown() {
       unhook();
+      unobserve();
       detach?.();
       await ours?.shutdown();
     },

@@ -76,6 +76,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   /** A batch taken from the ring and waiting for resource attributes before export. */
   private handing: ReadableSpan[] | undefined;
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
+  /** Of `dropped`, the spans the full queue evicted (the rest were in failed exports). */
+  private queueFull = 0;
 
   private readonly options: QueueOptions;
 
@@ -94,12 +96,20 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     return { queued: this.ring.length, ...this.counters };
   }
 
+  /** What the self-metrics report: the stats, the queue's capacity and the drops by cause. */
+  detail(): ExportStats & { capacity: number; queueFull: number } {
+    return { ...this.stats(), capacity: this.ring.capacity, queueFull: this.queueFull };
+  }
+
   onStart(): void {}
 
   onEnd(span: ReadableSpan): void {
     if (this.isShutdown) return;
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    if (this.ring.push(span)) this.counters.dropped++;
+    if (this.ring.push(span)) {
+      this.counters.dropped++;
+      this.queueFull++;
+    }
     if (this.ring.length >= this.options.maxExportBatchSize) this.kick();
     else this.arm();
   }

@@ -42,6 +42,10 @@ export interface OtlpReceiver {
    */
   fault: '500' | '429' | 'reset' | 'hang' | undefined;
   refused: number;
+  /** OTLP/JSON metric exports received on POST /v1/metrics (always answered 200; `fault` is for traces only). */
+  metrics: unknown[];
+  /** The latest value of each data point of a metric, keyed by its attributes as JSON (sums and gauges). */
+  latestMetric(name: string): Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -65,10 +69,23 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const rejected: string[] = [];
   let seq = 0;
 
-  const receiver = { fault: undefined as OtlpReceiver['fault'], refused: 0 };
+  const metrics: unknown[] = [];
+  const receiver = { fault: undefined as OtlpReceiver['fault'], refused: 0, metrics };
   const server = http.createServer((req, res) => {
     const event: ReceiverEvent = { seq: seq++, method: req.method ?? '', path: req.url ?? '' };
     events.push(event);
+    if (req.method === 'POST' && req.url === '/v1/metrics') {
+      void readBody(req).then((raw) => {
+        try {
+          metrics.push(JSON.parse((req.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw).toString('utf8')));
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        } catch (error) {
+          rejected.push(`metrics: ${error instanceof Error ? error.message : String(error)}`);
+          res.writeHead(400).end();
+        }
+      });
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/traces') {
       req.resume();
       res.writeHead(req.url?.startsWith('/mark') ? 204 : 404).end();
@@ -104,7 +121,23 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const { port } = server.address() as AddressInfo;
 
   const spans = (): FlatSpan[] => requests.flatMap((r) => r.spans);
+  type Point = { attributes?: { key: string; value: Record<string, unknown> }[]; asInt?: string | number; asDouble?: number };
+  type Metric = { name: string; sum?: { dataPoints: Point[] }; gauge?: { dataPoints: Point[] } };
+  const latestMetric = (name: string): Map<string, number> => {
+    const latest = new Map<string, number>();
+    for (const body of metrics as { resourceMetrics?: { scopeMetrics?: { metrics?: Metric[] }[] }[] }[]) {
+      for (const m of (body.resourceMetrics ?? []).flatMap((r) => (r.scopeMetrics ?? []).flatMap((sm) => sm.metrics ?? []))) {
+        if (m.name !== name) continue;
+        for (const p of (m.sum ?? m.gauge)?.dataPoints ?? []) {
+          const attrs = Object.fromEntries((p.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]]));
+          latest.set(JSON.stringify(attrs), Number(p.asInt ?? p.asDouble ?? 0));
+        }
+      }
+    }
+    return latest;
+  };
   return Object.assign(receiver, {
+    latestMetric,
     url: `http://127.0.0.1:${port}`,
     requests,
     events,

@@ -47,9 +47,9 @@ const script = `
   await shutdown();
 `;
 
-async function run(fault: NonNullable<OtlpReceiver['fault']>) {
+async function run(fault: NonNullable<OtlpReceiver['fault']>, env: Record<string, string> = {}) {
   receiver.fault = fault;
-  const child = runModule(script, { cwd, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
+  const child = runModule(script, { cwd, env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env } });
   while (!fs.existsSync(path.join(cwd, 'phase1'))) await new Promise((r) => setTimeout(r, 20));
   receiver.fault = undefined;
   fs.writeFileSync(path.join(cwd, 'go'), '');
@@ -77,4 +77,32 @@ describe('a collector in trouble', () => {
       expect(out.after.exported).toBeGreaterThan(out.during.exported);
     }, 60_000);
   }
+
+  it('the drops are reported as metrics (the SDK metrics of the semantic conventions) through the app’s metrics pipeline', async () => {
+    const { result, out } = await run('500', { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '200' });
+    expect(result.code).toBe(0);
+    expect(out.after.dropped).toBeGreaterThan(0);
+    // The last collection (at shutdown) holds the final counts: what exportStats() said at the end.
+    const exported = receiver.latestMetric('otel.sdk.exporter.span.exported');
+    const of = (m: Map<string, number>, attrs: Record<string, string>): number | undefined => m.get(JSON.stringify(attrs));
+    expect(of(exported, { 'otel.component.type': 'afterstop_span_exporter', 'otel.component.name': 'afterstop_span_exporter/0', 'error.type': 'export_failed' })).toBe(out.after.dropped);
+    expect(of(exported, { 'otel.component.type': 'afterstop_span_exporter', 'otel.component.name': 'afterstop_span_exporter/0' })).toBe(out.after.exported);
+    const processed = receiver.latestMetric('otel.sdk.processor.span.processed');
+    const component = { 'otel.component.type': 'batching_span_processor', 'otel.component.name': 'afterstop_batching_span_processor/0' };
+    expect(of(processed, { ...component, 'error.type': 'queue_full' })).toBe(0);
+    expect(of(processed, component)).toBe(out.after.exported + out.after.dropped);
+    expect(of(receiver.latestMetric('otel.sdk.processor.span.queue.capacity'), component)).toBe(4096);
+    expect(receiver.latestMetric('otel.sdk.processor.span.queue.size').size).toBe(1);
+  }, 60_000);
+
+  it('a collector that hangs with a small queue: the spans the full queue evicted are reported apart (error.type queue_full), and with the failed exports make up every drop', async () => {
+    const { result, out } = await run('hang', { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '200', AFTERSTOP_MAX_QUEUE_SIZE: '16' });
+    expect(result.code).toBe(0);
+    const component = { 'otel.component.type': 'batching_span_processor', 'otel.component.name': 'afterstop_batching_span_processor/0' };
+    const queueFull = receiver.latestMetric('otel.sdk.processor.span.processed').get(JSON.stringify({ ...component, 'error.type': 'queue_full' }));
+    const failed = receiver.latestMetric('otel.sdk.exporter.span.exported').get(JSON.stringify({ 'otel.component.type': 'afterstop_span_exporter', 'otel.component.name': 'afterstop_span_exporter/0', 'error.type': 'export_failed' }));
+    expect(queueFull).toBeGreaterThan(0);
+    expect(queueFull! + failed!).toBe(out.after.dropped);
+    expect(receiver.latestMetric('otel.sdk.processor.span.queue.capacity').get(JSON.stringify(component))).toBe(16);
+  }, 60_000);
 });
