@@ -1,0 +1,98 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { analyze } from '../../../analyzer/index.js';
+import type { ExportStats } from '../../../instrumentation/index.js';
+import { distModule, lastJson, runModule, tempDir } from '../../helpers/child.js';
+
+/**
+ * The file exporter on a full disk: the next trace files are the kernel's
+ * /dev/full (every write fails with ENOSPC, as on a full file system), then
+ * the disk has room again. The app's work completes with its results, what
+ * could not be written is counted, writing resumes in a new file, and every
+ * line of every trace file left is whole.
+ */
+const INDEX = distModule('instrumentation/index.js');
+let cwd: string;
+beforeEach(() => {
+  cwd = tempDir();
+});
+afterEach(() => {
+  fs.rmSync(cwd, { recursive: true, force: true });
+});
+
+/** The child: a phase with room, one on a full disk, one with room again; it waits for the test between phases. */
+const script = `
+  import * as fs from 'node:fs';
+  import { setup, startRun, exportStats, flush, shutdown } from ${JSON.stringify(INDEX)};
+  // A line per file (rotation at 1 byte): after a failed write the exporter opens the next file.
+  setup({ serviceName: 'disk', exporter: 'file', tracesDir: 'traces', maxFileBytes: 1, scheduledDelayMs: 20, flushTimeoutMs: 1500 });
+  const waitFor = async (name) => { while (!fs.existsSync(name)) await new Promise((r) => setTimeout(r, 10)); };
+  async function phase(name) {
+    const results = [];
+    for (let i = 0; i < 20; i++) {
+      const run = startRun({ agentName: name, conversationId: name + '-' + i });
+      results.push(await run.tool({ name: 'lookup', callId: name + '-' + i }, async () => i * 2));
+      run.end();
+      await flush(1500);
+    }
+    return results;
+  }
+  const out = { results: [] };
+  out.results.push(await phase('room'));
+  out.room = exportStats();
+  fs.writeFileSync('phase0', '');
+  await waitFor('full');
+  out.results.push(await phase('full'));
+  out.full = exportStats();
+  fs.writeFileSync('phase1', '');
+  await waitFor('room-again');
+  out.results.push(await phase('again'));
+  out.again = exportStats();
+  console.log(JSON.stringify(out));
+  await shutdown();
+`;
+
+describe('the file exporter on a full disk', () => {
+  it('the app runs on with its results; what could not be written is counted; writing resumes; every line left is whole', async () => {
+    const child = runModule(script, { cwd, timeoutMs: 60_000 });
+    const traces = path.join(cwd, 'traces');
+    const wait = async (name: string) => {
+      while (!fs.existsSync(path.join(cwd, name))) await new Promise((r) => setTimeout(r, 10));
+    };
+    await wait('phase0');
+    // The disk fills up: the files the exporter opens next are /dev/full.
+    const written = fs.readdirSync(traces).sort();
+    const last = written.at(-1)!;
+    const m = /^(.*-)(\d{4})\.jsonl$/.exec(last)!;
+    const full: string[] = [];
+    for (let n = Number(m[2]) + 1; n <= Number(m[2]) + 2000; n++) {
+      const file = path.join(traces, `${m[1]}${String(n).padStart(4, '0')}.jsonl`);
+      fs.symlinkSync('/dev/full', file);
+      full.push(file);
+    }
+    fs.writeFileSync(path.join(cwd, 'full'), '');
+    await wait('phase1');
+    // Room again: the files not yet tried become ordinary files.
+    for (const file of full) fs.rmSync(file, { force: true });
+    fs.writeFileSync(path.join(cwd, 'room-again'), '');
+    const result = await child;
+    expect(result.code, result.stderr).toBe(0);
+    const out = lastJson<{ results: number[][]; room: ExportStats; full: ExportStats; again: ExportStats }>(result);
+
+    const expected = Array.from({ length: 20 }, (_, i) => i * 2);
+    expect(out.results).toEqual([expected, expected, expected]);
+    expect(out.room.dropped).toBe(0);
+    // Every span of the full phase was lost, and counted; none after.
+    expect(out.full.dropped).toBeGreaterThan(0);
+    expect(out.full.exported).toBe(out.room.exported);
+    expect(out.again.dropped).toBe(out.full.dropped);
+    expect(out.again.exported).toBeGreaterThan(out.full.exported);
+
+    const report = await analyze({ inputs: [traces], db: ':memory:' });
+    expect(report.input.skipped).toEqual([]);
+    expect(report.input.spans_read).toBe(out.again.exported);
+    const agents = report.groups.map((g) => [g.agent, g.runs]).sort();
+    expect(agents).toEqual([['again', 20], ['room', 20]]);
+  }, 90_000);
+});
