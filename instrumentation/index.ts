@@ -17,6 +17,7 @@ export type * from './types.js';
 export { CancelledError, isAbortError } from './errors.js';
 export * as semconv from './semconv.js';
 export { startRun } from './run-start.js';
+export { captureContent } from './content.js';
 export { VERSION } from './version.js';
 
 /**

@@ -5,9 +5,12 @@ import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { RunScope } from './internal-types.js';
 import { reportInternalError, safely } from './safe.js';
+import { contentEnabled, contentValue } from './content.js';
 import {
   ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
@@ -40,25 +43,24 @@ export class InstrumentedModelCall implements ModelCall {
   private cancelSeen = false;
   private reported: ModelUsage | undefined;
   private ended = false;
+  private readonly model: string;
 
   constructor(
     private readonly run: RunScope,
     options: ModelCallOptions,
   ) {
     const operation = options.operation ?? GEN_AI_OPERATION_CHAT;
-    this.span = run.tracer.startSpan(
-      `${operation} ${options.model}`,
-      {
-        kind: SpanKind.CLIENT,
-        startTime: hrTime(),
-        attributes: Object.assign({}, run.common, {
-          [ATTR_GEN_AI_OPERATION_NAME]: operation,
-          [ATTR_GEN_AI_PROVIDER_NAME]: options.provider,
-          [ATTR_GEN_AI_REQUEST_MODEL]: options.model,
-        }),
-      },
-      run.context,
-    );
+    const attributes: Attributes = Object.assign({}, run.common, {
+      [ATTR_GEN_AI_OPERATION_NAME]: operation,
+      [ATTR_GEN_AI_PROVIDER_NAME]: options.provider,
+      [ATTR_GEN_AI_REQUEST_MODEL]: options.model,
+    });
+    if (options.inputMessages !== undefined && contentEnabled()) {
+      const input = contentValue(options.inputMessages, 'input.messages', options.model);
+      if (input !== undefined) attributes[ATTR_GEN_AI_INPUT_MESSAGES] = input;
+    }
+    this.model = options.model;
+    this.span = run.tracer.startSpan(`${operation} ${options.model}`, { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, run.context);
     this.cancelSeen = run.cancelState !== 'none';
     run.childStarted(this, 'model');
     // Callers pass these around as callbacks (`stream.on('data', call.chunk)`): bind.
@@ -127,6 +129,11 @@ export class InstrumentedModelCall implements ModelCall {
     }
     if (options.finishReasons !== undefined && options.finishReasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = options.finishReasons;
     if (options.responseModel !== undefined) attributes[ATTR_GEN_AI_RESPONSE_MODEL] = options.responseModel;
+    if (options.outputText !== undefined && contentEnabled()) {
+      // The text is redacted and capped; then it is put in the GenAI conventions' shape of an output message.
+      const text = contentValue(options.outputText, 'output.messages', this.model);
+      if (text !== undefined) attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }] }]);
+    }
     const hasError = 'error' in options;
     const abortedByError = hasError && isAbortError(options.error, this.run.signal);
     const aborted =

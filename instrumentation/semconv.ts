@@ -27,6 +27,11 @@ export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK = 'gen_ai.response.time_to_first_chunk';
+// Content, opt-in (content.ts).
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+export const ATTR_GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages';
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
 export const ATTR_ERROR_TYPE = 'error.type';
 export const ATTR_PROCESS_PID = 'process.pid';
 export const ATTR_PROCESS_EXECUTABLE_NAME = 'process.executable.name';

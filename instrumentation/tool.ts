@@ -5,11 +5,14 @@ import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
 import { reportInternalError } from './safe.js';
+import { contentEnabled, contentValue } from './content.js';
 import {
   ATTR_CANCEL_STATE,
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_TOOL_COMMIT_EVIDENCE,
   ATTR_TOOL_EFFECT,
@@ -37,6 +40,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
   private readonly identity: Attributes;
   private readonly effect: ToolEffect;
   private readonly idempotencyKey: string | undefined;
+  private readonly name: string;
   private result: ToolResultDelivery | undefined;
   private ended = false;
   private inflight = true;
@@ -63,6 +67,11 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
     if (options.kind === 'step') attributes[ATTR_TOOL_KIND] = 'step';
+    if (options.arguments !== undefined && contentEnabled()) {
+      const args = contentValue(options.arguments, 'tool.arguments', options.name);
+      if (args !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
+    }
+    this.name = options.name;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (auto/http-commits.ts) finds this call in the body's context.
@@ -95,6 +104,17 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
 
   get end(): (options?: ToolEndOptions) => void {
     return (this.boundEnd ??= (options) => this.finishCall(options));
+  }
+
+  /** What the body returned: recorded only when content capture is on. Never throws. */
+  recordOutput(value: unknown): void {
+    if (!this.ended) this.writeOutput(value);
+  }
+
+  private writeOutput(value: unknown): void {
+    if (value === undefined || !contentEnabled()) return;
+    const text = contentValue(value, 'tool.result', this.name);
+    if (text !== undefined) this.span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, text);
   }
 
   /** A commit seen from outside the body (an HTTP request it made, perhaps answered after the body returned); never throws. */
@@ -148,6 +168,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     try {
       const signal = this.run.signal;
       const { error } = options;
+      if ('output' in options) this.writeOutput(options.output);
       const hasError = 'error' in options;
       const byCancel = hasError && signal.aborted && isAbortError(error, signal);
       const result =
@@ -192,6 +213,7 @@ export type BodyOutcome = { value: unknown } | { error: unknown };
 export function invokeInToolCall<T>(call: ToolCall, invoke: () => T, settled: (outcome: BodyOutcome) => void): T {
   const tell = (outcome: BodyOutcome): void => {
     try {
+      if ('value' in outcome && call instanceof InstrumentedToolCall) call.recordOutput(outcome.value);
       settled(outcome);
     } catch (error) {
       reportInternalError('tool body end', error);
@@ -249,6 +271,6 @@ export async function runTool<T>(
     call.finishCall({ error });
     throw error;
   }
-  call.finishCall();
+  call.finishCall({ output: value });
   return value;
 }

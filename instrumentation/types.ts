@@ -60,6 +60,27 @@ export interface AfterstopConfig {
   processGraceMs?: number;
 }
 
+/** What a piece of recorded content is (the attribute it goes to). */
+export type ContentKind = 'tool.arguments' | 'tool.result' | 'input.messages' | 'output.messages';
+
+/**
+ * What trace content afterstop records: none by default. Tool arguments and
+ * results go to `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result`,
+ * model input and output to `gen_ai.input.messages` / `gen_ai.output.messages`.
+ */
+export interface ContentCaptureOptions {
+  /** Record content. Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` or `AFTERSTOP_CAPTURE_CONTENT=true`. */
+  enabled?: boolean;
+  /**
+   * Runs on every value before it is recorded (as text: JSON for objects) and
+   * returns what to record, or anything but a string to record nothing. A
+   * hook that throws records nothing. `name`: the tool or model.
+   */
+  redact?: ((text: string, info: { kind: ContentKind; name?: string }) => unknown) | undefined;
+  /** The longest value recorded, in UTF-8 bytes; longer ones are cut and end with `…[truncated]`. Default 4096 (`AFTERSTOP_CONTENT_MAX_BYTES`). */
+  maxBytes?: number;
+}
+
 /** What the pipeline has done so far; `dropped` counts spans that never reached the exporter. */
 export interface ExportStats {
   queued: number;
@@ -126,6 +147,8 @@ export interface ToolCallOptions {
    * turn it on for the tools of the frameworks they patch.
    */
   detectCommits?: boolean;
+  /** The call's arguments: recorded only when content capture is on ({@link ContentCaptureOptions}). */
+  arguments?: unknown;
   /**
    * `step` for a framework step recorded as a tool call (a graph node, a
    * workflow step): its result is a state update, not a message of the
@@ -145,6 +168,8 @@ export interface ToolEndOptions {
    */
   result?: ToolResultDelivery;
   error?: unknown;
+  /** What the tool returned: recorded only when content capture is on (`run.tool` records the body's value itself). */
+  output?: unknown;
 }
 
 /** What the tool body gets from {@link Run.tool}. */
@@ -175,6 +200,8 @@ export interface ModelCallOptions {
   model: string;
   /** `gen_ai.operation.name`; default `chat`. */
   operation?: string;
+  /** The messages sent to the model: recorded only when content capture is on. */
+  inputMessages?: unknown;
 }
 
 export interface ModelUsage {
@@ -188,6 +215,8 @@ export interface ModelEndOptions {
   aborted?: boolean;
   responseModel?: string;
   error?: unknown;
+  /** The text the model gave (as far as it came): recorded only when content capture is on. */
+  outputText?: string;
 }
 
 /** A model call, streamed or not; ends once. */

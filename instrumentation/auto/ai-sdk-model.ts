@@ -48,6 +48,7 @@ function start(model: LanguageModel, options: Json): ObservedModelCall {
     framework: AI_SDK_FRAMEWORK,
     model: typeof model.modelId === 'string' ? model.modelId : 'unknown',
     signal: options?.['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined,
+    inputMessages: options?.['prompt'],
   });
 }
 
@@ -81,6 +82,7 @@ async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
   safely('ai-sdk model result', () => {
     const response = result['response'] as Json | undefined;
     if (typeof response?.['modelId'] === 'string') call.responseModel(response['modelId']);
+    for (const part of (result['content'] as Json[] | undefined) ?? []) if (part?.['type'] === 'text' && typeof part['text'] === 'string') call.text(part['text']);
     finish(call, result);
     call.end({ complete: true });
   }, undefined);
@@ -108,7 +110,13 @@ function observeParts(stream: ReadableStream<Json>, call: ObservedModelCall): Re
     chunk(part) {
       const type = part?.['type'];
       if (typeof type !== 'string') return;
-      if (OUTPUT_PARTS.has(type)) call.chunk();
+      if (OUTPUT_PARTS.has(type)) {
+        call.chunk();
+        if (type === 'text-delta') {
+          const delta = part['delta'] ?? part['textDelta'];
+          if (typeof delta === 'string') call.text(delta);
+        }
+      }
       else if (type === 'response-metadata' && typeof part['modelId'] === 'string') call.responseModel(part['modelId']);
       else if (type === 'finish') {
         finish(call, part);

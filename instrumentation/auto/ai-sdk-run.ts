@@ -207,7 +207,7 @@ export class AiSdkRun {
       const callId = (options as Json | undefined)?.['toolCallId'];
       const call = safely(
         'ai-sdk tool start',
-        () => self.run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected() }),
+        () => self.run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }),
         undefined,
       );
       if (call === undefined) return execute.call(this, input, options);
@@ -224,7 +224,7 @@ export class AiSdkRun {
       if (isPromiseLike(value)) {
         return Promise.resolve(value).then(
           (v) => {
-            self.toolEnded(call);
+            self.toolEnded(call, undefined, v);
             return v;
           },
           (error: unknown) => {
@@ -233,7 +233,7 @@ export class AiSdkRun {
           },
         );
       }
-      self.toolEnded(call);
+      self.toolEnded(call, undefined, value);
       return value;
     };
   }
@@ -252,9 +252,10 @@ export class AiSdkRun {
   }
 
   /** The body returned (or threw): what became of the result is known now (an error, already delivered, the run over) or later. */
-  private toolEnded(call: ToolCall, failure?: { error: unknown }): void {
+  private toolEnded(call: ToolCall, failure?: { error: unknown }, output?: unknown): void {
     safely('ai-sdk tool end', () => {
       if (failure !== undefined) return call.end({ error: failure.error });
+      if (call instanceof InstrumentedToolCall) call.recordOutput(output);
       if (this.delivered.has(call.callId)) return endToolCall(call, { result: 'delivered' });
       if (this.ended) return endToolCall(call, { result: 'dropped' });
       this.pending.set(call.callId, { call, endTime: hrTime() });

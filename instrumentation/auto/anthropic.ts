@@ -37,9 +37,12 @@ function messageEvent(call: ObservedModelCall, event: Json, finished: () => void
       if (typeof u?.['input_tokens'] === 'number') call.usage({ inputTokens: u['input_tokens'] });
       break;
     }
-    case 'content_block_delta':
+    case 'content_block_delta': {
       call.chunk();
+      const text = (event['delta'] as Json | undefined)?.['text'];
+      if (typeof text === 'string') call.text(text);
       break;
+    }
     case 'message_delta': {
       const reason = (event['delta'] as Json | undefined)?.['stop_reason'];
       if (typeof reason === 'string') call.finishReason(reason);
@@ -54,6 +57,7 @@ function messageEvent(call: ObservedModelCall, event: Json, finished: () => void
 
 function message(call: ObservedModelCall, message: Json): void {
   if (typeof message['model'] === 'string') call.responseModel(message['model']);
+  for (const block of (message['content'] as Json[] | undefined) ?? []) if (block?.['type'] === 'text' && typeof block['text'] === 'string') call.text(block['text']);
   if (typeof message['stop_reason'] === 'string') call.finishReason(message['stop_reason']);
   usage(call, message['usage'] as Json | undefined);
   call.end({ complete: true });

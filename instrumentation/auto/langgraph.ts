@@ -252,6 +252,7 @@ function observedNode(name: string, action: unknown): unknown {
             ...(typeof taskId === 'string' && typeof thread === 'string' ? { idempotencyKey: `${thread}:${taskId}` } : {}),
             detectCommits: httpCommitsDetected(),
             kind: 'step',
+            arguments: state,
           }),
         undefined,
       );
@@ -291,6 +292,7 @@ function observedToolNode(node: Json): Json {
           ...(typeof c['id'] === 'string' ? { callId: c['id'] } : {}),
           ...(typeof c['id'] === 'string' && typeof thread === 'string' ? { idempotencyKey: `${thread}:${c['id']}` } : {}),
           detectCommits: httpCommitsDetected(),
+          arguments: c['args'],
         }),
       undefined,
     );

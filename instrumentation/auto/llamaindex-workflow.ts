@@ -180,7 +180,7 @@ function observedStep(handler: Fn): Fn {
     if (workflowRun === undefined) return handler.apply(this, args);
     const run = safely('llamaindex step start', () => workflowRun.stepRun(), undefined);
     if (run === undefined) return handler.apply(this, args);
-    const call = safely('llamaindex step start', () => run.startTool({ name, detectCommits: httpCommitsDetected(), kind: 'step' }), undefined);
+    const call = safely('llamaindex step start', () => run.startTool({ name, detectCommits: httpCommitsDetected(), kind: 'step', arguments: events.length === 1 ? events[0] : events }), undefined);
     if (call === undefined) {
       workflowRun.stepEnded();
       return handler.apply(this, args);

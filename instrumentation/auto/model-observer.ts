@@ -2,6 +2,7 @@ import { context, type Context } from '@opentelemetry/api';
 import { startRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
 import { safely } from '../safe.js';
+import { contentEnabled, contentMaxBytes } from '../content.js';
 import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
@@ -14,6 +15,8 @@ import { activeRun, endStoppedRun } from './run-context.js';
 export interface ObservedModelCall {
   /** A chunk carrying output (one token, the usual grain of a streamed chunk, unless told). */
   chunk(outputTokens?: number): void;
+  /** Output text as it arrives: kept (up to the cap) only when content capture is on. */
+  text(delta: string): void;
   usage(usage: ModelUsage): void;
   finishReason(reason: string): void;
   responseModel(model: string): void;
@@ -32,9 +35,11 @@ export interface ModelCallStart {
   model: string;
   operation?: string;
   signal?: AbortSignal | undefined;
+  /** The request's messages (recorded only when content capture is on). */
+  inputMessages?: unknown;
 }
 
-const NOOP: ObservedModelCall = { chunk() {}, usage() {}, finishReason() {}, responseModel() {}, within: (fn) => fn(), stopped() {}, end() {} };
+const NOOP: ObservedModelCall = { chunk() {}, text() {}, usage() {}, finishReason() {}, responseModel() {}, within: (fn) => fn(), stopped() {}, end() {} };
 
 export function observeModelCall(start: ModelCallStart): ObservedModelCall {
   return safely('model call start', () => new Observed(start), NOOP);
@@ -48,12 +53,27 @@ class Observed implements ObservedModelCall {
   private readonly reasons: string[] = [];
   private model: string | undefined;
   private ended = false;
+  /** Output text so far, when content capture is on; gathering stops past the cap (the rest would be cut). */
+  private output: string | undefined;
 
   constructor(private readonly start: ModelCallStart) {
     const active = activeRun();
     this.own = active === undefined;
     this.run = active ?? startRun({ framework: start.framework, ...(start.signal ? { signal: start.signal } : {}) });
-    this.call = this.run.startModelCall({ provider: start.provider, model: start.model, ...(start.operation ? { operation: start.operation } : {}) });
+    const capture = contentEnabled();
+    this.call = this.run.startModelCall({
+      provider: start.provider,
+      model: start.model,
+      ...(start.operation ? { operation: start.operation } : {}),
+      ...(capture && start.inputMessages !== undefined ? { inputMessages: start.inputMessages } : {}),
+    });
+    if (capture) this.output = '';
+  }
+
+  text(delta: string): void {
+    // Each character is at least a byte: past the cap in characters, the rest would be cut anyway.
+    if (this.output === undefined || typeof delta !== 'string' || this.output.length > contentMaxBytes()) return;
+    this.output += delta;
   }
 
   chunk(outputTokens = 1): void {
@@ -90,6 +110,7 @@ class Observed implements ObservedModelCall {
       const end: ModelEndOptions = { aborted };
       if (this.reasons.length > 0) end.finishReasons = this.reasons;
       if (this.model !== undefined) end.responseModel = this.model;
+      if (this.output !== undefined && this.output !== '') end.outputText = this.output;
       if (outcome.error !== undefined && !aborted) end.error = outcome.error;
       this.call.end(end);
       if (this.own) {

@@ -217,7 +217,7 @@ function wrapInvoke(tool: Json, original: Fn): Fn {
     const callId = ((details as Json | undefined)?.['toolCall'] as Json | undefined)?.['callId'];
     const call = safely(
       'openai-agents tool start',
-      () => run.startTool({ name: typeof tool['name'] === 'string' ? tool['name'] : 'tool', ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected() }),
+      () => run.startTool({ name: typeof tool['name'] === 'string' ? tool['name'] : 'tool', ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }),
       undefined,
     );
     if (call === undefined) return original.call(this, runContext, input, details);

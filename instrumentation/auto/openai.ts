@@ -34,6 +34,12 @@ function response(call: ObservedModelCall, r: Json, end = true): void {
       ...(typeof u['output_tokens'] === 'number' ? { outputTokens: u['output_tokens'] } : {}),
     });
   }
+  if (end) {
+    // Not streamed: the text is in the output items (streamed, it came in deltas).
+    for (const item of (r['output'] as Json[] | undefined) ?? []) {
+      for (const part of (item?.['content'] as Json[] | undefined) ?? []) if (part?.['type'] === 'output_text' && typeof part['text'] === 'string') call.text(part['text']);
+    }
+  }
   const incomplete = (r['incomplete_details'] as Json | undefined)?.['reason'];
   const reason = typeof incomplete === 'string' ? incomplete : r['status'];
   if (typeof reason === 'string') call.finishReason(reason);
@@ -46,7 +52,10 @@ const RESPONSE_FINAL_EVENTS = new Set(['response.completed', 'response.incomplet
 function onResponseEvent(call: ObservedModelCall, event: Json, finished: () => void): void {
   const type = event['type'];
   if (typeof type !== 'string') return;
-  if (RESPONSE_OUTPUT_EVENTS.has(type)) call.chunk();
+  if (RESPONSE_OUTPUT_EVENTS.has(type)) {
+    call.chunk();
+    if (type === 'response.output_text.delta' && typeof event['delta'] === 'string') call.text(event['delta']);
+  }
   else if (RESPONSE_FINAL_EVENTS.has(type)) {
     const r = event['response'] as Json | undefined;
     if (r) response(call, r, false);
@@ -57,7 +66,11 @@ function onResponseEvent(call: ObservedModelCall, event: Json, finished: () => v
 function completion(call: ObservedModelCall, c: Json): void {
   usage(call, c['usage']);
   if (typeof c['model'] === 'string') call.responseModel(c['model']);
-  for (const choice of (c['choices'] as Json[] | undefined) ?? []) if (typeof choice['finish_reason'] === 'string') call.finishReason(choice['finish_reason']);
+  for (const choice of (c['choices'] as Json[] | undefined) ?? []) {
+    if (typeof choice['finish_reason'] === 'string') call.finishReason(choice['finish_reason']);
+    const content = (choice['message'] as Json | undefined)?.['content'];
+    if (typeof content === 'string') call.text(content);
+  }
   call.end({ complete: true });
 }
 
@@ -78,6 +91,7 @@ function onChunk(call: ObservedModelCall, chunk: Json, finished: () => void): vo
     const delta = choice['delta'] as Json | undefined;
     const content = delta?.['content'];
     if ((typeof content === 'string' && content !== '') || Array.isArray(delta?.['tool_calls'])) call.chunk();
+    if (typeof content === 'string' && content !== '') call.text(content);
     if (typeof choice['finish_reason'] === 'string') {
       call.finishReason(choice['finish_reason']);
       finished();

@@ -60,6 +60,8 @@ function wrapCreate(original: Create, spec: SdkCreateSpec, observers: Observers)
         framework: spec.framework,
         model: typeof body?.['model'] === 'string' ? body['model'] : 'unknown',
         signal: options?.['signal'] instanceof AbortSignal ? options['signal'] : undefined,
+        // Chat Completions and Messages send `messages`, Responses `input` (recorded only when content capture is on).
+        inputMessages: body?.['messages'] ?? body?.['input'],
       }),
       undefined,
     );

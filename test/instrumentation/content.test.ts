@@ -1,0 +1,115 @@
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { capUtf8, contentValue, resetContentCapture, TRUNCATED } from '../../instrumentation/content.js';
+import { captureContent, startRun } from '../../instrumentation/index.js';
+import { captureTraces, only, type TraceCapture } from '../helpers/capture.js';
+
+/**
+ * Trace content is recorded only when the app opts in; then the redaction
+ * hook runs first and the size cap after it. What the pipeline writes is
+ * read back from the trace files.
+ */
+const CONTENT_KEYS = ['gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.input.messages', 'gen_ai.output.messages'];
+const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
+
+let capture: TraceCapture;
+beforeAll(() => {
+  capture = captureTraces();
+});
+afterAll(async () => {
+  await capture.close();
+});
+afterEach(() => resetContentCapture({}));
+
+/** A run with one tool call and one model call carrying content; the spans it wrote. */
+async function recorded(): Promise<Record<string, unknown>[]> {
+  const run = startRun({ agentName: 'content' });
+  const value = await run.tool({ name: 'send_email', arguments: { to: 'alice@example.com', body: 'hello' } }, async () => ({ sent: true, to: 'alice@example.com' }));
+  expect(value).toEqual({ sent: true, to: 'alice@example.com' });
+  const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o', inputMessages: [{ role: 'user', content: 'mail alice@example.com' }] });
+  model.end({ outputText: 'Sent to alice@example.com.' });
+  run.end();
+  return (await capture.spans(run.id)).map((s) => s.attributes);
+}
+
+describe('content capture', () => {
+  it('off by default: no tool arguments, results or messages are recorded, anywhere', async () => {
+    const spans = await recorded();
+    expect(spans.flatMap((a) => CONTENT_KEYS.filter((k) => k in a))).toEqual([]);
+    expect(JSON.stringify(spans)).not.toContain('alice@example.com');
+  });
+
+  it('on: the four GenAI attributes, the redaction hook run first on each', async () => {
+    const seen: string[] = [];
+    captureContent({
+      enabled: true,
+      redact: (text, info) => {
+        seen.push(`${info.kind} ${info.name}`);
+        return text.replaceAll('alice@example.com', '<email>');
+      },
+    });
+    const spans = await recorded();
+    const tool = spans.find((a) => a['gen_ai.operation.name'] === 'execute_tool')!;
+    expect(JSON.parse(String(tool['gen_ai.tool.call.arguments']))).toEqual({ to: '<email>', body: 'hello' });
+    expect(JSON.parse(String(tool['gen_ai.tool.call.result']))).toEqual({ sent: true, to: '<email>' });
+    const model = spans.find((a) => a['gen_ai.operation.name'] === 'chat')!;
+    expect(JSON.parse(String(model['gen_ai.input.messages']))).toEqual([{ role: 'user', content: 'mail <email>' }]);
+    expect(JSON.parse(String(model['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Sent to <email>.' }] }]);
+    expect(JSON.stringify(spans)).not.toContain('alice@example.com');
+    expect(seen.sort()).toEqual(['input.messages gpt-4o', 'output.messages gpt-4o', 'tool.arguments send_email', 'tool.result send_email']);
+  });
+
+  it('a hook that throws, or answers anything but text, records nothing; the app’s results pass through', async () => {
+    for (const redact of [() => { throw new Error('redactor down'); }, () => undefined, () => 42]) {
+      captureContent({ enabled: true, redact });
+      const spans = await recorded();
+      expect(spans.flatMap((a) => CONTENT_KEYS.filter((k) => k in a))).toEqual([]);
+    }
+  });
+
+  it('the size cap: a megabyte of arguments is recorded cut, on a character boundary, marked', async () => {
+    captureContent({ enabled: true, maxBytes: 100 });
+    const run = startRun({ agentName: 'big' });
+    await run.tool({ name: 'upload', arguments: 'é'.repeat(1_000_000) }, () => 'ok');
+    run.end();
+    const tool = only(await capture.spans(run.id), 'execute_tool upload');
+    const args = String(tool.attributes['gen_ai.tool.call.arguments']);
+    expect(Buffer.byteLength(args, 'utf8')).toBeLessThanOrEqual(100);
+    expect(args.endsWith(TRUNCATED)).toBe(true);
+    expect(args.slice(0, -TRUNCATED.length)).toMatch(/^é+$/);
+    expect(tool.attributes['gen_ai.tool.call.result']).toBe('ok');
+  });
+
+  it('values that cannot be serialised (a cycle) record nothing; a BigInt is text', () => {
+    captureContent({ enabled: true });
+    const cycle: Record<string, unknown> = {};
+    cycle['self'] = cycle;
+    expect(contentValue(cycle, 'tool.arguments')).toBeUndefined();
+    expect(contentValue({ n: 10n }, 'tool.arguments')).toBe('{"n":"10"}');
+  });
+
+  it('the environment switches it on (the GenAI instrumentations’ variable, or afterstop’s) and sets the cap', () => {
+    resetContentCapture({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', AFTERSTOP_CONTENT_MAX_BYTES: '20' });
+    expect(contentValue('x'.repeat(50), 'tool.result')).toBe(`${'x'.repeat(20 - Buffer.byteLength(TRUNCATED))}${TRUNCATED}`);
+    resetContentCapture({ AFTERSTOP_CAPTURE_CONTENT: 'TRUE' });
+    expect(contentValue('x', 'tool.result')).toBe('x');
+    resetContentCapture({ AFTERSTOP_CAPTURE_CONTENT: 'yes please' });
+    expect(contentValue('x', 'tool.result')).toBeUndefined();
+  });
+
+  it('capUtf8, for any text and cap: at most the cap in UTF-8 bytes, a prefix of the text, no character cut in two', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 16, max: 300 }), (text, max) => {
+        const capped = capUtf8(text, max);
+        expect(Buffer.byteLength(capped, 'utf8')).toBeLessThanOrEqual(max);
+        if (capped === text) return;
+        expect(capped.endsWith(TRUNCATED)).toBe(true);
+        const head = capped.slice(0, -TRUNCATED.length);
+        expect(text.startsWith(head)).toBe(true);
+        // A whole prefix: re-encoding it changes nothing (no lone surrogate, no replacement character).
+        expect(Buffer.from(head, 'utf8').toString('utf8')).toBe(head);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
