@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../../analyzer/index.js';
+import { runModule } from '../../helpers/child.js';
+import { traces } from '../../helpers/trace-builder.js';
 
 /**
  * Bad inputs named one by one, each with its expected outcome (the fuzz test
@@ -60,6 +62,67 @@ describe('bad inputs, one by one', () => {
     const second = await analyze({ inputs: [file], db, pricesFile: prices });
     expect(first.totals.runs).toBe(1);
     expect(second.input.files_read).toBe(1);
+    expect(second.totals).toEqual(clean.totals);
+  });
+
+  it('trace files rotated while they are read (a writer renaming the file it appends to, again and again, while reports run): no report fails, and at the end every run is counted once', async () => {
+    const t = traces();
+    const N = 6000;
+    for (let i = 0; i < N; i++) t.run({ startMs: i * 10, endMs: i * 10 + 5, agent: 'rotated' });
+    const lines = t.toLines();
+    expect(lines).toHaveLength(N);
+    const folder = path.join(dir, 'rotating');
+    fs.mkdirSync(folder);
+    const source = path.join(dir, 'rotating-lines.json');
+    fs.writeFileSync(source, JSON.stringify(lines));
+    // The writer: appends line by line to traces.jsonl, and every 100 lines renames it aside and starts a new one.
+    const writer = runModule(`
+      import * as fs from 'node:fs';
+      const lines = JSON.parse(fs.readFileSync(${JSON.stringify(source)}, 'utf8'));
+      const live = ${JSON.stringify(path.join(folder, 'traces.jsonl'))};
+      for (let i = 0; i < lines.length; i++) {
+        fs.appendFileSync(live, lines[i] + '\\n');
+        if (i % 20 === 19) fs.renameSync(live, ${JSON.stringify(folder)} + '/traces-' + String(i).padStart(5, '0') + '.jsonl');
+        if (i % 4 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+    `, { timeoutMs: 60_000 });
+    const db = path.join(dir, 'rotating-store');
+    let done = false;
+    void writer.then(() => (done = true));
+    let reports = 0;
+    while (!done) {
+      const r = await analyze({ inputs: [folder], db, pricesFile: prices });
+      expect(r.totals.runs).toBeLessThanOrEqual(N);
+      reports++;
+    }
+    const w = await writer;
+    expect(w.code, w.stderr).toBe(0);
+    const last = await analyze({ inputs: [folder], db, pricesFile: prices });
+    expect(reports).toBeGreaterThan(1);
+    expect(last.totals.runs).toBe(N);
+    expect(last.input.skipped).toEqual([]);
+  }, 90_000);
+
+  it('a file renamed after it was found and before it was read (rotation at the worst moment): named as skipped, read under its new name next time, counted once', async () => {
+    const folder = path.join(dir, 'renamed');
+    fs.mkdirSync(folder);
+    const live = path.join(folder, 'traces.jsonl');
+    fs.writeFileSync(live, `${g2.join('\n')}\n`);
+    const db = path.join(dir, 'renamed-store');
+    let renamed = false;
+    const first = await analyze({
+      inputs: [folder], db, pricesFile: prices,
+      progress: (message) => {
+        if (!renamed && message.startsWith('reading')) {
+          fs.renameSync(live, path.join(folder, 'traces-1.jsonl'));
+          renamed = true;
+        }
+      },
+    });
+    expect(renamed).toBe(true);
+    expect(first.input.skipped).toEqual([{ file: live, line: 1, reason: expect.stringMatching(/^cannot be read further: ENOENT/) }]);
+    const second = await analyze({ inputs: [folder], db, pricesFile: prices });
+    expect(second.input.skipped).toEqual([]);
     expect(second.totals).toEqual(clean.totals);
   });
 
