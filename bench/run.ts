@@ -2,6 +2,7 @@
 import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
 import * as path from 'node:path';
 import { benchAnalyzer } from './analyzer.js';
+import { benchCollectorFaults, FAULTS } from './collector-faults.js';
 import { benchSdkStream } from './sdk-stream.js';
 import { benchToolCall, type Figures } from './tool-call.js';
 
@@ -31,6 +32,14 @@ for (const [r, what] of [[sdk, 'a streamed model call of 1,000 chunks through th
   console.log(`  client CPU per call        ${r.bareCpuMsPerCall.toFixed(1)} ms bare, ${r.instrumentedCpuMsPerCall.toFixed(1)} ms instrumented: ${(r.cpuExtra * 100).toFixed(1)}% extra`);
 }
 
+const faults = await benchCollectorFaults();
+console.log(`\nan agent loop exporting over OTLP/HTTP to a collector in trouble (median of ${faults.rounds} rounds of ${faults.runs} runs; each run a tool call doing a millisecond of I/O and a model call of 20 chunks)`);
+console.log(`  without afterstop          ${faults.bare.msPerRun.toFixed(3)} ms per run, longest event-loop delay ${faults.bare.maxLoopDelayMs.toFixed(1)} ms`);
+for (const f of FAULTS) {
+  const t = faults.byFault[f];
+  console.log(`  collector ${f.padEnd(8)}         ${t.msPerRun.toFixed(3)} ms per run, ${t.ratioToHealthy.toFixed(2)}x the healthy collector, longest event-loop delay ${t.maxLoopDelayMs.toFixed(1)} ms, ${t.dropped} spans dropped`);
+}
+
 // The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans.
 const sizes = (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number);
 const work = path.resolve(process.env['BENCH_DIR'] ?? '.bench-out');
@@ -52,4 +61,4 @@ if (analyzer.length > 1) {
   const growth = (m: (a: typeof small) => number): string => (perSpan(m)(large) / perSpan(m)(small)).toFixed(2);
   console.log(`  growth from ${small.spans} to ${large.spans} spans, time per span (1.00 = linear): ingest ${growth((a) => a.cold.seconds)}x, report ${growth((a) => a.warm.seconds)}x`);
 }
-if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, sdkStream: sdk, aiSdkStream: aiSdk, analyzer }));
+if (process.env['BENCH_JSON']) console.log(JSON.stringify({ toolCall: tool, sdkStream: sdk, aiSdkStream: aiSdk, collectorFaults: faults, analyzer }));

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * What a collector in trouble costs the app: the same agent loop (runs, each
+ * with a tool call and a streamed model call) with afterstop exporting over
+ * OTLP/HTTP to a local collector that is healthy, answers 500, resets every
+ * connection, never answers, or is not there at all; and without afterstop.
+ * Each in its own process, alternately, several rounds; medians. Reported as
+ * ratios to the healthy collector measured in the same run, with the worst
+ * event-loop delay the app saw.
+ */
+export type Fault = 'healthy' | '500' | 'reset' | 'hang' | 'down';
+export const FAULTS: Fault[] = ['healthy', '500', 'reset', 'hang', 'down'];
+
+export interface FaultTiming {
+  msPerRun: number;
+  /** The longest the event loop was held (ms), from perf_hooks' event-loop delay histogram. */
+  maxLoopDelayMs: number;
+  dropped: number;
+}
+
+export interface CollectorFaultsBench {
+  runs: number;
+  rounds: number;
+  bare: FaultTiming;
+  byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
+}
+
+const root = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return dir;
+})();
+
+/** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
+const app = (instrumented: boolean): string => `
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+${instrumented ? "import { startRun, exportStats } from 'afterstop';" : ''}
+const work = () => new Promise((r) => setImmediate(r));
+const io = () => new Promise((r) => setTimeout(r, 1)); // the tool's own I/O: a millisecond
+const loop = monitorEventLoopDelay({ resolution: 1 });
+async function agent(i) {
+  ${instrumented
+    ? `const run = startRun({ agentName: 'bench', conversationId: 'c' + i });
+  await run.tool({ name: 'lookup', callId: 'call-' + i }, async () => { await io(); return i; });
+  const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
+  for (let c = 0; c < 20; c++) { model.chunk(); if (c % 5 === 0) await work(); }
+  model.usage({ inputTokens: 10, outputTokens: 20 });
+  model.end({ finishReasons: ['stop'] });
+  run.end();`
+    : `await (async () => { await io(); return i; })();
+  for (let c = 0; c < 20; c++) { if (c % 5 === 0) await work(); }`}
+}
+for (let i = 0; i < 50; i++) await agent(i); // warm up
+loop.enable();
+const started = performance.now();
+for (let i = 0; i < Number(process.env.RUNS); i++) await agent(i);
+const ms = performance.now() - started;
+loop.disable();
+console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), maxLoopDelayMs: loop.max / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'} }));
+process.exit(0);
+`;
+
+/** A local collector that misbehaves as told. */
+async function collector(fault: Fault): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (fault === 'reset') return void req.socket.destroy();
+    if (fault === 'hang') return void req.resume();
+    req.resume();
+    req.on('end', () => res.writeHead(fault === '500' ? 500 : 200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (fault === 'down') await new Promise<void>((resolve) => server.close(() => resolve()));
+  return {
+    url,
+    close: () => (fault === 'down' ? Promise.resolve() : new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); })),
+  };
+}
+
+function runApp(instrumented: boolean, env: Record<string, string>): Promise<FaultTiming> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', app(instrumented)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`bench app failed: ${err}`));
+      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as FaultTiming);
+    });
+  });
+}
+
+const median = (xs: FaultTiming[]): FaultTiming => {
+  const by = (k: keyof FaultTiming) => [...xs].map((x) => x[k]).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { msPerRun: by('msPerRun'), maxLoopDelayMs: by('maxLoopDelayMs'), dropped: by('dropped') };
+};
+
+export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<CollectorFaultsBench> {
+  const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;
+  try {
+    const timings: Record<Fault | 'bare', FaultTiming[]> = { bare: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
+    for (let i = 0; i < rounds; i++) {
+      timings.bare.push(await runApp(false, { RUNS: String(runs) }));
+      for (const f of FAULTS) {
+        // The pipeline's defaults, but for a short export timeout: a hung collector then fails exports every 2 s.
+        timings[f].push(await runApp(true, { RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }));
+      }
+    }
+    const healthy = median(timings.healthy);
+    const byFault = Object.fromEntries(FAULTS.map((f) => {
+      const m = median(timings[f]);
+      return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
+    })) as CollectorFaultsBench['byFault'];
+    return { runs, rounds, bare: median(timings.bare), byFault };
+  } finally {
+    await Promise.all(FAULTS.map((f) => collectors[f].close()));
+  }
+}
