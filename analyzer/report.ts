@@ -220,7 +220,9 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     const lists = new Map<string, T[]>();
     for (const r of await rowsOf(name)) {
       const key = groupKey(r);
-      lists.set(key, [...(lists.get(key) ?? []), item(r)]);
+      const list = lists.get(key);
+      if (list === undefined) lists.set(key, [item(r)]);
+      else list.push(item(r));
     }
     return lists;
   };

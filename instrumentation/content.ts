@@ -1,4 +1,5 @@
-import { diag } from '@opentelemetry/api';
+import { diag, type Attributes } from '@opentelemetry/api';
+import { boundedJson, sliceUnits } from './bounded-json.js';
 import { reportInternalError } from './safe.js';
 import type { ContentCaptureOptions, ContentKind } from './types.js';
 
@@ -13,7 +14,16 @@ import type { ContentCaptureOptions, ContentKind } from './types.js';
  * nothing: content never leaks because telemetry failed.
  */
 export const DEFAULT_CONTENT_MAX_BYTES = 4096;
+/** The smallest cap: room for the mark and some text. */
+export const MIN_CONTENT_MAX_BYTES = 32;
 export const TRUNCATED = '…[truncated]';
+const TRUNCATED_BYTES = Buffer.byteLength(TRUNCATED, 'utf8');
+/**
+ * How much of a value is serialised (in characters) before the hook runs: four
+ * times the cap, so that a hook that shortens what it redacts still has text
+ * to fill the cap, and the cut made here is far from the part that is kept.
+ */
+const MARGIN = 4;
 
 interface ContentState {
   enabled: boolean;
@@ -29,8 +39,8 @@ function fromEnv(env: Env): ContentState {
   let maxBytes = DEFAULT_CONTENT_MAX_BYTES;
   if (raw !== undefined && raw.trim() !== '') {
     const n = Number(raw);
-    if (Number.isInteger(n) && n > 0) maxBytes = n;
-    else diag.warn(`afterstop: ignoring AFTERSTOP_CONTENT_MAX_BYTES=${raw}: not a positive integer`);
+    if (Number.isInteger(n) && n >= MIN_CONTENT_MAX_BYTES) maxBytes = n;
+    else diag.warn(`afterstop: ignoring AFTERSTOP_CONTENT_MAX_BYTES=${raw}: not an integer of at least ${MIN_CONTENT_MAX_BYTES}`);
   }
   return { enabled: on('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') || on('AFTERSTOP_CAPTURE_CONTENT'), redact: undefined, maxBytes };
 }
@@ -49,7 +59,7 @@ export function captureContent(options: ContentCaptureOptions): void {
   state = {
     enabled: options.enabled ?? was.enabled,
     redact: 'redact' in options ? options.redact : was.redact,
-    maxBytes: Number.isFinite(maxBytes) && maxBytes > 0 ? maxBytes : DEFAULT_CONTENT_MAX_BYTES,
+    maxBytes: Number.isFinite(maxBytes) ? Math.max(MIN_CONTENT_MAX_BYTES, maxBytes) : DEFAULT_CONTENT_MAX_BYTES,
   };
 }
 
@@ -58,9 +68,9 @@ export function contentEnabled(): boolean {
   return current().enabled;
 }
 
-/** The size cap, for callers that gather content piece by piece (a streamed answer) and may stop early. */
-export function contentMaxBytes(): number {
-  return current().maxBytes;
+/** How many characters of a value piece by piece (a streamed answer) are worth gathering: the rest would be cut. */
+export function contentBudget(): number {
+  return current().maxBytes * MARGIN;
 }
 
 /** For tests: back to what the environment says. */
@@ -68,46 +78,52 @@ export function resetContentCapture(env: Env = process.env): void {
   state = fromEnv(env);
 }
 
-/** `text` cut to at most `maxBytes` UTF-8 bytes, on a character boundary, marked when cut. */
-export function capUtf8(text: string, maxBytes: number): string {
-  // A UTF-16 unit is at most 3 UTF-8 bytes: text this short always fits.
-  if (text.length * 3 <= maxBytes || Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
-  const room = Math.max(0, maxBytes - Buffer.byteLength(TRUNCATED, 'utf8'));
+/**
+ * `text` cut to at most `maxBytes` UTF-8 bytes, on a character boundary, and
+ * marked when cut; `cut`: the text was already cut short (it gets the mark
+ * even when it fits).
+ */
+export function capUtf8(text: string, maxBytes: number, cut = false): string {
+  const fits = text.length * 3 <= maxBytes || Buffer.byteLength(text, 'utf8') <= maxBytes;
+  if (fits && !cut) return text;
+  const room = Math.max(0, maxBytes - TRUNCATED_BYTES);
+  if (cut && (text.length * 3 <= room || Buffer.byteLength(text, 'utf8') <= room)) return `${text}${TRUNCATED}`;
   // Each unit is at least a byte: the first `room` units hold at least `room` bytes (no pair split in two).
-  let head = text.slice(0, room);
-  const last = head.charCodeAt(head.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) head = head.slice(0, -1);
-  const bytes = Buffer.from(head, 'utf8');
+  const bytes = Buffer.from(sliceUnits(text, room), 'utf8');
   // Cut at `room`, stepping back over the continuation bytes (10xxxxxx) of a character that would be cut.
   let end = Math.min(room, bytes.length);
   while (end > 0 && end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--;
   return `${bytes.subarray(0, end).toString('utf8')}${TRUNCATED}`;
 }
 
-function serialise(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return undefined;
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-}
-
 /**
  * The attribute value for a piece of content, or undefined when nothing is to
  * be recorded (capture off, no value, the hook said no or threw). Never throws.
  */
-export function contentValue(value: unknown, kind: ContentKind, name?: string): string | undefined {
+export function contentValue(value: unknown, kind: ContentKind, name?: string, alreadyCut = false): string | undefined {
   const s = current();
   if (!s.enabled) return undefined;
   try {
-    let text = serialise(value);
-    if (text === undefined) return undefined;
+    // Serialised up to a budget (a string is its own text), so a huge value costs the app no more than the budget.
+    const budget = s.maxBytes * MARGIN;
+    const serialised = typeof value === 'string' ? { text: sliceUnits(value, budget), cut: value.length > budget } : boundedJson(value, budget);
+    if (serialised === undefined) return undefined;
+    let text = serialised.text;
     if (s.redact !== undefined) {
       const redacted: unknown = s.redact(text, { kind, ...(name !== undefined ? { name } : {}) });
       if (typeof redacted !== 'string') return undefined;
       text = redacted;
     }
-    return capUtf8(text, s.maxBytes);
+    return capUtf8(text, s.maxBytes, serialised.cut || alreadyCut);
   } catch (error) {
     reportInternalError(`content ${kind}`, error);
     return undefined;
   }
+}
+
+/** Put a piece of content on `attributes` under `key`, when it is to be recorded (see {@link contentValue}). */
+export function setContent(attributes: Attributes, key: string, value: unknown, kind: ContentKind, name?: string, alreadyCut = false): void {
+  if (value === undefined) return;
+  const text = contentValue(value, kind, name, alreadyCut);
+  if (text !== undefined) attributes[key] = text;
 }

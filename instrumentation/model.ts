@@ -5,7 +5,7 @@ import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { RunScope } from './internal-types.js';
 import { reportInternalError, safely } from './safe.js';
-import { contentEnabled, contentValue } from './content.js';
+import { contentEnabled, setContent } from './content.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -16,6 +16,7 @@ import {
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+  ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_MODEL_ABORTED,
@@ -55,9 +56,9 @@ export class InstrumentedModelCall implements ModelCall {
       [ATTR_GEN_AI_PROVIDER_NAME]: options.provider,
       [ATTR_GEN_AI_REQUEST_MODEL]: options.model,
     });
-    if (options.inputMessages !== undefined && contentEnabled()) {
-      const input = contentValue(options.inputMessages, 'input.messages', options.model);
-      if (input !== undefined) attributes[ATTR_GEN_AI_INPUT_MESSAGES] = input;
+    if (contentEnabled()) {
+      setContent(attributes, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, options.systemInstructions, 'system.instructions', options.model);
+      setContent(attributes, ATTR_GEN_AI_INPUT_MESSAGES, options.inputMessages, 'input.messages', options.model);
     }
     this.model = options.model;
     this.span = run.tracer.startSpan(`${operation} ${options.model}`, { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, run.context);
@@ -130,9 +131,9 @@ export class InstrumentedModelCall implements ModelCall {
     if (options.finishReasons !== undefined && options.finishReasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = options.finishReasons;
     if (options.responseModel !== undefined) attributes[ATTR_GEN_AI_RESPONSE_MODEL] = options.responseModel;
     if (options.outputText !== undefined && contentEnabled()) {
-      // The text is redacted and capped; then it is put in the GenAI conventions' shape of an output message.
-      const text = contentValue(options.outputText, 'output.messages', this.model);
-      if (text !== undefined) attributes[ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: text }] }]);
+      // The GenAI conventions' shape of an output message, redacted and capped as a whole.
+      const output = [{ role: 'assistant', parts: [{ type: 'text', content: options.outputText }] }];
+      setContent(attributes, ATTR_GEN_AI_OUTPUT_MESSAGES, output, 'output.messages', this.model, options.outputCut === true);
     }
     const hasError = 'error' in options;
     const abortedByError = hasError && isAbortError(options.error, this.run.signal);

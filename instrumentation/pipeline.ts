@@ -194,9 +194,9 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     stats: () => (ours ? ours.stats() : NO_STATS),
     async shutdown() {
       unhook();
-      unobserve();
       detach?.();
       await ours?.shutdown();
+      unobserve();
     },
   };
 }

@@ -5,7 +5,7 @@ import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
 import { reportInternalError } from './safe.js';
-import { contentEnabled, contentValue } from './content.js';
+import { contentEnabled, setContent } from './content.js';
 import {
   ATTR_CANCEL_STATE,
   ATTR_ERROR_TYPE,
@@ -67,10 +67,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
     if (options.kind === 'step') attributes[ATTR_TOOL_KIND] = 'step';
-    if (options.arguments !== undefined && contentEnabled()) {
-      const args = contentValue(options.arguments, 'tool.arguments', options.name);
-      if (args !== undefined) attributes[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
-    }
+    if (options.arguments !== undefined && contentEnabled()) setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
     this.name = options.name;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
@@ -113,8 +110,9 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
 
   private writeOutput(value: unknown): void {
     if (value === undefined || !contentEnabled()) return;
-    const text = contentValue(value, 'tool.result', this.name);
-    if (text !== undefined) this.span.setAttribute(ATTR_GEN_AI_TOOL_CALL_RESULT, text);
+    const attributes: Attributes = {};
+    setContent(attributes, ATTR_GEN_AI_TOOL_CALL_RESULT, value, 'tool.result', this.name);
+    this.span.setAttributes(attributes);
   }
 
   /** A commit seen from outside the body (an HTTP request it made, perhaps answered after the body returned); never throws. */

@@ -61,12 +61,13 @@ export interface AfterstopConfig {
 }
 
 /** What a piece of recorded content is (the attribute it goes to). */
-export type ContentKind = 'tool.arguments' | 'tool.result' | 'input.messages' | 'output.messages';
+export type ContentKind = 'tool.arguments' | 'tool.result' | 'input.messages' | 'system.instructions' | 'output.messages';
 
 /**
  * What trace content afterstop records: none by default. Tool arguments and
  * results go to `gen_ai.tool.call.arguments` / `gen_ai.tool.call.result`,
- * model input and output to `gen_ai.input.messages` / `gen_ai.output.messages`.
+ * model input and output to `gen_ai.system_instructions`,
+ * `gen_ai.input.messages` and `gen_ai.output.messages`.
  */
 export interface ContentCaptureOptions {
   /** Record content. Default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` or `AFTERSTOP_CAPTURE_CONTENT=true`. */
@@ -77,7 +78,11 @@ export interface ContentCaptureOptions {
    * hook that throws records nothing. `name`: the tool or model.
    */
   redact?: ((text: string, info: { kind: ContentKind; name?: string }) => unknown) | undefined;
-  /** The longest value recorded, in UTF-8 bytes; longer ones are cut and end with `…[truncated]`. Default 4096 (`AFTERSTOP_CONTENT_MAX_BYTES`). */
+  /**
+   * The longest value recorded, in UTF-8 bytes (at least 32); longer ones are
+   * cut and end with `…[truncated]` (a cut JSON value no longer parses).
+   * Default 4096 (`AFTERSTOP_CONTENT_MAX_BYTES`).
+   */
   maxBytes?: number;
 }
 
@@ -202,6 +207,8 @@ export interface ModelCallOptions {
   operation?: string;
   /** The messages sent to the model: recorded only when content capture is on. */
   inputMessages?: unknown;
+  /** The system prompt or instructions sent with them: recorded only when content capture is on. */
+  systemInstructions?: unknown;
 }
 
 export interface ModelUsage {
@@ -217,6 +224,8 @@ export interface ModelEndOptions {
   error?: unknown;
   /** The text the model gave (as far as it came): recorded only when content capture is on. */
   outputText?: string;
+  /** `outputText` is only the start of the text (the caller stopped gathering it): it is recorded marked as cut. */
+  outputCut?: boolean;
 }
 
 /** A model call, streamed or not; ends once. */

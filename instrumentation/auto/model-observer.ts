@@ -2,7 +2,7 @@ import { context, type Context } from '@opentelemetry/api';
 import { startRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
 import { safely } from '../safe.js';
-import { contentEnabled, contentMaxBytes } from '../content.js';
+import { contentBudget, contentEnabled } from '../content.js';
 import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
@@ -37,6 +37,8 @@ export interface ModelCallStart {
   signal?: AbortSignal | undefined;
   /** The request's messages (recorded only when content capture is on). */
   inputMessages?: unknown;
+  /** The request's system prompt or instructions (recorded only when content capture is on). */
+  systemInstructions?: unknown;
 }
 
 const NOOP: ObservedModelCall = { chunk() {}, text() {}, usage() {}, finishReason() {}, responseModel() {}, within: (fn) => fn(), stopped() {}, end() {} };
@@ -53,8 +55,9 @@ class Observed implements ObservedModelCall {
   private readonly reasons: string[] = [];
   private model: string | undefined;
   private ended = false;
-  /** Output text so far, when content capture is on; gathering stops past the cap (the rest would be cut). */
+  /** Output text so far, when content capture is on; gathering stops past the budget (the rest would be cut). */
   private output: string | undefined;
+  private outputCut = false;
 
   constructor(private readonly start: ModelCallStart) {
     const active = activeRun();
@@ -66,14 +69,20 @@ class Observed implements ObservedModelCall {
       model: start.model,
       ...(start.operation ? { operation: start.operation } : {}),
       ...(capture && start.inputMessages !== undefined ? { inputMessages: start.inputMessages } : {}),
+      ...(capture && start.systemInstructions !== undefined ? { systemInstructions: start.systemInstructions } : {}),
     });
     if (capture) this.output = '';
   }
 
   text(delta: string): void {
-    // Each character is at least a byte: past the cap in characters, the rest would be cut anyway.
-    if (this.output === undefined || typeof delta !== 'string' || this.output.length > contentMaxBytes()) return;
-    this.output += delta;
+    if (this.output === undefined || this.outputCut || typeof delta !== 'string') return;
+    const budget = contentBudget();
+    if (this.output.length + delta.length <= budget) this.output += delta;
+    else {
+      // The rest would be cut anyway: stop gathering, and say it was cut.
+      this.output += delta.slice(0, Math.max(0, budget - this.output.length));
+      this.outputCut = true;
+    }
   }
 
   chunk(outputTokens = 1): void {
@@ -110,7 +119,10 @@ class Observed implements ObservedModelCall {
       const end: ModelEndOptions = { aborted };
       if (this.reasons.length > 0) end.finishReasons = this.reasons;
       if (this.model !== undefined) end.responseModel = this.model;
-      if (this.output !== undefined && this.output !== '') end.outputText = this.output;
+      if (this.output !== undefined && this.output !== '') {
+        end.outputText = this.output;
+        if (this.outputCut) end.outputCut = true;
+      }
       if (outcome.error !== undefined && !aborted) end.error = outcome.error;
       this.call.end(end);
       if (this.own) {

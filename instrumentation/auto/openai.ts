@@ -68,8 +68,9 @@ function completion(call: ObservedModelCall, c: Json): void {
   if (typeof c['model'] === 'string') call.responseModel(c['model']);
   for (const choice of (c['choices'] as Json[] | undefined) ?? []) {
     if (typeof choice['finish_reason'] === 'string') call.finishReason(choice['finish_reason']);
+    // The first choice's text (with n > 1, the others are alternatives, not more of it).
     const content = (choice['message'] as Json | undefined)?.['content'];
-    if (typeof content === 'string') call.text(content);
+    if (typeof content === 'string' && (choice['index'] ?? 0) === 0) call.text(content);
   }
   call.end({ complete: true });
 }
@@ -91,7 +92,7 @@ function onChunk(call: ObservedModelCall, chunk: Json, finished: () => void): vo
     const delta = choice['delta'] as Json | undefined;
     const content = delta?.['content'];
     if ((typeof content === 'string' && content !== '') || Array.isArray(delta?.['tool_calls'])) call.chunk();
-    if (typeof content === 'string' && content !== '') call.text(content);
+    if (typeof content === 'string' && content !== '' && (choice['index'] ?? 0) === 0) call.text(content);
     if (typeof choice['finish_reason'] === 'string') {
       call.finishReason(choice['finish_reason']);
       finished();

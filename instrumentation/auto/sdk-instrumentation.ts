@@ -60,8 +60,10 @@ function wrapCreate(original: Create, spec: SdkCreateSpec, observers: Observers)
         framework: spec.framework,
         model: typeof body?.['model'] === 'string' ? body['model'] : 'unknown',
         signal: options?.['signal'] instanceof AbortSignal ? options['signal'] : undefined,
-        // Chat Completions and Messages send `messages`, Responses `input` (recorded only when content capture is on).
+        // Chat Completions and Messages send `messages`, Responses `input`; Messages a `system` prompt,
+        // Responses `instructions` (recorded only when content capture is on).
         inputMessages: body?.['messages'] ?? body?.['input'],
+        systemInstructions: body?.['system'] ?? body?.['instructions'],
       }),
       undefined,
     );

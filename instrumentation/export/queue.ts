@@ -76,8 +76,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   /** A batch taken from the ring and waiting for resource attributes before export. */
   private handing: ReadableSpan[] | undefined;
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
-  /** Of `dropped`, the spans the full queue evicted (the rest were in failed exports). */
+  /** Of `dropped`, the spans the full queue evicted (the rest were in failed exports), and those of exports that timed out. */
   private queueFull = 0;
+  private timedOut = 0;
+  /** Spans handed to the exporter (whatever came of it), and spans that ended after shutdown (not taken). */
+  private handed = 0;
+  private afterShutdown = 0;
 
   private readonly options: QueueOptions;
 
@@ -96,16 +100,19 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     return { queued: this.ring.length, ...this.counters };
   }
 
-  /** What the self-metrics report: the stats, the queue's capacity and the drops by cause. */
-  detail(): ExportStats & { capacity: number; queueFull: number } {
-    return { ...this.stats(), capacity: this.ring.capacity, queueFull: this.queueFull };
+  /** What the self-metrics report: the stats, the queue's capacity, the spans handed to the exporter, and the drops by cause. */
+  detail(): ExportStats & { capacity: number; handed: number; queueFull: number; timedOut: number; afterShutdown: number } {
+    return { ...this.stats(), capacity: this.ring.capacity, handed: this.handed, queueFull: this.queueFull, timedOut: this.timedOut, afterShutdown: this.afterShutdown };
   }
 
   onStart(): void {}
 
   onEnd(span: ReadableSpan): void {
-    if (this.isShutdown) return;
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (this.isShutdown) {
+      this.afterShutdown++;
+      return;
+    }
     if (this.ring.push(span)) {
       this.counters.dropped++;
       this.queueFull++;
@@ -154,6 +161,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     while (this.ring.length > 0) batches.push(this.ring.take(this.options.maxExportBatchSize));
     for (const batch of batches) {
       let written = false;
+      this.handed += batch.length;
       try {
         written = this.exporter.exportSync(batch);
       } catch (error) {
@@ -232,7 +240,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     return new Promise<void>((resolve) => {
       let done = false;
-      const finish = (result: ExportResult): void => {
+      const finish = (result: ExportResult, timeout = false): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
@@ -240,15 +248,17 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
         else {
           this.counters.dropped += batch.length;
           this.counters.failedExports++;
+          if (timeout) this.timedOut += batch.length;
           if (result.error) reportInternalError('export', result.error);
         }
         resolve();
       };
       const timer = setTimeout(
-        () => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }),
+        () => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true),
         this.options.exportTimeoutMs,
       );
       timer.unref();
+      this.handed += batch.length;
       try {
         this.exporter.export(batch, finish);
       } catch (error) {

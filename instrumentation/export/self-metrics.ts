@@ -10,18 +10,23 @@ import type { BoundedBatchSpanProcessor } from './queue.js';
  * the SDK starts for `OTEL_METRICS_EXPORTER`. Without one, nothing is sent and
  * `exportStats()` still says the same.
  *
- * - `otel.sdk.processor.span.processed`: spans handed to the exporter, and
- *   (`error.type = queue_full`) spans the full queue evicted;
- * - `otel.sdk.exporter.span.exported`: spans the exporter delivered, and
- *   (`error.type = export_failed`) spans of exports that failed or timed out;
+ * - `otel.sdk.processor.span.processed`: spans handed to the exporter (as soon
+ *   as they are, whatever comes of the export), and with `error.type` the spans
+ *   the processor did not hand on: `queue_full` (evicted by the full queue),
+ *   `already_shutdown` (ended after the pipeline shut down);
+ * - `otel.sdk.exporter.span.exported`: spans the exporter delivered, and with
+ *   `error.type` those of exports that failed: `timeout` (no answer within
+ *   `exportTimeoutMs`) or `export_failed` (an error);
  * - `otel.sdk.processor.span.queue.size` / `.capacity`: spans waiting, and the most that may.
  *
  * Observed at collection time: nothing is added to the span path.
  */
 const COMPONENT: Attributes = { 'otel.component.type': 'batching_span_processor', 'otel.component.name': 'afterstop_batching_span_processor/0' };
 const QUEUE_FULL: Attributes = { ...COMPONENT, 'error.type': 'queue_full' };
+const ALREADY_SHUTDOWN: Attributes = { ...COMPONENT, 'error.type': 'already_shutdown' };
 const EXPORTER: Attributes = { 'otel.component.type': 'afterstop_span_exporter', 'otel.component.name': 'afterstop_span_exporter/0' };
 const EXPORT_FAILED: Attributes = { ...EXPORTER, 'error.type': 'export_failed' };
+const TIMEOUT: Attributes = { ...EXPORTER, 'error.type': 'timeout' };
 
 export const METRIC_SPANS_PROCESSED = 'otel.sdk.processor.span.processed';
 export const METRIC_SPANS_EXPORTED = 'otel.sdk.exporter.span.exported';
@@ -39,13 +44,14 @@ export function observeQueue(processor: BoundedBatchSpanProcessor): () => void {
     const callback = (result: ObservableResult, which: 'processed' | 'exported' | 'size' | 'capacity'): void => {
       try {
         const d = processor.detail();
-        const failed = d.dropped - d.queueFull;
         if (which === 'processed') {
-          result.observe(d.exported + failed, COMPONENT);
+          result.observe(d.handed, COMPONENT);
           result.observe(d.queueFull, QUEUE_FULL);
+          result.observe(d.afterShutdown, ALREADY_SHUTDOWN);
         } else if (which === 'exported') {
           result.observe(d.exported, EXPORTER);
-          result.observe(failed, EXPORT_FAILED);
+          result.observe(d.timedOut, TIMEOUT);
+          result.observe(d.dropped - d.queueFull - d.timedOut, EXPORT_FAILED);
         } else if (which === 'size') result.observe(d.queued, COMPONENT);
         else result.observe(d.capacity, COMPONENT);
       } catch (error) {

@@ -9,7 +9,7 @@ import { captureTraces, only, type TraceCapture } from '../helpers/capture.js';
  * hook runs first and the size cap after it. What the pipeline writes is
  * read back from the trace files.
  */
-const CONTENT_KEYS = ['gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.input.messages', 'gen_ai.output.messages'];
+const CONTENT_KEYS = ['gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.system_instructions', 'gen_ai.input.messages', 'gen_ai.output.messages'];
 const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
 
 let capture: TraceCapture;
@@ -26,7 +26,7 @@ async function recorded(): Promise<Record<string, unknown>[]> {
   const run = startRun({ agentName: 'content' });
   const value = await run.tool({ name: 'send_email', arguments: { to: 'alice@example.com', body: 'hello' } }, async () => ({ sent: true, to: 'alice@example.com' }));
   expect(value).toEqual({ sent: true, to: 'alice@example.com' });
-  const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o', inputMessages: [{ role: 'user', content: 'mail alice@example.com' }] });
+  const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o', systemInstructions: 'You mail alice@example.com.', inputMessages: [{ role: 'user', content: 'mail alice@example.com' }] });
   model.end({ outputText: 'Sent to alice@example.com.' });
   run.end();
   return (await capture.spans(run.id)).map((s) => s.attributes);
@@ -54,9 +54,10 @@ describe('content capture', () => {
     expect(JSON.parse(String(tool['gen_ai.tool.call.result']))).toEqual({ sent: true, to: '<email>' });
     const model = spans.find((a) => a['gen_ai.operation.name'] === 'chat')!;
     expect(JSON.parse(String(model['gen_ai.input.messages']))).toEqual([{ role: 'user', content: 'mail <email>' }]);
+    expect(model['gen_ai.system_instructions']).toBe('You mail <email>.');
     expect(JSON.parse(String(model['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Sent to <email>.' }] }]);
     expect(JSON.stringify(spans)).not.toContain('alice@example.com');
-    expect(seen.sort()).toEqual(['input.messages gpt-4o', 'output.messages gpt-4o', 'tool.arguments send_email', 'tool.result send_email']);
+    expect(seen.sort()).toEqual(['input.messages gpt-4o', 'output.messages gpt-4o', 'system.instructions gpt-4o', 'tool.arguments send_email', 'tool.result send_email']);
   });
 
   it('a hook that throws, or answers anything but text, records nothing; the app’s results pass through', async () => {
@@ -80,17 +81,52 @@ describe('content capture', () => {
     expect(tool.attributes['gen_ai.tool.call.result']).toBe('ok');
   });
 
-  it('values that cannot be serialised (a cycle) record nothing; a BigInt is text', () => {
+  it('any value is serialised without throwing for its shape: a cycle, a BigInt, binary data, deep nesting; a getter that throws records nothing', () => {
     captureContent({ enabled: true });
-    const cycle: Record<string, unknown> = {};
+    const cycle: Record<string, unknown> = { a: 1 };
     cycle['self'] = cycle;
-    expect(contentValue(cycle, 'tool.arguments')).toBeUndefined();
-    expect(contentValue({ n: 10n }, 'tool.arguments')).toBe('{"n":"10"}');
+    expect(contentValue(cycle, 'tool.arguments')).toBe('{"a":1,"self":"[circular]"}');
+    const shared = { x: 1 };
+    expect(contentValue([shared, shared], 'tool.arguments')).toBe('[{"x":1},{"x":1}]');
+    expect(contentValue({ n: 10n, f: () => 1, u: undefined, d: new Date(0), list: [undefined, NaN] }, 'tool.arguments')).toBe('{"n":"10","d":"1970-01-01T00:00:00.000Z","list":[null,null]}');
+    expect(contentValue({ file: new Uint8Array(10_000_000) }, 'tool.arguments')).toBe('{"file":"[binary 10000000 bytes]"}');
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(contentValue(deep, 'tool.arguments')).toBe(`${'['.repeat(32)}"[too deep]"${']'.repeat(32)}`);
+    expect(contentValue({ get boom() { throw new Error('no'); } }, 'tool.arguments')).toBeUndefined();
+  });
+
+  it('a huge value costs no more than the budget: serialisation stops at four times the cap, and the value is marked cut', () => {
+    captureContent({ enabled: true, maxBytes: 64 });
+    const calls: number[] = [];
+    const big = Array.from({ length: 100_000 }, (_, i) => ({ toJSON: () => (calls.push(i), { i }) }));
+    const text = contentValue(big, 'tool.arguments')!;
+    expect(calls.length).toBeLessThan(64 * 4);
+    expect(text.endsWith(TRUNCATED)).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(64);
+    // Cut by the budget, then shortened by the hook to fit: still marked as cut.
+    captureContent({ enabled: true, maxBytes: 64, redact: (t) => t.slice(0, 10) });
+    expect(contentValue('x'.repeat(1000), 'tool.result')).toBe(`${'x'.repeat(10)}${TRUNCATED}`);
+  });
+
+  it('a streamed answer longer than the budget is recorded cut and marked, after the hook', async () => {
+    captureContent({ enabled: true, maxBytes: 100, redact: (t) => t.replaceAll('secret', '******') });
+    const run = startRun({ agentName: 'long' });
+    const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
+    model.end({ outputText: 'secret '.repeat(20), outputCut: true });
+    run.end();
+    const output = String(only(await capture.spans(run.id), 'chat gpt-4o').attributes['gen_ai.output.messages']);
+    expect(output.endsWith(TRUNCATED)).toBe(true);
+    expect(output).not.toContain('secret');
+    expect(Buffer.byteLength(output)).toBeLessThanOrEqual(100);
   });
 
   it('the environment switches it on (the GenAI instrumentations’ variable, or afterstop’s) and sets the cap', () => {
-    resetContentCapture({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', AFTERSTOP_CONTENT_MAX_BYTES: '20' });
-    expect(contentValue('x'.repeat(50), 'tool.result')).toBe(`${'x'.repeat(20 - Buffer.byteLength(TRUNCATED))}${TRUNCATED}`);
+    resetContentCapture({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', AFTERSTOP_CONTENT_MAX_BYTES: '40' });
+    expect(contentValue('x'.repeat(50), 'tool.result')).toBe(`${'x'.repeat(40 - Buffer.byteLength(TRUNCATED))}${TRUNCATED}`);
+    // A cap too small to hold the mark is refused: the default stays.
+    resetContentCapture({ AFTERSTOP_CAPTURE_CONTENT: 'true', AFTERSTOP_CONTENT_MAX_BYTES: '8' });
+    expect(contentValue('x'.repeat(5000), 'tool.result')).toHaveLength(4096 - Buffer.byteLength(TRUNCATED) + TRUNCATED.length);
     resetContentCapture({ AFTERSTOP_CAPTURE_CONTENT: 'TRUE' });
     expect(contentValue('x', 'tool.result')).toBe('x');
     resetContentCapture({ AFTERSTOP_CAPTURE_CONTENT: 'yes please' });
@@ -99,13 +135,17 @@ describe('content capture', () => {
 
   it('capUtf8, for any text and cap: at most the cap in UTF-8 bytes, a prefix of the text, no character cut in two', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 16, max: 300 }), (text, max) => {
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.integer({ min: 32, max: 300 }), (text, max) => {
         const capped = capUtf8(text, max);
+        const bytes = Buffer.byteLength(text, 'utf8');
+        // Text that fits is kept as it is; longer text is cut to the cap and marked.
+        if (bytes <= max) return void expect(capped).toBe(text);
         expect(Buffer.byteLength(capped, 'utf8')).toBeLessThanOrEqual(max);
-        if (capped === text) return;
         expect(capped.endsWith(TRUNCATED)).toBe(true);
         const head = capped.slice(0, -TRUNCATED.length);
         expect(text.startsWith(head)).toBe(true);
+        // As much as fits: at most one character (up to 4 bytes, a grapheme's last code point) short of the room.
+        expect(Buffer.byteLength(head, 'utf8')).toBeGreaterThan(max - Buffer.byteLength(TRUNCATED) - 4);
         // A whole prefix: re-encoding it changes nothing (no lone surrogate, no replacement character).
         expect(Buffer.from(head, 'utf8').toString('utf8')).toBe(head);
       }),

@@ -75,7 +75,7 @@ describe('bad inputs, one by one', () => {
     fs.mkdirSync(folder);
     const source = path.join(dir, 'rotating-lines.json');
     fs.writeFileSync(source, JSON.stringify(lines));
-    // The writer: appends line by line to traces.jsonl, and every 100 lines renames it aside and starts a new one.
+    // The writer: appends line by line to traces.jsonl, and every 20 lines renames it aside and starts a new one.
     const writer = runModule(`
       import * as fs from 'node:fs';
       const lines = JSON.parse(fs.readFileSync(${JSON.stringify(source)}, 'utf8'));

@@ -95,14 +95,19 @@ describe('a collector in trouble', () => {
     expect(receiver.latestMetric('otel.sdk.processor.span.queue.size').size).toBe(1);
   }, 60_000);
 
-  it('a collector that hangs with a small queue: the spans the full queue evicted are reported apart (error.type queue_full), and with the failed exports make up every drop', async () => {
+  it('a collector that hangs with a small queue: the spans the full queue evicted (error.type queue_full) and those of exports that timed out (timeout) are reported apart, and with the failed exports make up every drop', async () => {
     const { result, out } = await run('hang', { OTEL_METRICS_EXPORTER: 'otlp', OTEL_METRIC_EXPORT_INTERVAL: '200', AFTERSTOP_MAX_QUEUE_SIZE: '16' });
     expect(result.code).toBe(0);
     const component = { 'otel.component.type': 'batching_span_processor', 'otel.component.name': 'afterstop_batching_span_processor/0' };
     const queueFull = receiver.latestMetric('otel.sdk.processor.span.processed').get(JSON.stringify({ ...component, 'error.type': 'queue_full' }));
-    const failed = receiver.latestMetric('otel.sdk.exporter.span.exported').get(JSON.stringify({ 'otel.component.type': 'afterstop_span_exporter', 'otel.component.name': 'afterstop_span_exporter/0', 'error.type': 'export_failed' }));
+    const exported = receiver.latestMetric('otel.sdk.exporter.span.exported');
+    const exporter = { 'otel.component.type': 'afterstop_span_exporter', 'otel.component.name': 'afterstop_span_exporter/0' };
+    const failed = exported.get(JSON.stringify({ ...exporter, 'error.type': 'export_failed' }))!;
+    const timedOut = exported.get(JSON.stringify({ ...exporter, 'error.type': 'timeout' }))!;
     expect(queueFull).toBeGreaterThan(0);
-    expect(queueFull! + failed!).toBe(out.after.dropped);
+    // A collector that never answers: its exports time out.
+    expect(timedOut).toBeGreaterThan(0);
+    expect(queueFull! + timedOut + failed).toBe(out.after.dropped);
     expect(receiver.latestMetric('otel.sdk.processor.span.queue.capacity').get(JSON.stringify(component))).toBe(16);
   }, 60_000);
 });
