@@ -34,10 +34,10 @@ for (const [r, what] of [[sdk, 'a streamed model call of 1,000 chunks through th
 
 const faults = await benchCollectorFaults();
 console.log(`\nan agent loop exporting over OTLP/HTTP to a collector in trouble (median of ${faults.rounds} rounds of ${faults.runs} runs; each run a tool call doing a millisecond of I/O and a model call of 20 chunks)`);
-console.log(`  without afterstop          ${faults.bare.msPerRun.toFixed(3)} ms per run, longest event-loop delay ${faults.bare.maxLoopDelayMs.toFixed(1)} ms`);
+console.log(`  without afterstop          ${faults.bare.msPerRun.toFixed(3)} ms per run, event-loop delay p99 ${faults.bare.p99LoopDelayMs.toFixed(1)} ms, longest ${faults.bare.maxLoopDelayMs.toFixed(1)} ms`);
 for (const f of FAULTS) {
   const t = faults.byFault[f];
-  console.log(`  collector ${f.padEnd(8)}         ${t.msPerRun.toFixed(3)} ms per run, ${t.ratioToHealthy.toFixed(2)}x the healthy collector, longest event-loop delay ${t.maxLoopDelayMs.toFixed(1)} ms, ${t.dropped} spans dropped`);
+  console.log(`  collector ${f.padEnd(8)}         ${t.msPerRun.toFixed(3)} ms per run, ${t.ratioToHealthy.toFixed(2)}x the healthy collector, event-loop delay p99 ${t.p99LoopDelayMs.toFixed(1)} ms, longest ${t.maxLoopDelayMs.toFixed(1)} ms, ${t.dropped} spans dropped`);
 }
 
 // The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans.

@@ -7,14 +7,15 @@ export const ANTHROPIC_VERSIONS = ['>=0.20.0 <2'];
 
 /**
  * Messages of the `@anthropic-ai/sdk` client: `client.messages.create(...)`,
- * streamed or not (`client.messages.stream()` goes through it too).
+ * streamed or not; `client.messages.stream()` starts the call itself (1.x
+ * starts the SDK's own span there, before it calls create).
  */
 export const AnthropicInstrumentation = sdkCreateInstrumentation({
   name: 'afterstop-anthropic',
   module: '@anthropic-ai/sdk',
   versions: ANTHROPIC_VERSIONS,
   client: 'Anthropic',
-  resources: [{ resource: (client) => client?.['Messages'] as { prototype?: Json } | undefined, observers: { chunk: messageEvent, value: message } }],
+  resources: [{ resource: (client) => client?.['Messages'] as { prototype?: Json } | undefined, observers: { chunk: messageEvent, value: message }, helpers: ['stream'] }],
   provider: 'anthropic',
   framework: 'anthropic-sdk',
 });
