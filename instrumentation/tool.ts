@@ -6,6 +6,7 @@ import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
 import { reportInternalError } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
+import { observeCall, type CallOutcome } from './observe-call.js';
 import {
   ATTR_CANCEL_STATE,
   ATTR_ERROR_TYPE,
@@ -201,7 +202,7 @@ export function endToolCall(call: ToolCall, options: ToolEndOptions, endTime?: H
 }
 
 /** How a tool body ended: its value, or what it threw (synchronously or as a rejection). */
-export type BodyOutcome = { value: unknown } | { error: unknown };
+export type BodyOutcome = CallOutcome;
 
 /**
  * Run `invoke` as the body of `call`, in the call's context. `settled` is
@@ -209,36 +210,10 @@ export type BodyOutcome = { value: unknown } | { error: unknown };
  * gets what `invoke` gave (a promise settling the same way, when it gave one).
  */
 export function invokeInToolCall<T>(call: ToolCall, invoke: () => T, settled: (outcome: BodyOutcome) => void): T {
-  const tell = (outcome: BodyOutcome): void => {
-    try {
-      if ('value' in outcome && call instanceof InstrumentedToolCall) call.recordOutput(outcome.value);
-      settled(outcome);
-    } catch (error) {
-      reportInternalError('tool body end', error);
-    }
-  };
-  const ctx = (call as { context?: Context }).context;
-  let value: T;
-  try {
-    value = ctx === undefined ? invoke() : context.with(ctx, invoke);
-  } catch (error) {
-    tell({ error });
-    throw error;
-  }
-  if (typeof (value as { then?: unknown } | null)?.then !== 'function') {
-    tell({ value });
-    return value;
-  }
-  return Promise.resolve(value).then(
-    (v) => {
-      tell({ value: v });
-      return v;
-    },
-    (error: unknown) => {
-      tell({ error });
-      throw error;
-    },
-  ) as T;
+  return observeCall('tool body end', (call as { context?: Context }).context, invoke, (outcome) => {
+    if ('value' in outcome && call instanceof InstrumentedToolCall) call.recordOutput(outcome.value);
+    settled(outcome);
+  });
 }
 
 /** The context a tool body gets when telemetry could not start: the run goes on without it. */

@@ -2,6 +2,7 @@ import { context, createContextKey, type Context, type HrTime } from '@opentelem
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
+import { observeCall } from '../observe-call.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
 import { ATTR_RUN_RESUMES } from '../semconv.js';
@@ -180,26 +181,10 @@ function wrapStream(original: Fn): Fn {
     if (activeRun() !== undefined) return original.call(this, input, options);
     const graphRun = safely('langgraph run start', () => new GraphRun((options ?? {}) as Json, input), undefined);
     if (graphRun === undefined) return original.call(this, input, options);
-    let result: unknown;
-    try {
-      const call = () => original.call(this, input, options);
-      const ctx = graphRun.context;
-      result = ctx === undefined ? call() : context.with(ctx, call);
-    } catch (error) {
-      safely('langgraph end', () => graphRun.stopped(error), undefined);
-      throw error;
-    }
-    if (!(result instanceof Promise)) return result;
-    return result.then(
-      (s: unknown) => {
-        safely('langgraph stream', () => graphRun.watch(s), undefined);
-        return s;
-      },
-      (error: unknown) => {
-        safely('langgraph end', () => graphRun.stopped(error), undefined);
-        throw error;
-      },
-    );
+    return observeCall('langgraph run', graphRun.context, () => original.call(this, input, options), (outcome) => {
+      if ('error' in outcome) graphRun.stopped(outcome.error);
+      else graphRun.watch(outcome.value);
+    });
   };
 }
 

@@ -2,6 +2,7 @@ import { context, createContextKey, type Context, type HrTime } from '@opentelem
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
+import { observeCall } from '../observe-call.js';
 import { safely } from '../safe.js';
 import { endToolCall, InstrumentedToolCall, invokeInToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
@@ -59,25 +60,11 @@ function wrapRun(original: Fn): Fn {
     const observed = safely('openai-agents run start', () => new AgentsRun(agent as Json, (options ?? {}) as Json, groupId), undefined);
     if (observed === undefined) return original.call(this, agent, input, options);
     safely('openai-agents tools', () => wrapTools(agent as Json, new Set()), undefined);
-    let result: unknown;
-    try {
-      const ctx = (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed);
-      result = context.with(ctx, () => original.call(this, agent, input, options));
-    } catch (error) {
-      safely('openai-agents run', () => observed.stopped(error), undefined);
-      throw error;
-    }
-    if (!(result instanceof Promise)) return result;
-    return result.then(
-      (value: unknown) => {
-        safely('openai-agents result', () => observed.resolved(value), undefined);
-        return value;
-      },
-      (error: unknown) => {
-        safely('openai-agents result', () => observed.stopped(error), undefined);
-        throw error;
-      },
-    );
+    const ctx = safely('openai-agents run context', () => (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed), undefined);
+    return observeCall('openai-agents run', ctx, () => original.call(this, agent, input, options), (outcome) => {
+      if ('error' in outcome) observed.stopped(outcome.error);
+      else observed.resolved(outcome.value);
+    });
   };
 }
 
