@@ -11,6 +11,8 @@ import { captureTraces, type TraceCapture } from '../helpers/capture.js';
  * CancelledError, which is the API), the caller's results and errors pass
  * through unchanged, and every span is exported once.
  */
+// PROPERTY_RUNS and PROPERTY_SEED for a longer hunt (each run reads back every trace written so far: the time limit grows).
+const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 40);
 let capture: TraceCapture;
 beforeAll(() => {
   capture = captureTraces();
@@ -96,9 +98,9 @@ describe('the manual API in random orders', () => {
         expect(new Set(ids).size).toBe(ids.length);
         for (const r of runs) expect(spans.filter((s) => s.name.startsWith('invoke_agent') && s.spanId === r.id)).toHaveLength(1);
       }),
-      { numRuns: Number(process.env['PROPERTY_RUNS'] ?? 40), seed: Number(process.env['PROPERTY_SEED'] ?? 20261129) },
+      { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261129) },
     );
-  }, 180_000);
+  }, Math.max(180_000, RUNS * 3000));
 
   it('two thousand runs at once, each cancelled, acknowledged and ended: one run span each, all exported', async () => {
     const runs = Array.from({ length: 2000 }, (_, i) => startRun({ conversationId: `c-${i}`, framework: 'property' }));
