@@ -32,10 +32,20 @@ export function compressionOf(file: string): Compression {
   }
 }
 
-function describe(file: string): TraceFile {
-  const stat = fs.statSync(file);
-  const parquet = file.toLowerCase().endsWith('.parquet');
-  return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression: parquet ? 'none' : compressionOf(file), format: parquet ? 'parquet' : 'otlp-json' };
+/**
+ * The file as it is now, or undefined when it is gone since the folder was
+ * listed: a writer rotated it (renamed it aside), and its lines are read
+ * under the new name, in this listing or the next run's.
+ */
+function describe(file: string): TraceFile | undefined {
+  try {
+    const stat = fs.statSync(file);
+    const parquet = file.toLowerCase().endsWith('.parquet');
+    return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression: parquet ? 'none' : compressionOf(file), format: parquet ? 'parquet' : 'otlp-json' };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 async function walk(dir: string): Promise<string[]> {
@@ -48,7 +58,8 @@ async function walk(dir: string): Promise<string[]> {
  * The trace files named by `inputs`: files (any name), folders (searched
  * recursively for .jsonl / .ndjson / .json, optionally .gz or .zst, and for
  * Tempo blocks' data.parquet) and glob patterns. A path that does not exist, or a pattern that matches nothing,
- * is an {@link InputError}. Each file appears once, sorted by path.
+ * is an {@link InputError}. Each file appears once, sorted by path; a file gone
+ * by the time it is looked at (rotated away) is left out.
  */
 export async function discoverTraceFiles(inputs: readonly string[]): Promise<TraceFile[]> {
   const files = new Set<string>();
@@ -67,5 +78,5 @@ export async function discoverTraceFiles(inputs: readonly string[]): Promise<Tra
     }
     throw new InputError(`${input}: no such file or folder`, { path: input });
   }
-  return [...files].sort().map(describe);
+  return [...files].sort().flatMap((f) => describe(f) ?? []);
 }

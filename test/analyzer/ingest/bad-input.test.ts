@@ -67,7 +67,7 @@ describe('bad inputs, one by one', () => {
 
   it('trace files rotated while they are read (a writer renaming the file it appends to, again and again, while reports run): no report fails, and at the end every run is counted once', async () => {
     const t = traces();
-    const N = 6000;
+    const N = 3000;
     for (let i = 0; i < N; i++) t.run({ startMs: i * 10, endMs: i * 10 + 5, agent: 'rotated' });
     const lines = t.toLines();
     expect(lines).toHaveLength(N);
@@ -75,15 +75,15 @@ describe('bad inputs, one by one', () => {
     fs.mkdirSync(folder);
     const source = path.join(dir, 'rotating-lines.json');
     fs.writeFileSync(source, JSON.stringify(lines));
-    // The writer: appends line by line to traces.jsonl, and every 20 lines renames it aside and starts a new one.
+    // The writer: appends line by line to traces.jsonl, and every 3 lines renames it aside and starts a new one (the listing races the renames).
     const writer = runModule(`
       import * as fs from 'node:fs';
       const lines = JSON.parse(fs.readFileSync(${JSON.stringify(source)}, 'utf8'));
       const live = ${JSON.stringify(path.join(folder, 'traces.jsonl'))};
       for (let i = 0; i < lines.length; i++) {
         fs.appendFileSync(live, lines[i] + '\\n');
-        if (i % 20 === 19) fs.renameSync(live, ${JSON.stringify(folder)} + '/traces-' + String(i).padStart(5, '0') + '.jsonl');
-        if (i % 4 === 0) await new Promise((r) => setTimeout(r, 1));
+        if (i % 3 === 2) fs.renameSync(live, ${JSON.stringify(folder)} + '/traces-' + String(i).padStart(5, '0') + '.jsonl');
+        if (i % 2 === 0) await new Promise((r) => setTimeout(r, 1));
       }
     `, { timeoutMs: 60_000 });
     const db = path.join(dir, 'rotating-store');
