@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { appEnv } from '../../scorecard/run-app.js';
 
 /**
@@ -77,6 +78,38 @@ export function lastJson<T>(result: ChildResult): T {
     }
   }
   throw new Error(`no JSON line on stdout (code ${result.code}, signal ${result.signal}):\n${result.stdout}\n${result.stderr}`);
+}
+
+/**
+ * For a child script: `phase(name)` runs 20 agent runs named `name`, each with
+ * one tool call returning i * 2, flushes (after each run with `flushEach`,
+ * else once at the end) and returns the tool results. The script imports
+ * `startRun` and `flush`.
+ */
+export const phaseFunction = (flushEach = false): string => `
+  async function phase(name) {
+    const results = [];
+    for (let i = 0; i < 20; i++) {
+      const run = startRun({ agentName: name, conversationId: name + '-' + i });
+      results.push(await run.tool({ name: 'lookup', callId: name + '-' + i }, async () => i * 2));
+      run.end();
+      ${flushEach ? 'await flush(1500);' : ''}
+    }
+    ${flushEach ? '' : 'await flush(1500);'}
+    return results;
+  }
+`;
+
+/** A fresh temporary folder for each test of the file (removed after it): call at the top of the file. */
+export function tempCwd(): () => string {
+  let dir = '';
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => dir;
 }
 
 export function tempDir(): string {

@@ -1,6 +1,5 @@
-import * as fs from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { distModule, lastJson, runModule, tempDir } from '../helpers/child.js';
+import { describe, expect, it } from 'vitest';
+import { distModule, lastJson, runModule, tempCwd } from '../helpers/child.js';
 import { closedPort } from '../helpers/otlp-receiver.js';
 
 /**
@@ -11,13 +10,7 @@ import { closedPort } from '../helpers/otlp-receiver.js';
  * closing note; what is asserted is that nothing is retained.
  */
 const INDEX = distModule('instrumentation/index.js');
-let cwd: string;
-beforeEach(() => {
-  cwd = tempDir();
-});
-afterEach(() => {
-  fs.rmSync(cwd, { recursive: true, force: true });
-});
+const tempFolder = tempCwd();
 
 /** Runs in the orders the property test drives, each object watched through a WeakRef. */
 const WORKLOAD = `
@@ -68,7 +61,7 @@ describe('memory', () => {
       console.log(JSON.stringify({ watched: refs.length, alive, baseline, after, stats: exportStats() }));
       await shutdown();
     `;
-    const result = await runModule(script, { cwd, nodeArgs: ['--expose-gc'], timeoutMs: 120_000 });
+    const result = await runModule(script, { cwd: tempFolder(), nodeArgs: ['--expose-gc'], timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
     const out = lastJson<{ watched: number; alive: number; baseline: number; after: number; stats: { dropped: number; queued: number } }>(result);
     console.log(`memory: ${out.watched} objects watched, ${out.alive} alive; heap ${(out.baseline / 2 ** 20).toFixed(1)} MiB before, ${(out.after / 2 ** 20).toFixed(1)} MiB after 3,000 runs`);
@@ -90,7 +83,7 @@ describe('memory', () => {
       await shutdown();
       process.exit(0);
     `;
-    const result = await runModule(script, { cwd, nodeArgs: ['--expose-gc'], timeoutMs: 180_000, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
+    const result = await runModule(script, { cwd: tempFolder(), nodeArgs: ['--expose-gc'], timeoutMs: 180_000, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
     expect(result.code, result.stderr).toBe(0);
     const out = lastJson<{ at5k: number; at20k: number; queued5k: number; stats: { dropped: number; queued: number } }>(result);
     const growth = (out.at20k - out.at5k) / 2 ** 20;

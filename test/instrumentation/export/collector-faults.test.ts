@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExportStats } from '../../../instrumentation/index.js';
-import { distModule, lastJson, runModule, tempDir } from '../../helpers/child.js';
+import { distModule, lastJson, phaseFunction, runModule, tempDir } from '../../helpers/child.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp-receiver.js';
 
 /**
@@ -28,16 +28,7 @@ const script = `
   import * as fs from 'node:fs';
   import { setup, startRun, exportStats, flush, shutdown } from ${JSON.stringify(INDEX)};
   setup({ serviceName: 'faults', scheduledDelayMs: 50, exportTimeoutMs: 800, flushTimeoutMs: 1500 });
-  async function phase(name) {
-    const results = [];
-    for (let i = 0; i < 20; i++) {
-      const run = startRun({ agentName: name, conversationId: name + '-' + i });
-      results.push(await run.tool({ name: 'lookup', callId: name + '-' + i }, async () => i * 2));
-      run.end();
-    }
-    await flush(1500);
-    return results;
-  }
+  ${phaseFunction()}
   const first = await phase('during');
   const during = exportStats();
   fs.writeFileSync('phase1', '');

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../analyzer/index.js';
 import type { ExportStats } from '../../../instrumentation/index.js';
-import { distModule, lastJson, runModule, tempDir } from '../../helpers/child.js';
+import { distModule, lastJson, phaseFunction, runModule, tempCwd } from '../../helpers/child.js';
 
 /**
  * The file exporter on a full disk: the next trace files are the kernel's
@@ -13,13 +13,7 @@ import { distModule, lastJson, runModule, tempDir } from '../../helpers/child.js
  * line of every trace file left is whole.
  */
 const INDEX = distModule('instrumentation/index.js');
-let cwd: string;
-beforeEach(() => {
-  cwd = tempDir();
-});
-afterEach(() => {
-  fs.rmSync(cwd, { recursive: true, force: true });
-});
+const tempFolder = tempCwd();
 
 /** The child: a phase with room, one on a full disk, one with room again; it waits for the test between phases. */
 const script = `
@@ -28,16 +22,7 @@ const script = `
   // A line per file (rotation at 1 byte): after a failed write the exporter opens the next file.
   setup({ serviceName: 'disk', exporter: 'file', tracesDir: 'traces', maxFileBytes: 1, scheduledDelayMs: 20, flushTimeoutMs: 1500 });
   const waitFor = async (name) => { while (!fs.existsSync(name)) await new Promise((r) => setTimeout(r, 10)); };
-  async function phase(name) {
-    const results = [];
-    for (let i = 0; i < 20; i++) {
-      const run = startRun({ agentName: name, conversationId: name + '-' + i });
-      results.push(await run.tool({ name: 'lookup', callId: name + '-' + i }, async () => i * 2));
-      run.end();
-      await flush(1500);
-    }
-    return results;
-  }
+  ${phaseFunction(true)}
   const out = { results: [] };
   out.results.push(await phase('room'));
   out.room = exportStats();
@@ -55,6 +40,7 @@ const script = `
 
 describe('the file exporter on a full disk', () => {
   it('the app runs on with its results; what could not be written is counted; writing resumes; every line left is whole', async () => {
+    const cwd = tempFolder();
     const child = runModule(script, { cwd, timeoutMs: 60_000 });
     const traces = path.join(cwd, 'traces');
     const wait = async (name: string) => {
