@@ -54,13 +54,19 @@ const current = (): ContentState => (state ??= fromEnv(process.env));
  * gives the first ones.
  */
 export function captureContent(options: ContentCaptureOptions): void {
-  const was = current();
-  const maxBytes = options.maxBytes === undefined ? was.maxBytes : Math.floor(options.maxBytes);
-  state = {
-    enabled: options.enabled ?? was.enabled,
-    redact: 'redact' in options ? options.redact : was.redact,
-    maxBytes: Number.isFinite(maxBytes) ? Math.max(MIN_CONTENT_MAX_BYTES, maxBytes) : DEFAULT_CONTENT_MAX_BYTES,
-  };
+  try {
+    const was = current();
+    const o: Partial<ContentCaptureOptions> = options !== null && typeof options === 'object' ? options : {};
+    const maxBytes = o.maxBytes === undefined ? was.maxBytes : Math.floor(Number(o.maxBytes));
+    state = {
+      enabled: o.enabled === undefined ? was.enabled : o.enabled === true,
+      // Anything but a function as the hook records nothing rather than everything.
+      redact: 'redact' in o ? (typeof o.redact === 'function' || o.redact === undefined ? o.redact : () => undefined) : was.redact,
+      maxBytes: Number.isFinite(maxBytes) ? Math.max(MIN_CONTENT_MAX_BYTES, maxBytes) : DEFAULT_CONTENT_MAX_BYTES,
+    };
+  } catch (error) {
+    reportInternalError('captureContent', error);
+  }
 }
 
 /** Whether content is recorded at all: checked before any work is done for it. */

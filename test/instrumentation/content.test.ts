@@ -121,6 +121,14 @@ describe('content capture', () => {
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(100);
   });
 
+  it('captureContent never throws, whatever it is given; a hook that is not a function records nothing', () => {
+    for (const bad of [undefined, null, 42, 'yes', { maxBytes: 'lots' }, { enabled: 'true' }]) expect(() => captureContent(bad as never)).not.toThrow();
+    captureContent({ enabled: true, redact: 'not a function' as never });
+    expect(contentValue('alice@example.com', 'tool.arguments')).toBeUndefined();
+    captureContent({ redact: undefined });
+    expect(contentValue('x', 'tool.arguments')).toBe('x');
+  });
+
   it('the environment switches it on (the GenAI instrumentations’ variable, or afterstop’s) and sets the cap', () => {
     resetContentCapture({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', AFTERSTOP_CONTENT_MAX_BYTES: '40' });
     expect(contentValue('x'.repeat(50), 'tool.result')).toBe(`${'x'.repeat(40 - Buffer.byteLength(TRUNCATED))}${TRUNCATED}`);
