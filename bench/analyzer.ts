@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
+import { projectRoot } from './child.js';
 import { generateTraces } from './generate-traces.js';
 
 /**
@@ -34,16 +35,6 @@ export interface AnalyzerBench {
   ratioToBareScan: number;
 }
 
-/** The project root (where package.json is), from the source tree or from dist/. */
-function projectRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('afterstop bench: no package.json above this file');
-    dir = up;
-  }
-  return dir;
-}
 const root = projectRoot();
 /** Children run the built analyzer (npm run bench builds it first). */
 const analyzerModule = pathToFileURL(path.join(root, 'dist', 'analyzer', 'index.js')).href;

@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { median, runScript } from './child.js';
 
 /**
  * What a collector in trouble costs the app: the same agent loop (runs, each
@@ -31,12 +28,6 @@ export interface CollectorFaultsBench {
   bare: FaultTiming;
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
 }
-
-const root = (() => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return dir;
-})();
 
 /** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
 const app = (instrumented: boolean): string => `
@@ -84,24 +75,14 @@ async function collector(fault: Fault): Promise<{ url: string; close(): Promise<
   };
 }
 
-function runApp(instrumented: boolean, env: Record<string, string>): Promise<FaultTiming> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', app(instrumented)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`bench app failed: ${err}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as FaultTiming);
-    });
-  });
-}
+const runApp = (instrumented: boolean, env: Record<string, string>): Promise<FaultTiming> => runScript<FaultTiming>(app(instrumented), { env, what: 'app' });
 
-const median = (xs: FaultTiming[]): FaultTiming => {
-  const by = (k: keyof FaultTiming) => [...xs].map((x) => x[k]).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { msPerRun: by('msPerRun'), maxLoopDelayMs: by('maxLoopDelayMs'), p99LoopDelayMs: by('p99LoopDelayMs'), dropped: by('dropped') };
-};
+const medianOf = (xs: FaultTiming[]): FaultTiming => ({
+  msPerRun: median(xs.map((x) => x.msPerRun)),
+  maxLoopDelayMs: median(xs.map((x) => x.maxLoopDelayMs)),
+  p99LoopDelayMs: median(xs.map((x) => x.p99LoopDelayMs)),
+  dropped: median(xs.map((x) => x.dropped)),
+});
 
 export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;
@@ -114,12 +95,12 @@ export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<Col
         timings[f].push(await runApp(true, { RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }));
       }
     }
-    const healthy = median(timings.healthy);
+    const healthy = medianOf(timings.healthy);
     const byFault = Object.fromEntries(FAULTS.map((f) => {
-      const m = median(timings[f]);
+      const m = medianOf(timings[f]);
       return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
     })) as CollectorFaultsBench['byFault'];
-    return { runs, rounds, bare: median(timings.bare), byFault };
+    return { runs, rounds, bare: medianOf(timings.bare), byFault };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startSimulator } from '../simulator/index.js';
+import { median, runScript } from './child.js';
 
 /**
  * A streamed model call of 1,000 chunks through the real `openai` client
@@ -31,12 +30,6 @@ export interface SdkStreamBench {
   instrumentedCpuMsPerCall: number;
   cpuExtra: number;
 }
-
-const root = (() => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
-  return dir;
-})();
 
 /** What both clients end with: two calls to warm up, then CALLS calls timed (wall and CPU). */
 const TIMED = `await call(); await call();   // warm up
@@ -82,22 +75,8 @@ interface ClientTiming {
   cpuMsPerCall: number;
 }
 
-function runClient(client: SdkStreamClient, instrumented: boolean, env: Record<string, string>): Promise<ClientTiming> {
-  const args = [...(instrumented ? ['--import', 'afterstop/register'] : []), '--input-type=module', '-e', CLIENTS[client]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`bench client failed: ${err}`));
-      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as ClientTiming);
-    });
-  });
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const runClient = (client: SdkStreamClient, instrumented: boolean, env: Record<string, string>): Promise<ClientTiming> =>
+  runScript<ClientTiming>(CLIENTS[client], { nodeArgs: instrumented ? ['--import', 'afterstop/register'] : [], env, what: 'client' });
 
 export async function benchSdkStream(client: SdkStreamClient = 'openai', chunks = 1000, callsPerRound = 5, rounds = 5): Promise<SdkStreamBench> {
   const sim = await startSimulator({ tokenDelayMs: 0, firstTokenDelayMs: 0 });

@@ -56,10 +56,8 @@ export class InstrumentedModelCall implements ModelCall {
       [ATTR_GEN_AI_PROVIDER_NAME]: options.provider,
       [ATTR_GEN_AI_REQUEST_MODEL]: options.model,
     });
-    if (contentEnabled()) {
-      setContent(attributes, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, options.systemInstructions, 'system.instructions', options.model);
-      setContent(attributes, ATTR_GEN_AI_INPUT_MESSAGES, options.inputMessages, 'input.messages', options.model);
-    }
+    setContent(attributes, ATTR_GEN_AI_SYSTEM_INSTRUCTIONS, options.systemInstructions, 'system.instructions', options.model);
+    setContent(attributes, ATTR_GEN_AI_INPUT_MESSAGES, options.inputMessages, 'input.messages', options.model);
     this.model = options.model;
     this.span = run.tracer.startSpan(`${operation} ${options.model}`, { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, run.context);
     this.cancelSeen = run.cancelState !== 'none';

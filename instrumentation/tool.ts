@@ -68,7 +68,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
     if (options.kind === 'step') attributes[ATTR_TOOL_KIND] = 'step';
-    if (options.arguments !== undefined && contentEnabled()) setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
+    setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
     this.name = options.name;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);

@@ -1,4 +1,3 @@
-import { context, type Context } from '@opentelemetry/api';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { Run } from '../types.js';

@@ -63,15 +63,15 @@ class Observed implements ObservedModelCall {
     const active = activeRun();
     this.own = active === undefined;
     this.run = active ?? startRun({ framework: start.framework, ...(start.signal ? { signal: start.signal } : {}) });
-    const capture = contentEnabled();
+    // The content goes along; the model call records it only when capture is on.
     this.call = this.run.startModelCall({
       provider: start.provider,
       model: start.model,
       ...(start.operation ? { operation: start.operation } : {}),
-      ...(capture && start.inputMessages !== undefined ? { inputMessages: start.inputMessages } : {}),
-      ...(capture && start.systemInstructions !== undefined ? { systemInstructions: start.systemInstructions } : {}),
+      inputMessages: start.inputMessages,
+      systemInstructions: start.systemInstructions,
     });
-    if (capture) this.output = '';
+    if (contentEnabled()) this.output = '';
   }
 
   text(delta: string): void {

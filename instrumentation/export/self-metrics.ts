@@ -1,4 +1,4 @@
-import { metrics, type Attributes, type ObservableResult } from '@opentelemetry/api';
+import { metrics, type Attributes, type BatchObservableResult } from '@opentelemetry/api';
 import { reportInternalError } from '../safe.js';
 import { VERSION } from '../version.js';
 import type { BoundedBatchSpanProcessor } from './queue.js';
@@ -41,33 +41,25 @@ export function observeQueue(processor: BoundedBatchSpanProcessor): () => void {
     const exported = meter.createObservableCounter(METRIC_SPANS_EXPORTED, { unit: '{span}', description: 'Spans the exporter delivered, or failed to (error.type)' });
     const size = meter.createObservableUpDownCounter(METRIC_QUEUE_SIZE, { unit: '{span}', description: 'Spans waiting in the queue' });
     const capacity = meter.createObservableUpDownCounter(METRIC_QUEUE_CAPACITY, { unit: '{span}', description: 'The most spans the queue holds; beyond it the oldest are dropped' });
-    const callback = (result: ObservableResult, which: 'processed' | 'exported' | 'size' | 'capacity'): void => {
+    const instruments = [processed, exported, size, capacity];
+    // One callback for the four: the queue's figures are read once per collection.
+    const callback = (result: BatchObservableResult): void => {
       try {
         const d = processor.detail();
-        if (which === 'processed') {
-          result.observe(d.handed, COMPONENT);
-          result.observe(d.queueFull, QUEUE_FULL);
-          result.observe(d.afterShutdown, ALREADY_SHUTDOWN);
-        } else if (which === 'exported') {
-          result.observe(d.exported, EXPORTER);
-          result.observe(d.timedOut, TIMEOUT);
-          result.observe(d.dropped - d.queueFull - d.timedOut, EXPORT_FAILED);
-        } else if (which === 'size') result.observe(d.queued, COMPONENT);
-        else result.observe(d.capacity, COMPONENT);
+        result.observe(processed, d.handed, COMPONENT);
+        result.observe(processed, d.queueFull, QUEUE_FULL);
+        result.observe(processed, d.afterShutdown, ALREADY_SHUTDOWN);
+        result.observe(exported, d.exported, EXPORTER);
+        result.observe(exported, d.timedOut, TIMEOUT);
+        result.observe(exported, d.dropped - d.queueFull - d.timedOut, EXPORT_FAILED);
+        result.observe(size, d.queued, COMPONENT);
+        result.observe(capacity, d.capacity, COMPONENT);
       } catch (error) {
         reportInternalError('self-metrics', error);
       }
     };
-    const callbacks = [
-      [processed, (r: ObservableResult) => callback(r, 'processed')],
-      [exported, (r: ObservableResult) => callback(r, 'exported')],
-      [size, (r: ObservableResult) => callback(r, 'size')],
-      [capacity, (r: ObservableResult) => callback(r, 'capacity')],
-    ] as const;
-    for (const [instrument, cb] of callbacks) instrument.addCallback(cb);
-    return () => {
-      for (const [instrument, cb] of callbacks) instrument.removeCallback(cb);
-    };
+    meter.addBatchObservableCallback(callback, instruments);
+    return () => meter.removeBatchObservableCallback(callback, instruments);
   } catch (error) {
     reportInternalError('self-metrics', error);
     return () => {};
