@@ -59,15 +59,15 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
     });
     const start: Attributes = Object.assign({}, this.identity);
-    // A step's kind is on its start marker too: a step that never ends is still known as one.
-    if (options.kind === 'step') start[ATTR_TOOL_KIND] = 'step';
+    // A step's (or compensation's) kind is on its start marker too: a call that never ends is still known as one.
+    if (options.kind === 'step' || options.kind === 'compensate') start[ATTR_TOOL_KIND] = options.kind;
     run.marker(SPAN_TOOL_START, start);
     const attributes: Attributes = Object.assign({}, this.identity, {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
       [ATTR_TOOL_EFFECT]: this.effect,
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
-    if (options.kind === 'step') attributes[ATTR_TOOL_KIND] = 'step';
+    if (options.kind === 'step' || options.kind === 'compensate') attributes[ATTR_TOOL_KIND] = options.kind;
     setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
     this.name = options.name;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);

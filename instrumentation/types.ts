@@ -157,9 +157,12 @@ export interface ToolCallOptions {
   /**
    * `step` for a framework step recorded as a tool call (a graph node, a
    * workflow step): its result is a state update, not a message of the
-   * conversation, so it is never an orphan. Default `tool`.
+   * conversation, so it is never an orphan. `compensate` for the work that
+   * undoes an earlier commit after a Stop (the refund, the recall): it is
+   * not the loop going on, so it does not lower the run's cancel depth
+   * (record its outcome with `run.compensate()`). Default `tool`.
    */
-  kind?: 'tool' | 'step';
+  kind?: 'tool' | 'step' | 'compensate';
 }
 
 /** How a commit is known (`afterstop.tool.commit.evidence`). */

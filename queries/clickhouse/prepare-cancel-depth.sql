@@ -1,5 +1,5 @@
 -- @name prepare_cancel_depth
--- @description ClickHouse: report_cancel_depth, as DuckDB's prepare-cancel-depth.sql: each cancelled run's cancel depth (METRICS.md §8): 0 the loop went on after A (or C + budget), 1 a model call in flight at C ran past the budget, 2 a tool in flight at C did, 3 an effect happened after Stop (or cannot be ruled out), else 4.
+-- @description ClickHouse: report_cancel_depth, as DuckDB's prepare-cancel-depth.sql: each cancelled run's cancel depth (METRICS.md §8): 0 the loop went on after C (compensation work aside), 1 a model call in flight at C ran past the budget, 2 a tool in flight at C did, 3 an effect happened after Stop (or cannot be ruled out), else 4.
 -- @param budget_ns Int64 the cancel-depth budget in ns
 -- @returns nothing; creates the temporary table report_cancel_depth
 CREATE OR REPLACE TEMPORARY TABLE report_cancel_depth ENGINE = Memory AS
@@ -7,7 +7,7 @@ WITH runs AS (SELECT run_id, service, agent, framework, c_ns, a_ns FROM report_r
 -- What DuckDB asks with NOT EXISTS, counted per run (ClickHouse cannot correlate these subqueries).
 span_checks AS (
   SELECT r.run_id AS run_id,
-    countIf((s.role IN ('model', 'tool') OR s.name = 'afterstop.tool.start') AND s.start_ns > coalesce(r.a_ns, r.c_ns + {budget_ns:Int64})) AS work_after,
+    countIf((s.role IN ('model', 'tool') OR s.name = 'afterstop.tool.start') AND s.start_ns >= r.c_ns AND coalesce(s.tool_kind, '') <> 'compensate') AS work_after,
     countIf(s.role = 'model' AND s.start_ns < r.c_ns AND s.end_ns > r.c_ns AND s.end_ns > r.c_ns + {budget_ns:Int64}) AS slow_models,
     countIf(s.name IN ('afterstop.tool.start', 'afterstop.tool.commit')) AS tool_markers
   FROM runs AS r JOIN report_spans AS s ON s.run_id = r.run_id

@@ -167,10 +167,10 @@ export class Run {
    */
   tool(o: {
     name: string; callId?: string; startMs: number; endMs?: number; result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
-    effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string;
+    effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string; kind?: 'step' | 'compensate';
   } & SpanOptions): string {
     const spanId = this.t.newSpanId();
-    const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId });
+    const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.kind': o.kind });
     this.tools.set(o.callId ?? spanId, { spanId, name: o.name, ...(o.effect ? { effect: o.effect } : {}), ...(o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}) });
     if (o.startMarker !== false) this.marker('afterstop.tool.start', o.startMs, call);
     if (o.endMs === undefined) return spanId;

@@ -4,9 +4,18 @@ import { analyzeTraces, traces, type Run, type Traces } from '../helpers/trace-b
 /** prepare-cancel-depth.sql: depth 0–4 per cancelled run (report_cancel_depth), METRICS.md §8. C = 100 ms, A = 150 ms. */
 const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   'model starts after A': [0, (r) => r.model({ startMs: 200, endMs: 300, model: 'gpt-4o' })],
+  // Level 1 is measured from the Stop request (METRICS.md §8), not from the ack: a whole new call made
+  // between C and a late ack is the loop going on.
+  'model starts after C, before A': [0, (r) => r.model({ startMs: 120, endMs: 140, model: 'gpt-4o' })],
+  'tool start marker after C, before A': [0, (r) => r.tool({ name: 'x', callId: 'a', startMs: 101 })],
   'tool start marker after A': [0, (r) => r.tool({ name: 'x', callId: 'a', startMs: 151 })],
   'no ack, tool starts after C + 1 s': [0, (r) => r.tool({ name: 'x', callId: 'a', startMs: 1101, endMs: 1102 }), false],
-  'no ack, model starts within C + 1 s, ends fast': [4, (r) => r.model({ startMs: 1000, endMs: 1050, model: 'gpt-4o' }), false],
+  'no ack, model starts after C, ends fast': [0, (r) => r.model({ startMs: 1000, endMs: 1050, model: 'gpt-4o' }), false],
+  // At C exactly counts as after Stop, as §4 counts it (s ≥ C: calls_started_after_stop).
+  'model starts at C exactly': [0, (r) => r.model({ startMs: 100, endMs: 105, model: 'gpt-4o' })],
+  'model starts just before C, ends fast': [4, (r) => r.model({ startMs: 99.9, endMs: 105, model: 'gpt-4o' })],
+  // Compensation (a refund after the Stop) is not the loop going on.
+  'compensating tool after C': [4, (r) => r.tool({ name: 'refund', callId: 'r', startMs: 120, endMs: 140, kind: 'compensate' })],
   'model in flight at C ends after C + 1 s': [1, (r) => r.model({ startMs: 0, endMs: 1101, model: 'gpt-4o' })],
   'model in flight at C ends at C + 1 s': [4, (r) => r.model({ startMs: 0, endMs: 1100, model: 'gpt-4o' })],
   'tool in flight at C never ended': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50 })],
@@ -43,7 +52,7 @@ describe('prepare-cancel-depth', () => {
     const a = await analyzeTraces(t, { budgetMs: 2000 });
     const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [ids.get(d['run_id'] as string), d['depth']]));
     a.close();
-    expect([depth['model in flight at C ends after C + 1 s'], depth['tool in flight at C ends after C + 1 s'], depth['tool in flight at C never ended'], depth['no ack, tool starts after C + 1 s']]).toEqual([4, 4, 2, 4]);
+    expect([depth['model in flight at C ends after C + 1 s'], depth['tool in flight at C ends after C + 1 s'], depth['tool in flight at C never ended'], depth['no ack, tool starts after C + 1 s']]).toEqual([4, 4, 2, 0]);
   });
 
   it('only cancelled runs get a row', async () => {
