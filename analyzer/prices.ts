@@ -13,6 +13,17 @@ export interface PriceTable {
   models: Record<string, ModelPrice>;
 }
 
+/**
+ * What may follow a listed model's name for the model to take its price: a
+ * date or a version tag of that same model, nothing else (RE2, matched
+ * whole). `gpt-4o-2024-08-06`, `claude-sonnet-4-20250514`, `gpt-4-0613`,
+ * `gemini-2.0-flash-001`, `claude-3-5-haiku-latest`, `claude-sonnet-4@20250514`
+ * (Vertex) take the listed name's price; `gpt-4o-mini`, `gpt-5-mini` or
+ * `o3-mini` never take `gpt-4o`'s, `gpt-5`'s or `o3`'s: without an entry of
+ * their own they are unpriced (and counted in `unpriced_calls`).
+ */
+export const VERSION_SUFFIX = String.raw`(-(\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4}|latest|v\d+(\.\d+)*(:\d+)?))+|@.+`;
+
 function shippedPath(): string {
   for (const candidate of ['./prices.json', '../../analyzer/prices.json']) {
     const file = fileURLToPath(new URL(candidate, import.meta.url));

@@ -1,6 +1,6 @@
 import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
-import type { PriceTable } from './prices.js';
+import { VERSION_SUFFIX, type PriceTable } from './prices.js';
 import type { Store } from './store.js';
 import { reportSpanFiles } from './span-files.js';
 import {
@@ -99,6 +99,8 @@ function figures(r: Row): Figures {
     ghost_commits_inferred: num(r['ghost_commits_inferred']),
     ghost_commits_compensated: num(r['ghost_commits_compensated']),
     ghost_commits_alarming: num(r['ghost_commits_alarming']),
+    ghost_commits_possible: num(r['ghost_commits_possible']),
+    ghost_commits_possible_alarming: num(r['ghost_commits_possible_alarming']),
     orphan_tool_calls: num(r['orphan_tool_calls']),
     repaired_tool_calls: num(r['repaired_tool_calls']),
     late_results: num(r['late_results']),
@@ -151,9 +153,10 @@ export async function prepareReportSpans(store: Store, sinceNs: bigint | null, u
 }
 
 /** The parameters the prepare queries take from the report's options (the same in DuckDB and ClickHouse). */
-export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | null> {
-  const params: Record<string, Record<string, bigint | null>> = {
+export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
+  const params: Record<string, Record<string, bigint | string | null>> = {
     'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
+    'prepare-tokens': { version_suffix: VERSION_SUFFIX },
     'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
   };
   return (name) => params[name] ?? {};
@@ -231,6 +234,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     effect: String(r['effect']),
     ghost_commits: num(r['ghost_commits']),
     ghost_commits_inferred: num(r['ghost_commits_inferred']),
+    ghost_commits_possible: num(r['ghost_commits_possible']),
   }));
   const byModel = await listsOf('tokens-after-stop-by-model', (r): ModelTokensAfterStop => ({
     model: String(r['model']),

@@ -20,11 +20,20 @@ export interface Figures {
   cancel_ack_ms: Distribution;
   cancel_settle_ms: Distribution;
   unacknowledged_cancels: number;
+  /** Commits known to have landed after Stop (METRICS.md §2). */
   ghost_commits: number;
   ghost_commits_inferred: number;
   ghost_commits_compensated: number;
   /** Ghost commits of tools whose effect is irreversible or unknown: the ones to alarm on. */
   ghost_commits_alarming: number;
+  /**
+   * Side effects in flight at Stop whose outcome afterstop cannot see (afterstop addition to METRICS.md §2):
+   * a request whose body reached the service and whose answer was lost after Stop, or a tool call that
+   * started and never ended. Not ghost commits; the ghost-commit budget counts them unless told otherwise.
+   */
+  ghost_commits_possible: number;
+  /** Of those, the ones of irreversible or unknown effects. */
+  ghost_commits_possible_alarming: number;
   orphan_tool_calls: number;
   repaired_tool_calls: number;
   late_results: number;
@@ -55,6 +64,7 @@ export interface ToolGhostCommits {
   effect: string;
   ghost_commits: number;
   ghost_commits_inferred: number;
+  ghost_commits_possible: number;
 }
 
 /** Tokens billed after Stop by one model, and their cost. */

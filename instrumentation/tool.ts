@@ -58,7 +58,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
       [ATTR_GEN_AI_TOOL_NAME]: options.name,
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
     });
-    const start: Attributes = Object.assign({}, this.identity);
+    // The effect class is on the start marker too: a call that never ends (the process died) is still known by it.
+    const start: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect });
     // A step's (or compensation's) kind is on its start marker too: a call that never ends is still known as one.
     if (options.kind === 'step' || options.kind === 'compensate') start[ATTR_TOOL_KIND] = options.kind;
     run.marker(SPAN_TOOL_START, start);

@@ -1,13 +1,19 @@
 -- @name findings
--- @description What to look at, one row per finding, each pointing at a trace: ghost commits, orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
+-- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
 -- @param limit BIGINT  at most this many rows
 -- @returns kind, severity (1 worst), trace_id, run_id, conversation_id, tool, time_ns, detail
 WITH found AS (
-  SELECT CASE WHEN g.inferred THEN 'ghost_commit_inferred' ELSE 'ghost_commit' END AS kind,
+  SELECT CASE WHEN g.inferred THEN 'ghost_commit_inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible_ghost_commit' ELSE 'ghost_commit' END AS kind,
     CASE WHEN g.effect IN ('irreversible', 'unknown') AND NOT g.compensated THEN 1 ELSE 3 END AS severity,
     g.trace_id, g.run_id, g.tool, g.time_ns,
-    g.tool || ' (' || g.effect || ') ' || CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END
-      || ' ' || printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
+    g.tool || ' (' || g.effect || ') ' || CASE
+      WHEN g.possible_kind = 'request_sent' THEN 'may have committed after Stop: its request reached the service'
+        || CASE WHEN g.sent_ns IS NULL THEN '' ELSE ' ' || stop_offset(g.sent_ns - (g.time_ns - g.after_stop_ns)) END
+        || ', and its answer was lost ' || stop_offset(g.after_stop_ns)
+      WHEN g.possible_kind = 'unended' THEN 'may have committed after Stop: it started ' || stop_offset(g.after_stop_ns)
+        || ' and never ended (the process died or hung), so its effect is not known'
+      ELSE CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END || ' ' || stop_offset(g.after_stop_ns)
+    END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits g
   UNION ALL
   SELECT 'orphan_tool_call', 2, o.trace_id, o.run_id, o.tool, coalesce(o.end_ns, o.start_ns),

@@ -83,6 +83,10 @@ CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
   CASE WHEN len(xs) = 0 THEN NULL
        ELSE list_sort(xs)[greatest(1, CAST(ceil(p * len(xs)) AS BIGINT))] END;
 
+-- A time relative to the Stop, in words: "12.345 ms after Stop", "3.000 ms before Stop" (d in ns, time − C).
+CREATE OR REPLACE TEMP MACRO stop_offset(d) AS
+  CASE WHEN d < 0 THEN printf('%.3f', -d / 1e6) || ' ms before Stop' ELSE printf('%.3f', d / 1e6) || ' ms after Stop' END;
+
 -- Is a span a run (invoke_agent)?
 CREATE OR REPLACE TEMP MACRO is_run_span(name, op_name) AS
   coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent');
@@ -154,6 +158,8 @@ WITH extracted AS (
     CASE WHEN name = 'afterstop.history.repair'
          THEN coalesce(json_extract_string(attr(ks, vs, 'afterstop.repair.tool_call_ids'), '$.values[*].stringValue'), []) END AS repair_call_ids,
     attr(ks, vs, 'afterstop.compensation.outcome') AS compensation_outcome,
+    attr(ks, vs, 'afterstop.tool.commit.evidence') AS commit_evidence,
+    TRY_CAST(attr(ks, vs, 'afterstop.tool.commit.unanswered_ms') AS DOUBLE) AS commit_unanswered_ms,
     attr(ks, vs, 'process.pid') AS pid,
     attr(ks, vs, 'error.type') AS error_type,
     CASE WHEN events IS NOT NULL

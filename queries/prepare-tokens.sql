@@ -1,5 +1,6 @@
 -- @name prepare_tokens
--- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: whether it started after C (the loop went on), how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model (exact name, else the longest price-table name it starts with).
+-- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: whether it started after C (the loop went on), how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model: its exact name, else the longest price-table name it extends by a date or version tag only (gpt-4o-2024-08-06 is gpt-4o; gpt-4o-mini is not: unpriced without its own entry).
+-- @param version_suffix VARCHAR  the pattern (RE2, whole match) of what may follow a listed name: a date or version tag (prices.ts)
 -- @returns nothing; creates the temporary table report_tokens (needs report_prices)
 CREATE OR REPLACE TEMP TABLE report_tokens AS
 WITH calls AS (
@@ -35,7 +36,8 @@ counted AS (
 priced AS (
   SELECT c.*, (
     SELECT p FROM report_prices p
-    WHERE c.model = p.model OR starts_with(c.model, p.model)
+    WHERE c.model = p.model
+      OR (starts_with(c.model, p.model) AND regexp_full_match(substr(c.model, length(p.model) + 1), $version_suffix))
     ORDER BY (c.model = p.model) DESC, length(p.model) DESC LIMIT 1
   ) AS price
   FROM counted c

@@ -55,6 +55,8 @@ CREATE TABLE IF NOT EXISTS spans (
   steer_position  VARCHAR,
   repair_call_ids VARCHAR[],
   compensation_outcome VARCHAR,
+  commit_evidence VARCHAR,               -- afterstop.tool.commit.evidence: manual, response, request_sent
+  commit_unanswered_ms DOUBLE,           -- afterstop.tool.commit.unanswered_ms (request_sent: body sent → answer lost)
   pid             VARCHAR,
   error_type      VARCHAR,
   exception_text  VARCHAR,               -- exception messages of the span's events

@@ -12,11 +12,16 @@ interface BudgetDefinition {
   flag: string;
   key: string;
   description: string;
-  figure: (report: LeakReport) => number | null;
+  figure: (report: LeakReport, options: Record<string, unknown>) => number | null;
 }
 
 const BUDGETS: BudgetDefinition[] = [
-  { flag: '--max-ghost-commits <n>', key: 'maxGhostCommits', description: 'most ghost commits (side effects committed after Stop)', figure: (r) => r.totals.ghost_commits },
+  {
+    flag: '--max-ghost-commits <n>',
+    key: 'maxGhostCommits',
+    description: 'most ghost commits (side effects committed after Stop, and the possible ones: in flight at Stop, outcome not seen, unless --ghost-budget-excludes-possible)',
+    figure: (r, o) => r.totals.ghost_commits + (o['ghostBudgetExcludesPossible'] === true ? 0 : r.totals.ghost_commits_possible),
+  },
   { flag: '--max-ghost-tax-usd <usd>', key: 'maxGhostTaxUsd', description: 'most dollars billed after Stop', figure: (r) => r.totals.ghost_tax_usd },
   { flag: '--max-tokens-after-stop <n>', key: 'maxTokensAfterStop', description: 'most tokens billed after Stop (input + output)', figure: (r) => r.totals.tokens_after_stop.input + r.totals.tokens_after_stop.output },
   { flag: '--max-orphans <n>', key: 'maxOrphans', description: 'most orphan tool calls', figure: (r) => r.totals.orphan_tool_calls },
@@ -35,6 +40,7 @@ export interface BrokenBudget {
 /** Add the budget options to a command. */
 export function addBudgetOptions(command: Command): Command {
   for (const b of BUDGETS) command.addOption(new Option(b.flag, `budget: ${b.description}; exit 1 above it`).argParser(nonNegativeNumber));
+  command.addOption(new Option('--ghost-budget-excludes-possible', '--max-ghost-commits counts only the commits known to have landed after Stop'));
   return command;
 }
 
@@ -44,7 +50,7 @@ export function brokenBudgets(report: LeakReport, options: Record<string, unknow
   for (const b of BUDGETS) {
     const limit = options[b.key];
     if (typeof limit !== 'number') continue;
-    const actual = b.figure(report);
+    const actual = b.figure(report, options);
     if (actual !== null && actual > limit) broken.push({ option: b.flag.split(' ')[0] ?? b.flag, limit, actual });
   }
   return broken;

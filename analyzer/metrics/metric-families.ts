@@ -99,7 +99,9 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     ...distribution(report, 'afterstop_cancel_ack', 'Time from the cancel request to its acknowledgement', (f) => f.cancel_ack_ms),
     ...distribution(report, 'afterstop_cancel_settle', 'Time from the cancel request until everything in flight had ended', (f) => f.cancel_settle_ms),
     perGroup(report, 'afterstop_unacknowledged_cancels', 'Cancel requests never acknowledged', (f) => f.unacknowledged_cancels),
-    perGroup(report, 'afterstop_ghost_commits', 'Side effects committed after Stop', (f) => f.ghost_commits),
+    perGroup(report, 'afterstop_ghost_commits', 'Side effects known to have committed after Stop', (f) => f.ghost_commits),
+    perGroup(report, 'afterstop_ghost_commits_possible', 'Side effects in flight at Stop whose outcome was not seen (answer lost after Stop, or the tool never ended)', (f) => f.ghost_commits_possible),
+    perGroup(report, 'afterstop_ghost_commits_possible_alarming', 'Possible ghost commits of irreversible or unknown effects', (f) => f.ghost_commits_possible_alarming),
     perGroup(report, 'afterstop_ghost_commits_inferred', 'Ghost commits inferred from foreign tool spans', (f) => f.ghost_commits_inferred),
     perGroup(report, 'afterstop_ghost_commits_compensated', 'Ghost commits undone by a compensating action', (f) => f.ghost_commits_compensated),
     perGroup(report, 'afterstop_ghost_commits_alarming', 'Ghost commits of irreversible or unknown effects', (f) => f.ghost_commits_alarming),
@@ -124,13 +126,13 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroupBy(report, 'afterstop_cancel_depth_runs', 'Cancelled runs by cancel depth (0 to 4, the scorecard)', 'depth', (f) => ({ ...f.cancel_depth })),
   ];
 
-  // Ghost commits by group, tool, effect class and how they are known (observed commits, or inferred from
-  // foreign tool spans); the tools with the most ghost commits over all groups kept, the rest summed as `other`.
-  const tools = keptValues(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred, max);
+  // Ghost commits by group, tool, effect class and how they are known (observed commits, inferred from
+  // foreign tool spans, or possible: outcome not seen); the tools with the most over all groups kept, the rest `other`.
+  const tools = keptValues(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred + r.ghost_commits_possible, max);
   const byTool = new Map<string, MetricSample>();
   for (const g of report.groups) {
     for (const r of g.ghost_commits_by_tool) {
-      for (const [how, value] of [['observed', r.ghost_commits], ['inferred', r.ghost_commits_inferred]] as const) {
+      for (const [how, value] of [['observed', r.ghost_commits], ['inferred', r.ghost_commits_inferred], ['possible', r.ghost_commits_possible]] as const) {
         const labels = { ...groupLabels(g), tool: tools.has(r.tool) ? r.tool : OTHER, effect: EFFECTS.has(r.effect) ? r.effect : 'other', how };
         add(byTool, labels, value);
       }

@@ -93,17 +93,24 @@ const EFFECT_COLORS: Record<string, string> = {
   read_only: '#95a5a6',
 };
 
+/** A possible ghost commit: in flight at Stop, its outcome not seen. */
+const POSSIBLE_COLOR = '#bdbdbd';
+
 function ghostCommitsByTool(report: LeakReport): string {
   const rows = report.totals.ghost_commits_by_tool;
   const effects = [...new Set(rows.map((t) => t.effect))];
   const color = (effect: string): string => EFFECT_COLORS[effect] ?? paletteColor(effects.indexOf(effect));
+  const possible = rows.some((t) => t.ghost_commits_possible > 0);
   const bars: Bar[] = rows.map((t) => ({
     label: t.tool,
-    total: int(t.ghost_commits),
-    segments: [{ value: t.ghost_commits, color: color(t.effect), title: `${t.tool} (${t.effect}): ${int(t.ghost_commits)} ghost commits, ${int(t.ghost_commits_inferred)} inferred` }],
+    total: t.ghost_commits_possible > 0 ? `${int(t.ghost_commits)} + ${int(t.ghost_commits_possible)} possible` : int(t.ghost_commits),
+    segments: [
+      { value: t.ghost_commits, color: color(t.effect), title: `${t.tool} (${t.effect}): ${int(t.ghost_commits)} ghost commits, ${int(t.ghost_commits_inferred)} inferred` },
+      ...(t.ghost_commits_possible > 0 ? [{ value: t.ghost_commits_possible, color: POSSIBLE_COLOR, title: `${t.tool} (${t.effect}): ${int(t.ghost_commits_possible)} possible (in flight at Stop, outcome not seen)` }] : []),
+    ],
   }));
-  const chart = barChart({ name: 'ghost-commits-by-tool', label: 'Ghost commits by tool, coloured by effect', bars, format: int, integer: true });
-  return withLegend(chart, bars, effects.map((e) => ({ label: e, color: color(e) })));
+  const chart = barChart({ name: 'ghost-commits-by-tool', label: 'Ghost commits by tool, coloured by effect (grey: possible, outcome not seen)', bars, format: int, integer: true });
+  return withLegend(chart, bars, [...effects.map((e) => ({ label: e, color: color(e) })), ...(possible ? [{ label: 'possible', color: POSSIBLE_COLOR }] : [])]);
 }
 
 const DEPTHS = ['0', '1', '2', '3', '4'] as const;
@@ -155,6 +162,7 @@ function headline(report: LeakReport): string {
     card('ghost_tax_usd', usd(t.ghost_tax_usd), 'ghost tax', tok.unpriced_calls > 0 ? `${int(tok.unpriced_calls)} call(s) without a price are missing from it` : `prices as of ${report.prices.as_of ?? 'no date'}`),
     card('tokens_after_stop', int(tokens(tok)), 'tokens after Stop', `${int(tok.input)} input, ${int(tok.output)} output; ${int(tok.estimated_calls)} call(s) estimated`),
     card('ghost_commits', int(t.ghost_commits), 'ghost commits', `${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_compensated)} compensated, ${int(t.ghost_commits_inferred)} inferred`),
+    card('ghost_commits_possible', int(t.ghost_commits_possible), 'possible ghost commits', `in flight at Stop, outcome not seen; ${int(t.ghost_commits_possible_alarming)} irreversible or unknown`),
     card('orphan_tool_calls', int(t.orphan_tool_calls), 'orphan tool calls', `${int(t.repaired_tool_calls)} repaired, ${int(t.late_results)} late results`),
     card('post_cancel_errors', int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other), 'post-cancel errors', `${int(t.post_cancel_errors.orphan_tool_call_rejected)} rejected orphan tool calls, ${int(t.post_cancel_errors.other)} other`),
     card('replay_duplicates', int(t.replay_duplicates), 'replay duplicates', `in ${int(t.replayed_conversations)} conversation(s)`),

@@ -23,6 +23,11 @@ export function headline(report: LeakReport): SummaryLine[] {
     { label: 'Ghost tax', value: usd(t.ghost_tax_usd), bad: t.ghost_tax_usd > 0 },
     { label: 'Tokens after Stop', value: `${int(tokens)}${unknownTokens}`, bad: tokens > 0 || t.tokens_after_stop.calls_without_usage > 0 },
     { label: 'Ghost commits', value: `${int(t.ghost_commits)} (${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_inferred)} inferred)`, bad: t.ghost_commits + t.ghost_commits_inferred > 0 },
+    {
+      label: 'Possible ghost commits',
+      value: `${int(t.ghost_commits_possible)} (${int(t.ghost_commits_possible_alarming)} irreversible or unknown; in flight at Stop, outcome not seen)`,
+      bad: t.ghost_commits_possible > 0,
+    },
     { label: 'Orphan tool calls', value: int(t.orphan_tool_calls), bad: t.orphan_tool_calls > 0 },
     { label: 'Post-cancel errors', value: int(postCancel), bad: postCancel > 0 },
     { label: 'Replay duplicates', value: int(t.replay_duplicates), bad: t.replay_duplicates > 0 },
@@ -43,9 +48,9 @@ export function scorecard(report: LeakReport): string[][] {
 export const SCORECARD_HEADER = ['framework', 'cancelled', 'depth 0', '1', '2', '3', '4'];
 
 export function ghostCommitsByTool(report: LeakReport): string[][] {
-  return report.totals.ghost_commits_by_tool.map((g) => [g.tool, g.effect, int(g.ghost_commits), int(g.ghost_commits_inferred)]);
+  return report.totals.ghost_commits_by_tool.map((g) => [g.tool, g.effect, int(g.ghost_commits), int(g.ghost_commits_possible), int(g.ghost_commits_inferred)]);
 }
-export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'inferred'];
+export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'possible', 'inferred'];
 
 /** The worst findings first (the report orders them by severity). */
 export function worstFindings(report: LeakReport, limit: number): Finding[] {

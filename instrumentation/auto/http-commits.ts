@@ -2,7 +2,7 @@ import * as dc from 'node:diagnostics_channel';
 import type { Attributes } from '@opentelemetry/api';
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { safely } from '../safe.js';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS } from '../semconv.js';
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from '../semconv.js';
 import { VERSION } from '../version.js';
 import type { CommitEvidence } from '../types.js';
 import { activeTool, type CommitSink } from './run-context.js';
@@ -26,6 +26,8 @@ interface Pending {
   tool: CommitSink;
   attributes: Attributes;
   sent: boolean;
+  /** performance.now() when the body reached the socket: the service has the request from then on. */
+  sentAt: number;
   done: boolean;
 }
 
@@ -38,7 +40,7 @@ function track(request: object, method: unknown, host: unknown): Pending | undef
   if (SAFE_METHODS.has(m)) return undefined;
   const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: m };
   if (typeof host === 'string' && host !== '') attributes[ATTR_SERVER_ADDRESS] = host;
-  const p: Pending = { tool, attributes, sent: false, done: false };
+  const p: Pending = { tool, attributes, sent: false, sentAt: 0, done: false };
   pending.set(request, p);
   return p;
 }
@@ -55,7 +57,14 @@ function lost(request: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done) return;
   p.done = true;
-  if (p.sent) commit(p, 'request_sent');
+  // The service had the request from sentAt; whether and when it committed is not known (the answer is lost).
+  if (p.sent) commit(p, 'request_sent', { [ATTR_TOOL_COMMIT_UNANSWERED_MS]: Math.max(0, Math.round((performance.now() - p.sentAt) * 1000) / 1000) });
+}
+
+function bodySent(p: Pending): void {
+  if (p.sent) return;
+  p.sent = true;
+  p.sentAt = performance.now();
 }
 
 function commit(p: Pending, evidence: CommitEvidence, extra?: Attributes): void {
@@ -77,7 +86,7 @@ const handlers: Record<string, (message: Message) => void> = {
   'undici:request:create': ({ request }) => request && void track(request, request.method, hostOf(request.origin)),
   'undici:request:bodySent': ({ request }) => {
     const p = request ? pending.get(request) : undefined;
-    if (p) p.sent = true;
+    if (p) bodySent(p);
   },
   'undici:request:headers': ({ request, response }) => answered(request, response?.statusCode),
   'undici:request:error': ({ request }) => lost(request),
@@ -88,7 +97,7 @@ const handlers: Record<string, (message: Message) => void> = {
     if (p === undefined || typeof request.once !== 'function') return;
     // 'finish': the body was handed to the socket; 'close': the request is over, answered or not.
     // (No 'response' or 'error' listener: either would change what node:http does with the app's request.)
-    request.once('finish', () => (p.sent = true));
+    request.once('finish', () => bodySent(p));
     request.once('close', () => lost(request));
   },
   'http.client.response.finish': ({ request, response }) => answered(request, response?.statusCode),

@@ -3,10 +3,17 @@
 -- @param limit UInt64 at most this many
 -- @returns kind, severity, trace_id, run_id, conversation_id, tool, time_ns, detail
 WITH found AS (
-  SELECT if(g.inferred, 'ghost_commit_inferred', 'ghost_commit') AS kind,
+  SELECT multiIf(g.inferred, 'ghost_commit_inferred', g.possible_kind IS NOT NULL, 'possible_ghost_commit', 'ghost_commit') AS kind,
     if(g.effect IN ('irreversible', 'unknown') AND NOT g.compensated, 1, 3) AS severity,
     g.trace_id AS trace_id, g.run_id AS run_id, g.tool AS tool, g.time_ns AS time_ns,
-    concat(g.tool, ' (', g.effect, ') ', if(g.inferred, 'ended without error', 'committed'), ' ', printf('%.3f', g.after_stop_ns / 1e6), ' ms after Stop',
+    -- The words of DuckDB's findings.sql (its stop_offset macro written out: "x ms after Stop", "x ms before Stop").
+    concat(g.tool, ' (', g.effect, ') ', multiIf(
+      g.possible_kind = 'request_sent', concat('may have committed after Stop: its request reached the service',
+        if(g.sent_ns IS NULL, '', concat(' ', if((assumeNotNull(g.sent_ns) - (g.time_ns - g.after_stop_ns)) < 0, concat(printf('%.3f', -(assumeNotNull(g.sent_ns) - (g.time_ns - g.after_stop_ns)) / 1e6), ' ms before Stop'), concat(printf('%.3f', (assumeNotNull(g.sent_ns) - (g.time_ns - g.after_stop_ns)) / 1e6), ' ms after Stop')))),
+        ', and its answer was lost ', if((g.after_stop_ns) < 0, concat(printf('%.3f', -(g.after_stop_ns) / 1e6), ' ms before Stop'), concat(printf('%.3f', (g.after_stop_ns) / 1e6), ' ms after Stop'))),
+      g.possible_kind = 'unended', concat('may have committed after Stop: it started ', if((g.after_stop_ns) < 0, concat(printf('%.3f', -(g.after_stop_ns) / 1e6), ' ms before Stop'), concat(printf('%.3f', (g.after_stop_ns) / 1e6), ' ms after Stop')),
+        ' and never ended (the process died or hung), so its effect is not known'),
+      concat(if(g.inferred, 'ended without error', 'committed'), ' ', if((g.after_stop_ns) < 0, concat(printf('%.3f', -(g.after_stop_ns) / 1e6), ' ms before Stop'), concat(printf('%.3f', (g.after_stop_ns) / 1e6), ' ms after Stop')))),
       if(g.compensated, ', compensated', '')) AS detail
   FROM report_ghost_commits AS g
   UNION ALL

@@ -1,5 +1,6 @@
 -- @name prepare_tokens
--- @description ClickHouse: report_tokens, as DuckDB's prepare-tokens.sql: the model calls of cancelled runs in the window that ran past C, the tokens they billed after C (observed, estimated linearly over the stream, or unknown) and their cost at the longest matching price (an exact model name first).
+-- @description ClickHouse: report_tokens, as DuckDB's prepare-tokens.sql: the model calls of cancelled runs in the window that ran past C, the tokens they billed after C (observed, estimated linearly over the stream, or unknown) and their cost at the price of the model's exact name, else of the longest listed name it extends by a date or version tag only.
+-- @param version_suffix String the pattern (RE2, whole match) of what may follow a listed name (prices.ts)
 -- @returns nothing; creates the temporary table report_tokens
 CREATE OR REPLACE TEMPORARY TABLE report_tokens ENGINE = Memory AS
 WITH calls AS (
@@ -32,7 +33,8 @@ prices AS (
   SELECT c.run_id AS run_id, c.span_id AS span_id,
     argMax(tuple(p.input_usd_per_mtok, p.output_usd_per_mtok), tuple(c.model = p.model, length(p.model))) AS price
   FROM counted AS c CROSS JOIN report_prices AS p
-  WHERE c.model = p.model OR startsWith(c.model, p.model)
+  WHERE c.model = p.model
+    OR (startsWith(c.model, p.model) AND match(substring(c.model, length(p.model) + 1), concat('^(?:', {version_suffix:String}, ')$')))
   GROUP BY c.run_id, c.span_id
 )
 SELECT

@@ -71,6 +71,8 @@ extracted AS (
     -- The exporter writes an array attribute as JSON (["id1","id2"]).
     if(name = 'afterstop.history.repair', JSONExtract(a['afterstop.repair.tool_call_ids'], 'Array(String)'), CAST([] AS Array(String))) AS repair_call_ids,
     nullIf(a['afterstop.compensation.outcome'], '') AS compensation_outcome,
+    nullIf(a['afterstop.tool.commit.evidence'], '') AS commit_evidence,
+    toFloat64OrNull(a['afterstop.tool.commit.unanswered_ms']) AS commit_unanswered_ms,
     nullIf(a['process.pid'], '') AS pid,
     nullIf(a['error.type'], '') AS error_type,
     if(length(event_names) > 0, nullIf(arrayStringConcat(arrayMap(e -> e['exception.message'], event_attrs), ','), ''), NULL) AS exception_text,

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { loadPriceTable, PREPARE, prepareReportSpans } from '../../analyzer/report.js';
+import { loadPriceTable, PREPARE, prepareParams, prepareReportSpans } from '../../analyzer/report.js';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { query } from '../../analyzer/queries.js';
 import { Store } from '../../analyzer/store.js';
@@ -167,12 +167,13 @@ export class Run {
    */
   tool(o: {
     name: string; callId?: string; startMs: number; endMs?: number; result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
-    effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string; kind?: 'step' | 'compensate';
+    effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string; toolKind?: 'step' | 'compensate';
   } & SpanOptions): string {
     const spanId = this.t.newSpanId();
-    const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.kind': o.kind });
+    const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.kind': o.toolKind });
     this.tools.set(o.callId ?? spanId, { spanId, name: o.name, ...(o.effect ? { effect: o.effect } : {}), ...(o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}) });
-    if (o.startMarker !== false) this.marker('afterstop.tool.start', o.startMs, call);
+    // The start marker carries the effect class, as afterstop's own does.
+    if (o.startMarker !== false) this.marker('afterstop.tool.start', o.startMs, [...call, ...defined({ 'afterstop.tool.effect': o.effect })]);
     if (o.endMs === undefined) return spanId;
     const attrs = defined({
       'gen_ai.operation.name': 'execute_tool', 'afterstop.tool.effect': o.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey,
@@ -182,12 +183,17 @@ export class Run {
   }
 
   /** An afterstop.tool.commit marker under its tool span; name, effect and key default to the tool's. */
-  commit(o: { callId: string; atMs: number; state?: 'none' | 'requested' | 'acknowledged'; tool?: string; effect?: string; idempotencyKey?: string; noCallId?: boolean }): string {
+  commit(o: {
+    callId: string; atMs: number; state?: 'none' | 'requested' | 'acknowledged'; tool?: string; effect?: string; idempotencyKey?: string; noCallId?: boolean;
+    /** How the commit is known; request_sent with unansweredMs: the body reached the service that long before atMs. */
+    evidence?: 'manual' | 'response' | 'request_sent'; unansweredMs?: number;
+  }): string {
     const tool = this.tools.get(o.callId);
     const attrs = defined({
       'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool', 'gen_ai.tool.call.id': o.noCallId ? undefined : o.callId,
       'afterstop.tool.effect': o.effect ?? tool?.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey ?? tool?.idempotencyKey,
-      'afterstop.cancel.state': o.state ?? 'none',
+      'afterstop.cancel.state': o.state ?? 'none', 'afterstop.tool.commit.evidence': o.evidence,
+      'afterstop.tool.commit.unanswered_ms': o.unansweredMs === undefined ? undefined : { double: o.unansweredMs },
     });
     return this.marker('afterstop.tool.commit', o.atMs, attrs, tool?.spanId);
   }
@@ -318,12 +324,11 @@ export async function storedRows(store: Store, sql: string): Promise<Row[]> {
 /** Load prices and run the whole prepare chain. */
 export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
   await loadPrices(store, o.prices);
-  const params: Record<string, Record<string, DuckDBValue>> = {
-    'prepare-runs': { since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs), until_ns: o.untilMs === undefined ? null : ns(o.untilMs) },
-    'prepare-cancel-depth': { budget_ns: BigInt(Math.round((o.budgetMs ?? 1000) * 1e6)) },
-  };
-  await prepareReportSpans(store, o.sinceMs === undefined ? null : ns(o.sinceMs), o.untilMs === undefined ? null : ns(o.untilMs));
-  for (const name of PREPARE) await store.run(query(name), params[name] ?? {});
+  // The report's own parameters (prepareParams), with the window given in ms after the base.
+  const reportParams = prepareParams(o.budgetMs === undefined ? {} : { budgetMs: o.budgetMs });
+  const window = { since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs), until_ns: o.untilMs === undefined ? null : ns(o.untilMs) };
+  await prepareReportSpans(store, window.since_ns, window.until_ns);
+  for (const name of PREPARE) await store.run(query(name), name === 'prepare-runs' ? window : reportParams(name));
 }
 
 type Row = Record<string, unknown>;

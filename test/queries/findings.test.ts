@@ -41,6 +41,25 @@ describe('findings', () => {
     expect(rows.find((f) => f['kind'] === 'post_cancel_error')!['detail']).toMatch(/^orphan_tool_call_rejected in the next run: 400 No tool output found/);
   });
 
+  it('a possible ghost commit says what is known: when the request reached the service and when its answer was lost, or that the tool never ended', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.tool({ name: 'send_email', callId: 'a', startMs: 50, endMs: 105, effect: 'irreversible' });
+    r.commit({ callId: 'a', atMs: 100.97, evidence: 'request_sent', unansweredMs: 88.5 });
+    r.tool({ name: 'book', callId: 'b', startMs: 40, effect: 'reversible' });
+    r.tool({ name: 'notify', callId: 'c', startMs: 60, endMs: 110 });
+    r.commit({ callId: 'c', atMs: 105, evidence: 'request_sent' });
+    const s = await analyzeTraces(t);
+    const rows = (await s.rows('findings', { limit: 100n })).filter((f) => f['kind'] === 'possible_ghost_commit');
+    s.close();
+    expect(rows.map((f) => [f['severity'], f['detail']])).toEqual([
+      [1, 'send_email (irreversible) may have committed after Stop: its request reached the service 87.530 ms before Stop, and its answer was lost 0.970 ms after Stop'],
+      [1, 'notify (unknown) may have committed after Stop: its request reached the service, and its answer was lost 5.000 ms after Stop'],
+      [3, 'book (reversible) may have committed after Stop: it started 60.000 ms before Stop and never ended (the process died or hung), so its effect is not known'],
+    ]);
+  });
+
   it('worst first: irreversible effects, then money, then the rest by time', async () => {
     const s = await analyzeTraces(scenario());
     const rows = await s.rows('findings', { limit: 100n });

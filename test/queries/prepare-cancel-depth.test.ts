@@ -15,7 +15,7 @@ const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   'model starts at C exactly': [0, (r) => r.model({ startMs: 100, endMs: 105, model: 'gpt-4o' })],
   'model starts just before C, ends fast': [4, (r) => r.model({ startMs: 99.9, endMs: 105, model: 'gpt-4o' })],
   // Compensation (a refund after the Stop) is not the loop going on.
-  'compensating tool after C': [4, (r) => r.tool({ name: 'refund', callId: 'r', startMs: 120, endMs: 140, kind: 'compensate' })],
+  'compensating tool after C': [4, (r) => r.tool({ name: 'refund', callId: 'r', startMs: 120, endMs: 140, toolKind: 'compensate' })],
   'model in flight at C ends after C + 1 s': [1, (r) => r.model({ startMs: 0, endMs: 1101, model: 'gpt-4o' })],
   'model in flight at C ends at C + 1 s': [4, (r) => r.model({ startMs: 0, endMs: 1100, model: 'gpt-4o' })],
   'tool in flight at C never ended': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50 })],

@@ -67,4 +67,50 @@ describe('prepare-ghost-commits', () => {
     expect(rows[0]!['time_ns']).toBe(ns(400));
     a.close();
   });
+
+  it('a commit known only as request_sent is a possible ghost, never a known one: when the request reached the service and when its answer was lost', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    // Body sent at 60, answer lost at 101 (the abort): the service may have committed before or after Stop.
+    r.tool({ name: 'send_email', callId: 'a', startMs: 50, endMs: 105, effect: 'irreversible' });
+    const lost = r.commit({ callId: 'a', atMs: 101, evidence: 'request_sent', unansweredMs: 41 });
+    // Answered after Stop: known (the service answered that it committed).
+    r.tool({ name: 'charge', callId: 'b', startMs: 50, endMs: 400, effect: 'irreversible' });
+    r.commit({ callId: 'b', atMs: 300, evidence: 'response' });
+    // Lost before Stop: not after Stop at all.
+    r.tool({ name: 'send_email', callId: 'c', startMs: 10, endMs: 90, effect: 'irreversible' });
+    r.commit({ callId: 'c', atMs: 80, evidence: 'request_sent', unansweredMs: 10 });
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_ghost_commits', 'ORDER BY tool_call_id');
+    expect(rows.map((g) => [g['tool_call_id'], g['possible_kind']])).toEqual([['a', 'request_sent'], ['b', null]]);
+    expect(rows[0]).toMatchObject({ span_id: lost, inferred: false, after_stop_ns: 1_000_000 });
+    expect(rows[0]!['sent_ns']).toBe(ns(60));
+    const total = await a.total('ghost-commits');
+    expect(total).toMatchObject({ ghost_commits: 1, ghost_commits_possible: 1, ghost_commits_possible_alarming: 1, ghost_commits_alarming: 1 });
+    a.close();
+  });
+
+  it('a tool call that started and never ended, with no commit marker, is a possible ghost (the process died); not when read-only, ended, or committed', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.tool({ name: 'send_email', callId: 'a', startMs: 50, effect: 'irreversible' });
+    r.tool({ name: 'lookup', callId: 'b', startMs: 50, effect: 'read' });
+    r.tool({ name: 'send_email', callId: 'c', startMs: 50, endMs: 400 });
+    r.tool({ name: 'charge', callId: 'd', startMs: 50 });
+    r.commit({ callId: 'd', atMs: 90 });
+    // Started after Stop and never ended: also possible.
+    r.tool({ name: 'notify', callId: 'e', startMs: 150 });
+    // A run that was not cancelled has no ghosts of any kind.
+    t.run({ startMs: 1000, endMs: 1900, outcome: 'completed' }).tool({ name: 'send_email', callId: 'f', startMs: 1050 });
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_ghost_commits', 'ORDER BY tool_call_id');
+    expect(rows.map((g) => [g['tool_call_id'], g['possible_kind'], g['effect'], Number(g['after_stop_ns']) / 1e6])).toEqual([
+      ['a', 'unended', 'irreversible', -50],
+      ['e', 'unended', 'unknown', 50],
+    ]);
+    expect(await a.total('ghost-commits')).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 2, ghost_commits_possible_alarming: 2 });
+    a.close();
+  });
 });

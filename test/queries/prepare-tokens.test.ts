@@ -48,7 +48,7 @@ describe('prepare-tokens', () => {
     expect(figures(rows)).toEqual([['unknown', 0, 0]]);
   });
 
-  it('prices the exact name, else the longest price-table name it starts with; unpriced costs 0', async () => {
+  it('prices the exact name, else the listed name a dated release extends; unpriced costs 0', async () => {
     const rows = await tokens((r) => {
       r.model({ startMs: 200, endMs: 300, model: 'gpt-4o-2024-08-06', input: 1000, output: 100 });
       r.model({ startMs: 200, endMs: 300, model: 'gpt-4o-mini-2024-07-18', input: 1000, output: 100 });
@@ -59,6 +59,30 @@ describe('prepare-tokens', () => {
     expect(rows.map((x) => x['cost_usd'] as number)[0]).toBeCloseTo(1000 * 2.5e-6 + 100 * 10e-6, 12);
     expect(rows.map((x) => x['cost_usd'] as number)[1]).toBeCloseTo(1000 * 0.15e-6 + 100 * 0.6e-6, 12);
     expect(rows.slice(2).map((x) => x['cost_usd'])).toEqual([0, 0]);
+  });
+
+  it('a model takes a listed price only as itself or a dated or versioned release of itself, never as a longer-named sibling', async () => {
+    // The table lists the big models only: their minis must not take their prices (METRICS.md §4 cost).
+    const prices: Record<string, [number, number]> = { 'gpt-4o': [2.5, 10], 'gpt-5': [1.25, 10], o3: [2, 8], 'claude-sonnet-4': [3, 15], 'gpt-4': [30, 60], 'gemini-2.0-flash': [0.1, 0.4] };
+    const models = [
+      'gpt-4o', 'gpt-4o-2024-08-06', 'gpt-4o-mini', 'gpt-4o-mini-2024-07-18', 'gpt-5-mini', 'o3-mini', 'o3-2025-04-16',
+      'claude-sonnet-4-20250514', 'claude-sonnet-4@20250514', 'claude-sonnet-4-latest', 'claude-sonnet-4-5', 'gpt-4-0613', 'gpt-4.1',
+      'gemini-2.0-flash-001', 'gemini-2.0-flash-lite', 'gpt-4o-2024-08-06-mini',
+    ];
+    const rows = await tokens((r) => {
+      for (const [i, model] of models.entries()) r.model({ startMs: 200 + i, endMs: 300, model, input: 1000, output: 100 });
+    }, { prices });
+    const priced = Object.fromEntries(rows.map((x) => [x['model'], x['priced']]));
+    expect(priced).toEqual({
+      'gpt-4o': true, 'gpt-4o-2024-08-06': true, 'gpt-4o-mini': false, 'gpt-4o-mini-2024-07-18': false, 'gpt-5-mini': false, 'o3-mini': false,
+      'o3-2025-04-16': true, 'claude-sonnet-4-20250514': true, 'claude-sonnet-4@20250514': true, 'claude-sonnet-4-latest': true,
+      'claude-sonnet-4-5': false, 'gpt-4-0613': true, 'gpt-4.1': false, 'gemini-2.0-flash-001': true, 'gemini-2.0-flash-lite': false,
+      'gpt-4o-2024-08-06-mini': false,
+    });
+    const cost = Object.fromEntries(rows.map((x) => [x['model'], x['cost_usd'] as number]));
+    expect(cost['gpt-4o-2024-08-06']).toBeCloseTo(1000 * 2.5e-6 + 100 * 10e-6, 12);
+    expect(cost['claude-sonnet-4@20250514']).toBeCloseTo(1000 * 3e-6 + 100 * 15e-6, 12);
+    expect(cost['gpt-4o-mini']).toBe(0);
   });
 
   it('only cancelled runs in the window', async () => {

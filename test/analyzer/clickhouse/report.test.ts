@@ -43,6 +43,27 @@ const tokensFile = (() => {
   return t.write('tokens-after-c.jsonl');
 })();
 
+// The rules of "the truth, re-checked": depth from C (a call between C and a late ack; compensation), prices
+// by exact model or dated release only, and possible ghost commits (an answer lost after Stop; a tool never ended).
+const recheckedFile = (() => {
+  const t = traces();
+  const late = t.run({ startMs: 0, endMs: 4000, outcome: 'cancelled' });
+  late.cancelRequest(100); late.ack(3000);
+  late.model({ startMs: 1100, endMs: 1500, model: 'gpt-4o-mini', input: 100, output: 40 });
+  late.model({ startMs: 1600, endMs: 1700, model: 'gpt-4o-2024-08-06', input: 100, output: 40 });
+  late.model({ startMs: 1700, endMs: 1800, model: 'claude-sonnet-4@20250514', input: 10, output: 4 });
+  const comp = t.run({ startMs: 5000, endMs: 6000, outcome: 'cancelled' });
+  comp.cancelRequest(5100); comp.ack(5110);
+  comp.tool({ name: 'refund', callId: 'r', startMs: 5200, endMs: 5300, toolKind: 'compensate', effect: 'reversible' });
+  const possible = t.run({ startMs: 7000, endMs: 8000, outcome: 'cancelled' });
+  possible.cancelRequest(7100); possible.ack(7105);
+  possible.tool({ name: 'send_email', callId: 'a', startMs: 7050, endMs: 7102, effect: 'irreversible' });
+  possible.commit({ callId: 'a', atMs: 7101, evidence: 'request_sent', unansweredMs: 40.25 });
+  possible.tool({ name: 'book', callId: 'b', startMs: 7060, effect: 'reversible' });
+  possible.tool({ name: 'lookup', callId: 'c', startMs: 7060, effect: 'read' });
+  return t.write('rechecked.jsonl');
+})();
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
   ch = await chdbWithTraces({
@@ -55,6 +76,7 @@ beforeAll(async () => {
     // The same spans twice, as a retried Collector batch stores them.
     retried: { files: [`${golden}g2-ghost-email.jsonl`, `${golden}g2-ghost-email.jsonl`] },
     tokens_after_c: { files: [tokensFile] },
+    rechecked: { files: [recheckedFile] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -121,6 +143,15 @@ describe('the leak model in ClickHouse', () => {
   it('model calls after the Stop with and without the provider’s usage: the tokens DuckDB counts', async () => {
     const { duck, click } = await both([tokensFile], 'tokens_after_c');
     expect(duck.totals.tokens_after_stop).toMatchObject({ output: 20 + 60 + 35, calls_without_usage: 1 });
+    expect(figures(click)).toEqual(figures(duck));
+  });
+
+  it('the truth re-checked (depth from C, exact prices, possible ghost commits): the figures and findings DuckDB gives', async () => {
+    const { duck, click } = await both([recheckedFile], 'rechecked');
+    expect(duck.totals.cancel_depth).toEqual({ '0': 1, '1': 0, '2': 1, '3': 0, '4': 1 });
+    expect(duck.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 2, ghost_commits_possible_alarming: 1 });
+    expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(expect.arrayContaining([['gpt-4o-mini', false], ['gpt-4o-2024-08-06', true]]));
+    expect(duck.findings.filter((f) => f.kind === 'possible_ghost_commit')).toHaveLength(2);
     expect(figures(click)).toEqual(figures(duck));
   });
 

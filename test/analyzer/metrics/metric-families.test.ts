@@ -96,15 +96,15 @@ describe('metric families of a report', () => {
     const wide: LeakReport = structuredClone(report);
     const first = { ...wide.groups[0]!, agent: null };
     first.ghost_commits_by_tool = [
-      { tool: 'charge', effect: 'irreversible', ghost_commits: 3, ghost_commits_inferred: 0 },
-      { tool: 'send_email', effect: 'unknown', ghost_commits: 1, ghost_commits_inferred: 2 },
+      { tool: 'charge', effect: 'irreversible', ghost_commits: 3, ghost_commits_inferred: 0, ghost_commits_possible: 0 },
+      { tool: 'send_email', effect: 'unknown', ghost_commits: 1, ghost_commits_inferred: 2, ghost_commits_possible: 0 },
     ];
     first.tokens_after_stop_by_model = [
       { model: 'gpt-4o', input: 10, output: 90, ghost_tax_usd: 1, priced: true },
       { model: 'claude', input: 0, output: 20, ghost_tax_usd: 0.5, priced: true },
     ];
     const second = { ...wide.groups[0]!, service: 'other-service' };
-    second.ghost_commits_by_tool = [{ tool: 'other', effect: 'made-up', ghost_commits: 1, ghost_commits_inferred: 0 }];
+    second.ghost_commits_by_tool = [{ tool: 'other', effect: 'made-up', ghost_commits: 1, ghost_commits_inferred: 0, ghost_commits_possible: 0 }];
     second.tokens_after_stop_by_model = [{ model: 'llama', input: 0, output: 5, ghost_tax_usd: 0, priced: false }];
     wide.groups = [first, second];
     wide.totals.ghost_commits_by_tool = [...first.ghost_commits_by_tool, ...second.ghost_commits_by_tool];
