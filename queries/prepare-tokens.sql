@@ -49,11 +49,14 @@ SELECT
   coalesce(input_after * price.input_usd_per_mtok / 1e6 + output_after * price.output_usd_per_mtok / 1e6, 0) AS cost_usd
 FROM priced
 UNION ALL
--- A foreign run stopped during its first model call, whose span was never exported (the AI SDK never
--- ends the step in flight): the call is known from the run's model name, its tokens are not (inferred).
--- Once a tool ran, the step in flight may have finished streaming: nothing is inferred then.
+-- A foreign run stopped during a model call whose span was never exported (the AI SDK never ends the step in
+-- flight): the call is known from the run's model name, its tokens are not (inferred). It is known so during
+-- the first step (no model or tool span at all), or when the root says a step was cut (finish reason "other")
+-- and no exported model span is that step. Otherwise, once a tool ran, the step in flight may have finished.
 SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any_value(s.model), '(unknown)'), 'unknown', false, 0, 0, false, 0
 FROM report_runs r JOIN report_spans s ON s.run_id = r.run_id
 WHERE r.in_window AND r.cancel_inferred
 GROUP BY r.run_id, r.service, r.agent, r.framework, r.trace_id
-HAVING count(*) FILTER (WHERE s.role IN ('model', 'tool')) = 0 AND count(s.model) > 0;
+HAVING count(s.model) > 0 AND (count(*) FILTER (WHERE s.role IN ('model', 'tool')) = 0
+  OR (bool_or(s.role = 'run' AND s.finish_reason = 'other')
+    AND NOT bool_or(s.role = 'model' AND (coalesce(s.finish_reason = 'other', false) OR s.is_cancellation))));

@@ -21,11 +21,12 @@ WITH per_run AS (
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
     bool_or(starts_with(name, 'afterstop.')) AS has_markers,
     -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
-    -- else an AI SDK root that ended with no status, no finish reason and no usage (its onAbort ends spans that way).
+    -- else an AI SDK root that ended with no status and no usage, and no finish reason or "other" (its onAbort ends
+    -- spans that way: "other" when a later step was cut, after a tool step); a root that finished always has its usage.
     coalesce(
       min(end_ns) FILTER (WHERE is_cancellation),
       min(end_ns) FILTER (WHERE role = 'run' AND starts_with(name, 'ai.') AND status_code = 0
-        AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL)
+        AND coalesce(finish_reason, 'other') IN ('other', 'unknown') AND input_tokens IS NULL AND output_tokens IS NULL)
     ) AS abort_evidence_ns
   FROM spans
   WHERE run_id IS NOT NULL AND trace_id IN (SELECT trace_id FROM touched_traces)

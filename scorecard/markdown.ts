@@ -1,5 +1,5 @@
 import { MOMENTS } from './scenarios.js';
-import type { Scorecard } from './scorecard.js';
+import { ghostsAgree, ghostText, type Scorecard } from './scorecard.js';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : String(Math.round(v)));
 const pair = (a: number, b: number): string => (a === b ? String(a) : `**${a}** / ${b}`);
@@ -18,7 +18,7 @@ export function renderScorecard(card: Scorecard): string {
     '',
     `Versions: ${Object.entries(card.versions).map(([p, v]) => `${p} ${v}`).join(', ')}.`,
     '',
-    '| framework | Stop | depth | ack ms | settle ms | ghost commits | orphans | replays | model calls after Stop | tokens after Stop | next-turn errors | steering violations, dropped | afterstop = truth |',
+    '| framework | Stop | depth | ack ms | settle ms | ghost commits (possible) | orphans | replays | model calls after Stop | tokens after Stop | next-turn errors | steering violations, dropped | afterstop = truth |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const c of card.cells) {
@@ -30,11 +30,11 @@ export function renderScorecard(card: Scorecard): string {
     const m = c.measured;
     const t = c.truth;
     lines.push(
-      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${pair(m.ghostCommits, t.ghostCommits)} | ${t.orphans === undefined ? `${m.orphanToolCalls}` : pair(m.orphanToolCalls, t.orphans)} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${t.nextTurnFailed === undefined ? `${m.nextTurnErrors}` : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)} | ${t.steering === undefined ? '–' : `${pair(m.steering.violations, t.steering.violations)}, ${pair(m.steering.dropped, t.steering.dropped)}`} | ${c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '**no**'} |`,
+      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${ghostsAgree(m, t.ghostCommits) ? ghostText(m) : `**${ghostText(m)}** / ${t.ghostCommits}`} | ${t.orphans === undefined ? `${m.orphanToolCalls}` : pair(m.orphanToolCalls, t.orphans)} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${t.nextTurnFailed === undefined ? `${m.nextTurnErrors}` : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)} | ${t.steering === undefined ? '–' : `${pair(m.steering.violations, t.steering.violations)}, ${pair(m.steering.dropped, t.steering.dropped)}`} | ${c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '**no**'} |`,
     );
   }
   const ran = card.cells.filter((c) => c.ran);
-  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits, replays, model calls after Stop and, where the app keeps a conversation, takes a next turn or steers, the orphan tool calls, whether the turn failed and where the steering message went, equal; tokens after Stop within 10%).`);
+  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits — the known ones landed after Stop, and every one that did is known or possible —, replays, model calls after Stop and, where the app keeps a conversation, takes a next turn or steers, the orphan tool calls, whether the turn failed and where the steering message went, equal; tokens after Stop within 10%).`);
   if (limits.length > 0) lines.push('', 'Known limits:', ...limits.map((l, i) => `${i + 1}. ${l}`));
   lines.push('');
   return lines.join('\n');

@@ -33,9 +33,6 @@ export interface FrameworkRow {
   cells: Partial<Record<Moment, Cell>>;
 }
 
-const REQUEST_SENT =
-  'a request whose answer is lost to the abort is a commit known at the abort (evidence request_sent): afterstop cannot tell that the service committed before Stop, so it counts a ghost';
-
 /** A LangGraph tool-calling agent (scorecard/apps/langgraph-agent-app.mjs), hand-built or prebuilt (`PREBUILT`). */
 function langgraphAgent(framework: string, env: Record<string, string>): FrameworkRow {
   const cell = (scenario: string, extra: Record<string, string> = {}): Cell => ({ app: 'langgraph-agent-app.mjs', scenario, env: { ...env, ...extra } });
@@ -47,7 +44,7 @@ function langgraphAgent(framework: string, env: Record<string, string>): Framewo
       'tool-honours': cell('tool-next', { HONOUR: '1' }),
       'tool-ignores': cell('tool-next'),
       'before-tool': cell('before-tool'),
-      'after-commit': { ...cell('after-commit', { HONOUR: '1', EFFECT: 'delayMs=50&replyDelayMs=600' }), limit: REQUEST_SENT },
+      'after-commit': cell('after-commit', { HONOUR: '1', EFFECT: 'delayMs=50&replyDelayMs=600' }),
       parallel: cell('parallel', { HONOUR: '1' }),
     },
   };
@@ -61,7 +58,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
     packages: ['ai', '@ai-sdk/openai'],
     cells: {
       stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'), parallel: ai('parallel'),
-      'after-commit': { ...ai('after-commit'), limit: REQUEST_SENT },
+      'after-commit': ai('after-commit'),
     },
   },
   { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { stream: ai('generate-text'), 'tool-honours': ai('generate-tool') } },
@@ -73,7 +70,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
       'tool-honours': { app: 'openai-agents-app.mjs', scenario: 'next-turn-honours' },
       'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'next-turn' },
       'before-tool': { app: 'openai-agents-app.mjs', scenario: 'before-tool' },
-      'after-commit': { app: 'openai-agents-app.mjs', scenario: 'after-commit', limit: REQUEST_SENT },
+      'after-commit': { app: 'openai-agents-app.mjs', scenario: 'after-commit' },
       parallel: { app: 'openai-agents-app.mjs', scenario: 'parallel' },
       leave: { app: 'openai-agents-app.mjs', scenario: 'stream-cancel' },
     },

@@ -18,6 +18,8 @@ export interface ScoreCell {
     ackMs: number | null;
     settleMs: number | null;
     ghostCommits: number;
+    /** Side effects in flight at Stop whose outcome afterstop could not see (METRICS.md §2, possible ghost commits). */
+    possibleGhostCommits: number;
     orphanToolCalls: number;
     replayDuplicates: number;
     modelCallsAfterStop: number;
@@ -50,6 +52,7 @@ export function measured(report: LeakReport): NonNullable<ScoreCell['measured']>
     ackMs: t.cancel_ack_ms.max,
     settleMs: t.cancel_settle_ms.max,
     ghostCommits: t.ghost_commits,
+    possibleGhostCommits: t.ghost_commits_possible,
     orphanToolCalls: t.orphan_tool_calls,
     replayDuplicates: t.replay_duplicates,
     modelCallsAfterStop: t.tokens_after_stop.calls_started_after_stop,
@@ -59,11 +62,22 @@ export function measured(report: LeakReport): NonNullable<ScoreCell['measured']>
   };
 }
 
+/**
+ * The ghost commits agree when every commit afterstop knows of landed after Stop and every one that
+ * did is known or possible: known ≤ truth ≤ known + possible (a possible one may have landed either side).
+ */
+export const ghostsAgree = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCommits' | 'possibleGhostCommits'>, truth: number): boolean =>
+  m.ghostCommits <= truth && truth <= m.ghostCommits + m.possibleGhostCommits;
+
+/** The ghost-commit figure as the card shows it: `known`, `known (+n possible)`. */
+export const ghostText = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCommits' | 'possibleGhostCommits'>): string =>
+  m.possibleGhostCommits > 0 ? `${m.ghostCommits} (+${m.possibleGhostCommits} possible)` : String(m.ghostCommits);
+
 const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boolean =>
   (t.nextTurnFailed === undefined || m.nextTurnErrors === (t.nextTurnFailed ? 1 : 0)) &&
   (t.orphans === undefined || m.orphanToolCalls === t.orphans) &&
   (t.steering === undefined || (m.steering.violations === t.steering.violations && m.steering.dropped === t.steering.dropped)) &&
-  m.ghostCommits === t.ghostCommits &&
+  ghostsAgree(m, t.ghostCommits) &&
   m.replayDuplicates === t.replays &&
   m.modelCallsAfterStop === t.modelCallsStarted &&
   Math.abs(m.outputTokensAfterStop - t.outputTokensSent) <= Math.max(1, 0.1 * t.outputTokensSent);

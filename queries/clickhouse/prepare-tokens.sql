@@ -49,4 +49,6 @@ SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any
 FROM report_runs AS r JOIN report_spans AS s ON s.run_id = r.run_id
 WHERE r.in_window AND r.cancel_inferred
 GROUP BY r.run_id, r.service, r.agent, r.framework, r.trace_id
-HAVING countIf(s.role IN ('model', 'tool')) = 0 AND count(s.model) > 0
+HAVING count(s.model) > 0 AND (countIf(s.role IN ('model', 'tool')) = 0
+  OR (countIf(s.role = 'run' AND s.finish_reason = 'other') > 0
+    AND countIf(s.role = 'model' AND (coalesce(s.finish_reason = 'other', false) OR s.is_cancellation)) = 0))

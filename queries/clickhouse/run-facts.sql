@@ -24,8 +24,8 @@ WITH per_run AS (
     countIf(startsWith(name, 'afterstop.')) > 0 AS has_markers,
     minIf(end_ns, is_cancellation) AS abort_raw,
     countIf(is_cancellation) > 0 AS has_abort,
-    minIf(end_ns, role = 'run' AND startsWith(name, 'ai.') AND status_code = 0 AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL) AS sdk_abort_raw,
-    countIf(role = 'run' AND startsWith(name, 'ai.') AND status_code = 0 AND finish_reason IS NULL AND input_tokens IS NULL AND output_tokens IS NULL) > 0 AS has_sdk_abort
+    minIf(end_ns, role = 'run' AND startsWith(name, 'ai.') AND status_code = 0 AND coalesce(finish_reason, 'other') IN ('other', 'unknown') AND input_tokens IS NULL AND output_tokens IS NULL) AS sdk_abort_raw,
+    countIf(role = 'run' AND startsWith(name, 'ai.') AND status_code = 0 AND coalesce(finish_reason, 'other') IN ('other', 'unknown') AND input_tokens IS NULL AND output_tokens IS NULL) > 0 AS has_sdk_abort
   FROM report_spans
   WHERE run_id IS NOT NULL
   GROUP BY run_id

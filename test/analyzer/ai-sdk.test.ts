@@ -38,6 +38,18 @@ function expectations(scenario: Scenario, truth: GroundTruth, report: LeakReport
       expect(t.ghost_commits + t.ghost_commits_inferred).toBe(0);
       expect(t.cancel_depth['4']).toBe(1);
       break;
+    case 'stream-text-after-tool-chat':
+    case 'stream-text-after-tool-responses':
+      // Truth: the tool step finished (its e-mail committed before Stop); the second step's text was cut.
+      expect(truth.effects.map((e) => [e.committed, (e.after_stop_ms ?? 0) < 0])).toEqual([[true, true]]);
+      expect(truth.model_requests.map((r) => r.closed_early)).toEqual([false, true]);
+      // The trace: a root that ended with finish reason "other" and no usage, the cut step never exported.
+      // The cancel is inferred from the root; the cut step is a call whose tokens are unknown, not zero.
+      expect(t.tokens_after_stop.calls_without_usage).toBe(1);
+      expect(t.orphan_tool_calls).toBe(0);
+      expect(t.ghost_commits + t.ghost_commits_inferred + t.ghost_commits_possible).toBe(0);
+      expect(t.cancel_depth['4']).toBe(1);
+      break;
     case 'stream-text-during-tool':
     case 'generate-text-during-tool':
       // Truth: the e-mail was sent after Stop, though the tool passed the signal to fetch.
@@ -67,7 +79,7 @@ describe('real AI SDK traces (recorded fixtures)', () => {
 });
 
 describe('real AI SDK traces (recorded now, with the installed ai package)', () => {
-  for (const scenario of ['stream-text-during-stream', 'stream-text-during-tool'] as const) {
+  for (const scenario of ['stream-text-during-stream', 'stream-text-during-tool', 'stream-text-after-tool-responses'] as const) {
     it(`${scenario}`, async () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ai-sdk-'));
       try {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '../../analyzer/index.js';
 import { pushReport } from '../../analyzer/metrics/prometheus.js';
 import { startPrometheusStack, type PrometheusStack } from '../helpers/prometheus.js';
+import { traces } from '../helpers/trace-builder.js';
 
 /**
  * Every Prometheus query of the overview dashboard, its variables set to All,
@@ -23,12 +24,23 @@ const queriesFor = (choice: Choice = {}) =>
     expr: (t.expr ?? '').replace(/\$(service|agent|framework)\b/g, (_m, name: keyof Choice) => (choice[name] === undefined ? '.*' : choice[name]!.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&'))),
   })));
 const queries = queriesFor();
+// Beside the golden traces, a service with possible ghost commits (none of the golden traces has one).
+const possibleFile = (() => {
+  const t = traces();
+  const r = t.run({ service: 'mailer', startMs: 0, endMs: 900, outcome: 'cancelled' });
+  r.cancelRequest(100); r.ack(110);
+  r.tool({ name: 'send_email', callId: 'a', startMs: 50, endMs: 105, effect: 'irreversible' });
+  r.commit({ callId: 'a', atMs: 101, evidence: 'request_sent', unansweredMs: 40 });
+  r.tool({ name: 'book', callId: 'b', startMs: 60, effect: 'reversible' });
+  return t.write('possible-ghosts.jsonl');
+})();
 let stack: PrometheusStack;
 let report: LeakReport;
 
 beforeAll(async () => {
   stack = await startPrometheusStack();
-  report = await analyze({ inputs: [`${golden}*.jsonl`], db: ':memory:' });
+  report = await analyze({ inputs: [`${golden}*.jsonl`, possibleFile], db: ':memory:' });
+  expect(report.totals.ghost_commits_possible).toBe(2);
   await pushReport(stack.pushgateway, report, { instance: 'dashboard-test' });
   const deadline = Date.now() + 20_000;
   while ((await stack.query('afterstop_runs')).length === 0) {
@@ -72,10 +84,11 @@ describe('the overview dashboard against a real Prometheus', () => {
     expect(await value('Ghost tax')).toBeCloseTo(t.ghost_tax_usd, 9);
     expect(await value('Cancelled runs')).toBe(t.cancelled_runs);
     expect(await value('Ghost commits')).toBe(t.ghost_commits);
+    expect(await value('Possible ghost commits')).toBe(t.ghost_commits_possible);
     expect(await value('Orphan tool calls')).toBe(t.orphan_tool_calls);
     expect(await value('Replay duplicates')).toBe(t.replay_duplicates);
     expect(await value('Post-cancel errors')).toBe(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other);
-    expect(await value('Ghost commits by tool and effect')).toBe(t.ghost_commits + t.ghost_commits_inferred);
+    expect(await value('Ghost commits by tool and effect')).toBe(t.ghost_commits + t.ghost_commits_inferred + t.ghost_commits_possible);
     expect(await value('Cancel-depth scorecard')).toBe(t.cancel_depth_by_framework.reduce((n, f) => n + f.cancelled_runs, 0));
   });
 
@@ -115,7 +128,8 @@ describe('the overview dashboard against a real Prometheus', () => {
       expect(await value('Cancelled runs', choice), service).toBe(total((g) => g.cancelled_runs));
       expect(await value('Ghost commits', choice), service).toBe(total((g) => g.ghost_commits));
       expect(await value('Ghost tax', choice), service).toBeCloseTo(total((g) => g.ghost_tax_usd), 9);
-      expect(await value('Ghost commits by tool and effect', choice), service).toBe(total((g) => g.ghost_commits + g.ghost_commits_inferred));
+      expect(await value('Ghost commits by tool and effect', choice), service).toBe(total((g) => g.ghost_commits + g.ghost_commits_inferred + g.ghost_commits_possible));
+      expect(await value('Possible ghost commits', choice), service).toBe(total((g) => g.ghost_commits_possible));
       expect(await value('Tokens after Stop by model', choice), service).toBe(total((g) => g.tokens_after_stop.input + g.tokens_after_stop.output));
     }
   });

@@ -73,7 +73,9 @@ export function agreesWithTruth(r: AppRun): void {
   const truth = truthAfterStop(r);
   const m = measured(r.report);
   expect(r.report.totals.unended_runs, 'every run ended').toBe(0);
-  expect(m.ghostCommits, 'ghost commits').toBe(truth.ghostCommits);
+  // Every known ghost landed after Stop; every one that landed is known or possible (METRICS.md §2).
+  expect(m.ghostCommits, 'known ghost commits').toBeLessThanOrEqual(truth.ghostCommits);
+  expect(m.ghostCommits + m.possibleGhostCommits, 'known and possible ghost commits').toBeGreaterThanOrEqual(truth.ghostCommits);
   expect(m.replayDuplicates, 'replay duplicates').toBe(truth.replays);
   expect(m.modelCallsAfterStop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
   expect(Math.abs(m.outputTokensAfterStop - truth.outputTokensSent), `tokens after Stop: ${m.outputTokensAfterStop} vs ${truth.outputTokensSent} sent`).toBeLessThanOrEqual(Math.max(1, 0.1 * truth.outputTokensSent));

@@ -4,7 +4,7 @@ import { renderScorecardHtml } from '../../scorecard/html.js';
 import { renderScorecard } from '../../scorecard/markdown.js';
 import { FRAMEWORKS, MOMENTS } from '../../scorecard/scenarios.js';
 import { truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
-import { runScorecard, type Scorecard } from '../../scorecard/scorecard.js';
+import { ghostsAgree, ghostText, runScorecard, type Scorecard } from '../../scorecard/scorecard.js';
 
 /** `npm run scorecard`: its runner on one framework (the whole card is the command's job), and its Markdown. */
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,16 +34,24 @@ describe('the cancel scorecard', () => {
     }
   });
 
+  it('ghost commits agree when the known ones landed after Stop and every one that landed is known or possible', () => {
+    const m = (ghostCommits: number, possibleGhostCommits: number) => ({ ghostCommits, possibleGhostCommits });
+    expect([ghostsAgree(m(0, 1), 0), ghostsAgree(m(0, 1), 1), ghostsAgree(m(1, 0), 1), ghostsAgree(m(1, 1), 2)]).toEqual([true, true, true, true]);
+    // A known ghost that did not land, or one that landed unseen, disagrees.
+    expect([ghostsAgree(m(1, 0), 0), ghostsAgree(m(0, 0), 1), ghostsAgree(m(0, 1), 2)]).toEqual([false, false, false]);
+    expect([ghostText(m(1, 0)), ghostText(m(0, 2))]).toEqual(['1', '0 (+2 possible)']);
+  });
+
   it('the Markdown marks a figure that disagrees and a cell that did not run', () => {
     const card: Scorecard = {
       date: '2026-11-29', node: 'v20', versions: { ai: '6.0.0' }, durationMs: 1000,
       cells: [
         { framework: 'A', moment: 'stream', scenario: 'x', ran: true, agrees: false,
-          measured: { cancelDepth: 4, ackMs: 5, settleMs: 6, ghostCommits: 1, orphanToolCalls: 0, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 3, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
+          measured: { cancelDepth: 4, ackMs: 5, settleMs: 6, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 0, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 3, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
           truth: { ghostCommits: 2, replays: 0, modelCallsStarted: 0, outputTokensSent: 3 } },
         { framework: 'B|pipe', moment: 'drain', scenario: 'y', ran: false, error: 'boom' },
         { framework: 'C', moment: 'after-commit', scenario: 'z', ran: true, agrees: false, limit: 'cannot tell when the service committed',
-          measured: { cancelDepth: 3, ackMs: 1, settleMs: 1, ghostCommits: 1, orphanToolCalls: 1, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 0, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
+          measured: { cancelDepth: 3, ackMs: 1, settleMs: 1, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 1, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 0, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
           truth: { ghostCommits: 0, replays: 0, modelCallsStarted: 0, outputTokensSent: 0 } },
       ],
     };

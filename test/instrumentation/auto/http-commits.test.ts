@@ -54,7 +54,7 @@ describe('commits detected from the HTTP requests a tool makes', () => {
     );
   });
 
-  it('a POST whose answer is lost to the abort is a commit with evidence `request_sent`, after the cancel: a ghost the server confirms', async () => {
+  it('a POST whose answer is lost to the abort is a commit with evidence `request_sent`, after the cancel, with how long it went unanswered: the server confirms it committed', async () => {
     const run = startRun();
     const before = sim.ledger.effects.length;
     const tool = run.tool({ name: 'send_email', callId: 'call_c', detectCommits: true }, async ({ signal }) => {
@@ -71,6 +71,8 @@ describe('commits detected from the HTTP requests a tool makes', () => {
     const commits = await commitsOf(run.id);
     expect(commits).toEqual([expect.objectContaining({ 'gen_ai.tool.call.id': 'call_c', 'afterstop.tool.commit.evidence': 'request_sent', 'afterstop.cancel.state': 'requested', 'http.request.method': 'POST' })]);
     expect(commits[0]?.['http.response.status_code']).toBeUndefined();
+    // How long the request went unanswered: from its body reaching the server (at once) to the abort, 100 ms on.
+    expect(commits[0]?.['afterstop.tool.commit.unanswered_ms']).toBeGreaterThanOrEqual(95);
   });
 
   it('no commit: an error answer, a request that never left, a tool without detection, a model call and a nested run inside the tool', async () => {

@@ -127,11 +127,11 @@ describe('a LangGraph tool-calling agent (ChatOpenAI streaming, the prebuilt Too
     agreesWithTruth(r);
   });
 
-  it('Stop while two tools run side by side, one already returned: the node’s messages are written together, so both results are lost (two orphans), and only the e-mail is a ghost', async () => {
+  it('Stop while two tools run side by side, one already returned: the node’s messages are written together, so both results are lost (two orphans), and only the e-mail may be a ghost (its POST aborted after it reached the service)', async () => {
     const r = await agent('parallel', { HONOUR: '1' });
     expect(r.out['toolsRan']).toHaveLength(2);
     expect(r.out['toolResultsKept']).toEqual([]);
-    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 2 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 2 });
     const results = await toolResults(r, { steps: false });
     expect(Object.values(results).sort()).toEqual(['cancelled', 'dropped']);
     agreesWithTruth(r);
