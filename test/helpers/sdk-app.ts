@@ -17,7 +17,12 @@ import { startSimulator, type Simulator } from '../../simulator/index.js';
 export type { AppRun } from '../../scorecard/run-app.js';
 
 /** Call at the top of a test file: a simulator for the file, and `runApp` that fails the test when the app fails. */
-export function sdkApps(): { app: (name: string) => string; runApp: (file: string, scenario: string, env?: Record<string, string>) => Promise<AppRun> } {
+export function sdkApps(): {
+  app: (name: string) => string;
+  runApp: (file: string, scenario: string, env?: Record<string, string>) => Promise<AppRun>;
+  /** An app that ends by being killed (SIGKILL): its exit is not checked. */
+  runKilledApp: (file: string, scenario: string, env?: Record<string, string>) => Promise<AppRun>;
+} {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const app = (name: string) => path.join(appsDir(root), name);
   let sim: Simulator;
@@ -32,13 +37,14 @@ export function sdkApps(): { app: (name: string) => string; runApp: (file: strin
   });
 
   let runs = 0;
+  const runAny = (file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> =>
+    runApp(file, scenario, { root, sim, traces: path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`), env });
   async function runOne(file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> {
-    const traces = path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`);
-    const r = await runApp(file, scenario, { root, sim, traces, env });
+    const r = await runAny(file, scenario, env);
     expect(r.code, r.stderr).toBe(0);
     return r;
   }
-  return { app, runApp: runOne };
+  return { app, runApp: runOne, runKilledApp: runAny };
 }
 
 /** What really happened after the app's Stop (see scorecard/run-app.ts). */

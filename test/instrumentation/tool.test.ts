@@ -36,6 +36,8 @@ describe('run.tool', () => {
       'gen_ai.agent.name': 'support',
       'gen_ai.tool.name': 'lookup',
       'gen_ai.tool.call.id': 'call_1',
+      // The effect class is on the start marker too: a call that never ends is still known by it.
+      'afterstop.tool.effect': 'read',
     });
     expect(tool.parentSpanId).toBe(runSpan.spanId);
     expect(tool.attributes).toMatchObject({

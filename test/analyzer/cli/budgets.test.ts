@@ -4,7 +4,7 @@ import { addBudgetOptions, brokenBudgets } from '../../../analyzer/cli/budgets.j
 import type { LeakReport } from '../../../analyzer/index.js';
 
 const report = (totals: Record<string, unknown>) => ({ totals: {
-  ghost_commits: 0, ghost_tax_usd: 0, orphan_tool_calls: 0, replay_duplicates: 0, unacknowledged_cancels: 0,
+  ghost_commits: 0, ghost_commits_possible: 0, ghost_tax_usd: 0, orphan_tool_calls: 0, replay_duplicates: 0, unacknowledged_cancels: 0,
   tokens_after_stop: { input: 0, output: 0 }, post_cancel_errors: { orphan_tool_call_rejected: 0, other: 0 },
   cancel_ack_ms: { count: 0, p50: null, p95: null, p99: null, max: null }, ...totals,
 } }) as unknown as LeakReport;
@@ -27,5 +27,15 @@ describe('budgets', () => {
       { option: '--max-cancel-ack-p95-ms', limit: 500, actual: 900 },
     ]);
     expect(brokenBudgets(r, {})).toEqual([]);
+  });
+
+  it('the ghost-commit budget counts possible ghost commits too, unless told to count only the known ones', () => {
+    const r = report({ ghost_commits: 1, ghost_commits_possible: 2 });
+    expect(brokenBudgets(r, { maxGhostCommits: 2 })).toEqual([{ option: '--max-ghost-commits', limit: 2, actual: 3 }]);
+    expect(brokenBudgets(r, { maxGhostCommits: 2, ghostBudgetExcludesPossible: true })).toEqual([]);
+    expect(brokenBudgets(report({ ghost_commits_possible: 1 }), { maxGhostCommits: 0 }).map((b) => b.actual)).toEqual([1]);
+    const command = addBudgetOptions(new Command('x').exitOverride());
+    command.parse(['--max-ghost-commits', '0', '--ghost-budget-excludes-possible'], { from: 'user' });
+    expect(command.opts()).toEqual({ maxGhostCommits: 0, ghostBudgetExcludesPossible: true });
   });
 });

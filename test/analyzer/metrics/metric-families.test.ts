@@ -69,6 +69,7 @@ describe('metric families of a report', () => {
       runs: 'afterstop_runs', cancelled_runs: 'afterstop_cancelled_runs', cancelled_runs_inferred: 'afterstop_cancelled_runs_inferred', unended_runs: 'afterstop_unended_runs',
       unacknowledged_cancels: 'afterstop_unacknowledged_cancels', ghost_commits: 'afterstop_ghost_commits', ghost_commits_inferred: 'afterstop_ghost_commits_inferred',
       ghost_commits_compensated: 'afterstop_ghost_commits_compensated', ghost_commits_alarming: 'afterstop_ghost_commits_alarming', orphan_tool_calls: 'afterstop_orphan_tool_calls',
+      ghost_commits_possible: 'afterstop_ghost_commits_possible', ghost_commits_possible_alarming: 'afterstop_ghost_commits_possible_alarming',
       repaired_tool_calls: 'afterstop_repaired_tool_calls', late_results: 'afterstop_late_results', orphan_processes: 'afterstop_orphan_processes',
       'tokens_after_stop.input': 'afterstop_after_stop_tokens', 'tokens_after_stop.output': 'afterstop_after_stop_tokens',
       'tokens_after_stop.observed_calls': 'afterstop_after_stop_model_calls', 'tokens_after_stop.estimated_calls': 'afterstop_after_stop_model_calls',

@@ -123,6 +123,7 @@ describe('renderHtml', () => {
       ghost_tax_usd: usd(t.ghost_tax_usd),
       tokens_after_stop: int(t.tokens_after_stop.input + t.tokens_after_stop.output),
       ghost_commits: int(t.ghost_commits),
+      ghost_commits_possible: int(t.ghost_commits_possible),
       orphan_tool_calls: int(t.orphan_tool_calls),
       post_cancel_errors: int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other),
       replay_duplicates: int(t.replay_duplicates),

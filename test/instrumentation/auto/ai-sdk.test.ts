@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
+import { distModule } from '../../helpers/child.js';
 import { agreesWithTruth, closedAfterStopMs, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
 
 /**
@@ -7,7 +10,8 @@ import { agreesWithTruth, closedAfterStopMs, sdkApps, spansNamed, toolResults, t
  * `node --import afterstop/register`, stopped at each moment; leak-report over
  * the traces it wrote, checked against what the simulator saw happen.
  */
-const { app, runApp } = sdkApps();
+const { app, runApp, runKilledApp } = sdkApps();
+const CLI = fileURLToPath(distModule('analyzer/cli/main.js'));
 
 describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s provider) under afterstop/register', (provider) => {
   const run = (scenario: string, env: Record<string, string> = {}) => runApp(app('ai-sdk-app.mjs'), scenario, { PROVIDER: provider, ...env });
@@ -125,6 +129,19 @@ describe('Vercel AI SDK, more', () => {
     const truthBeforeStopMs = Number(BigInt(String(r.out['stopNs'])) - r.effects[0]!.receivedNs) / 1e6;
     expect(Math.abs(sentBeforeStopMs - truthBeforeStopMs)).toBeLessThan(25);
     agreesWithTruth(r);
+  });
+
+  it('a tool that ignores the signal, in flight at Stop, in a process killed right after: the e-mail goes, afterstop says it possibly did, and --max-ghost-commits 0 fails the job', async () => {
+    const r = await runKilledApp(app('ai-sdk-app.mjs'), 'killed-after-stop');
+    expect(r.code, r.stderr).toBeNull();
+    expect(truthAfterStop(r).ghostCommits).toBe(1);
+    expect(r.report.totals).toMatchObject({ cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
+    expect(r.report.findings.find((f) => f.kind === 'possible_ghost_commit')?.detail).toMatch(/^send_email \(unknown\) may have committed after Stop: it started [\d.]+ ms before Stop and never ended/);
+    const job = (...flags: string[]) => spawnSync(process.execPath, [CLI, 'leak-report', r.traces, '--format', 'json', '--max-ghost-commits', '0', ...flags], { encoding: 'utf8' });
+    const strict = job();
+    expect(strict.status).toBe(1);
+    expect(strict.stderr).toMatch(/--max-ghost-commits/);
+    expect(job('--ghost-budget-excludes-possible').status).toBe(0);
   });
 
   it('a CommonJS app (read-only exports: patched through a copy)', async () => {
