@@ -95,14 +95,20 @@ export async function reportSpanFiles(store: Store, sinceNs: bigint | null, unti
   return rows.map((r) => abs(store, r.path));
 }
 
-/** Delete Parquet files no write made live (a write that died before it recorded them). */
+/** The name writeSpanFiles gives a file (`part-<ms>-<8 hex>-<i>.parquet`) in a `day=…/service_folder=…` folder. */
+const WRITTEN_FILE = /(^|[\\/])day=\d{4}-\d{2}-\d{2}[\\/]service_folder=[^\\/]*[\\/]part-\d+-[0-9a-f]{8}-\d+\.parquet$/;
+
+/**
+ * Delete Parquet files no write made live (a write that died before it recorded them): only files that
+ * afterstop names and places as it writes them. Anything else in the folder is not afterstop's, and is left.
+ */
 export async function sweepUnrecordedSpanFiles(store: Store): Promise<number> {
   if (!fs.existsSync(store.spansDir)) return 0;
   const live = new Set((await store.rows<{ path: string }>(query('report-span-files'), { since_ns: null, until_ns: null })).map((r) => abs(store, r.path)));
   let removed = 0;
   for (const entry of fs.readdirSync(store.spansDir, { recursive: true, withFileTypes: true })) {
     const file = path.join(entry.parentPath, entry.name);
-    if (entry.isFile() && file.endsWith('.parquet') && !live.has(file)) {
+    if (entry.isFile() && WRITTEN_FILE.test(path.relative(store.spansDir, file)) && !live.has(file)) {
       fs.rmSync(file, { force: true });
       removed++;
     }

@@ -24,7 +24,7 @@ const CATALOG = 'catalog.duckdb';
 /**
  * The store: a folder that accumulates spans across runs, or `:memory:` (a
  * temporary folder, removed on close). Its spans live in Parquet files
- * partitioned by day and service (`spans/day=…/service=…/`, span-files.ts);
+ * partitioned by day and service (`spans/day=…/service_folder=…/`, a service's folder its name, or a readable cut of a long one with its hash, span-files.ts);
  * `catalog.duckdb` records which files are live, the facts of every run, the
  * trace files read and the lines skipped. Open it with {@link Store.open}, and
  * always close it ({@link withStore} does both).
@@ -58,6 +58,10 @@ export class Store {
       throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files); remove it or use another --db`, { path: where });
     }
     const folder = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-store-')) : path.resolve(where);
+    // A folder that holds files but no catalog is someone else's: afterstop neither writes into it nor cleans it.
+    if (!temporary && fs.existsSync(folder) && !fs.existsSync(path.join(folder, CATALOG)) && fs.readdirSync(folder).length > 0) {
+      throw new InputError(`${where}: not an afterstop store (it holds files and no ${CATALOG}); give an empty or new folder to --db`, { path: where });
+    }
     fs.mkdirSync(path.join(folder, 'tmp'), { recursive: true });
     let instance: DuckDBInstance | undefined;
     let connection: DuckDBConnection | undefined;

@@ -18,6 +18,18 @@ const NO_STATS: ExportStats = { queued: 0, exported: 0, dropped: 0, failedExport
 
 type Env = Record<string, string | undefined>;
 
+/** The longest delay Node's timers take (2^31 - 1 ms, about 24.8 days); past it they fire after 1 ms, with a warning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A time setting as timers can use it: at most {@link MAX_TIMER_MS}, said once when clamped. */
+function timerMs(value: number, name: string): number;
+function timerMs(value: number | false, name: string): number | false;
+function timerMs(value: number | false, name: string): number | false {
+  if (value === false || !(value > MAX_TIMER_MS)) return value;
+  diag.warn(`afterstop: ${name}=${value} is longer than a timer can wait; using ${MAX_TIMER_MS} ms`);
+  return MAX_TIMER_MS;
+}
+
 function numberFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -58,11 +70,11 @@ export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.e
     maxFileBytes: config.maxFileBytes ?? numberFrom(env, 'AFTERSTOP_MAX_FILE_BYTES', 32 * 1024 * 1024),
     maxQueueSize: config.maxQueueSize ?? numberFrom(env, 'AFTERSTOP_MAX_QUEUE_SIZE', 4096),
     maxExportBatchSize: config.maxExportBatchSize ?? 512,
-    scheduledDelayMs: config.scheduledDelayMs ?? 1000,
-    exportTimeoutMs: config.exportTimeoutMs ?? 10_000,
-    flushTimeoutMs: config.flushTimeoutMs ?? numberFrom(env, 'AFTERSTOP_FLUSH_TIMEOUT_MS', 2000),
-    settleDeadlineMs: config.settleDeadlineMs ?? numberFrom(env, 'AFTERSTOP_SETTLE_DEADLINE_MS', 5000),
-    processGraceMs: config.processGraceMs ?? 5000,
+    scheduledDelayMs: timerMs(config.scheduledDelayMs ?? 1000, 'scheduledDelayMs'),
+    exportTimeoutMs: timerMs(config.exportTimeoutMs ?? 10_000, 'exportTimeoutMs'),
+    flushTimeoutMs: timerMs(config.flushTimeoutMs ?? numberFrom(env, 'AFTERSTOP_FLUSH_TIMEOUT_MS', 2000), 'AFTERSTOP_FLUSH_TIMEOUT_MS'),
+    settleDeadlineMs: timerMs(config.settleDeadlineMs ?? numberFrom(env, 'AFTERSTOP_SETTLE_DEADLINE_MS', 5000), 'AFTERSTOP_SETTLE_DEADLINE_MS'),
+    processGraceMs: timerMs(config.processGraceMs ?? 5000, 'processGraceMs'),
   };
 }
 

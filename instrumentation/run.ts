@@ -74,7 +74,20 @@ function sourceOf(reason: unknown, fallback: CancelSource): CancelSource {
 function reasonText(reason: unknown): string | undefined {
   if (reason === undefined || reason === null) return undefined;
   const text = typeof reason === 'string' ? reason : errorMessage(reason);
-  return text.length > CANCEL_REASON_MAX_LENGTH ? text.slice(0, CANCEL_REASON_MAX_LENGTH) : text;
+  return cutOnCodePoint(text, CANCEL_REASON_MAX_LENGTH);
+}
+
+/**
+ * At most `max` UTF-16 units, never ending in half a surrogate pair (an emoji cut in two is a lone
+ * surrogate, which no JSON reader takes as text), and any lone surrogate of the input made U+FFFD.
+ */
+export function cutOnCodePoint(text: string, max: number): string {
+  let cut = text;
+  if (cut.length > max) {
+    const last = cut.charCodeAt(max - 1);
+    cut = cut.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+  }
+  return (cut as string & { toWellFormed(): string }).toWellFormed();
 }
 
 /**

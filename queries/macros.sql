@@ -75,6 +75,12 @@ SELECT
   tempo_events(sp.Events) AS events
 FROM query_table(src);
 
+-- The store's folder for a service (write-span-files.sql): the name itself when it is at most 60 bytes, else its
+-- first 15 characters, "~" and 16 hex digits of its MD5, so that the folder, escaped by DuckDB (3 bytes for each
+-- byte of a non-ASCII character), stays within the file system's 255 bytes and readable. The spans keep the name.
+CREATE OR REPLACE TEMP MACRO service_folder(s) AS
+  CASE WHEN s IS NULL OR strlen(s) <= 60 THEN s ELSE left(s, 15) || '~' || left(md5(s), 16) END;
+
 -- The day (UTC) a time in ns since the epoch falls on: the store's partitions (write-span-files.sql).
 CREATE OR REPLACE TEMP MACRO span_day(ns) AS CAST(make_timestamp(CAST(ns // 1000 AS BIGINT)) AS DATE);
 

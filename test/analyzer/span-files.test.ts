@@ -58,14 +58,32 @@ describe('the Parquet store', () => {
     const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
     const files = parquetFiles();
     expect(files.length).toBeGreaterThan(0);
-    for (const f of files) expect(f).toMatch(/^day=\d{4}-\d{2}-\d{2}\/service=[^/]+\/part-[\w-]+\.parquet$/);
+    for (const f of files) expect(f).toMatch(/^day=\d{4}-\d{2}-\d{2}\/service_folder=[^/]+\/part-[\w-]+\.parquet$/);
     expect(new Set(files.map((f) => path.dirname(f))).size).toBe(files.length);
-    expect(files.map((f) => f.split('/')[1]).sort()).toEqual(['service=billing-graph', 'service=checkout-agent']);
+    expect(files.map((f) => f.split('/')[1]).sort()).toEqual(['service_folder=billing-graph', 'service_folder=checkout-agent']);
     await withStore(db, async (store) => {
       const recorded = await sqlRows(store, 'SELECT path, spans FROM span_files ORDER BY path');
       expect(recorded.map((r) => r['path'])).toEqual(files.map((f) => `spans/${f}`));
       expect(recorded.reduce((n, r) => n + Number(r['spans']), 0)).toBe(report.input.spans_read);
     });
+  });
+
+  it('a service named in any script and at any length is stored, in a folder the file system takes, and reported by its name', async () => {
+    const names = ['支'.repeat(29), '日本語のサービス名'.repeat(4), 'a'.repeat(256), `${'b'.repeat(300)}-1`, `${'b'.repeat(300)}-2`, 'é'.repeat(200), 'plain-name'];
+    const [line] = lines('g2-ghost-email.jsonl');
+    write('names.jsonl', `${names.map((name, i) => line!.replace(/"stringValue":"checkout-agent"/g, `"stringValue":${JSON.stringify(name)}`).replace(/"(traceId|spanId|parentSpanId)":"[0-9a-f]{2}/g, (_m, key: string) => `"${key}":"${String(i).padStart(2, '0')}`)).join('\n')}\n`);
+    const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    expect(report.input.skipped).toEqual([]);
+    expect(report.groups.map((g) => g.service).sort()).toEqual([...names].sort());
+    const folders = [...new Set(parquetFiles().map((f) => f.split('/')[1]!))];
+    expect(folders).toHaveLength(names.length);
+    for (const f of folders) expect(Buffer.byteLength(f), f).toBeLessThan(255);
+    // Short names are their own folder; long ones a readable cut and a hash, distinct even with a shared beginning.
+    expect(folders).toContain('service_folder=plain-name');
+    expect(folders.filter((f) => f.startsWith('service_folder=bbbbbbbbbbbbbbb~'))).toHaveLength(2);
+    // A second ingest into the same store reads the folders back.
+    const again = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
+    expect(again.totals.runs).toBe(report.totals.runs);
   });
 
   it('rewrites a day whole when it gets new spans: still one file per day and service, the old ones gone, no span twice', async () => {
@@ -136,17 +154,35 @@ describe('the Parquet store', () => {
     write('a.jsonl', `${lines('g2-ghost-email.jsonl')[0]}\n`);
     await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
     const live = parquetFiles();
-    const stray = path.join(db, 'spans', path.dirname(live[0]!), 'part-dead-0.parquet');
+    const stray = path.join(db, 'spans', path.dirname(live[0]!), 'part-1790000000000-deadbeef-0.parquet');
     fs.copyFileSync(path.join(db, 'spans', live[0]!), stray);
+    // Files afterstop did not name so are not its own: a sweep leaves them.
+    const theirs = [path.join(db, 'spans', 'mine.parquet'), path.join(db, 'spans', path.dirname(live[0]!), 'export.parquet')];
+    for (const f of theirs) fs.copyFileSync(path.join(db, 'spans', live[0]!), f);
     const store = await Store.open(db);
-    await store.connection.run('INSERT INTO spans SELECT * EXCLUDE (day) FROM read_parquet($f)', { f: path.join(db, 'spans', live[0]!) });
+    await store.connection.run('INSERT INTO spans SELECT * EXCLUDE (day, service_folder) FROM read_parquet($f)', { f: path.join(db, 'spans', live[0]!) });
     store.close();
     write('b.jsonl', `${lines('g2-ghost-email.jsonl')[1]}\n`);
     const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
     expect(fs.existsSync(stray)).toBe(false);
+    for (const f of theirs) expect(fs.existsSync(f), f).toBe(true);
     expect(report.totals.runs).toBe(2);
     const whole = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
     expect(report.totals).toEqual(whole.totals);
+  });
+
+  it('refuses a folder that holds files and is not an afterstop store, and touches nothing in it', async () => {
+    const theirs = path.join(dir, 'my-project');
+    fs.mkdirSync(path.join(theirs, 'spans'), { recursive: true });
+    fs.writeFileSync(path.join(theirs, 'spans', 'data.parquet'), 'PAR1 not afterstop');
+    fs.writeFileSync(path.join(theirs, 'notes.txt'), 'mine');
+    await expect(analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: theirs })).rejects.toThrow(`${theirs}: not an afterstop store`);
+    expect(fs.readdirSync(theirs).sort()).toEqual(['notes.txt', 'spans']);
+    expect(fs.readdirSync(path.join(theirs, 'spans'))).toEqual(['data.parquet']);
+    // An empty folder is a new store.
+    const empty = path.join(dir, 'empty');
+    fs.mkdirSync(empty);
+    expect((await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: empty, pricesFile: prices })).totals.runs).toBeGreaterThan(0);
   });
 
   it('refuses a store of an earlier afterstop (one DuckDB file), naming it', async () => {

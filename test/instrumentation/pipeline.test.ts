@@ -38,6 +38,10 @@ describe('configuration', () => {
     expect(config.settleDeadlineMs).toBe(250);
     expect(config.maxQueueSize).toBe(4096); // not a number: the default, with a warning
     expect(resolveConfig({}, {}).settleDeadlineMs).toBe(5000);
+    // A time past what Node's timers can wait (they would fire after 1 ms, warning on the app's stderr) is clamped.
+    const long = resolveConfig({ scheduledDelayMs: 1e12, processGraceMs: 2 ** 31 }, { AFTERSTOP_FLUSH_TIMEOUT_MS: '3e9', AFTERSTOP_SETTLE_DEADLINE_MS: '1e10' });
+    expect([long.flushTimeoutMs, long.settleDeadlineMs, long.scheduledDelayMs, long.processGraceMs]).toEqual([2 ** 31 - 1, 2 ** 31 - 1, 2 ** 31 - 1, 2 ** 31 - 1]);
+    expect(resolveConfig({ settleDeadlineMs: false }, {}).settleDeadlineMs).toBe(false);
   });
 });
 

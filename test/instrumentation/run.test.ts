@@ -121,6 +121,20 @@ describe('cancel', () => {
     expect(request.attributes['afterstop.cancel.reason']).toBe('x'.repeat(256));
   });
 
+  it('cuts the reason on a code point: an emoji across the 256th unit is left out whole, a lone surrogate given is replaced', async () => {
+    const run = startRun({});
+    await run.cancel({ reason: `${'x'.repeat(255)}😀 and more` });
+    const lone = startRun({});
+    await lone.cancel({ reason: 'broken \ud800 reason' });
+    run.end();
+    lone.end();
+    const reason = only(await capture.spans(run.id), 'afterstop.cancel.request').attributes['afterstop.cancel.reason'] as string;
+    expect(reason).toBe('x'.repeat(255));
+    expect(only(await capture.spans(lone.id), 'afterstop.cancel.request').attributes['afterstop.cancel.reason']).toBe('broken \ufffd reason');
+    // Every value written is well-formed text: JSON readers (DuckDB among them) take it.
+    expect(JSON.parse(JSON.stringify(reason))).toBe(reason);
+  });
+
   it('acknowledges once, with the same cancel id and what is still running', async () => {
     const run = startRun({});
     run.acknowledge(); // nothing to acknowledge yet: ignored
