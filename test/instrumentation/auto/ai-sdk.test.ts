@@ -137,7 +137,7 @@ describe('Vercel AI SDK, more', () => {
     expect(truthAfterStop(r).ghostCommits).toBe(1);
     expect(r.report.totals).toMatchObject({ cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
     expect(r.report.findings.find((f) => f.kind === 'possible_ghost_commit')?.detail).toMatch(/^send_email \(unknown\) may have committed after Stop: it started [\d.]+ ms before Stop and never ended/);
-    const job = (...flags: string[]) => spawnSync(process.execPath, [CLI, 'leak-report', r.traces, '--format', 'json', '--max-ghost-commits', '0', ...flags], { encoding: 'utf8' });
+    const job = (...flags: string[]) => spawnSync(process.execPath, [CLI, 'leak-report', r.traces, '--db', ':memory:', '--format', 'json', '--max-ghost-commits', '0', ...flags], { encoding: 'utf8' });
     const strict = job();
     expect(strict.status).toBe(1);
     expect(strict.stderr).toMatch(/--max-ghost-commits/);
