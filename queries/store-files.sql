@@ -45,8 +45,10 @@ read AS (
     otlp_id(s.parentSpanId) AS parent_span_id,
     coalesce(s.name, '') AS name,
     otlp_kind(s.kind) AS kind,
-    TRY_CAST(s.startTimeUnixNano AS BIGINT) AS start_ns,
-    TRY_CAST(s.endTimeUnixNano AS BIGINT) AS end_ns,
+    -- A time is ns since the epoch, 0 to 2^63 - 1: a negative one, or one past int64, is no time (NULL: counted
+    -- as a span without times and named in input.skipped, as the careful path names it).
+    CASE WHEN TRY_CAST(s.startTimeUnixNano AS BIGINT) >= 0 THEN TRY_CAST(s.startTimeUnixNano AS BIGINT) END AS start_ns,
+    CASE WHEN TRY_CAST(s.endTimeUnixNano AS BIGINT) >= 0 THEN TRY_CAST(s.endTimeUnixNano AS BIGINT) END AS end_ns,
     otlp_status(s.status.code) AS status_code,
     nullif(s.status.message, '') AS status_message,
     service,

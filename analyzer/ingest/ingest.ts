@@ -159,7 +159,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
       continue;
     }
     // A span without ids or times cannot be used: drop-invalid.sql removes it, and it is said here.
-    const skipped = stored.invalid > 0 ? [{ file: f.path, line: 0, reason: `${stored.invalid} span(s) without a trace id, span id or times` }] : [];
+    const skipped = stored.invalid > 0 ? [{ file: f.path, line: 0, reason: `${stored.invalid} span(s) without a trace id, span id or times (ns since the epoch, 0 to 2^63 - 1)` }] : [];
     summary.spansRead += stored.spans;
     summary.skipped.push(...skipped);
     read.push({ file: f, spans: stored.spans, skipped });

@@ -23,8 +23,10 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 /** A time isNanos accepted, as a number of ns (a JSON number is whole ns, a fraction cut). */
 const nanos = (v: unknown): bigint => (typeof v === 'string' ? BigInt(v) : BigInt(Math.trunc(v as number)));
+const MAX_NANOS = 2n ** 63n - 1n;
+/** A time in ns since the epoch that the store can hold: 0 to 2^63 - 1 (int64), as digits or a JSON number. */
 const isNanos = (v: unknown): boolean =>
-  (typeof v === 'string' && /^\d{1,20}$/.test(v)) || (typeof v === 'number' && Number.isFinite(v) && v >= 0);
+  (typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_NANOS) || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= Number(MAX_NANOS));
 
 function zstdStream(): Transform {
   let transform: Transform;
@@ -119,7 +121,7 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
         const missing = ['traceId', 'spanId'].filter((k) => !isId(s[k]));
         const badTimes = ['startTimeUnixNano', 'endTimeUnixNano'].filter((k) => !isNanos(s[k]));
         if (missing.length > 0 || badTimes.length > 0) {
-          at(`span ${id}: ${[...missing.map((k) => `no ${k}`), ...badTimes.map((k) => `${k} is not a time`)].join(', ')}`);
+          at(`span ${id}: ${[...missing.map((k) => `no ${k}`), ...badTimes.map((k) => `${k} is not a time (ns since the epoch, 0 to 2^63 - 1)`)].join(', ')}`);
           continue;
         }
         // A clock that went backwards within one span: its duration would be negative, its times unusable.

@@ -31,6 +31,28 @@ const edit = (line: string, f: (span: Record<string, unknown>) => void): string 
 const clean = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
 
 describe('bad inputs, one by one', () => {
+  it('a time past int64, or negative, is no time: named in input.skipped on the fast path and the careful one alike, the rest read', async () => {
+    const first = (f: (span: Record<string, unknown>) => void) => (line: string) => {
+      let done = false;
+      return edit(line, (span) => { if (!done) { f(span); done = true; } });
+    };
+    const cases = {
+      past: g2.map(first((s) => (s['endTimeUnixNano'] = '18446744073709551615'))),
+      negative: g2.map(first((s) => (s['startTimeUnixNano'] = '-5'))),
+      'past, as a number': g2.map(first((s) => (s['endTimeUnixNano'] = 18446744073709551615))),
+      // A broken line beside it sends the file down the careful path.
+      'negative, careful path': [...g2.map(first((s) => (s['startTimeUnixNano'] = '-5'))), '{"resourceSpans": [ broken'],
+    };
+    for (const [name, lines] of Object.entries(cases)) {
+      const report = await analyze({ inputs: [write(lines)], db: ':memory:', pricesFile: prices });
+      const timeSkips = report.input.skipped.filter((k) => /not a time|without a trace id, span id or times/.test(k.reason));
+      expect(timeSkips.length, name).toBeGreaterThan(0);
+      // Every span is either added or named: none vanishes.
+      const named = timeSkips.reduce((n, k) => n + (Number(/^(\d+) span\(s\)/.exec(k.reason)?.[1] ?? 1)), 0);
+      expect(report.input.spans_added + named, name).toBe(clean.input.spans_read);
+    }
+  });
+
   it('the same span twice with conflicting content: kept once (the first read), the figures unchanged', async () => {
     const conflicting = g2.map((l) => edit(l, (s) => { s['name'] = `${String(s['name'])}`; s['attributes'] = [...(s['attributes'] as unknown[]), { key: 'x.conflict', value: { stringValue: 'second copy' } }]; }));
     const report = await analyze({ inputs: [write([...g2, ...conflicting])], db: ':memory:', pricesFile: prices });
