@@ -58,6 +58,19 @@ export class Store {
       throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files); remove it or use another --db`, { path: where });
     }
     const folder = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-store-')) : path.resolve(where);
+    try {
+      return await Store.openIn(where, folder, temporary, memoryLimit);
+    } catch (error) {
+      if (temporary) fs.rmSync(folder, { recursive: true, force: true });
+      if (InputError.isInstance(error)) throw error;
+      // A catalog that is corrupt, truncated or a folder, a store on a read-only file system: the store is
+      // the user's input, so this is bad input, named, not a crash.
+      const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      throw new InputError(`${where}: cannot open the store (${message})`, { path: where, cause: error });
+    }
+  }
+
+  private static async openIn(where: string, folder: string, temporary: boolean, memoryLimit: string): Promise<Store> {
     // A folder that holds files but no catalog is someone else's: afterstop neither writes into it nor cleans it.
     if (!temporary && fs.existsSync(folder) && !fs.existsSync(path.join(folder, CATALOG)) && fs.readdirSync(folder).length > 0) {
       throw new InputError(`${where}: not an afterstop store (it holds files and no ${CATALOG}); give an empty or new folder to --db`, { path: where });
@@ -76,7 +89,6 @@ export class Store {
     } catch (error) {
       connection?.closeSync();
       instance?.closeSync();
-      if (temporary) fs.rmSync(folder, { recursive: true, force: true });
       throw error;
     }
   }

@@ -1,9 +1,14 @@
-/** The CLI's exit codes: 0 all is well, 1 a budget was broken, 2 bad usage or unreadable input. */
+/**
+ * The CLI's exit codes, each meaning one thing: 0 all is well, 1 a budget was broken, 2 bad usage or
+ * unreadable input (one line on stderr naming what), 70 an internal error (a bug: the stack on stderr;
+ * EX_SOFTWARE of sysexits.h), so that a nightly job never reads a crash as a breached budget.
+ */
 export const EXIT_OK = 0;
 export const EXIT_BUDGET = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_INTERNAL = 70;
 
-export type ExitCode = typeof EXIT_OK | typeof EXIT_BUDGET | typeof EXIT_USAGE;
+export type ExitCode = typeof EXIT_OK | typeof EXIT_BUDGET | typeof EXIT_USAGE | typeof EXIT_INTERNAL;
 
 /** Where a command reports an outcome: the program exits in one place, with it. */
 export interface CommandResult {

@@ -13,7 +13,18 @@ import { leakReportCommand } from './commands/leak-report.js';
 import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
-import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { InputError } from '../errors.js';
+import { EXIT_INTERNAL, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+
+/** Credentials in a URL (`//user:password@host`) are never echoed: commander repeats an invalid argument whole. */
+export const redactCredentials = (text: string): string => text.replace(/(\/\/[^\s/:@]*:)[^\s/@]*@/g, '$1***@');
+
+/** Something that is not the user's doing: said with its stack, and its own exit code. */
+function internalError(error: unknown): ExitCode {
+  const text = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+  process.stderr.write(`afterstop: internal error (please report it): ${redactCredentials(text)}\n`);
+  return EXIT_INTERNAL;
+}
 
 export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
   const program = new Command('afterstop')
@@ -27,7 +38,10 @@ export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
     .addCommand(simulatorCommand(done));
   // Commander would call process.exit on a usage error; every command throws instead,
   // so that the program exits in one place.
-  for (const command of [program, ...program.commands]) command.exitOverride();
+  for (const command of [program, ...program.commands]) {
+    command.exitOverride();
+    command.configureOutput({ outputError: (text, write) => write(redactCredentials(text)) });
+  }
   return program;
 }
 
@@ -38,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT_USAGE;
-    throw error;
+    return failed(error);
   }
   if (pending === undefined) {
     program.outputHelp({ error: true });
@@ -47,9 +61,26 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await pending;
   } catch (error) {
-    console.error(`afterstop: ${error instanceof Error ? error.message : String(error)}`);
-    return EXIT_USAGE;
+    return failed(error);
   }
+}
+
+/** A command that threw: bad input or usage (an InputError) is one line and exit 2; anything else is internal. */
+export function failed(error: unknown): ExitCode {
+  if (!InputError.isInstance(error)) return internalError(error);
+  process.stderr.write(`afterstop: ${redactCredentials(error.message)}\n`);
+  return EXIT_USAGE;
+}
+
+/**
+ * A reader that closed stdout early (`afterstop query ... | head`) is not an error of ours: stop writing and
+ * exit with what the command had, quietly. Any other error of the stream is.
+ */
+function quietOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
 }
 
 /** True when this file is the program being run (directly, or through the npm bin link). */
@@ -63,4 +94,7 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) process.exitCode = await main(process.argv);
+if (isEntryPoint()) {
+  quietOnClosedStdout();
+  process.exitCode = await main(process.argv).catch(internalError);
+}

@@ -11,7 +11,11 @@ export const AGE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/;
  */
 export function parseTime(value: string, now: Date = new Date()): Date {
   const age = AGE.exec(value.trim());
-  if (age) return new Date(now.getTime() - Number(age[1]) * (UNITS[age[2]!] ?? 0));
+  if (age) {
+    const date = new Date(now.getTime() - Number(age[1]) * (UNITS[age[2]!] ?? 0));
+    if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('an age too long to be a time (before 271,821 BC)');
+    return date;
+  }
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) {
     const date = new Date(value);
     if (!Number.isNaN(date.getTime())) return date;

@@ -10,9 +10,18 @@ export type Row = Record<string, unknown>;
 const bigints = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : String(v)) : v);
 const text = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v, bigints) : String(v));
 
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
+/**
+ * RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. A text that a spreadsheet
+ * would run as a formula (it begins with =, +, -, @, a tab or a carriage return) is prefixed with an
+ * apostrophe (OWASP's advice on CSV injection); numbers stay numbers. Control characters other than line
+ * breaks and tabs (raw escape sequences) are shown as U+FFFD.
+ */
 const csvField = (v: unknown): string => {
-  const s = text(v);
+  let s = text(v);
+  if (typeof v === 'string') {
+    s = s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, '\ufffd');
+    if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  }
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 

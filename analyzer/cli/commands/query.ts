@@ -97,7 +97,12 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
       if (q.sql.includes('report_')) {
         await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, prices: loadPrices(options.prices) });
       }
-      return store.rows(q, params);
+      try {
+        return await store.rows(q, params);
+      } catch (error) {
+        // The query is ours and ran in the tests; what fails here is the values the user gave it (a negative limit).
+        throw new InputError(`${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (check the --param values)`, { cause: error });
+      }
     });
     process.stdout.write(renderRows(rows, format));
     return EXIT_OK;

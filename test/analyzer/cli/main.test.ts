@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT_INTERNAL, EXIT_USAGE } from '../../../analyzer/cli/exit-codes.js';
+import { failed, redactCredentials } from '../../../analyzer/cli/main.js';
+import { InputError } from '../../../analyzer/errors.js';
+import { distModule } from '../../helpers/child.js';
+import { traces } from '../../helpers/trace-builder.js';
+
+/**
+ * The program's exit codes mean one thing each: 1 is only ever a broken budget. Bad input and usage are
+ * exit 2 with one line naming what; an internal error is 70 with its stack; a closed stdout is no error.
+ */
+const CLI = fileURLToPath(distModule('analyzer/cli/main.js'));
+const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-exit-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const afterstop = (args: string[], options: { shell?: string } = {}) =>
+  options.shell !== undefined
+    ? spawnSync('bash', ['-c', options.shell], { encoding: 'utf8', cwd: dir })
+    : spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
+const oneLine = (stderr: string): void => {
+  expect(stderr.trim().split('\n'), stderr).toHaveLength(1);
+  expect(stderr).not.toMatch(/\n\s+at /);
+};
+
+describe('exit codes', () => {
+  it('a corrupt or truncated catalog, or a folder in its place: exit 2, one line naming the store', () => {
+    const good = path.join(dir, 'good');
+    expect(afterstop(['ingest', `${golden}g2-ghost-email.jsonl`, '--db', good]).status).toBe(0);
+    const catalog = path.join(good, 'catalog.duckdb');
+    for (const [name, damage] of [
+      ['truncated', () => fs.truncateSync(catalog, 1000)],
+      ['garbage', () => fs.writeFileSync(catalog, 'not a database at all '.repeat(1000))],
+      ['a folder', () => { fs.rmSync(catalog); fs.mkdirSync(catalog); }],
+    ] as const) {
+      damage();
+      const out = afterstop(['leak-report', `${golden}g2-ghost-email.jsonl`, '--db', good, '--format', 'json']);
+      expect(out.status, name).toBe(EXIT_USAGE);
+      expect(out.stderr, name).toContain(`${good}: cannot open the store`);
+      oneLine(out.stderr);
+    }
+  });
+
+  it('values the user gave that a query or a time cannot take: exit 2, one line', () => {
+    const db = path.join(dir, 'store');
+    expect(afterstop(['ingest', `${golden}g2-ghost-email.jsonl`, '--db', db]).status).toBe(0);
+    const negative = afterstop(['query', 'findings', '--db', db, '--param', 'limit=-1']);
+    expect(negative.status).toBe(EXIT_USAGE);
+    expect(negative.stderr).toMatch(/^afterstop: findings: .*--param/);
+    oneLine(negative.stderr);
+    const since = afterstop(['leak-report', `${golden}g2-ghost-email.jsonl`, '--db', ':memory:', '--since', '99999999999999999999d']);
+    expect(since.status).toBe(EXIT_USAGE);
+    expect(since.stderr).toMatch(/--since/);
+  });
+
+  it('an invalid --clickhouse URL is named without its password', () => {
+    const out = afterstop(['leak-report', '--clickhouse', 'http://reader:s3cret-pa55@[bad', '--table', 'otel.otel_traces']);
+    expect(out.status).toBe(EXIT_USAGE);
+    expect(out.stderr).not.toContain('s3cret-pa55');
+    expect(out.stderr).toContain('reader:***@');
+    expect(redactCredentials('see https://u:p@h:8123/x and http://h/y')).toBe('see https://u:***@h:8123/x and http://h/y');
+  });
+
+  it('stdout closed early (| head): the output stops, no stack, the exit code of the command', () => {
+    // Far more than a pipe holds (64 KiB), so that the write meets the closed pipe.
+    const t = traces();
+    for (let i = 0; i < 3000; i++) {
+      const r = t.run({ startMs: i * 10, endMs: i * 10 + 9, outcome: 'cancelled' });
+      r.cancelRequest(i * 10 + 1);
+      r.tool({ name: `send_email_${i}`, callId: `c${i}`, startMs: i * 10, endMs: i * 10 + 5, effect: 'irreversible' });
+      r.commit({ callId: `c${i}`, atMs: i * 10 + 4 });
+    }
+    const big = t.write('many-ghosts.jsonl');
+    const out = afterstop([], { shell: `node ${JSON.stringify(CLI)} leak-report ${JSON.stringify(big)} --db :memory: --format json --no-progress | head -c 10 > /dev/null; echo "exit \${PIPESTATUS[0]}" >&2` });
+    expect(out.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    expect(out.stderr).toMatch(/exit 0/);
+  });
+
+  it('an error that is not the user’s: its own exit code, with the stack; an InputError: exit 2', () => {
+    const stderr = process.stderr.write;
+    const said: string[] = [];
+    process.stderr.write = ((text: string) => (said.push(text), true)) as typeof process.stderr.write;
+    try {
+      expect(failed(new TypeError('x is not a function'))).toBe(EXIT_INTERNAL);
+      expect(failed(new InputError('/data/in.jsonl: not there'))).toBe(EXIT_USAGE);
+    } finally {
+      process.stderr.write = stderr;
+    }
+    expect(said[0]).toMatch(/^afterstop: internal error \(please report it\): TypeError: x is not a function\n\s+at /);
+    expect(said[1]).toBe('afterstop: /data/in.jsonl: not there\n');
+  });
+});
