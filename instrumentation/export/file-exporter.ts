@@ -34,6 +34,8 @@ function writeAsync(fd: number, buffer: Buffer, offset: number): Promise<number>
  * at most the last line cut short, which a reader reports and skips).
  */
 export class FileSpanExporter implements SyncCapableExporter {
+  /** Lines are queued in call order and bounded by maxPendingBytes: an export may come while another runs. */
+  readonly acceptsConcurrentExports = true;
   private fd: number | undefined;
   private size = 0;
   private sequence = 0;

@@ -16,13 +16,15 @@ export interface SyncCapableExporter extends SpanExporter {
   exportSync?(spans: ReadableSpan[]): boolean;
   /** Write synchronously whatever the exporter still holds (lines waiting for the disk). */
   drainSync?(): void;
+  /**
+   * The exporter takes an export while another runs, and bounds what it holds itself (the file exporter
+   * queues lines up to its pending-bytes limit): a full queue then hands it a batch at once instead of
+   * dropping spans ({@link BoundedBatchSpanProcessor}).
+   */
+  readonly acceptsConcurrentExports?: boolean;
 }
 
-/**
- * A fixed-capacity ring of spans. When full, pushing evicts the oldest span:
- * in an outage the newest evidence (a cancel request, a ghost commit) is the
- * one worth keeping.
- */
+/** A fixed-capacity ring of spans. When full, pushing evicts the oldest span. */
 class SpanRing {
   private readonly items: (ReadableSpan | undefined)[];
   private head = 0;
@@ -57,10 +59,55 @@ class SpanRing {
   }
 }
 
+/** afterstop's markers (cancel request and ack, tool start and commit, repair, settle...): the product's evidence. */
+const isEvidence = (span: ReadableSpan): boolean => span.name.startsWith('afterstop.');
+
+/**
+ * The queue: at most `capacity` spans, afterstop's markers apart from the other spans. When it is full, the
+ * oldest other span is evicted first; a marker is evicted only when nothing but markers waits (then the
+ * oldest), and a new other span is the one dropped. A burst of Stops then loses spans that describe the
+ * runs, never the cancel requests and commits before them (a run known only from its markers is still
+ * counted and measured; one without its Stop marker is not cancelled at all).
+ */
+class SpanQueue {
+  private readonly evidence: SpanRing;
+  private readonly other: SpanRing;
+
+  constructor(readonly capacity: number) {
+    this.evidence = new SpanRing(capacity);
+    this.other = new SpanRing(capacity);
+  }
+
+  get length(): number {
+    return this.evidence.length + this.other.length;
+  }
+
+  /** Returns true when a span was dropped (an older one, or this one). */
+  push(span: ReadableSpan): boolean {
+    const marker = isEvidence(span);
+    if (this.length < this.capacity) {
+      (marker ? this.evidence : this.other).push(span);
+      return false;
+    }
+    if (this.other.length > 0) this.other.take(1);
+    else if (marker) this.evidence.take(1);
+    else return true;
+    (marker ? this.evidence : this.other).push(span);
+    return true;
+  }
+
+  /** Up to `max` spans, the markers first. */
+  take(max: number): ReadableSpan[] {
+    const markers = this.evidence.take(max);
+    return markers.length >= max ? markers : markers.concat(this.other.take(max - markers.length));
+  }
+}
+
 /**
  * A batch span processor with bounded memory that counts what it drops.
  *
- * - At most `maxQueueSize` spans wait; beyond it the oldest are dropped and counted.
+ * - At most `maxQueueSize` spans wait; beyond it the oldest are dropped and counted, other spans before
+ *   afterstop's markers ({@link SpanQueue}).
  * - One export runs at a time; a failed or timed-out export counts its spans as dropped
  *   (the OTLP exporter retries transient failures itself before it reports one).
  * - Its timer never keeps the process alive.
@@ -68,13 +115,13 @@ class SpanRing {
  *   a cancel request or a ghost commit, so that the evidence reaches the exporter.
  */
 export class BoundedBatchSpanProcessor implements SpanProcessor {
-  private readonly ring: SpanRing;
+  private readonly ring: SpanQueue;
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private exporting: Promise<void> | undefined;
   private isShutdown = false;
   /** A batch taken from the ring and waiting for resource attributes before export. */
-  private handing: ReadableSpan[] | undefined;
+  private readonly handing = new Set<ReadableSpan[]>();
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
   /** Of `dropped`, the spans the full queue evicted (the rest were in failed exports), and those of exports that timed out. */
   private queueFull = 0;
@@ -93,7 +140,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     // A batch larger than the queue would never fill: the queue would overflow first.
     const maxExportBatchSize = Math.min(maxQueueSize, Math.max(1, Math.floor(options.maxExportBatchSize) || 1));
     this.options = { ...options, maxQueueSize, maxExportBatchSize };
-    this.ring = new SpanRing(maxQueueSize);
+    this.ring = new SpanQueue(maxQueueSize);
   }
 
   stats(): ExportStats {
@@ -112,6 +159,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (this.isShutdown) {
       this.afterShutdown++;
       return;
+    }
+    // A burst (thousands of Stops at once) fills the queue before any export can run: an exporter that
+    // bounds what it holds itself is handed the oldest batch now (markers first), rather than spans dropped.
+    // This is the one case where a batch is serialised inside span.end(): bounded to one batch per full queue.
+    if (this.ring.length >= this.ring.capacity && this.exporter.acceptsConcurrentExports === true) {
+      void this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
     }
     if (this.ring.push(span)) {
       this.counters.dropped++;
@@ -155,9 +208,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       reportInternalError('export at exit', error);
     }
     if (!this.exporter.exportSync) return;
-    const handing = this.handing;
-    this.handing = undefined;
-    const batches: ReadableSpan[][] = handing ? [handing] : [];
+    const batches: ReadableSpan[][] = [...this.handing];
+    this.handing.clear();
     while (this.ring.length > 0) batches.push(this.ring.take(this.options.maxExportBatchSize));
     for (const batch of batches) {
       let written = false;
@@ -231,12 +283,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     // for them, as the SDK's batch processor does, so every line carries them.
     const pending = batch.filter((span) => span.resource.asyncAttributesPending);
     if (pending.length > 0) {
-      this.handing = batch; // out of the ring, not yet with the exporter: flushSync must still see it
+      // Out of the ring, not yet with the exporter: flushSync must still see it. (A set: a burst hands
+      // batches while others still wait.)
+      this.handing.add(batch);
       await Promise.all(pending.map((span) => span.resource.waitForAsyncAttributes?.())).catch((error: unknown) =>
         reportInternalError('resource attributes', error),
       );
-      if (this.handing !== batch) return; // written at exit meanwhile
-      this.handing = undefined;
+      if (!this.handing.delete(batch)) return; // written at exit meanwhile
     }
     return new Promise<void>((resolve) => {
       let done = false;

@@ -59,6 +59,35 @@ describe('BoundedBatchSpanProcessor: bounded memory', () => {
     expect(queue.stats()).toEqual({ queued: 0, exported: 10, dropped: 15, failedExports: 0 });
   });
 
+  it('a full queue drops other spans before afterstop markers: a burst of Stops keeps every cancel request', () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxQueueSize: 10, maxExportBatchSize: 1000 });
+    // A burst: each run's span, its cancel request and its ack, 3 × 6 spans into a queue of 10.
+    for (let i = 0; i < 6; i++) {
+      end(`invoke_agent r${i}`);
+      end(`afterstop.cancel.request r${i}`);
+      end(`afterstop.cancel.ack r${i}`);
+    }
+    expect(queue.stats()).toMatchObject({ queued: 10, dropped: 8 });
+    queue.flushSync();
+    const kept = exporter.syncBatches.flat().map((s) => s.name);
+    // Every marker is kept (12 would not fit: the oldest two markers went, after every other span).
+    expect(kept.filter((n) => n.startsWith('invoke_agent'))).toEqual([]);
+    expect(kept.filter((n) => n.startsWith('afterstop.cancel.request'))).toEqual(['afterstop.cancel.request r1', 'afterstop.cancel.request r2', 'afterstop.cancel.request r3', 'afterstop.cancel.request r4', 'afterstop.cancel.request r5']);
+    expect(kept).toHaveLength(10);
+  });
+
+  it('with room for the markers, only other spans are dropped, the newest of them kept', () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxQueueSize: 10, maxExportBatchSize: 1000 });
+    for (let i = 0; i < 4; i++) end(`afterstop.cancel.request r${i}`);
+    for (let i = 0; i < 20; i++) end(`chat ${i}`);
+    queue.flushSync();
+    const kept = exporter.syncBatches.flat().map((s) => s.name);
+    expect(kept.filter((n) => n.startsWith('afterstop.'))).toHaveLength(4);
+    expect(kept.filter((n) => n.startsWith('chat'))).toEqual(names(14, 20).map((n) => `chat ${n.slice(1)}`));
+  });
+
   it('stays bounded while an export hangs, and counts the in-flight batch once it fails', async () => {
     const exporter = testExporter('hang');
     const { queue, end } = setupQueue(exporter, { maxQueueSize: 10, maxExportBatchSize: 5 });
