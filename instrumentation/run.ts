@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   context,
   isSpanContextValid,
   trace,
@@ -12,7 +13,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime, isTracingSuppressed } from '@opentelemetry/core';
 import { CancelledError, isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { Pipeline, RunScope } from './internal-types.js';
@@ -20,7 +21,7 @@ import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { startModelCall } from './model.js';
 import { ProcessTracker } from './process.js';
 import { recordCompensation, recordHistoryRepair } from './repair.js';
-import { reportInternalError, safely } from './safe.js';
+import { reportInternalError, safely, sayOnce } from './safe.js';
 import {
   ATTR_CANCEL_ID,
   ATTR_CANCEL_OUTCOME,
@@ -133,6 +134,10 @@ export class InstrumentedRun implements Run, RunScope {
       context.active(),
     );
     this.spanContext = this.span.spanContext();
+    // A sampler that drops the run drops its cancel markers with it (they follow the run's decision): say so.
+    if (isSpanContextValid(this.spanContext) && (this.spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && !isTracingSuppressed(context.active())) {
+      sayOnce('sampler', "the trace sampler dropped a run, and with it the run's Stop markers (cancel request, ack, commits): Stop is not measured for sampled-out runs. Sample afterstop's runs always (OTEL_TRACES_SAMPLER=parentbased_always_on, or a sampler that keeps spans of the afterstop tracer).");
+    }
     this.id = options.runId ?? (isSpanContextValid(this.spanContext) ? this.spanContext.spanId : randomUUID());
     this.common = { [ATTR_RUN_ID]: this.id, [ATTR_FRAMEWORK]: options.framework ?? 'manual' };
     if (options.conversationId !== undefined) this.common[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;

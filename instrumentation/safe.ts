@@ -18,6 +18,22 @@ export function reportInternalError(where: string, error: unknown): void {
   }
 }
 
+const said = new Set<string>();
+
+/**
+ * Say something the app's operator must know, once per process, on stderr (not through diag, which is
+ * silent unless the app set a logger): never throws.
+ */
+export function sayOnce(key: string, message: string): void {
+  if (said.has(key)) return;
+  said.add(key);
+  try {
+    process.stderr.write(`afterstop: ${message}\n`);
+  } catch {
+    // stderr itself failed: nothing more we can do
+  }
+}
+
 /** Run `fn`; on any error return `fallback` instead. */
 export function safely<T>(where: string, fn: () => T, fallback: T): T {
   try {
