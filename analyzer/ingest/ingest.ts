@@ -81,20 +81,25 @@ async function storeFiles(
  * The careful path for one file: every line checked in Node, the clean ones
  * stored through a temporary file, the rest named in `skipped`.
  */
-async function storeCarefully(store: Store, ingestId: number, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[] }> {
+async function storeCarefully(store: Store, ingestId: number, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[]; again?: true }> {
   const clean = await sanitizeFile(file);
   if (clean.lines.length > 0) {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
+    // Lines that passed every check failing now is the machine's trouble (a full disk for the temporary
+    // file or DuckDB's spill), not the file's: its spans are not stored, so it is not counted as read, and
+    // the next ingest reads it again.
+    const notStored = (why: string) => ({ spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: `${why}; it will be read again next time` }], again: true as const });
+    let tmp: string | undefined;
     try {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
       const tmpFile = path.join(tmp, 'clean.jsonl');
       fs.writeFileSync(tmpFile, `${clean.lines.join('\n')}\n`);
       const longest = clean.lines.reduce((max, line) => Math.max(max, Buffer.byteLength(line)), 0);
       const stored = await storeFiles(store, ingestId, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, longest + 1024));
-      if (stored === undefined) {
-        return { spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: 'DuckDB could not read even the cleaned lines' }] };
-      }
+      if (stored === undefined) return notStored('DuckDB could not store its checked lines');
+    } catch (error) {
+      return notStored(`its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
+      if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
     }
   }
   return { spans: clean.spans, skipped: clean.skipped };
@@ -193,7 +198,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
       const careful = await storeCarefully(store, ingestId, f);
       summary.spansRead += careful.spans;
       summary.skipped.push(...careful.skipped);
-      read.push({ file: f, spans: careful.spans, skipped: careful.skipped });
+      read.push({ file: f, spans: careful.spans, skipped: careful.skipped, ...(careful.again ? { again: true as const } : {}) });
     }
   }
   await store.run(query('drop-invalid'), { ingest_id: ingestId });

@@ -31,6 +31,24 @@ const edit = (line: string, f: (span: Record<string, unknown>) => void): string 
 const clean = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
 
 describe('bad inputs, one by one', () => {
+  it('a file whose checked lines cannot be stored now (no room for the temporary file) is not counted as read: the next ingest reads it whole', async () => {
+    const db = path.join(dir, `store-${n}`);
+    const file = write([...g2, '{"resourceSpans": [ broken']); // a broken line: the careful path
+    const tmp = process.env['TMPDIR'];
+    process.env['TMPDIR'] = path.join(dir, 'no-such-folder', 'tmp');
+    let first;
+    try {
+      first = await analyze({ inputs: [file], db, pricesFile: prices });
+    } finally {
+      process.env['TMPDIR'] = tmp;
+    }
+    expect(first.input.spans_added).toBe(0);
+    expect(first.input.skipped.map((k) => k.reason)).toContainEqual(expect.stringMatching(/could not be stored \(ENOENT\); it will be read again next time/));
+    const second = await analyze({ inputs: [file], db, pricesFile: prices });
+    expect(second.input.spans_added).toBe(clean.input.spans_read);
+    expect(second.totals).toEqual(clean.totals);
+  });
+
   it('a time past int64, or negative, is no time: named in input.skipped on the fast path and the careful one alike, the rest read', async () => {
     const first = (f: (span: Record<string, unknown>) => void) => (line: string) => {
       let done = false;
