@@ -130,6 +130,9 @@ function figures(r: Row): Figures {
   };
 }
 
+/** A run's id within its trace, from the store's key `<trace id>:<run id>`. */
+export const localRunId = (key: string): string => key.slice(key.indexOf(':') + 1);
+
 const iso = (ns: unknown): string => new Date(Number(BigInt(String(ns)) / 1_000_000n)).toISOString();
 /** A time as ns since the epoch (NULL for an open end). */
 export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
@@ -258,7 +261,8 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     kind: String(r['kind']),
     severity: num(r['severity']),
     trace_id: String(r['trace_id']),
-    run_id: String(r['run_id']),
+    // The run's id beside its trace id: the store keys runs by both (run_key in macros.sql).
+    run_id: localRunId(String(r['run_id'])),
     conversation_id: (r['conversation_id'] as string | null) ?? null,
     tool: (r['tool'] as string | null) ?? null,
     time: iso(r['time_ns']),

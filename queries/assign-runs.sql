@@ -104,7 +104,7 @@ SELECT
        WHEN span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) = 'model'
          AND coalesce(span_role(p.name, p.op_name, p.oi_kind, p.traceloop_kind, p.has_request_model) = 'model', false) THEN 'other'
        ELSE span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) END AS role,
-  CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.assigned_run_id END AS run_id
+  CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE run_key(a.trace_id, a.assigned_run_id) END AS run_id
 FROM assigned a
 LEFT JOIN base p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
 ) AS a

@@ -33,7 +33,7 @@ WITH found AS (
   FROM report_post_cancel_errors e
   UNION ALL
   SELECT 'replay_duplicate', 1, d.trace_id, d.run_id, d.tool, d.start_ns,
-    d.tool || ' committed ' || d.effect_key || ' again (first by run ' || coalesce(d.first_run_id, '?') || ')'
+    d.tool || ' committed ' || d.effect_key || ' again (first by run ' || coalesce(run_local_id(d.first_run_id), '?') || ')'
   FROM report_replays d
   UNION ALL
   SELECT CASE WHEN s.violation THEN 'steer_violation' ELSE 'steer_dropped' END, 3, s.trace_id, s.run_id, NULL, coalesce(s.injected_ns, s.enqueued_ns),

@@ -93,6 +93,13 @@ CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
 CREATE OR REPLACE TEMP MACRO stop_offset(d) AS
   CASE WHEN d < 0 THEN printf('%.3f', -d / 1e6) || ' ms before Stop' ELSE printf('%.3f', d / 1e6) || ' ms after Stop' END;
 
+-- A run's key: its trace id and its id within the trace (its run span's id, or the afterstop.run.id its spans
+-- name). Span ids are unique only within a trace: the same ids in two traces are two runs.
+CREATE OR REPLACE TEMP MACRO run_key(trace_id, local_id) AS trace_id || ':' || local_id;
+
+-- A run's id as the report shows it (beside its trace id): the part after the trace id.
+CREATE OR REPLACE TEMP MACRO run_local_id(run_id) AS substr(run_id, strpos(run_id, ':') + 1);
+
 -- Is a span a run (invoke_agent)?
 CREATE OR REPLACE TEMP MACRO is_run_span(name, op_name) AS
   coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent');
@@ -196,6 +203,7 @@ SELECT
   * EXCLUDE (ks, vs),
   CASE WHEN output_tool_calls THEN map(ks, vs) END AS output_attrs,
   span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS role,
-  -- Its run when it names it; a run span is its own run.
-  CASE WHEN attr_run_id IS NOT NULL THEN attr_run_id WHEN is_run_span(name, op_name) THEN span_id END AS run_id
+  -- Its run when it names it; a run span is its own run. Keyed by trace too (run_key): span ids are unique
+  -- only within a trace.
+  CASE WHEN attr_run_id IS NOT NULL THEN run_key(trace_id, attr_run_id) WHEN is_run_span(name, op_name) THEN run_key(trace_id, span_id) END AS run_id
 FROM extracted;

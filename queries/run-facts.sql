@@ -6,10 +6,10 @@ WITH per_run AS (
   SELECT
     run_id,
     coalesce(arg_min(trace_id, start_ns) FILTER (WHERE role = 'run'), arg_min(trace_id, start_ns)) AS trace_id,
-    bool_or(role = 'run' AND coalesce(attr_run_id, span_id) = run_id OR span_id = run_id) AS has_run_span,
+    bool_or(role = 'run' AND run_key(trace_id, coalesce(attr_run_id, span_id)) = run_id OR run_key(trace_id, span_id) = run_id) AS has_run_span,
     min(start_ns) AS first_ns,
-    max(start_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_start_ns,
-    max(end_ns) FILTER (WHERE span_id = run_id OR (role = 'run' AND attr_run_id = run_id)) AS run_end_ns,
+    max(start_ns) FILTER (WHERE run_key(trace_id, span_id) = run_id OR (role = 'run' AND run_key(trace_id, attr_run_id) = run_id)) AS run_start_ns,
+    max(end_ns) FILTER (WHERE run_key(trace_id, span_id) = run_id OR (role = 'run' AND run_key(trace_id, attr_run_id) = run_id)) AS run_end_ns,
     any_value(outcome) FILTER (WHERE role = 'run') AS outcome,
     coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
     coalesce(any_value(agent_name) FILTER (WHERE role = 'run'), any_value(agent_name),

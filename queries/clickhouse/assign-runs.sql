@@ -95,7 +95,7 @@ assigned AS (
       a.assigned_run_id = a.span_id, 'run',
       r.role = 'model' AND coalesce(pr.role = 'model', false), 'other',
       r.role) AS new_role,
-    if(a.under_non_agent_root AND NOT a.below_top_agent_like, NULL, a.assigned_run_id) AS new_run_id
+    if(a.under_non_agent_root AND NOT a.below_top_agent_like, NULL, concat(a.trace_id, ':', a.assigned_run_id)) AS new_run_id
   FROM looked_up AS a
   JOIN role_of AS r ON r.trace_id = a.trace_id AND r.span_id = a.span_id
   LEFT JOIN role_of AS pr ON pr.trace_id = a.trace_id AND pr.span_id = a.parent_span_id

@@ -35,7 +35,7 @@ WITH found AS (
   FROM report_post_cancel_errors AS e
   UNION ALL
   SELECT 'replay_duplicate', 1, d.trace_id, d.run_id, d.tool, d.start_ns,
-    concat(d.tool, ' committed ', d.effect_key, ' again (first by run ', coalesce(d.first_run_id, '?'), ')')
+    concat(d.tool, ' committed ', d.effect_key, ' again (first by run ', coalesce(substring(d.first_run_id, position(d.first_run_id, ':') + 1), '?'), ')')
   FROM report_replays AS d
   UNION ALL
   SELECT if(s.violation, 'steer_violation', 'steer_dropped'), 3, s.trace_id, s.run_id, NULL, coalesce(s.injected_ns, s.enqueued_ns),

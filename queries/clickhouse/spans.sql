@@ -103,5 +103,6 @@ SELECT
       OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
       OR oi_kind = 'LLM', 'model',
     'other') AS role,
-  multiIf(attr_run_id IS NOT NULL, attr_run_id, is_run_span, span_id, NULL) AS run_id
+  -- Keyed by trace too, as DuckDB's run_key: span ids are unique only within a trace.
+  multiIf(attr_run_id IS NOT NULL, concat(trace_id, ':', attr_run_id), is_run_span, concat(trace_id, ':', span_id), NULL) AS run_id
 FROM extracted

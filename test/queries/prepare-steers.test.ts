@@ -35,6 +35,6 @@ describe('prepare-steers', () => {
     const a = await analyzeTraces(t);
     const [row] = await a.table('report_steers');
     a.close();
-    expect(row).toMatchObject({ scope: `run:${r.spanId}`, dropped: true, inject_ms: 100 });
+    expect(row).toMatchObject({ scope: `run:${r.traceId}:${r.spanId}`, dropped: true, inject_ms: 100 });
   });
 });

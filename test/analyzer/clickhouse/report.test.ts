@@ -64,6 +64,16 @@ const recheckedFile = (() => {
   return t.write('rechecked.jsonl');
 })();
 
+// The same span ids in three traces (ids unique only within a trace): three runs, keyed by trace and span id.
+const sameIdsFiles = [0, 1, 2].map((i) => {
+  const t = traces();
+  const r = t.run({ traceId: `${i + 1}${'0'.repeat(31)}`, conversation: `conv-${i}`, startMs: 0, endMs: 900, outcome: 'cancelled' });
+  r.cancelRequest(100);
+  r.tool({ name: 'send_email', callId: 'call_1', startMs: 50, endMs: 400, effect: 'irreversible' });
+  r.commit({ callId: 'call_1', atMs: 300 });
+  return t.write(`same-ids-${i}.jsonl`);
+});
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
   ch = await chdbWithTraces({
@@ -77,6 +87,7 @@ beforeAll(async () => {
     retried: { files: [`${golden}g2-ghost-email.jsonl`, `${golden}g2-ghost-email.jsonl`] },
     tokens_after_c: { files: [tokensFile] },
     rechecked: { files: [recheckedFile] },
+    same_ids: { files: sameIdsFiles },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -152,6 +163,12 @@ describe('the leak model in ClickHouse', () => {
     expect(duck.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 2, ghost_commits_possible_alarming: 1 });
     expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(expect.arrayContaining([['gpt-4o-mini', false], ['gpt-4o-2024-08-06', true]]));
     expect(duck.findings.filter((f) => f.kind === 'possible_ghost_commit')).toHaveLength(2);
+    expect(figures(click)).toEqual(figures(duck));
+  });
+
+  it('the same span ids in three traces: three runs, as in DuckDB', async () => {
+    const { duck, click } = await both(sameIdsFiles, 'same_ids');
+    expect(duck.totals).toMatchObject({ runs: 3, cancelled_runs: 3, ghost_commits: 3 });
     expect(figures(click)).toEqual(figures(duck));
   });
 

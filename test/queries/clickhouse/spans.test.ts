@@ -5,7 +5,7 @@ import type { ClickHouseSource } from '../../../analyzer/clickhouse/source.js';
 import { parseQuery, query } from '../../../analyzer/queries.js';
 import type { Store } from '../../../analyzer/store.js';
 import { chdbWithTraces } from '../../helpers/chdb.js';
-import { listValue, openStore, sqlRows } from '../../helpers/trace-builder.js';
+import { listValue, openStore } from '../../helpers/trace-builder.js';
 
 /**
  * queries/clickhouse/spans.sql: the golden traces as the Collector's
@@ -35,7 +35,8 @@ beforeAll(async () => {
   ch = await chdbWithTraces({ otel_traces: { files }, otel_traces_old: { files, spelling: 'old' } });
   store = await openStore();
   await store.run(query('store-files'), { files: listValue(files), compression: 'uncompressed', source: null, max_object_bytes: 16_777_216n, ingest_id: 1 });
-  duck = (await sqlRows(store, 'SELECT * FROM spans')).map(normal).sort(byId);
+  // As stored (the run key whole, not as the report shows it), to compare with ClickHouse's.
+  duck = (await store.connection.runAndReadAll('SELECT * FROM spans')).getRowObjectsJS().map(normal).sort(byId);
 });
 afterAll(async () => {
   store.close();
