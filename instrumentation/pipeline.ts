@@ -117,18 +117,45 @@ function attachProcessor(provider: SdkLikeProvider, processor: SpanProcessor): (
   return undefined;
 }
 
+/**
+ * The OTLP exporter's HTTP agent, whose sockets never keep the process alive: an export to a collector that
+ * hangs must not hold the app's exit (the exit flush holds it, for at most flushTimeoutMs). Loaded when
+ * asked for, as the exporter advises, so that an HTTP instrumentation may patch the module first.
+ */
+async function unrefAgent(protocol: string): Promise<import('node:http').Agent> {
+  const module = protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const Base = module.Agent as unknown as new (options: object) => import('node:http').Agent & {
+    createConnection(options: object, callback?: (error: Error | null, socket: import('node:net').Socket) => void): import('node:net').Socket | undefined;
+  };
+  class UnrefAgent extends Base {
+    override createConnection(options: object, callback?: (error: Error | null, socket: import('node:net').Socket) => void): import('node:net').Socket | undefined {
+      const socket = super.createConnection(options, callback);
+      socket?.unref();
+      return socket;
+    }
+  }
+  return new UnrefAgent({ keepAlive: true });
+}
+
 function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
   const exporter: SyncCapableExporter =
     config.exporter === 'otlp'
-      ? new OTLPTraceExporter()
+      ? new OTLPTraceExporter({ httpAgentOptions: unrefAgent })
       : new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
   return new BoundedBatchSpanProcessor(exporter, config);
 }
 
 /** Flush what is left when the process ends: async on `beforeExit`, synchronously (file exporter) on `exit`. */
 function hookProcessExit(processor: BoundedBatchSpanProcessor, flushTimeoutMs: number): () => void {
+  // Once, and for at most flushTimeoutMs: the exporter's own sockets and timers never keep the process
+  // alive, so a collector that hangs or is down cannot hold the app's exit; a timer holds it while the
+  // last flush runs. What it could not send stays counted as not exported.
+  let flushedAtExit = false;
   const onBeforeExit = (): void => {
-    if (processor.stats().queued > 0) void processor.flushSoon(flushTimeoutMs);
+    if (flushedAtExit || processor.stats().queued === 0) return;
+    flushedAtExit = true;
+    const hold = setTimeout(() => {}, flushTimeoutMs);
+    void processor.flushAtExit(flushTimeoutMs).finally(() => clearTimeout(hold));
   };
   const onExit = (): void => processor.flushSync();
   process.on('beforeExit', onBeforeExit);

@@ -120,6 +120,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private immediate: NodeJS.Immediate | undefined;
   private exporting: Promise<void> | undefined;
   private isShutdown = false;
+  /** The process is exiting and its last flush is over: nothing more is sent (what is left stays queued). */
+  private exiting = false;
   /** A batch taken from the ring and waiting for resource attributes before export. */
   private readonly handing = new Set<ReadableSpan[]>();
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
@@ -172,6 +174,16 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     if (this.ring.length >= this.options.maxExportBatchSize) this.kick();
     else this.arm();
+  }
+
+  /**
+   * The last flush before the process exits: exports what is queued for at most `timeoutMs`, then sends
+   * nothing more, so that a collector that is down or hangs cannot hold the exit batch after batch.
+   */
+  async flushAtExit(timeoutMs: number): Promise<void> {
+    await this.flushSoon(timeoutMs);
+    this.exiting = true;
+    this.disarm();
   }
 
   /** Export everything queued now; resolves when done or after `timeoutMs`. Never rejects. */
@@ -267,7 +279,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       return this.exporting.then(() => (this.ring.length > 0 ? this.drain() : undefined));
     }
     const run = (async () => {
-      while (this.ring.length > 0) {
+      while (this.ring.length > 0 && !this.exiting) {
         await this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
       }
     })();
