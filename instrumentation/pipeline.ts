@@ -118,23 +118,23 @@ function attachProcessor(provider: SdkLikeProvider, processor: SpanProcessor): (
 }
 
 /**
- * The OTLP exporter's HTTP agent, whose sockets never keep the process alive: an export to a collector that
- * hangs must not hold the app's exit (the exit flush holds it, for at most flushTimeoutMs). Loaded when
- * asked for, as the exporter advises, so that an HTTP instrumentation may patch the module first.
+ * The OTLP exporter's HTTP agent, whose sockets never keep the process alive by themselves: an export to a
+ * collector that hangs must not hold the app's exit. A flush someone waits for (`await run.cancel()`, the
+ * exit flush, `flush()`) holds the process while it runs, for at most its timeout (queue.ts flushSoon).
+ * Loaded when asked for, as the exporter advises, so that an HTTP instrumentation may patch the module first.
  */
 async function unrefAgent(protocol: string): Promise<import('node:http').Agent> {
   const module = protocol === 'https:' ? await import('node:https') : await import('node:http');
-  const Base = module.Agent as unknown as new (options: object) => import('node:http').Agent & {
-    createConnection(options: object, callback?: (error: Error | null, socket: import('node:net').Socket) => void): import('node:net').Socket | undefined;
+  type Connect = (options: object, callback?: (error: Error | null, socket: import('node:net').Socket) => void) => import('node:net').Socket | undefined;
+  const Base = module.Agent as unknown as new (options: object) => import('node:http').Agent & { createConnection: Connect };
+  const agent = new Base({ keepAlive: true });
+  const connect = agent.createConnection.bind(agent);
+  agent.createConnection = (...args: Parameters<Connect>): ReturnType<Connect> => {
+    const socket = connect(...args);
+    socket?.unref();
+    return socket;
   };
-  class UnrefAgent extends Base {
-    override createConnection(options: object, callback?: (error: Error | null, socket: import('node:net').Socket) => void): import('node:net').Socket | undefined {
-      const socket = super.createConnection(options, callback);
-      socket?.unref();
-      return socket;
-    }
-  }
-  return new UnrefAgent({ keepAlive: true });
+  return agent;
 }
 
 function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {

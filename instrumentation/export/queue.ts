@@ -186,9 +186,14 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.disarm();
   }
 
-  /** Export everything queued now; resolves when done or after `timeoutMs`. Never rejects. */
+  /**
+   * Export everything queued now; resolves when done or after `timeoutMs`. Never rejects. Someone waits
+   * for it (`await run.cancel()`, the exit flush): while it runs, a timer keeps the process alive, for at
+   * most `timeoutMs`, whatever the exporter's sockets do.
+   */
   flushSoon(timeoutMs: number): Promise<void> {
-    return settleWithin(this.drain(), timeoutMs);
+    const hold = setTimeout(() => {}, timeoutMs);
+    return settleWithin(this.drain(), timeoutMs).finally(() => clearTimeout(hold));
   }
 
   forceFlush(): Promise<void> {
@@ -201,10 +206,16 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.isShutdown = true;
     this.disarm();
     this.cancelImmediate();
+    // The exporter's shutdown waits for its exports: bounded, and holding the process while it waits
+    // (the OTLP exporter's sockets do not), so that `await shutdown()` always settles.
+    const hold = setTimeout(() => {}, this.options.exportTimeoutMs);
     try {
-      await this.exporter.shutdown();
-    } catch (error) {
-      reportInternalError('exporter shutdown', error);
+      await settleWithin(
+        this.exporter.shutdown().catch((error: unknown) => reportInternalError('exporter shutdown', error)),
+        this.options.exportTimeoutMs,
+      );
+    } finally {
+      clearTimeout(hold);
     }
   }
 
