@@ -122,6 +122,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private isShutdown = false;
   /** The process is exiting and its last flush is over: nothing more is sent (what is left stays queued). */
   private exiting = false;
+  /**
+   * The last export failed: the drain under way stops there, and waits for the next scheduled try (or a
+   * flush someone asks for), instead of sending batch after batch to a collector that is down (its
+   * client's retry timers would hold the process for each).
+   */
+  private lastFailed = false;
   /** A batch taken from the ring and waiting for resource attributes before export. */
   private readonly handing = new Set<ReadableSpan[]>();
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
@@ -193,7 +199,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
    */
   flushSoon(timeoutMs: number): Promise<void> {
     const hold = setTimeout(() => {}, timeoutMs);
-    return settleWithin(this.drain(), timeoutMs).finally(() => clearTimeout(hold));
+    return settleWithin(this.drain(Date.now() + timeoutMs), timeoutMs).finally(() => clearTimeout(hold));
   }
 
   forceFlush(): Promise<void> {
@@ -283,16 +289,20 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.immediate.unref();
   }
 
-  /** Export batches until the queue is empty; one drain at a time. */
-  private drain(): Promise<void> {
+  /**
+   * Export batches until the queue is empty; one drain at a time. A flush someone waits for goes on until
+   * its `deadline` (ms since the epoch); a drain of the timer's stops at a failed export, and the next
+   * scheduled try goes on from there.
+   */
+  private drain(deadline?: number): Promise<void> {
+    const goOn = (): boolean => this.ring.length > 0 && !this.exiting && (deadline === undefined ? !this.lastFailed : Date.now() < deadline);
     if (this.exporting !== undefined) {
       // Wait for the drain under way, then drain whatever arrived meanwhile.
-      return this.exporting.then(() => (this.ring.length > 0 ? this.drain() : undefined));
+      return this.exporting.then(() => (goOn() ? this.drain(deadline) : undefined));
     }
+    this.lastFailed = false;
     const run = (async () => {
-      while (this.ring.length > 0 && !this.exiting) {
-        await this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
-      }
+      while (goOn()) await this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
     })();
     this.exporting = run.finally(() => {
       this.exporting = undefined;
@@ -320,6 +330,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        this.lastFailed = result.code !== ExportResultCode.SUCCESS;
         if (result.code === ExportResultCode.SUCCESS) this.counters.exported += batch.length;
         else {
           this.counters.dropped += batch.length;

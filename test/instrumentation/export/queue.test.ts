@@ -107,11 +107,12 @@ describe('BoundedBatchSpanProcessor: bounded memory', () => {
     exporter.pending.shift()!({ code: ExportResultCode.FAILED, error: new Error('503') });
     await tick();
     expect(queue.stats()).toMatchObject({ exported: 0, dropped: 20, failedExports: 1 });
-    // The drain goes on with the newest spans (s20..s29), five at a time.
-    expect(exporter.batches.map((b) => b.map((s) => s.name))).toEqual([names(0, 5), names(20, 25)]);
+    // The timer's drain stops at a failed export (a collector that is down is not sent batch after batch,
+    // each holding the process with its client's retries): the next scheduled try, or a flush someone
+    // waits for, goes on with the newest spans (s20..s29), five at a time.
+    expect(exporter.batches.map((b) => b.map((s) => s.name))).toEqual([names(0, 5)]);
 
     exporter.mode = 'ok';
-    exporter.pending.shift()!({ code: ExportResultCode.SUCCESS });
     await queue.flushSoon(1000);
     expect(exporter.exportedNames()).toEqual([...names(0, 5), ...names(20, 30)]);
     expect(queue.stats()).toEqual({ queued: 0, exported: 10, dropped: 20, failedExports: 1 });
