@@ -1,6 +1,10 @@
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InputError } from './errors.js';
+import { readSmallFile } from './read-small-file.js';
+
+/** The largest price table read (the shipped one is 3 KiB). */
+const PRICE_TABLE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Dollars per million tokens, input and output priced apart. */
 export interface ModelPrice {
@@ -53,12 +57,8 @@ export function parsePriceTable(value: unknown, file: string): PriceTable {
 /** The price table that ships with afterstop (dated), or the one in `file`, which replaces it. */
 export function loadPrices(file?: string): PriceTable {
   const path = file ?? shippedPath();
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new InputError(`${path}: cannot read the price table (${(error as Error).message})`, { path });
-  }
+  // A regular file of at most 4 MiB: a FIFO or /dev/zero given as --prices is refused, not read forever.
+  const text = readSmallFile(path, PRICE_TABLE_MAX_BYTES);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -67,7 +67,9 @@ export async function discoverTraceFiles(inputs: readonly string[]): Promise<Tra
     if (fs.existsSync(input)) {
       const stat = fs.statSync(input);
       if (stat.isDirectory()) for (const f of await walk(input)) files.add(path.resolve(f));
-      else files.add(path.resolve(input));
+      else if (stat.isFile()) files.add(path.resolve(input));
+      // A FIFO, socket or device would block the job or never end: traces are read from files.
+      else throw new InputError(`${input}: not a regular file or folder (a pipe or device is not read as traces; write the traces to a file first)`, { path: input });
       continue;
     }
     if (isDynamicPattern(input)) {

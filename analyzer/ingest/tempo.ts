@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
+import { InputError } from '../errors.js';
 import { query } from '../queries.js';
+import { readSmallFile } from '../read-small-file.js';
 import type { Store } from '../store.js';
 import type { SkippedLine } from './otlp-json.js';
 
@@ -45,10 +47,12 @@ export function tempoBlockOf(dataFile: string): TempoBlock | { notRead: string; 
   }
   let parsed: { format?: unknown; version?: unknown; dedicatedColumns?: unknown };
   try {
-    parsed = JSON.parse(fs.readFileSync(meta, 'utf8')) as typeof parsed;
+    // A regular file of at most 1 MiB (Tempo's are a few KiB): a FIFO or a device is refused, not read forever.
+    parsed = JSON.parse(readSmallFile(meta, 1024 * 1024)) as typeof parsed;
   } catch (error) {
-    return { notRead: `its meta.json is not JSON (${(error as Error).message})` };
+    return { notRead: InputError.isInstance(error) ? `its meta.json ${error.message.slice(meta.length + 2)}` : `its meta.json is not JSON (${(error as Error).message})` };
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { notRead: 'its meta.json is not a JSON object' };
   const format = String(parsed.format ?? parsed.version ?? '');
   const version = format.startsWith('vParquet4') ? 4 : format.startsWith('vParquet5') ? 5 : undefined;
   if (version === undefined) return { notRead: `Tempo block format ${JSON.stringify(format)} is not read (vParquet4 and vParquet5 are)` };
@@ -56,8 +60,8 @@ export function tempoBlockOf(dataFile: string): TempoBlock | { notRead: string; 
   const spanInts: (string | null)[] = Array.from({ length: SLOTS[version].int }, () => null);
   let strings = 0;
   let ints = 0;
-  for (const c of Array.isArray(parsed.dedicatedColumns) ? (parsed.dedicatedColumns as DedicatedColumn[]) : []) {
-    if ((c.s ?? 'span') !== 'span' || typeof c.n !== 'string') continue;
+  for (const c of Array.isArray(parsed.dedicatedColumns) ? (parsed.dedicatedColumns as (DedicatedColumn | null)[]) : []) {
+    if (typeof c !== 'object' || c === null || (c.s ?? 'span') !== 'span' || typeof c.n !== 'string') continue;
     if ((c.t ?? 'string') === 'int') {
       if (ints < spanInts.length) spanInts[ints] = c.n;
       ints++;

@@ -57,6 +57,18 @@ describe('exit codes', () => {
     expect(since.stderr).toMatch(/--since/);
   });
 
+  it('a FIFO or a device as input or as --prices is refused at once, naming it (it would block or never end)', () => {
+    const fifo = path.join(dir, 'traces.fifo');
+    spawnSync('mkfifo', [fifo]);
+    for (const args of [['leak-report', fifo], ['leak-report', '/dev/zero'], ['leak-report', `${golden}g2-ghost-email.jsonl`, '--prices', fifo], ['leak-report', `${golden}g2-ghost-email.jsonl`, '--prices', '/dev/zero']]) {
+      const out = spawnSync(process.execPath, [CLI, ...args, '--db', ':memory:'], { encoding: 'utf8', cwd: dir, timeout: 15_000 });
+      expect(out.error, args.join(' ')).toBeUndefined();
+      expect(out.status, args.join(' ')).toBe(EXIT_USAGE);
+      expect(out.stderr).toMatch(/not a regular file/);
+      oneLine(out.stderr);
+    }
+  });
+
   it('an invalid --clickhouse URL is named without its password', () => {
     const out = afterstop(['leak-report', '--clickhouse', 'http://reader:s3cret-pa55@[bad', '--table', 'otel.otel_traces']);
     expect(out.status).toBe(EXIT_USAGE);

@@ -75,6 +75,30 @@ describe('Tempo blocks', () => {
     expect(report.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
   });
 
+  it('a meta.json that is null, has null columns, is a FIFO or is huge: that block named, the good block beside it read, nothing blocks', async () => {
+    const root = path.join(tmp, 'hostile-meta');
+    await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet4' });
+    const nulled = await writeTempoBlock(root, [`${golden}g5-replay.jsonl`], { version: 'vParquet4' });
+    fs.writeFileSync(path.join(nulled, 'meta.json'), 'null');
+    const columns = await writeTempoBlock(root, [`${golden}g3-repaired.jsonl`], { version: 'vParquet4' });
+    const meta = JSON.parse(fs.readFileSync(path.join(columns, 'meta.json'), 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(path.join(columns, 'meta.json'), JSON.stringify({ ...meta, dedicatedColumns: [null, 7, { s: 'span', n: 'afterstop.run.id' }] }));
+    const fifo = await writeTempoBlock(root, [`${golden}g4-loop-continues.jsonl`], { version: 'vParquet4' });
+    fs.rmSync(path.join(fifo, 'meta.json'));
+    spawnSync('mkfifo', [path.join(fifo, 'meta.json')]);
+    const huge = await writeTempoBlock(root, [`${golden}g1-stream-in-flight.jsonl`], { version: 'vParquet4' });
+    fs.writeFileSync(path.join(huge, 'meta.json'), `{"format": "vParquet4", "pad": "${'x'.repeat(2 * 1024 * 1024)}"}`);
+    const report = await analyze({ inputs: [root], db: ':memory:', pricesFile: prices });
+    const reasons = Object.fromEntries(report.input.skipped.map((k) => [k.file, k.reason]));
+    expect(reasons[path.join(nulled, 'data.parquet')]).toBe('its meta.json is not a JSON object');
+    expect(reasons[path.join(fifo, 'data.parquet')]).toMatch(/its meta\.json not a regular file/);
+    expect(reasons[path.join(huge, 'data.parquet')]).toMatch(/more than the 1048576 such a file may have/);
+    // The block with odd columns is read (the odd entries ignored), and so is the good one.
+    expect(reasons[path.join(columns, 'data.parquet')]).toBeUndefined();
+    expect(report.input.skipped).toHaveLength(3);
+    expect(report.totals.runs).toBeGreaterThanOrEqual(2);
+  });
+
   it('afterstop leak-report over a Tempo folder, as a nightly job runs it: the report of the traces, a skipped block on stderr', async () => {
     const root = path.join(tmp, 'cli');
     await writeTempoBlock(root, [`${golden}g2-ghost-email.jsonl`], { version: 'vParquet4', dedicatedSpan: DEDICATED });
