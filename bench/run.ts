@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { benchAnalyzer } from './analyzer.js';
 import { benchCollectorFaults, FAULTS } from './collector-faults.js';
 import { benchSdkStream } from './sdk-stream.js';
+import { benchHungCollector, benchStopBurst } from './stop-burst.js';
 import { benchToolCall, type Figures } from './tool-call.js';
 
 const fmt = (n: number): string => n.toFixed(0).padStart(7);
@@ -39,6 +40,16 @@ for (const f of FAULTS) {
   const t = faults.byFault[f];
   console.log(`  collector ${f.padEnd(8)}         ${t.msPerRun.toFixed(3)} ms per run, ${t.ratioToHealthy.toFixed(2)}x the healthy collector, event-loop delay p99 ${t.p99LoopDelayMs.toFixed(1)} ms, longest ${t.maxLoopDelayMs.toFixed(1)} ms, ${t.dropped} spans dropped`);
 }
+
+const burst = await benchStopBurst();
+console.log(`\na burst of Stops: ${burst.runs} concurrent runs cancelled at once, the file exporter, a healthy disk (baseline: every span the app made)`);
+console.log(`  spans written              ${burst.spansWritten} of ${burst.spans} (${((burst.spansWritten / burst.spans) * 100).toFixed(1)}%)`);
+console.log(`  cancel requests written    ${burst.cancelRequestsWritten} of ${burst.cancelRequests} (${((burst.cancelRequestsWritten / burst.cancelRequests) * 100).toFixed(1)}%)`);
+console.log(`  the burst itself           ${burst.workMs.toFixed(0)} ms, heap after ${burst.heapAfterMb.toFixed(1)} MiB`);
+const hung = await benchHungCollector();
+console.log(`\n${hung.runs} runs cancelled against a collector that never answers, no shutdown() (baseline: the app's own work)`);
+console.log(`  the app's work             ${hung.workMs.toFixed(0)} ms`);
+console.log(`  its exit after the work    ${hung.exitAfterWorkMs.toFixed(0)} ms (${(hung.exitAfterWorkMs / Math.max(1, hung.workMs)).toFixed(1)}x the work), heap after GC ${hung.heapAfterGcMb.toFixed(1)} MiB`);
 
 // The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans.
 const sizes = (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number);
