@@ -210,10 +210,22 @@ export async function sanitizeFile(file: TraceFile): Promise<SanitizeResult> {
   }
   result.skipped.push(...failures);
   for (const { line, value } of parsed) {
-    const clean = cleanRequest(value, (reason) => result.skipped.push({ file: file.path, line, reason }));
-    if (clean === undefined) continue;
-    result.spans += clean.spans;
-    result.lines.push(JSON.stringify(clean.clean));
+    // A value nested deeper than the stack takes (an attribute of kvlists in kvlists, thousands deep)
+    // makes the line unusable, not the file: named, and the rest read.
+    let text: string;
+    let spans: number;
+    try {
+      const clean = cleanRequest(value, (reason) => result.skipped.push({ file: file.path, line, reason }));
+      if (clean === undefined) continue;
+      spans = clean.spans;
+      text = JSON.stringify(clean.clean);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      result.skipped.push({ file: file.path, line, reason: `nested too deep to be read (${error.message})` });
+      continue;
+    }
+    result.spans += spans;
+    result.lines.push(text);
   }
   result.skipped.sort((a, b) => a.line - b.line);
   return result;

@@ -31,6 +31,19 @@ const edit = (line: string, f: (span: Record<string, unknown>) => void): string 
 const clean = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
 
 describe('bad inputs, one by one', () => {
+  it('an attribute nested deeper than the stack takes: that line named, the rest of the file read', async () => {
+    let open = '';
+    let close = '';
+    for (let i = 0; i < 20_000; i++) {
+      open += '{"kvlistValue":{"values":[{"key":"a","value":';
+      close += '}]}}';
+    }
+    const deep = g2[0]!.replace('"attributes":[', `"attributes":[{"key":"deep","value":${open}{"stringValue":"x"}${close}},`);
+    const report = await analyze({ inputs: [write([deep, ...g2.slice(1), '{broken'])], db: ':memory:', pricesFile: prices });
+    expect(report.input.skipped.map((k) => [k.line, k.reason.split(' (')[0]])).toEqual([[1, 'nested too deep to be read'], [g2.length + 1, expect.stringMatching(/not JSON/)]]);
+    expect(report.input.spans_added).toBeGreaterThan(0);
+  });
+
   it('a file whose checked lines cannot be stored now (no room for the temporary file) is not counted as read: the next ingest reads it whole', async () => {
     const db = path.join(dir, `store-${n}`);
     const file = write([...g2, '{"resourceSpans": [ broken']); // a broken line: the careful path
