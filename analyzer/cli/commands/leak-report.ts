@@ -9,6 +9,7 @@ import { findingsPath, renderArrow } from '../../render/arrow.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
+import { terminalSafe } from '../../render/text-table.js';
 import type { LeakReport } from '../../types.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
 import { addBudgetOptions, brokenBudgets } from '../budgets.js';
@@ -189,6 +190,12 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   return broken.length > 0 ? EXIT_BUDGET : exported ? EXIT_OK : EXIT_USAGE;
 }
 
+/**
+ * What a server answered, as one line a terminal can show: cut as a table cell is, control and invisible
+ * characters shown as U+FFFD (a server's error body is not ours to echo raw).
+ */
+export const serverSaid = (error: unknown): string => terminalSafe(error instanceof Error ? error.message : String(error));
+
 /** The report computed inside ClickHouse; its failures (unreachable, no such table, refused SQL) are input errors naming the server by its origin (no user or password). */
 async function reportFromClickHouse(url: string, options: LeakReportOptions, progress: (message: string) => void): Promise<LeakReport> {
   const { origin } = new URL(url);
@@ -205,7 +212,7 @@ async function reportFromClickHouse(url: string, options: LeakReportOptions, pro
       findingsLimit: Math.floor(options.findings),
     });
   } catch (error) {
-    throw new InputError(`ClickHouse at ${origin}, table ${options.table}: ${error instanceof Error ? error.message : String(error)}`, { path: origin });
+    throw new InputError(`ClickHouse at ${origin}, table ${options.table}: ${serverSaid(error)}`, { path: origin });
   } finally {
     await source.close();
   }
