@@ -167,17 +167,28 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
  * `wc -l` and of the exporter that wrote the file (readline would split there).
  */
 async function* linesOf(input: Readable): AsyncGenerator<string> {
-  let rest = '';
+  // The pieces of the line not ended yet: each chunk is searched once, so a line of any length costs
+  // time in proportion to it (appending chunks to one string and searching it from its start was
+  // quadratic: a 50 MB line took 15 s).
+  let pieces: string[] = [];
+  const line = (last: string): string => {
+    const text = pieces.length === 0 ? last : pieces.join('') + last;
+    pieces = [];
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  };
   for await (const chunk of input) {
-    rest += chunk as string;
+    const text = chunk as string;
     let start = 0;
-    for (let i = rest.indexOf('\n'); i >= 0; i = rest.indexOf('\n', start)) {
-      yield rest.slice(start, i > start && rest[i - 1] === '\r' ? i - 1 : i);
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
+      yield line(text.slice(start, i));
       start = i + 1;
     }
-    rest = rest.slice(start);
+    if (start < text.length) pieces.push(text.slice(start));
   }
-  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+  if (pieces.length > 0) {
+    const last = line('');
+    if (last !== '') yield last;
+  }
 }
 
 export async function sanitizeFile(file: TraceFile): Promise<SanitizeResult> {
