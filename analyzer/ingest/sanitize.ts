@@ -166,6 +166,10 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
  * CR inside a line is not a line break, so the numbers given are those of
  * `wc -l` and of the exporter that wrote the file (readline would split there).
  */
+const LONE_SURROGATE = /[\ud800-\udfff]/;
+const wellFormed = (_key: string, value: unknown): unknown =>
+  typeof value === 'string' && LONE_SURROGATE.test(value) ? (value as string & { toWellFormed(): string }).toWellFormed() : value;
+
 async function* linesOf(input: Readable): AsyncGenerator<string> {
   // The pieces of the line not ended yet: each chunk is searched once, so a line of any length costs
   // time in proportion to it (appending chunks to one string and searching it from its start was
@@ -229,7 +233,9 @@ export async function sanitizeFile(file: TraceFile): Promise<SanitizeResult> {
       const clean = cleanRequest(value, (reason) => result.skipped.push({ file: file.path, line, reason }));
       if (clean === undefined) continue;
       spans = clean.spans;
-      text = JSON.stringify(clean.clean);
+      // A lone UTF-16 surrogate (half an emoji, cut by a writer) is valid JSON but no text DuckDB takes:
+      // made U+FFFD, so the span is kept with the rest of its line.
+      text = JSON.stringify(clean.clean, wellFormed);
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
       result.skipped.push({ file: file.path, line, reason: `nested too deep to be read (${error.message})` });

@@ -31,6 +31,15 @@ const edit = (line: string, f: (span: Record<string, unknown>) => void): string 
 const clean = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: ':memory:', pricesFile: prices });
 
 describe('bad inputs, one by one', () => {
+  it('a lone UTF-16 surrogate in a value (half an emoji): the line is read, the rest of the file too, nothing skipped', async () => {
+    const lone = g2[0]!.replace('"attributes":[', '"attributes":[{"key":"afterstop.cancel.reason","value":{"stringValue":"cut \\ud83d here"}},');
+    expect(lone).toContain('\\ud83d');
+    const report = await analyze({ inputs: [write([lone, ...g2.slice(1)])], db: ':memory:', pricesFile: prices });
+    expect(report.input.skipped).toEqual([]);
+    expect(report.input.spans_added).toBe(clean.input.spans_read);
+    expect(report.totals).toEqual(clean.totals);
+  });
+
   it('an attribute nested deeper than the stack takes: that line named, the rest of the file read', async () => {
     let open = '';
     let close = '';
