@@ -49,5 +49,5 @@ WITH found AS (
 SELECT f.kind, f.severity, f.trace_id, f.run_id, r.conversation_id, f.tool, coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail
 FROM found f JOIN report_runs r ON r.run_id = f.run_id
 WHERE r.in_window
-ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id
+ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id, f.tool, f.detail
 LIMIT $limit;

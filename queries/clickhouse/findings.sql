@@ -52,5 +52,5 @@ SELECT f.kind AS kind, f.severity AS severity, f.trace_id AS trace_id, f.run_id 
   coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail AS detail
 FROM found AS f JOIN report_runs AS r ON r.run_id = f.run_id
 WHERE r.in_window
-ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id
+ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id, f.tool, f.detail
 LIMIT {limit:UInt64}
