@@ -34,7 +34,7 @@ export function renderScorecard(card: Scorecard): string {
     );
   }
   const ran = card.cells.filter((c) => c.ran);
-  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits: every known one landed after Stop and every one that landed is known or possible; replays, model calls after Stop and, where the app keeps a conversation, takes a next turn or steers, the orphan tool calls, whether the turn failed and where the steering message went, equal; tokens after Stop within 10%).`);
+  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits: every known one landed after Stop and every one that landed is known or possible; replays, model calls after Stop and, where the app keeps a conversation, takes a next turn or steers, the orphan tool calls, whether the turn failed and where the steering message went, equal; tokens after Stop within 10%, at least 2 tokens).`);
   if (limits.length > 0) lines.push('', 'Known limits:', ...limits.map((l, i) => `${i + 1}. ${l}`));
   lines.push('');
   return lines.join('\n');

@@ -1,3 +1,4 @@
+import { tokenTolerance } from '../../../scorecard/scorecard.js';
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
 import { closedAfterStopMs, sdkApps, sentAfter, spansNamed } from '../../helpers/sdk-app.js';
@@ -19,7 +20,7 @@ describe('@anthropic-ai/sdk Messages under afterstop/register', () => {
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
     expect(t.tokens_after_stop.observed_calls).toBe(1);
-    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(tokenTolerance(sentAfter(r)));
   });
 
   it.each([
@@ -39,7 +40,7 @@ describe('@anthropic-ai/sdk Messages under afterstop/register', () => {
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     const ours = spans.find((s) => s.name === 'chat claude-sonnet-4-5')!;
     expect(spans.filter((s) => s.name.startsWith('anthropic.')).map((s) => s.parentSpanId)).toEqual([ours.spanId]);
-    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(tokenTolerance(sentAfter(r)));
   });
 
   it('a manual run whose Stop never reaches the SDK: every token after Stop is counted', async () => {
@@ -47,6 +48,6 @@ describe('@anthropic-ai/sdk Messages under afterstop/register', () => {
     const truth = sentAfter(r);
     expect(truth).toBeGreaterThan(20);
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 1 });
-    expect(Math.abs(r.report.totals.tokens_after_stop.output - truth)).toBeLessThanOrEqual(Math.max(1, 0.1 * truth));
+    expect(Math.abs(r.report.totals.tokens_after_stop.output - truth)).toBeLessThanOrEqual(tokenTolerance(truth));
   });
 });

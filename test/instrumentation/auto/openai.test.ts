@@ -1,3 +1,4 @@
+import { tokenTolerance } from '../../../scorecard/scorecard.js';
 import { describe, expect, it } from 'vitest';
 import { closedAfterStopMs, sdkApps, sentAfter, spansNamed } from '../../helpers/sdk-app.js';
 
@@ -19,7 +20,7 @@ describe('openai Chat Completions under afterstop/register', () => {
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
     expect(t.cancel_ack_ms.count).toBe(1);
     expect(t.tokens_after_stop.observed_calls).toBe(1);
-    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(tokenTolerance(sentAfter(r)));
   });
 
   it('Stop by breaking out of the stream: the SDK closes the request; recorded as a Stop by the user', async () => {
@@ -37,7 +38,7 @@ describe('openai Chat Completions under afterstop/register', () => {
     expect(r.report.groups.map((g) => [g.agent, g.framework])).toEqual([['essayist', 'manual']]);
     const truth = sentAfter(r);
     expect(truth).toBeGreaterThan(20);
-    expect(Math.abs(t.tokens_after_stop.output - truth)).toBeLessThanOrEqual(Math.max(1, 0.1 * truth));
+    expect(Math.abs(t.tokens_after_stop.output - truth)).toBeLessThanOrEqual(tokenTolerance(truth));
   });
 
   it('the Responses API: a stream and a plain call, one run each, usage from the provider', async () => {
@@ -52,7 +53,7 @@ describe('openai Chat Completions under afterstop/register', () => {
     expect(r.requests[0]!.clientClosedEarly).toBe(true);
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
-    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(tokenTolerance(sentAfter(r)));
   });
 
   it('the Responses stream helper (client.responses.stream()) stopped by its abort(): the request closed at once, a Stop by the user, acknowledged', async () => {
@@ -62,7 +63,7 @@ describe('openai Chat Completions under afterstop/register', () => {
     expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
-    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(Math.max(1, 0.1 * sentAfter(r)));
+    expect(Math.abs(t.tokens_after_stop.output - sentAfter(r))).toBeLessThanOrEqual(tokenTolerance(sentAfter(r)));
   });
 
   it('CommonJS apps too', async () => {
