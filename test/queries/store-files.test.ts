@@ -31,7 +31,8 @@ describe('store-files', () => {
     expect(rows).toHaveLength(2);
     const run = rows.find((x) => x['span_id'] === r.spanId)!;
     const call = rows.find((x) => x['span_id'] === tool)!;
-    expect(run).toMatchObject({ trace_id: '00000000000000000000000000000001', parent_span_id: null, kind: 1, status_code: 0, status_message: null, service: 'svc-a', scope: 'afterstop', file, role: 'run', run_id: r.spanId, outcome: 'cancelled', conversation_id: 'c1', agent_like: true, has_http: false });
+    expect(run['trace_id']).toMatch(/^[0-9a-f]{32}$/);
+    expect(run).toMatchObject({ trace_id: r.traceId, parent_span_id: null, kind: 1, status_code: 0, status_message: null, service: 'svc-a', scope: 'afterstop', file, role: 'run', run_id: r.spanId, outcome: 'cancelled', conversation_id: 'c1', agent_like: true, has_http: false });
     expect(run['start_ns']).toBe(ns(0));
     expect(call).toMatchObject({ parent_span_id: r.spanId, status_code: 2, status_message: 'boom', name: 'execute_tool x', tool_name: 'x', tool_call_id: 'k', role: 'tool', run_id: r.spanId, exception_text: 'm', is_cancellation: false });
     expect(call['end_ns']).toBe(ns(20));
