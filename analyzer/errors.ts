@@ -22,3 +22,43 @@ export class InputError extends Error {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[symbol] === true;
   }
 }
+
+const storageMarker = 'afterstop.storage-error';
+const storageSymbol = Symbol.for(storageMarker);
+
+/**
+ * The machine could not write what the analyzer must write: the store or a
+ * temporary file on a full disk, over quota, past the file size limit, or on
+ * a read-only file system.
+ * Not the input's fault and not a bug: nothing is marked read, and the same
+ * command run again when there is room reads it all.
+ */
+export class StorageError extends Error {
+  private readonly [storageSymbol] = true;
+  override readonly name = 'StorageError';
+  readonly path: string | undefined;
+
+  constructor(message: string, options: { path?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.path = options.path;
+  }
+
+  static isInstance(error: unknown): error is StorageError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[storageSymbol] === true;
+  }
+}
+
+const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
+/** DuckDB says these in its IO errors' messages (it gives no code). */
+const STORAGE_MESSAGE = /No space left on device|Disk quota exceeded|Read-only file system|File too large/i;
+
+/** Whether an error is the machine's storage refusing a write (full, over quota, read-only). */
+export function isStorageFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (typeof code === 'string' && STORAGE_CODES.has(code)) return true;
+  return error instanceof Error && STORAGE_MESSAGE.test(error.message);
+}
+
+/** The first line of an error's message. */
+export const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;

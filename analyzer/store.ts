@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
-import { InputError } from './errors.js';
+import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
 import { query, type Query } from './queries.js';
 
 export type Params = Record<string, DuckDBValue>;
@@ -63,8 +63,9 @@ export class Store {
     } catch (error) {
       if (temporary) fs.rmSync(folder, { recursive: true, force: true });
       if (InputError.isInstance(error)) throw error;
-      // A catalog that is corrupt, truncated or a folder, a store on a read-only file system: the store is
-      // the user's input, so this is bad input, named, not a crash.
+      if (isStorageFailure(error)) throw storageError(where, error);
+      // A catalog that is corrupt, truncated or a folder: the store is the user's input, so this is bad
+      // input, named, not a crash.
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
       throw new InputError(`${where}: cannot open the store (${message})`, { path: where, cause: error });
     }
@@ -209,10 +210,18 @@ function listTypes(q: Query): Record<string, DuckDBType> | undefined {
 }
 
 /** Open the store, hand it to `body`, and close it whatever happens. */
+/** The store (or DuckDB's spill in it, or a temporary file) could not be written. */
+export const storageError = (where: string, error: unknown): StorageError =>
+  new StorageError(`${where}: could not write to the store or a temporary file (${firstLine(error)}); nothing was marked read: the same command reads it all once the store can be written`, { path: where, cause: error });
+
 export async function withStore<T>(path: string, body: (store: Store) => Promise<T>): Promise<T> {
   const store = await Store.open(path);
   try {
     return await body(store);
+  } catch (error) {
+    // A write the machine refused (full disk, quota, read-only) while reading or reporting: said as such.
+    if (StorageError.isInstance(error) || !isStorageFailure(error)) throw error;
+    throw storageError(path, error);
   } finally {
     store.close();
   }

@@ -13,8 +13,8 @@ import { leakReportCommand } from './commands/leak-report.js';
 import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
-import { InputError } from '../errors.js';
-import { EXIT_INTERNAL, EXIT_USAGE, type ExitCode } from './exit-codes.js';
+import { InputError, StorageError } from '../errors.js';
+import { EXIT_INTERNAL, EXIT_STORAGE, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
 /** Credentials in a URL (`//user:password@host`) are never echoed: commander repeats an invalid argument whole. */
 export const redactCredentials = (text: string): string => text.replace(/(\/\/[^\s/:@]*:)[^\s/@]*@/g, '$1***@');
@@ -65,8 +65,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** A command that threw: bad input or usage (an InputError) is one line and exit 2; anything else is internal. */
+/**
+ * A command that threw: bad input or usage (an InputError) is one line and exit 2; storage that refused a
+ * write (a StorageError) one line and exit 74; anything else is internal.
+ */
 export function failed(error: unknown): ExitCode {
+  if (StorageError.isInstance(error)) {
+    process.stderr.write(`afterstop: ${redactCredentials(error.message)}\n`);
+    return EXIT_STORAGE;
+  }
   if (!InputError.isInstance(error)) return internalError(error);
   process.stderr.write(`afterstop: ${redactCredentials(error.message)}\n`);
   return EXIT_USAGE;

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
+import { isStorageFailure } from '../errors.js';
 import { query } from '../queries.js';
 import type { Store } from '../store.js';
 import { discoverTraceFiles, type Compression, type TraceFile } from './discover.js';
@@ -68,7 +69,9 @@ async function storeFiles(
       max_object_bytes: BigInt(maxLineBytes),
       ingest_id: ingestId,
     });
-  } catch {
+  } catch (error) {
+    // A full disk is not the files' fault: the ingest stops (nothing marked read) rather than reading them carefully.
+    if (isStorageFailure(error)) throw error;
     return undefined;
   } finally {
     await store.connection.run('RESET preserve_insertion_order');
@@ -97,6 +100,7 @@ async function storeCarefully(store: Store, ingestId: number, file: TraceFile): 
       const stored = await storeFiles(store, ingestId, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, longest + 1024));
       if (stored === undefined) return notStored('DuckDB could not store its checked lines');
     } catch (error) {
+      if (isStorageFailure(error)) throw error;
       return notStored(`its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     } finally {
       if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXIT_INTERNAL, EXIT_USAGE } from '../../../analyzer/cli/exit-codes.js';
+import { EXIT_INTERNAL, EXIT_STORAGE, EXIT_USAGE } from '../../../analyzer/cli/exit-codes.js';
 import { failed, redactCredentials } from '../../../analyzer/cli/main.js';
 import { InputError } from '../../../analyzer/errors.js';
 import { distModule } from '../../helpers/child.js';
@@ -90,6 +90,28 @@ describe('exit codes', () => {
     const out = afterstop([], { shell: `node ${JSON.stringify(CLI)} leak-report ${JSON.stringify(big)} --db :memory: --format json --no-progress | head -c 10 > /dev/null; echo "exit \${PIPESTATUS[0]}" >&2` });
     expect(out.stderr).not.toMatch(/EPIPE|\n\s+at /);
     expect(out.stderr).toMatch(/exit 0/);
+  });
+
+  it('a store the machine cannot write (past the file size limit, as a full disk): exit 74, one line; nothing marked read, so the next run reads it all', () => {
+    const t = traces();
+    for (let i = 0; i < 3000; i++) {
+      const r = t.run({ service: `svc-${i % 7}`, startMs: i, endMs: i + 900, outcome: 'cancelled' });
+      r.cancelRequest(i + 100);
+      r.tool({ name: 'send_email', callId: `c${i}`, startMs: i + 50, endMs: i + 400, effect: 'irreversible' });
+    }
+    const file = t.write('many.jsonl');
+    const store = path.join(dir, 'limited');
+    // Writes past 1 MiB fail with EFBIG (SIGXFSZ ignored), as writes to a full disk fail with ENOSPC.
+    const limited = afterstop([], { shell: `trap '' XFSZ; ulimit -f 1024; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} leak-report ${JSON.stringify(file)} --db ${JSON.stringify(store)} --format json` });
+    expect(limited.status, limited.stderr).toBe(EXIT_STORAGE);
+    expect(limited.stderr).toMatch(new RegExp(`afterstop: ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: could not write to the store or a temporary file \\(.*File too large\\); nothing was marked read`));
+    expect(limited.stderr).not.toMatch(/\n\s+at /);
+    expect(limited.stdout).toBe('');
+    const again = afterstop(['leak-report', file, '--db', store, '--format', 'json']);
+    expect(again.status, again.stderr).toBe(0);
+    const report = JSON.parse(again.stdout) as { input: { spans_read: number; skipped_count: number }; totals: { runs: number } };
+    expect(report.input).toMatchObject({ spans_read: 3000 * 4, skipped_count: 0 });
+    expect(report.totals.runs).toBe(3000);
   });
 
   it('an error that is not the user’s: its own exit code, with the stack; an InputError: exit 2', () => {
