@@ -7,7 +7,8 @@ import { query } from '../queries.js';
 import type { Store } from '../store.js';
 import { discoverTraceFiles, type Compression, type TraceFile } from './discover.js';
 import type { SkippedLine } from './otlp-json.js';
-import { sanitizeFile } from './sanitize.js';
+import { sanitizeFile, type SanitizeResult } from './sanitize.js';
+import { inflatesWithinBound } from './read-lines.js';
 import { storeTempoBlock, tempoBlockOf } from './tempo.js';
 import { loadTouchedSpanFiles, sweepUnrecordedSpanFiles, writeSpanFiles } from '../span-files.js';
 
@@ -85,28 +86,48 @@ async function storeFiles(
  * stored through a temporary file, the rest named in `skipped`.
  */
 async function storeCarefully(store: Store, ingestId: number, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[]; again?: true }> {
-  const clean = await sanitizeFile(file);
-  if (clean.lines.length > 0) {
-    // Lines that passed every check failing now is the machine's trouble (a full disk for the temporary
-    // file or DuckDB's spill), not the file's: its spans are not stored, so it is not counted as read, and
-    // the next ingest reads it again.
-    const notStored = (why: string) => ({ spans: 0, skipped: [...clean.skipped, { file: file.path, line: 0, reason: `${why}; it will be read again next time` }], again: true as const });
-    let tmp: string | undefined;
-    try {
-      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
-      const tmpFile = path.join(tmp, 'clean.jsonl');
-      fs.writeFileSync(tmpFile, `${clean.lines.join('\n')}\n`);
-      const longest = clean.lines.reduce((max, line) => Math.max(max, Buffer.byteLength(line)), 0);
-      const stored = await storeFiles(store, ingestId, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, longest + 1024));
-      if (stored === undefined) return notStored('DuckDB could not store its checked lines');
-    } catch (error) {
-      if (isStorageFailure(error)) throw error;
-      return notStored(`its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    } finally {
-      if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
+  let tmp: string | undefined;
+  let fd: number | undefined;
+  let clean: SanitizeResult;
+  try {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
+    const tmpFile = path.join(tmp, 'clean.jsonl');
+    const out = (fd = fs.openSync(tmpFile, 'w'));
+    // One line at a time is held: the clean lines go to a temporary file as they are made.
+    clean = await sanitizeFile(file, (line) => fs.writeSync(out, `${line}\n`));
+    fs.closeSync(out);
+    fd = undefined;
+    if (clean.lines > 0) {
+      // Lines that passed every check failing now is the machine's trouble, not the file's: its spans are not
+      // stored, so it is not counted as read, and the next ingest reads it again (a full disk stops the ingest).
+      const stored = await storeFiles(store, ingestId, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, clean.longest * 3 + 1024));
+      if (stored === undefined) return notStored(file, [...clean.skipped], 'DuckDB could not store its checked lines');
     }
+  } catch (error) {
+    if (isStorageFailure(error)) throw error;
+    return notStored(file, [], `its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+    if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
   }
   return { spans: clean.spans, skipped: clean.skipped };
+}
+
+const notStored = (file: TraceFile, skipped: SkippedLine[], why: string) =>
+  ({ spans: 0, skipped: [...skipped, { file: file.path, line: 0, reason: `${why}; it will be read again next time` }], again: true as const });
+
+/** The items for which `test` holds, at most `concurrency` tested at once (zlib inflates on libuv's threads). */
+async function filterConcurrently<T>(items: T[], test: (item: T) => Promise<boolean>, concurrency = 4): Promise<T[]> {
+  const results = new Array<boolean>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await test(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return items.filter((_item, i) => results[i]);
 }
 
 /** Record what a file gave; `markRead: false` keeps only its skipped lines (it is looked at again next time). */
@@ -150,6 +171,12 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   // Files are recorded as read only once their spans and facts are stored: a job killed
   // before that reads them again next time (dedupe-spans.sql keeps each span once).
   const read: { file: TraceFile; spans: number; skipped: SkippedLine[]; again?: true }[] = [];
+  const readCarefully = async (f: TraceFile) => {
+    const careful = await storeCarefully(store, ingestId, f);
+    summary.spansRead += careful.spans;
+    summary.skipped.push(...careful.skipped);
+    read.push({ file: f, spans: careful.spans, skipped: careful.skipped, ...(careful.again ? { again: true as const } : {}) });
+  };
 
   for (const f of todo.filter((t) => t.format === 'parquet' && t.size > 0)) {
     progress?.(`reading ${f.path}`);
@@ -175,9 +202,15 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   }
 
   for (const compression of ['none', 'gzip', 'zstd'] as const) {
-    const group = todo.filter((f) => f.format === 'otlp-json' && f.compression === compression && f.size > 0);
+    const all = todo.filter((f) => f.format === 'otlp-json' && f.compression === compression && f.size > 0);
+    if (all.length === 0) continue;
+    progress?.(`reading ${all.length} ${compression === 'none' ? '' : `${compression} `}file(s)`);
+    // A compressed file that inflates past its bound (a decompression bomb) or is damaged goes to the careful
+    // path, which keeps the lines before that point and names it; DuckDB would read a bomb to its end.
+    const group = compression === 'none' ? all : await filterConcurrently(all, inflatesWithinBound);
+    const fast = new Set(group);
+    for (const f of all.filter((x) => !fast.has(x))) await readCarefully(f);
     if (group.length === 0) continue;
-    progress?.(`reading ${group.length} ${compression === 'none' ? '' : `${compression} `}file(s)`);
     let counts = await storeFiles(store, ingestId, group.map((f) => f.path), compression, null);
     // One bad file fails the whole batch: then read them one by one.
     const perFile = new Map<string, { spans: number; invalid: number } | undefined>();
@@ -199,10 +232,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
       }
       // Unusable spans in it, or none: read it again, carefully, to name each line it cannot use.
       if (c !== undefined) await store.run(query('forget-file-spans'), { ingest_id: ingestId, file: f.path });
-      const careful = await storeCarefully(store, ingestId, f);
-      summary.spansRead += careful.spans;
-      summary.skipped.push(...careful.skipped);
-      read.push({ file: f, spans: careful.spans, skipped: careful.skipped, ...(careful.again ? { again: true as const } : {}) });
+      await readCarefully(f);
     }
   }
   await store.run(query('drop-invalid'), { ingest_id: ingestId });

@@ -1,9 +1,6 @@
-import * as fs from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
-import { Decompress } from 'fzstd';
 import type { SkippedLine } from './otlp-json.js';
 import type { TraceFile } from './discover.js';
+import { MAX_LINE_CHARS, linesOf, openTraceFile } from './read-lines.js';
 
 /**
  * The careful reader, for a file that the fast path (DuckDB's read_json)
@@ -11,12 +8,6 @@ import type { TraceFile } from './discover.js';
  * cannot be used is named with its file and line, and what can is rewritten
  * as clean OTLP/JSON lines for the fast path to read.
  */
-export interface SanitizeResult {
-  /** Clean ExportTraceServiceRequest lines. */
-  lines: string[];
-  skipped: SkippedLine[];
-  spans: number;
-}
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -27,37 +18,6 @@ const MAX_NANOS = 2n ** 63n - 1n;
 /** A time in ns since the epoch that the store can hold: 0 to 2^63 - 1 (int64), as digits or a JSON number. */
 const isNanos = (v: unknown): boolean =>
   (typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_NANOS) || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= Number(MAX_NANOS));
-
-function zstdStream(): Transform {
-  let transform: Transform;
-  const decoder = new Decompress((chunk) => transform.push(Buffer.from(chunk)));
-  transform = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      try {
-        decoder.push(chunk);
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
-    },
-    flush(done) {
-      try {
-        decoder.push(new Uint8Array(0), true);
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
-    },
-  });
-  return transform;
-}
-
-function open(file: TraceFile): Readable {
-  const raw = fs.createReadStream(file.path);
-  if (file.compression === 'gzip') return raw.pipe(createGunzip());
-  if (file.compression === 'zstd') return raw.pipe(zstdStream());
-  return raw;
-}
 
 /** A well-formed attribute list: entries with a string key and a value object of the right primitive types. */
 function cleanAttributes(list: unknown): { kept: Json[]; dropped: number; repeated: string[] } {
@@ -161,89 +121,145 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
   return { clean: { resourceSpans }, spans };
 }
 
-/**
- * The lines of a stream, split on LF only (a CR before it is dropped): a lone
- * CR inside a line is not a line break, so the numbers given are those of
- * `wc -l` and of the exporter that wrote the file (readline would split there).
- */
 const LONE_SURROGATE = /[\ud800-\udfff]/;
+/** A lone UTF-16 surrogate (half an emoji, cut by a writer) is valid JSON but no text DuckDB takes: made U+FFFD. */
 const wellFormed = (_key: string, value: unknown): unknown =>
   typeof value === 'string' && LONE_SURROGATE.test(value) ? (value as string & { toWellFormed(): string }).toWellFormed() : value;
 
-async function* linesOf(input: Readable): AsyncGenerator<string> {
-  // The pieces of the line not ended yet: each chunk is searched once, so a line of any length costs
-  // time in proportion to it (appending chunks to one string and searching it from its start was
-  // quadratic: a 50 MB line took 15 s).
-  let pieces: string[] = [];
-  const line = (last: string): string => {
-    const text = pieces.length === 0 ? last : pieces.join('') + last;
-    pieces = [];
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
-  };
-  for await (const chunk of input) {
-    const text = chunk as string;
-    let start = 0;
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', start)) {
-      yield line(text.slice(start, i));
-      start = i + 1;
+/** The spans of one clean line, at most: a long line is written as several (DuckDB's reader buffers twice the longest line per thread). */
+const LINE_CHARS = 4 * 1024 * 1024;
+/** A multi-line document (as an OTLP/HTTP exporter posts it) is parsed whole up to this size. */
+const DOCUMENT_CHARS = 64 * 1024 * 1024;
+
+/**
+ * A clean request as lines of at most about {@link LINE_CHARS} each, a span
+ * per JSON.stringify: a span nested deeper than the stack takes is named and
+ * left out, the rest of its line kept.
+ */
+function* cleanLines(clean: Json, lost: (reason: string) => void): Generator<{ text: string; spans: number }> {
+  for (const rs of clean['resourceSpans'] as Json[]) {
+    let resource: string;
+    try {
+      resource = JSON.stringify(rs['resource'], wellFormed);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      const spans = (rs['scopeSpans'] as Json[]).reduce((n, ss) => n + (ss['spans'] as Json[]).length, 0);
+      lost(`nested too deep to be read (the resource of ${spans} span(s): ${error.message}); those spans not read`);
+      continue;
     }
-    if (start < text.length) pieces.push(text.slice(start));
-  }
-  if (pieces.length > 0) {
-    const last = line('');
-    if (last !== '') yield last;
+    for (const ss of rs['scopeSpans'] as Json[]) {
+      const head = `{"resourceSpans":[{"resource":${resource},"scopeSpans":[{"scope":${JSON.stringify(ss['scope'], wellFormed)},"spans":[`;
+      let texts: string[] = [];
+      let chars = 0;
+      const line = () => {
+        const out = { text: `${head}${texts.join(',')}]}]}]}`, spans: texts.length };
+        texts = [];
+        chars = 0;
+        return out;
+      };
+      for (const span of ss['spans'] as Json[]) {
+        let text: string;
+        try {
+          text = JSON.stringify(span, wellFormed);
+        } catch (error) {
+          if (!(error instanceof RangeError)) throw error;
+          lost(`nested too deep to be read (span ${String(span['spanId'])}: ${error.message}); the rest of the line kept`);
+          continue;
+        }
+        if (texts.length > 0 && chars + text.length > LINE_CHARS) yield line();
+        texts.push(text);
+        chars += text.length;
+      }
+      if (texts.length > 0) yield line();
+    }
   }
 }
 
-export async function sanitizeFile(file: TraceFile): Promise<SanitizeResult> {
-  const result: SanitizeResult = { lines: [], skipped: [], spans: 0 };
-  const raw: string[] = [];
-  try {
-    for await (const text of linesOf(open(file).setEncoding('utf8'))) raw.push(text);
-  } catch (error) {
-    result.skipped.push({ file: file.path, line: raw.length + 1, reason: `cannot be read further: ${(error as Error).message}` });
-  }
-  const parsed: { line: number; value: unknown }[] = [];
-  const failures: SkippedLine[] = [];
-  raw.forEach((text, i) => {
-    if (text.trim() === '') return;
-    try {
-      parsed.push({ line: i + 1, value: JSON.parse(text) });
-    } catch (error) {
-      const last = i === raw.length - 1;
-      failures.push({ file: file.path, line: i + 1, reason: `${last ? 'truncated or not JSON' : 'not JSON'}: ${(error as Error).message}` });
+export interface SanitizeResult {
+  skipped: SkippedLine[];
+  /** Spans written, in how many clean lines, the longest of them in characters. */
+  spans: number;
+  lines: number;
+  longest: number;
+}
+
+/**
+ * Read a file line by line, hold one line at a time, and write its usable
+ * spans as clean OTLP/JSON lines through `write`; name every line (or span)
+ * that cannot be used. A compressed file stops at its inflation bound, with
+ * the lines before it kept.
+ */
+export async function sanitizeFile(file: TraceFile, write: (line: string) => void): Promise<SanitizeResult> {
+  const result: SanitizeResult = { skipped: [], spans: 0, lines: 0, longest: 0 };
+  const skip = (line: number, reason: string) => result.skipped.push({ file: file.path, line, reason });
+  // Lines kept while none has parsed, for a document spread over several lines; failures held for it.
+  let held: string[] | undefined = [];
+  let heldChars = 0;
+  let parsedAny = false;
+  let failures: SkippedLine[] = [];
+  let lastFailure: { line: number; message: string } | undefined;
+  const settleLastFailure = (last: boolean) => {
+    if (lastFailure === undefined) return;
+    failures.push({ file: file.path, line: lastFailure.line, reason: `${last ? 'truncated or not JSON' : 'not JSON'}: ${lastFailure.message}` });
+    lastFailure = undefined;
+  };
+  const use = (line: number, value: unknown) => {
+    const clean = cleanRequest(value, (reason) => skip(line, reason));
+    if (clean === undefined) return;
+    for (const out of cleanLines(clean.clean, (reason) => skip(line, reason))) {
+      write(out.text);
+      result.spans += out.spans;
+      result.lines++;
+      result.longest = Math.max(result.longest, out.text.length);
     }
-  });
+  };
+  let n = 0;
+  const opened = openTraceFile(file);
+  try {
+    for await (const item of linesOf(opened.stream, MAX_LINE_CHARS, opened.cut)) {
+      n++;
+      settleLastFailure(false);
+      if (!('text' in item)) {
+        skip(n, `longer than ${MAX_LINE_CHARS / 1024 / 1024} Mi characters (${item.tooLong}); not read`);
+        held = undefined;
+        continue;
+      }
+      const text = item.text;
+      if (held !== undefined && !parsedAny) {
+        heldChars += text.length;
+        if (heldChars <= DOCUMENT_CHARS) held.push(text);
+        else held = undefined;
+      }
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        lastFailure = { line: n, message: (error as Error).message };
+        continue;
+      }
+      parsedAny = true;
+      held = undefined;
+      use(n, value);
+    }
+    const cut = opened.cut();
+    settleLastFailure(cut === undefined);
+    if (cut !== undefined) skip(n + 1, `cannot be read further: ${cut.message}`);
+  } catch (error) {
+    settleLastFailure(false);
+    skip(n + 1, `cannot be read further: ${(error as Error).message}`);
+  }
   // One document over several lines (as an OTLP/HTTP exporter posts it): parse it whole.
-  if (parsed.length === 0 && failures.length > 1) {
+  if (!parsedAny && failures.length > 1 && held !== undefined) {
     try {
-      parsed.push({ line: 1, value: JSON.parse(raw.join('\n')) });
-      failures.length = 0;
+      const value: unknown = JSON.parse(held.join('\n'));
+      failures = [];
+      use(1, value);
     } catch {
       // not a document either: the line failures stand
     }
   }
   result.skipped.push(...failures);
-  for (const { line, value } of parsed) {
-    // A value nested deeper than the stack takes (an attribute of kvlists in kvlists, thousands deep)
-    // makes the line unusable, not the file: named, and the rest read.
-    let text: string;
-    let spans: number;
-    try {
-      const clean = cleanRequest(value, (reason) => result.skipped.push({ file: file.path, line, reason }));
-      if (clean === undefined) continue;
-      spans = clean.spans;
-      // A lone UTF-16 surrogate (half an emoji, cut by a writer) is valid JSON but no text DuckDB takes:
-      // made U+FFFD, so the span is kept with the rest of its line.
-      text = JSON.stringify(clean.clean, wellFormed);
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error;
-      result.skipped.push({ file: file.path, line, reason: `nested too deep to be read (${error.message})` });
-      continue;
-    }
-    result.spans += spans;
-    result.lines.push(text);
-  }
   result.skipped.sort((a, b) => a.line - b.line);
   return result;
 }
