@@ -130,24 +130,43 @@ async function filterConcurrently<T>(items: T[], test: (item: T) => Promise<bool
   return items.filter((_item, i) => results[i]);
 }
 
-/** Record what a file gave; `markRead: false` keeps only its skipped lines (it is looked at again next time). */
-async function record(store: Store, file: TraceFile, spans: number, skipped: SkippedLine[], markRead = true): Promise<void> {
-  await store.run(query('forget-skipped'), { file: file.path });
-  if (skipped.length > 0) {
-    await store.run(query('record-skipped'), {
-      file: file.path,
-      lines: listValue(skipped.map((s) => BigInt(s.line))),
-      reasons: listValue(skipped.map((s) => s.reason)),
-    });
+/** A file read, what it gave; `again`: only its skipped lines are kept (it is looked at again next time). */
+interface FileRead {
+  file: TraceFile;
+  spans: number;
+  skipped: SkippedLine[];
+  again?: true;
+}
+
+/** Record what the files gave, in one transaction of three statements whatever their number. */
+async function record(store: Store, files: FileRead[]): Promise<void> {
+  if (files.length === 0) return;
+  const marked = files.filter((f) => f.again !== true);
+  const skipped = files.flatMap((f) => f.skipped.map((s) => ({ file: f.file.path, line: s.line, reason: s.reason })));
+  await store.connection.run('BEGIN TRANSACTION');
+  try {
+    await store.run(query('forget-skipped'), { files: listValue(files.map((f) => f.file.path)) });
+    if (skipped.length > 0) {
+      await store.run(query('record-skipped'), {
+        files: listValue(skipped.map((s) => s.file)),
+        lines: listValue(skipped.map((s) => BigInt(s.line))),
+        reasons: listValue(skipped.map((s) => s.reason)),
+      });
+    }
+    if (marked.length > 0) {
+      await store.run(query('record-files'), {
+        paths: listValue(marked.map((f) => f.file.path)),
+        sizes: listValue(marked.map((f) => BigInt(f.file.size))),
+        mtimes: listValue(marked.map((f) => f.file.mtimeMs)),
+        spans: listValue(marked.map((f) => BigInt(f.spans))),
+        skipped: listValue(marked.map((f) => BigInt(f.skipped.length))),
+      });
+    }
+    await store.connection.run('COMMIT');
+  } catch (error) {
+    await store.connection.run('ROLLBACK');
+    throw error;
   }
-  if (!markRead) return;
-  await store.run(query('record-file'), {
-    path: file.path,
-    size: BigInt(file.size),
-    mtime: file.mtimeMs,
-    spans: BigInt(spans),
-    skipped: BigInt(skipped.length),
-  });
 }
 
 /**
@@ -170,7 +189,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   const ingestId = next?.id ?? 1;
   // Files are recorded as read only once their spans and facts are stored: a job killed
   // before that reads them again next time (dedupe-spans.sql keeps each span once).
-  const read: { file: TraceFile; spans: number; skipped: SkippedLine[]; again?: true }[] = [];
+  const read: FileRead[] = [];
   const readCarefully = async (f: TraceFile) => {
     const careful = await storeCarefully(store, ingestId, f);
     summary.spansRead += careful.spans;
@@ -254,8 +273,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.run(query('run-facts'));
   progress?.('writing the spans to Parquet');
   await writeSpanFiles(store);
-  for (const r of read) await record(store, r.file, r.spans, r.skipped, r.again !== true);
-  for (const f of todo.filter((f) => f.size === 0)) await record(store, f, 0, []);
+  await record(store, [...read, ...todo.filter((f) => f.size === 0).map((file) => ({ file, spans: 0, skipped: [] }))]);
   summary.spansAdded = (await spanCount(store)) - before;
   return summary;
 }

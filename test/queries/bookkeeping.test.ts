@@ -5,7 +5,7 @@ import { Store } from '../../analyzer/store.js';
 import { queryRows, sqlRows } from '../helpers/trace-builder.js';
 
 /**
- * The store's bookkeeping queries: span-count, ingested-files, record-file,
+ * The store's bookkeeping queries: span-count, ingested-files, record-files,
  * forget-skipped, record-skipped, skipped-lines, next-ingest-id, note-touched, drop-invalid,
  * drop-staged, load-prices, store-version, set-store-version.
  */
@@ -16,22 +16,24 @@ beforeAll(async () => {
 afterAll(() => store.close());
 
 describe('bookkeeping queries', () => {
-  it('record-file and ingested-files: one row per file, replaced when read again', async () => {
-    const file = { path: '/t/a.jsonl', size: 10n, mtime: 1.5, spans: 3n, skipped: 0n };
-    await store.run(query('record-file'), file);
-    await store.run(query('record-file'), { ...file, size: 20n, spans: 5n });
-    expect(await queryRows(store, 'ingested-files')).toEqual([{ path: '/t/a.jsonl', size: 20, mtime_ms: 1.5 }]);
+  it('record-files and ingested-files: one row per file, replaced when read again', async () => {
+    const files = (sizes: bigint[]) => ({
+      paths: listValue(['/t/a.jsonl', '/t/z.jsonl']), sizes: listValue(sizes), mtimes: listValue([1.5, 2.5]), spans: listValue([3n, 4n]), skipped: listValue([0n, 1n]),
+    });
+    await store.run(query('record-files'), files([10n, 11n]));
+    await store.run(query('record-files'), files([20n, 21n]));
+    expect(await queryRows(store, 'ingested-files')).toEqual([{ path: '/t/a.jsonl', size: 20, mtime_ms: 1.5 }, { path: '/t/z.jsonl', size: 21, mtime_ms: 2.5 }]);
+    await store.connection.run('DELETE FROM ingested_files');
   });
 
   it('record-skipped, skipped-lines and forget-skipped: the lines of the files asked for, in order; forgotten per file', async () => {
-    await store.run(query('record-skipped'), { file: '/t/b.jsonl', lines: listValue([7n, 2n]), reasons: listValue(['x', 'y']) });
-    await store.run(query('record-skipped'), { file: '/t/c.jsonl', lines: listValue([1n]), reasons: listValue(['z']) });
+    await store.run(query('record-skipped'), { files: listValue(['/t/b.jsonl', '/t/b.jsonl', '/t/c.jsonl']), lines: listValue([7n, 2n, 1n]), reasons: listValue(['x', 'y', 'z']) });
     const rows = await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl']) });
     expect(rows).toEqual([
       { file: '/t/b.jsonl', line: 2, reason: 'y' },
       { file: '/t/b.jsonl', line: 7, reason: 'x' },
     ]);
-    await store.run(query('forget-skipped'), { file: '/t/b.jsonl' });
+    await store.run(query('forget-skipped'), { files: listValue(['/t/b.jsonl', '/t/none.jsonl']) });
     expect(await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl', '/t/c.jsonl']) })).toEqual([
       { file: '/t/c.jsonl', line: 1, reason: 'z' },
     ]);
