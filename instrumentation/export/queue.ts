@@ -163,6 +163,11 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.ring = new SpanQueue(maxQueueSize);
   }
 
+  /** Whether the last export failed (the collector is down or hangs), and none has succeeded since. */
+  collectorFailing(): boolean {
+    return this.lastFailed;
+  }
+
   stats(): ExportStats {
     return { queued: this.ring.length, ...this.counters };
   }

@@ -32,9 +32,30 @@ const app = `
   process.on('exit', () => console.log(JSON.stringify({ workMs, exitAfterMs: Date.now() - started, stats: exportStats() })));
 `;
 
+/** A port nothing listens on: the connection is refused. */
+const closedPort = async (): Promise<string> => {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+};
+
 describe('exit with the collector in trouble', () => {
-  // (A collector that refuses connections is not here: the OTLP client's retries, whose timers keep the
-  // process alive, still hold its exit for up to exportTimeoutMs per batch queued; see the closing note.)
+  it('a collector that refuses connections: no last try after the export failed, so the exit waits only for the retries of the one under way', async () => {
+    // The OTLP client retries a refused export on timers that hold the process, for up to its timeout (6 s
+    // here). Before: the exit flush tried again after the failure, 9.8 s after the work; the child's limit
+    // of 9 s is the bound.
+    const result = await runModule(app, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: await closedPort(), OTEL_EXPORTER_OTLP_TIMEOUT: '6000', AFTERSTOP_FLUSH_TIMEOUT_MS: '2000' }, timeoutMs: 9_000 });
+    expect(result.timedOut, result.stderr).toBe(false);
+    expect(result.code).toBe(0);
+    const report = lastJson<{ workMs: number; exitAfterMs: number; stats: { exported: number; failedExports: number; queued: number } }>(result);
+    console.log(`collector refusing: work ${report.workMs} ms, exit after ${report.exitAfterMs} ms (child ${result.durationMs} ms)`);
+    expect(report.stats).toMatchObject({ exported: 0, failedExports: 1 });
+    expect(report.stats.queued).toBeGreaterThan(0);
+  }, 30_000);
+
   for (const [name, endpoint] of [['hangs', () => receiver.url]] as const) {
     it(`a collector that ${name}: the process exits on its own, promptly, after its work`, async () => {
       const result = await runModule(app, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: await endpoint(), AFTERSTOP_FLUSH_TIMEOUT_MS: '2000' }, timeoutMs: 20_000 });
