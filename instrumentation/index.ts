@@ -8,7 +8,7 @@
  * ```
  */
 import { context } from '@opentelemetry/api';
-import { getPipeline, setupPipeline, shutdownPipeline } from './pipeline.js';
+import { getPipeline, pipelineStats, setupPipeline, shutdownPipeline } from './pipeline.js';
 import type { InstrumentedRun } from './run.js';
 import { startRun } from './run-start.js';
 import type { AfterstopConfig, ExportStats, Run, RunOptions } from './types.js';
@@ -53,9 +53,9 @@ export function flush(timeoutMs?: number): Promise<void> {
   return pipeline.flush(timeoutMs ?? pipeline.config.flushTimeoutMs);
 }
 
-/** Spans queued, exported and dropped so far by afterstop's own processor. */
+/** Spans queued, exported and dropped so far by afterstop's own processor (after shutdown(): its final counts). */
 export function exportStats(): ExportStats {
-  return getPipeline().stats();
+  return pipelineStats();
 }
 
 /** Flush and stop the pipeline (call before a planned exit). Never rejects. */

@@ -298,10 +298,22 @@ export function getPipeline(): Pipeline {
   return current ?? setupPipeline();
 }
 
+/** The pipeline shut down last: its counts stay readable after shutdown(). */
+let shutDown: Pipeline | undefined;
+
+/**
+ * What the pipeline counted: the current one's, else the one shut down last (a process reads them after
+ * shutdown() to log what was lost), else zeros. Never sets a pipeline up.
+ */
+export function pipelineStats(): ExportStats {
+  return (current ?? shutDown)?.stats() ?? { ...NO_STATS };
+}
+
 /** Flush and stop the pipeline; the next use sets up a new one. */
 export async function shutdownPipeline(): Promise<void> {
   const pipeline = current;
   current = undefined;
+  if (pipeline) shutDown = pipeline;
   if (!pipeline) return;
   try {
     await pipeline.shutdown();

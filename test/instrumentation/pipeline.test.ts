@@ -108,3 +108,21 @@ describe('switched off', () => {
     }
   });
 });
+
+describe('export stats', () => {
+  it('after shutdown() are the final counts of the pipeline shut down, and reading them sets nothing up (they read 0, from a new pipeline)', async () => {
+    const dir = tempDir();
+    setup({ exporter: 'file', tracesDir: dir });
+    for (let i = 0; i < 10; i++) {
+      const run = startRun({ agentName: 'a' });
+      await run.cancel({ source: 'user' });
+      run.end();
+    }
+    await shutdown();
+    // Per run: the run span and its cancel markers, every one of them written.
+    const { spans } = await readTraces(dir);
+    expect(exportStats()).toEqual({ queued: 0, exported: spans.length, dropped: 0, failedExports: 0 });
+    expect(spans.length).toBeGreaterThanOrEqual(20);
+    expect(trace.getTracerProvider().getTracer('x').startSpan('probe').isRecording()).toBe(false);
+  });
+});
