@@ -11,6 +11,7 @@ import type { Pipeline, ResolvedConfig } from './internal-types.js';
 import { ATTR_AFTERSTOP_SCHEMA_VERSION, SCHEMA_VERSION } from './semconv.js';
 import { reportInternalError, settleWithin } from './safe.js';
 import type { AfterstopConfig, ExportStats, ExporterKind } from './types.js';
+import { defaultTracesDir } from './traces-dir.js';
 import { VERSION } from './version.js';
 
 const TRACER_NAME = 'afterstop';
@@ -66,7 +67,7 @@ export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.e
     serviceName: config.serviceName,
     exporter: exporter.kind,
     exporterInferred: exporter.inferred,
-    tracesDir: absolute(config.tracesDir ?? (env['AFTERSTOP_TRACES_DIR'] || 'afterstop-traces')),
+    tracesDir: absolute(config.tracesDir ?? defaultTracesDir(env)),
     maxFileBytes: config.maxFileBytes ?? numberFrom(env, 'AFTERSTOP_MAX_FILE_BYTES', 32 * 1024 * 1024),
     maxQueueSize: config.maxQueueSize ?? numberFrom(env, 'AFTERSTOP_MAX_QUEUE_SIZE', 4096),
     maxExportBatchSize: config.maxExportBatchSize ?? 512,

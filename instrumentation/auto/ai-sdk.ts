@@ -1,9 +1,10 @@
 import { types } from 'node:util';
 import { context } from '@opentelemetry/api';
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { safely } from '../safe.js';
 import { VERSION } from '../version.js';
 import { AiSdkRun } from './ai-sdk-run.js';
+import { moduleDefinitions } from './module-definitions.js';
 
 /** The `ai` versions this instrumentation is tested with (README: supported versions). */
 export const AI_SDK_VERSIONS = ['>=5.0.0 <7'];
@@ -28,7 +29,7 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
-    return [new InstrumentationNodeModuleDefinition('ai', AI_SDK_VERSIONS, (exports: Json) => this.patch(exports), (exports: Json) => this.unpatch(exports))];
+    return moduleDefinitions('afterstop-ai-sdk', 'ai', AI_SDK_VERSIONS, (exports: Json) => this.patch(exports), (exports: Json) => this.unpatch(exports));
   }
 
   private patch(exports: Json): Json {

@@ -1,4 +1,5 @@
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { moduleDefinitions } from './module-definitions.js';
 import { VERSION } from '../version.js';
 
 type Json = Record<string, unknown>;
@@ -51,19 +52,18 @@ export function frameworkInstrumentation(spec: FrameworkSpec): FrameworkInstrume
     }
 
     protected init(): InstrumentationNodeModuleDefinition[] {
-      return [
-        new InstrumentationNodeModuleDefinition(
-          spec.module,
-          spec.versions,
-          (exports: Json) => {
-            for (const [object, method, wrap] of spec.targets(exports)) if (!isWrapped(object[method])) this._wrap(object, method, wrap);
-            return exports;
-          },
-          (exports: Json) => {
-            for (const [object, method] of spec.targets(exports)) if (isWrapped(object[method])) this._unwrap(object, method);
-          },
-        ),
-      ];
+      return moduleDefinitions(
+        spec.name,
+        spec.module,
+        spec.versions,
+        (exports: Json) => {
+          for (const [object, method, wrap] of spec.targets(exports)) if (!isWrapped(object[method])) this._wrap(object, method, wrap);
+          return exports;
+        },
+        (exports: Json) => {
+          for (const [object, method] of spec.targets(exports)) if (isWrapped(object[method])) this._unwrap(object, method);
+        },
+      );
     }
   };
 }

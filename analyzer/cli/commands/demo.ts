@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 
 /** `afterstop demo`: what `npm start` runs (a demo agent with cancellations writes traces locally). */
 export function demoCommand(done: (code: Promise<ExitCode>) => void): Command {
   return new Command('demo')
     .description('run a demo agent with cancellations against the local simulator; traces go to --traces-dir')
-    .option('--traces-dir <dir>', 'where the traces go', process.env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces')
+    .option('--traces-dir <dir>', 'where the traces go', defaultTracesDir())
     .addHelpText('after', `
 Examples:
   afterstop demo

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { analyze, DEFAULT_DB } from '../../analyze.js';
@@ -11,6 +12,7 @@ import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import { terminalSafe } from '../../render/text-table.js';
 import type { LeakReport } from '../../types.js';
+import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
 import { addBudgetOptions, brokenBudgets } from '../budgets.js';
 import { EXIT_BUDGET, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
@@ -85,11 +87,19 @@ function httpUrl(value: string): string {
   return value;
 }
 
+/** The default folder does not exist: no instrumented run wrote there yet. How to check, in a few lines. */
+const noTracesYet = (dir: string): string => `afterstop: ${dir}: no such folder, so no run instrumented by afterstop has written its traces here yet.
+  Run the agent under the instrumentation: node --import afterstop/register app.js (it writes to ./afterstop-traces,
+  or to AFTERSTOP_TRACES_DIR; with OTEL_EXPORTER_OTLP_ENDPOINT set, spans go to that collector instead).
+  AFTERSTOP_DEBUG=1 names each package afterstop patched; a package at a version it does not support is named on stderr.
+  Or give the trace files, folders or globs to read: afterstop leak-report PATH...
+`;
+
 /** `afterstop leak-report <paths...>`: what the agents did after Stop, from their traces. */
 export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Command {
   const command = new Command('leak-report')
     .description('read traces (files, folders, globs) into the store and report what went on after Stop')
-    .argument('[paths...]', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
+    .argument('[paths...]', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns (default: the folder the instrumentation writes, AFTERSTOP_TRACES_DIR or ./afterstop-traces)')
     .option('--db <folder>', 'the store that accumulates across runs, a folder (:memory: for a one-off)', DEFAULT_DB)
     .option('--clickhouse <url>', "instead of paths: run the leak model inside this ClickHouse server (its HTTP interface, e.g. http://user:password@clickhouse:8123) over the OpenTelemetry Collector exporter's traces table", httpUrl)
     .option('--table <name>', 'with --clickhouse: the traces table, as table or database.table', 'otel.otel_traces')
@@ -141,8 +151,15 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     process.stderr.write('afterstop: --format arrow writes binary files: give --out FILE\n');
     return EXIT_USAGE;
   }
-  if ((paths.length === 0) === (options.clickhouse === undefined)) {
+  if (paths.length > 0 && options.clickhouse !== undefined) {
     process.stderr.write('afterstop: give trace paths, or --clickhouse URL (not both)\n');
+    return EXIT_USAGE;
+  }
+  // No paths: the folder the instrumentation writes to by default.
+  const tracesDir = defaultTracesDir();
+  if (paths.length === 0 && options.clickhouse === undefined) paths = [tracesDir];
+  if (paths.length === 1 && path.resolve(paths[0]!) === path.resolve(tracesDir) && !fs.existsSync(tracesDir)) {
+    process.stderr.write(noTracesYet(paths[0]!));
     return EXIT_USAGE;
   }
   const progress = options.progress ? stderrProgress() : silentProgress;

@@ -18,9 +18,9 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[], env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['NO_COLOR', 'FORCE_COLOR'].includes(k)));
-  return spawnSync(process.execPath, [cli, 'leak-report', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...clean, ...env } });
+function run(args: string[], env: Record<string, string> = {}, cwd?: string) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['NO_COLOR', 'FORCE_COLOR', 'AFTERSTOP_TRACES_DIR'].includes(k)));
+  return spawnSync(process.execPath, [cli, 'leak-report', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...clean, ...env }, ...(cwd !== undefined ? { cwd } : {}) });
 }
 const ansi = /\x1b\[/;
 
@@ -109,6 +109,23 @@ describe('leak-report budgets and exit codes', () => {
     const js = run([traces, '--db', ':memory:', '--format', 'html', '--trace-url', 'javascript:alert(1)//{trace_id}']);
     expect(js.status).toBe(2);
     expect(js.stderr).toMatch(/http: or https:/);
+  });
+
+  it('no paths: the folder the instrumentation writes (./afterstop-traces, or AFTERSTOP_TRACES_DIR); missing, it says no instrumented run wrote there yet and how to check', () => {
+    const cwd = fs.mkdtempSync(path.join(dir, 'default-'));
+    const missing = run(['--db', ':memory:'], {}, cwd);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^afterstop: afterstop-traces: no such folder, so no run instrumented by afterstop has written its traces here yet\.\n/);
+    expect(missing.stderr).toMatch(/node --import afterstop\/register/);
+    expect(missing.stderr).toMatch(/AFTERSTOP_DEBUG=1/);
+    fs.mkdirSync(path.join(cwd, 'afterstop-traces'));
+    fs.copyFileSync(traces, path.join(cwd, 'afterstop-traces', 'g2.jsonl'));
+    const found = run(['--db', ':memory:'], {}, cwd);
+    expect(found.status, found.stderr).toBe(0);
+    expect((JSON.parse(found.stdout) as LeakReport).totals.ghost_commits).toBe(1);
+    const elsewhere = run(['--db', ':memory:'], { AFTERSTOP_TRACES_DIR: path.join(cwd, 'elsewhere') }, cwd);
+    expect(elsewhere.status).toBe(2);
+    expect(elsewhere.stderr).toContain(`${path.join(cwd, 'elsewhere')}: no such folder, so no run instrumented by afterstop`);
   });
 
   it('--since takes an age: the golden traces of 2026-09 are older than a day', () => {
