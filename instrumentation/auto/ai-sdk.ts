@@ -3,6 +3,7 @@ import { context } from '@opentelemetry/api';
 import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { safely } from '../safe.js';
 import { VERSION } from '../version.js';
+import { agentTargets } from './ai-sdk-agent.js';
 import { AiSdkRun } from './ai-sdk-run.js';
 import { moduleDefinitions } from './module-definitions.js';
 
@@ -33,6 +34,8 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 
   private patch(exports: Json): Json {
+    // The agent classes are patched on their prototypes, whatever the build (a prototype is writable).
+    for (const [proto, method, wrap] of agentTargets(exports)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap as (original: unknown) => unknown);
     const inPlace = types.isProxy(exports) || Object.entries(ENTRY_POINTS).every(([name]) => Object.getOwnPropertyDescriptor(exports, name)?.configurable !== false);
     if (inPlace) {
       for (const [name, streamed] of Object.entries(ENTRY_POINTS)) {
@@ -56,6 +59,7 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 
   private unpatch(exports: Json): void {
+    for (const [proto, method] of agentTargets(exports)) if (isWrapped(proto[method])) this._unwrap(proto, method);
     const copied = this.copies.get(exports);
     if (copied !== undefined) {
       for (const [name, original] of Object.entries(copied.originals)) copied.copy[name] = original;

@@ -59,6 +59,19 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
     });
   }
 
+  for (const scenario of ['agent-generate', 'agent-stream']) {
+    it(`the SDK's agent class (ToolLoopAgent), ${scenario.slice(6)}(), Stop while its tool's POST is in flight: one cancelled run named by the agent's id, the ghost, the orphan`, async () => {
+      const r = await run(scenario);
+      expect(r.effects).toHaveLength(1);
+      expect(r.effects[0]!.clientClosedBeforeCommit).toBe(false);
+      const t = r.report.totals;
+      expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
+      expect(r.report.groups.map((g) => [g.framework, g.agent])).toEqual([['vercel-ai', 'support-agent']]);
+      expect(Object.values(await toolResults(r))).toEqual(['dropped']);
+      agreesWithTruth(r);
+    });
+  }
+
   it('Stop before the tool starts: the tool never runs, nothing to count but the aborted stream', async () => {
     const r = await run('before-tool');
     expect(r.effects).toEqual([]);

@@ -1,0 +1,84 @@
+import { context, createContextKey } from '@opentelemetry/api';
+import { safely } from '../safe.js';
+import { AiSdkRun } from './ai-sdk-run.js';
+
+/**
+ * The AI SDK's own agent class (`ToolLoopAgent` in ai 6, `Experimental_Agent`
+ * in 5 and 6): its `generate` and `stream` call the SDK's generateText and
+ * streamText through the module's own bindings, which the patch of the
+ * exports does not reach. So the class is patched on its prototype: each
+ * `generate` / `stream` is a run (Stop: the abortSignal it is given), and
+ * `prepareCall`, which makes the arguments generateText / streamText get,
+ * hands back the agent's model observed and its tools wrapped, for that run.
+ */
+
+type Json = Record<string, unknown>;
+type Fn = (this: unknown, ...args: unknown[]) => unknown;
+/** A method to patch: on this object, under this name, with this wrapper of the original. */
+export type AgentTarget = [object: Json, method: string, wrap: (original: Fn) => Fn];
+
+/** The run of the agent call under way, for prepareCall. */
+const AGENT_RUN = createContextKey('afterstop ai-sdk agent run');
+const AGENT_CLASSES = ['ToolLoopAgent', 'Experimental_Agent'];
+
+/** The prototype methods to patch in the package's exports (each class once: an alias names the same class). */
+export function agentTargets(exports: Json): AgentTarget[] {
+  const prototypes = new Set<Json>();
+  for (const name of AGENT_CLASSES) {
+    const cls = exports[name];
+    const proto = typeof cls === 'function' ? (cls.prototype as Json | undefined) : undefined;
+    if (proto !== undefined && typeof proto['prepareCall'] === 'function') prototypes.add(proto);
+  }
+  return [...prototypes].flatMap((proto): AgentTarget[] => [
+    ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o: Fn) => wrapAgentCall(o, false)] as AgentTarget] : []),
+    ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o: Fn) => wrapAgentCall(o, true)] as AgentTarget] : []),
+    [proto, 'prepareCall', wrapPrepareCall],
+  ]);
+}
+
+/** The agent's name for its run: its `id`, else the functionId of its telemetry settings. */
+function telemetryOf(settings: Json, call: Json): Json {
+  const telemetry = ((call['experimental_telemetry'] ?? settings['experimental_telemetry']) ?? {}) as Json;
+  const id = typeof settings['id'] === 'string' && settings['id'] !== '' ? settings['id'] : telemetry['functionId'];
+  return { ...telemetry, ...(typeof id === 'string' ? { functionId: id } : {}) };
+}
+
+function wrapAgentCall(original: Fn, streamed: boolean): Fn {
+  return function agentCall(this: unknown, ...args: unknown[]): unknown {
+    const call = (args[0] && typeof args[0] === 'object' ? args[0] : {}) as Json;
+    const settings = ((this as Json | undefined)?.['settings'] ?? {}) as Json;
+    const run = safely('ai-sdk agent run start', () => new AiSdkRun({ abortSignal: call['abortSignal'], experimental_telemetry: telemetryOf(settings, call) }), undefined);
+    if (run === undefined) return original.apply(this, args);
+    const ctx = (run.context ?? context.active()).setValue(AGENT_RUN, run);
+    let result: unknown;
+    try {
+      result = context.with(ctx, () => original.apply(this, args));
+    } catch (error) {
+      safely('ai-sdk agent failed', () => run.failed(error), undefined);
+      throw error;
+    }
+    if (!(result instanceof Promise)) return result;
+    if (!streamed) return safely('ai-sdk agent result', () => run.settled(result as Promise<unknown>), result);
+    // stream() resolves to streamText's result: its streams are watched as streamText's are.
+    return (result as Promise<unknown>).then(
+      (value) => {
+        safely('ai-sdk agent result', () => run.watchResult(value), undefined);
+        return value;
+      },
+      (error: unknown) => {
+        safely('ai-sdk agent failed', () => run.failed(error), undefined);
+        throw error;
+      },
+    );
+  };
+}
+
+function wrapPrepareCall(original: Fn): Fn {
+  return function prepareCall(this: unknown, ...args: unknown[]): unknown {
+    const run = context.active().getValue(AGENT_RUN) as AiSdkRun | undefined;
+    const prepared = original.apply(this, args);
+    if (run === undefined) return prepared;
+    const observe = (value: unknown): unknown => (value && typeof value === 'object' ? safely('ai-sdk agent options', () => run.options(value as Json), value) : value);
+    return prepared instanceof Promise ? prepared.then(observe) : observe(prepared);
+  };
+}
