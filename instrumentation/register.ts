@@ -10,13 +10,14 @@
  */
 import { register } from 'node:module';
 import { enabledInstrumentations, enableInstrumentations, modulesOf } from './auto/registry.js';
+import { hookModules } from './auto/esm-hook.js';
 import { setupPipeline } from './pipeline.js';
 
 try {
   const names = enabledInstrumentations();
   if (names.length > 0) {
-    // The OpenTelemetry ESM loader hook (import-in-the-middle), for the patched packages only.
-    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: modulesOf(names) } });
+    // The ESM loader hook (import-in-the-middle, as OpenTelemetry's instrumentations use it), for the patched packages only.
+    hookModules(modulesOf(names), register, import.meta.url);
   }
   setupPipeline();
   enableInstrumentations(names);
