@@ -73,7 +73,8 @@ export class Store {
 
   private static async openIn(where: string, folder: string, temporary: boolean, memoryLimit: string): Promise<Store> {
     // A folder that holds files but no catalog is someone else's: afterstop neither writes into it nor cleans it.
-    if (!temporary && fs.existsSync(folder) && !fs.existsSync(path.join(folder, CATALOG)) && fs.readdirSync(folder).length > 0) {
+    // (What a first open killed before its catalog was written leaves, an empty tmp folder, is afterstop's.)
+    if (!temporary && fs.existsSync(folder) && !fs.existsSync(path.join(folder, CATALOG)) && !onlyEmptyTmp(folder)) {
       throw new InputError(`${where}: not an afterstop store (it holds files and no ${CATALOG}); give an empty or new folder to --db`, { path: where });
     }
     fs.mkdirSync(path.join(folder, 'tmp'), { recursive: true });
@@ -210,6 +211,12 @@ function listTypes(q: Query): Record<string, DuckDBType> | undefined {
 }
 
 /** Open the store, hand it to `body`, and close it whatever happens. */
+/** Whether a folder is empty, or holds nothing but an empty `tmp` folder (made first when a store is opened). */
+function onlyEmptyTmp(folder: string): boolean {
+  const entries = fs.readdirSync(folder, { withFileTypes: true });
+  return entries.every((e) => e.name === 'tmp' && e.isDirectory() && fs.readdirSync(path.join(folder, 'tmp')).length === 0);
+}
+
 /** The store (or DuckDB's spill in it, or a temporary file) could not be written. */
 export const storageError = (where: string, error: unknown): StorageError =>
   new StorageError(`${where}: could not write to the store or a temporary file (${firstLine(error)}); nothing was marked read: the same command reads it all once the store can be written`, { path: where, cause: error });

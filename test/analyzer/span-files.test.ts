@@ -183,6 +183,15 @@ describe('the Parquet store', () => {
     const empty = path.join(dir, 'empty');
     fs.mkdirSync(empty);
     expect((await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: empty, pricesFile: prices })).totals.runs).toBeGreaterThan(0);
+    // What a first open killed before its catalog was written leaves (an empty tmp folder) is a new store too;
+    // a tmp folder with something in it is not afterstop's to take.
+    const killed = path.join(dir, 'killed-first-open');
+    fs.mkdirSync(path.join(killed, 'tmp'), { recursive: true });
+    expect((await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: killed, pricesFile: prices })).totals.runs).toBeGreaterThan(0);
+    const used = path.join(dir, 'used-tmp');
+    fs.mkdirSync(path.join(used, 'tmp'), { recursive: true });
+    fs.writeFileSync(path.join(used, 'tmp', 'theirs'), 'x');
+    await expect(analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db: used })).rejects.toThrow(`${used}: not an afterstop store`);
   });
 
   it('refuses a store of an earlier afterstop (one DuckDB file), naming it', async () => {
