@@ -76,7 +76,24 @@ export class AiSdkRun {
 
   /** The options the SDK gets: the app's, with the model observed and the tools wrapped. */
   options(options: Json): Json {
-    return { ...options, model: observedModel(options['model']), tools: this.tools(options['tools']) };
+    return {
+      ...options,
+      model: observedModel(options['model']),
+      tools: this.tools(options['tools']),
+      // The SDK's own word that it stopped: a reader that cancelled its stream (a chat backend whose
+      // browser went away: pipeUIMessageStreamToResponse cancels its reader) never sees the stream's end.
+      onAbort: this.lifecycle(options['onAbort']),
+      onFinish: this.lifecycle(options['onFinish']),
+    };
+  }
+
+  /** An SDK callback that says it stopped: ours first (it never throws), then the app's, unchanged. */
+  private lifecycle(app: unknown): Fn {
+    const run = this;
+    return function stoppedCallback(this: unknown, ...args: unknown[]): unknown {
+      safely('ai-sdk stopped', () => run.stopped(), undefined);
+      return typeof app === 'function' ? (app as (...a: unknown[]) => unknown).apply(this, args) : undefined;
+    };
   }
 
   /** streamText threw before it started (a bad model, bad settings): the run is over. */
