@@ -70,7 +70,8 @@ describe('simulator server', () => {
   it('close() abandons an effect that has not committed yet', async () => {
     sim = await startSimulator();
     const pending = postJson(`${sim.url}/effects/slow?delayMs=10000`, {});
-    await new Promise((r) => setTimeout(r, 30));
+    // Long enough for the service to have the request (30 ms was too short on a loaded machine); it commits at 10 s.
+    await new Promise((r) => setTimeout(r, 300));
     await sim.close();
     const res = await pending.catch(() => undefined);
     expect(res === undefined || res.status === 503).toBe(true);
