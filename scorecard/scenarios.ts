@@ -62,6 +62,13 @@ export const FRAMEWORKS: FrameworkRow[] = [
     },
   },
   { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { stream: ai('generate-text'), 'tool-honours': ai('generate-tool') } },
+  { framework: 'Vercel AI SDK, ToolLoopAgent.generate', packages: ['ai'], cells: { 'tool-ignores': ai('agent-generate') } },
+  { framework: 'Vercel AI SDK, ToolLoopAgent.stream', packages: ['ai'], cells: { 'tool-ignores': ai('agent-stream') } },
+  {
+    framework: 'Vercel AI SDK chat backend (node:http, pipeUIMessageStreamToResponse; the browser aborts)',
+    packages: ['ai', '@ai-sdk/openai'],
+    cells: { 'tool-ignores': { app: 'ai-sdk-chat-server.mjs', scenario: 'stop-during-tool' } },
+  },
   {
     framework: 'OpenAI Agents JS, streamed',
     packages: ['@openai/agents'],

@@ -32,7 +32,9 @@ export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv 
 
 /** The leak report as a compact summary for a terminal. */
 export function renderTerminal(report: LeakReport, options: TerminalOptions): string {
-  const paint = (format: Parameters<typeof styleText>[0], text: string): string => (options.color ? styleText(format, text) : text);
+  // The caller decided on colour (colorWanted: a terminal, NO_COLOR, FORCE_COLOR, --out): Node 22.13+ would
+  // otherwise check process.stdout again and drop the colour for a report written elsewhere.
+  const paint = (format: Parameters<typeof styleText>[0], text: string): string => (options.color ? styleText(format, text, { validateStream: false }) : text);
   const heading = (text: string): string => paint('bold', text);
   const out: string[] = [heading('afterstop leak report'), paint('dim', terminalSafe(provenance(report))), ''];
 

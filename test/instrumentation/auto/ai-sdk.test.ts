@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
 import { distModule } from '../../helpers/child.js';
-import { agreesWithTruth, closedAfterStopMs, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
+import { agreesWithTruth, CLOSED_AT_ONCE_MS, closedAfterStopMs, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
 
 /**
  * The real `ai` package with `@ai-sdk/openai` (Chat Completions and Responses) and `@ai-sdk/anthropic`, under
@@ -29,7 +29,7 @@ describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s pr
   it('Stop (abortSignal) during the text stream: request and ack, the request closed at once, no ghost', async () => {
     const r = await run('text');
     expect(r.requests[0]!.clientClosedEarly).toBe(true);
-    expect(closedAfterStopMs(r)).toBeLessThan(100);
+    expect(closedAfterStopMs(r)).toBeLessThan(CLOSED_AT_ONCE_MS);
     expect((await spansNamed(r, 'afterstop.cancel.request')).map((a) => a['afterstop.cancel.source'])).toEqual(['user']);
     const [model] = await spansNamed(r, 'chat');
     expect(model).toMatchObject({ 'afterstop.model.aborted': true, 'afterstop.model.usage_source': 'estimated', 'afterstop.model.output_tokens_after_cancel': expect.any(Number) });
