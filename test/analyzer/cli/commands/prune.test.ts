@@ -31,9 +31,10 @@ describe('afterstop prune', () => {
     fs.writeFileSync(path.join(traces, 'later.jsonl'), later);
     const db = path.join(dir, 'store');
     expect(run(['leak-report', traces, '--db', db]).status).toBe(0);
-    // The golden traces start on 2026-09-21: keep from 5 days after them.
-    const ageDays = Math.floor((Date.now() - 1_790_000_000_000) / 86_400_000) - 5;
-    const out = run(['prune', '--older-than', `${ageDays}d`, '--db', db]);
+    // The golden traces start on 2026-09-21: keep from 2026-09-26, an age in hours that ends near its noon
+    // (in days from the traces' start, the day it ended on depended on the time of day the test ran).
+    const ageHours = Math.floor((Date.now() - Date.UTC(2026, 8, 26, 12)) / 3_600_000);
+    const out = run(['prune', '--older-than', `${ageHours}h`, '--db', db]);
     expect(out.status).toBe(0);
     const summary = JSON.parse(out.stdout) as { days: string[]; files: number; spans: number; runs: number };
     expect(summary).toMatchObject({ days: ['2026-09-21'], files: 1, runs: 2 });
