@@ -1,18 +1,26 @@
-import { register as registerSyncHooks, supportsSyncHooks } from 'import-in-the-middle/register-hooks.mjs';
-
 type Register = (specifier: string, parentURL: string, options: { data: unknown }) => void;
 
+/** The deprecation of `module.register` in Node 26 (it still works; `module.registerHooks` is its successor). */
+const REGISTER_DEPRECATED = 'DEP0205';
+
 /**
- * Hook the ESM loader for `include` (import-in-the-middle, as OpenTelemetry's instrumentations use it):
- * in-thread with `module.registerHooks` where Node runs it right (22.22.3, 24.11.1, 26 and later), else
- * the off-thread `module.register` hook. Node 26 deprecates `module.register` (DEP0205): under it, the
- * app's stderr got a deprecation warning for afterstop's doing.
+ * Hook the ESM loader for `include` (import-in-the-middle's hook, as OpenTelemetry's instrumentations use
+ * it), off-thread with `module.register`. Node 26 deprecates it (DEP0205), and the app's stderr got that
+ * warning for afterstop's doing: it is held back during this one call, any other warning passes.
+ * (The in-thread `module.registerHooks` loader of import-in-the-middle 3.6 crashes an app run as
+ * `node --input-type=module -e` that imports a CommonJS package: ENOENT on the builtin 'module'.)
  */
-export function hookModules(include: string[], register: Register, parentURL: string): 'sync' | 'async' {
-  if (supportsSyncHooks()) {
-    registerSyncHooks({ include });
-    return 'sync';
+export function hookModules(include: string[], register: Register, parentURL: string): void {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function filtered(this: unknown, warning: string | Error, ...rest: unknown[]): void {
+    const options = rest[0];
+    const code = typeof options === 'object' && options !== null ? (options as { code?: unknown }).code : rest[1];
+    if (code === REGISTER_DEPRECATED) return;
+    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    register('@opentelemetry/instrumentation/hook.mjs', parentURL, { data: { include } });
+  } finally {
+    process.emitWarning = emitWarning;
   }
-  register('@opentelemetry/instrumentation/hook.mjs', parentURL, { data: { include } });
-  return 'async';
 }

