@@ -34,11 +34,11 @@ export interface FrameworkRow {
 }
 
 /** A LangGraph tool-calling agent (scorecard/apps/langgraph-agent-app.mjs), hand-built or prebuilt (`PREBUILT`). */
-function langgraphAgent(framework: string, env: Record<string, string>): FrameworkRow {
+function langgraphAgent(framework: string, env: Record<string, string>, packages = ['@langchain/langgraph', '@langchain/openai']): FrameworkRow {
   const cell = (scenario: string, extra: Record<string, string> = {}): Cell => ({ app: 'langgraph-agent-app.mjs', scenario, env: { ...env, ...extra } });
   return {
     framework,
-    packages: ['@langchain/langgraph', '@langchain/openai'],
+    packages,
     cells: {
       stream: cell('text'),
       'tool-honours': cell('tool-next', { HONOUR: '1' }),
@@ -105,6 +105,8 @@ export const FRAMEWORKS: FrameworkRow[] = [
   },
   langgraphAgent('LangGraph.js, StateGraph agent (model node + ToolNode)', {}),
   langgraphAgent('LangGraph.js, prebuilt createReactAgent', { PREBUILT: '1' }),
+  langgraphAgent('LangChain, createAgent', { CREATE_AGENT: '1' }, ['langchain', '@langchain/langgraph', '@langchain/openai']),
+  langgraphAgent('LangChain, createAgent with a middleware', { CREATE_AGENT: '1', MIDDLEWARE: '1' }, ['langchain', '@langchain/langgraph', '@langchain/openai']),
   {
     framework: 'LlamaIndex Workflows',
     packages: ['@llamaindex/workflow-core'],

@@ -147,6 +147,21 @@ describe('a LangGraph tool-calling agent (ChatOpenAI streaming, the prebuilt Too
     agreesWithTruth(r);
   });
 
+  for (const middleware of [false, true]) {
+    it(`LangChain 1's createAgent${middleware ? ', with a middleware around its model and tool calls' : ''}: a turn with a tool is delivered; a Stop during the tool leaves the ghost and the orphan, and the next message is refused`, async () => {
+      const env: Record<string, string> = { CREATE_AGENT: '1', ...(middleware ? { MIDDLEWARE: '1' } : {}) };
+      const done = await agent('complete', env);
+      expect(done.out['messages']).toEqual(['human', 'ai', 'tool', 'ai']);
+      if (middleware) expect(done.out['middlewareToolCalls']).toBe(1);
+      expect(Object.values(await toolResults(done, { steps: false }))).toEqual(['delivered']);
+      const r = await agent('tool-next', env);
+      expect(r.out).toMatchObject({ checkpoint: ['human', 'ai'], nextTurnError: 400 });
+      expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
+      expect(r.report.groups.map((g) => g.framework)).toEqual(['langgraph']);
+      agreesWithTruth(r);
+    });
+  }
+
   it('a tool that throws beside one that returned, no Stop: the node fails and its messages are lost, so the returned result is dropped, not delivered', async () => {
     const r = await agent('tool-fails', { FAIL: '1' });
     expect(r.out['error']).toMatch(/mail service unavailable/);
