@@ -70,6 +70,11 @@ export const FRAMEWORKS: FrameworkRow[] = [
     cells: { 'tool-ignores': { app: 'ai-sdk-chat-server.mjs', scenario: 'stop-during-tool' } },
   },
   {
+    framework: 'Vercel AI SDK chat backend (Hono, toUIMessageStreamResponse, the request signal; the browser aborts)',
+    packages: ['ai', '@ai-sdk/openai', 'hono', '@hono/node-server'],
+    cells: { 'tool-ignores': { app: 'ai-sdk-hono-server.mjs', scenario: 'stop-during-tool' } },
+  },
+  {
     framework: 'OpenAI Agents JS, streamed',
     packages: ['@openai/agents'],
     cells: {

@@ -19,3 +19,14 @@ describe('an AI SDK chat backend on node:http', () => {
     agreesWithTruth(r);
   });
 });
+
+describe('an AI SDK chat backend on a Web-standard server (Hono on @hono/node-server)', () => {
+  it('toUIMessageStreamResponse, the SDK aborted by the request’s signal; the browser aborts mid tool call: cancelled, acknowledged, ended, the ghost counted; the server keeps serving', async () => {
+    const r = await runApp(app('ai-sdk-hono-server.mjs'), 'stop-during-tool');
+    expect(r.out).toMatchObject({ served: 1, aborted: 1, error: 'AbortError', health: { ok: true, served: 1 } });
+    expect(truthAfterStop(r).ghostCommits).toBe(1);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, unended_runs: 0, ghost_commits: 1 });
+    expect(r.report.groups.map((g) => [g.framework, g.agent])).toEqual([['vercel-ai', 'hono-chat']]);
+    agreesWithTruth(r);
+  });
+});
