@@ -1,5 +1,8 @@
-const marker = 'afterstop.input-error';
-const symbol = Symbol.for(marker);
+const symbol = Symbol.for('afterstop.input-error');
+
+/** Whether `error` carries `marker` (an error of this kind from any copy of afterstop loaded in the process). */
+const carries = (error: unknown, marker: symbol): boolean =>
+  typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
 
 /**
  * Input the analyzer cannot use at all: a path that does not exist, a price
@@ -19,12 +22,11 @@ export class InputError extends Error {
   }
 
   static isInstance(error: unknown): error is InputError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[symbol] === true;
+    return carries(error, symbol);
   }
 }
 
-const storageMarker = 'afterstop.storage-error';
-const storageSymbol = Symbol.for(storageMarker);
+const storageSymbol = Symbol.for('afterstop.storage-error');
 
 /**
  * The machine could not write what the analyzer must write: the store or a
@@ -44,7 +46,7 @@ export class StorageError extends Error {
   }
 
   static isInstance(error: unknown): error is StorageError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[storageSymbol] === true;
+    return carries(error, storageSymbol);
   }
 }
 

@@ -38,19 +38,19 @@ export async function writeSpanFiles(store: Store): Promise<void> {
   if (files.length > 0) {
     const counts = await store.rows<{ file: string; day: string; spans: bigint; max_ingest_id: number }>(query('file-span-counts'), { files: listValue(files) });
     const days = [...new Set(counts.map((c) => c.day))];
-    let replaced: { path: string }[] = [];
-    await store.connection.run('BEGIN TRANSACTION');
+    let replaced: { path: string }[];
     try {
-      replaced = await store.rows<{ path: string }>(query('replace-span-files'), { days: listValue(days) });
-      await store.run(query('record-span-files'), {
-        paths: listValue(counts.map((c) => rel(store, c.file))),
-        days: listValue(counts.map((c) => c.day)),
-        spans: listValue(counts.map((c) => BigInt(c.spans))),
-        max_ingest_ids: listValue(counts.map((c) => Number(c.max_ingest_id))),
+      replaced = await store.transaction(async () => {
+        const old = await store.rows<{ path: string }>(query('replace-span-files'), { days: listValue(days) });
+        await store.run(query('record-span-files'), {
+          paths: listValue(counts.map((c) => rel(store, c.file))),
+          days: listValue(counts.map((c) => c.day)),
+          spans: listValue(counts.map((c) => BigInt(c.spans))),
+          max_ingest_ids: listValue(counts.map((c) => Number(c.max_ingest_id))),
+        });
+        return old;
       });
-      await store.connection.run('COMMIT');
     } catch (error) {
-      await store.connection.run('ROLLBACK');
       for (const f of files) fs.rmSync(f, { force: true });
       throw error;
     }
@@ -70,19 +70,13 @@ export interface PruneSummary {
 
 /** Retention: remove the days wholly before `beforeNs`'s day, and the runs that start on them. */
 export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<PruneSummary> {
-  let files: { path: string; day: string; spans: bigint }[] = [];
-  let runs: unknown[] = [];
-  await store.connection.run('BEGIN TRANSACTION');
-  try {
-    files = await store.rows(query('prune-span-files'), { before_ns: beforeNs });
-    runs = await store.rows(query('prune-run-facts'), { before_ns: beforeNs });
+  const { files, runs } = await store.transaction(async () => {
+    const files = await store.rows<{ path: string; day: string; spans: bigint }>(query('prune-span-files'), { before_ns: beforeNs });
+    const runs = await store.rows(query('prune-run-facts'), { before_ns: beforeNs });
     // Remembered, so that a trace file read again does not bring those days back.
     await store.run(query('set-pruned-before'), { day: new Date(Number(beforeNs / 1_000_000n)).toISOString().slice(0, 10) });
-    await store.connection.run('COMMIT');
-  } catch (error) {
-    await store.connection.run('ROLLBACK');
-    throw error;
-  }
+    return { files, runs };
+  });
   for (const f of files) fs.rmSync(abs(store, f.path), { force: true });
   if (fs.existsSync(store.spansDir)) removeEmptyFolders(store.spansDir);
   await store.connection.run('CHECKPOINT');

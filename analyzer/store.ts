@@ -66,8 +66,7 @@ export class Store {
       if (isStorageFailure(error)) throw storageError(where, error);
       // A catalog that is corrupt, truncated or a folder: the store is the user's input, so this is bad
       // input, named, not a crash.
-      const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      throw new InputError(`${where}: cannot open the store (${message})`, { path: where, cause: error });
+      throw new InputError(`${where}: cannot open the store (${firstLine(error)})`, { path: where, cause: error });
     }
   }
 
@@ -104,6 +103,19 @@ export class Store {
   async rows<T = Record<string, unknown>>(q: Query, params: Params = {}): Promise<T[]> {
     const reader = await this.connection.runAndReadAll(q.sql, this.bind(q, params), listTypes(q));
     return reader.getRowObjectsJS() as T[];
+  }
+
+  /** Run `body` in one transaction: committed when it resolves, rolled back when it throws (and the error passed on). */
+  async transaction<T>(body: () => Promise<T>): Promise<T> {
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      const result = await body();
+      await this.connection.run('COMMIT');
+      return result;
+    } catch (error) {
+      await this.connection.run('ROLLBACK');
+      throw error;
+    }
   }
 
   /** Run a file of several statements (schema, macros). */

@@ -8,7 +8,6 @@
  * It never stops the app: on failure it logs one line and the app runs
  * uninstrumented.
  */
-import { register } from 'node:module';
 import { enabledInstrumentations, enableInstrumentations, modulesOf } from './auto/registry.js';
 import { hookModules } from './auto/esm-hook.js';
 import { setupPipeline } from './pipeline.js';
@@ -17,7 +16,7 @@ try {
   const names = enabledInstrumentations();
   if (names.length > 0) {
     // The ESM loader hook (import-in-the-middle, as OpenTelemetry's instrumentations use it), for the patched packages only.
-    hookModules(modulesOf(names), register, import.meta.url);
+    hookModules(modulesOf(names));
   }
   setupPipeline();
   enableInstrumentations(names);

@@ -70,13 +70,10 @@ export async function main(argv: string[]): Promise<number> {
  * write (a StorageError) one line and exit 74; anything else is internal.
  */
 export function failed(error: unknown): ExitCode {
-  if (StorageError.isInstance(error)) {
-    process.stderr.write(`afterstop: ${redactCredentials(error.message)}\n`);
-    return EXIT_STORAGE;
-  }
-  if (!InputError.isInstance(error)) return internalError(error);
-  process.stderr.write(`afterstop: ${redactCredentials(error.message)}\n`);
-  return EXIT_USAGE;
+  const code = StorageError.isInstance(error) ? EXIT_STORAGE : InputError.isInstance(error) ? EXIT_USAGE : undefined;
+  if (code === undefined) return internalError(error);
+  process.stderr.write(`afterstop: ${redactCredentials((error as Error).message)}\n`);
+  return code;
 }
 
 /**

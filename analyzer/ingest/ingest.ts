@@ -88,7 +88,7 @@ async function storeFiles(
 async function storeCarefully(store: Store, ingestId: number, file: TraceFile): Promise<{ spans: number; skipped: SkippedLine[]; again?: true }> {
   let tmp: string | undefined;
   let fd: number | undefined;
-  let clean: SanitizeResult;
+  let clean: SanitizeResult | undefined;
   try {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ingest-'));
     const tmpFile = path.join(tmp, 'clean.jsonl');
@@ -101,11 +101,11 @@ async function storeCarefully(store: Store, ingestId: number, file: TraceFile): 
       // Lines that passed every check failing now is the machine's trouble, not the file's: its spans are not
       // stored, so it is not counted as read, and the next ingest reads it again (a full disk stops the ingest).
       const stored = await storeFiles(store, ingestId, [tmpFile], 'none', file.path, Math.max(FAST_PATH_MAX_LINE, clean.longest * 3 + 1024));
-      if (stored === undefined) return notStored(file, [...clean.skipped], 'DuckDB could not store its checked lines');
+      if (stored === undefined) return notStored(file, clean.skipped, 'DuckDB could not store its checked lines');
     }
   } catch (error) {
     if (isStorageFailure(error)) throw error;
-    return notStored(file, [], `its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return notStored(file, clean?.skipped ?? [], `its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
     if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
@@ -143,8 +143,7 @@ async function record(store: Store, files: FileRead[]): Promise<void> {
   if (files.length === 0) return;
   const marked = files.filter((f) => f.again !== true);
   const skipped = files.flatMap((f) => f.skipped.map((s) => ({ file: f.file.path, line: s.line, reason: s.reason })));
-  await store.connection.run('BEGIN TRANSACTION');
-  try {
+  await store.transaction(async () => {
     await store.run(query('forget-skipped'), { files: listValue(files.map((f) => f.file.path)) });
     if (skipped.length > 0) {
       await store.run(query('record-skipped'), {
@@ -162,11 +161,7 @@ async function record(store: Store, files: FileRead[]): Promise<void> {
         skipped: listValue(marked.map((f) => BigInt(f.skipped.length))),
       });
     }
-    await store.connection.run('COMMIT');
-  } catch (error) {
-    await store.connection.run('ROLLBACK');
-    throw error;
-  }
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
-import { InputError } from '../errors.js';
+import { InputError, firstLine } from '../errors.js';
 import { query } from '../queries.js';
 import { readSmallFile } from '../read-small-file.js';
 import type { Store } from '../store.js';
@@ -84,7 +84,7 @@ export async function storeTempoBlock(store: Store, ingestId: number, file: stri
       await store.run(query('store-tempo-v5'), { file, span_dedicated: listValue(block.spanStrings), span_dedicated_int: listValue(block.spanInts), ingest_id: ingestId });
     }
   } catch (error) {
-    return { skipped: { file, line: 0, reason: `DuckDB could not read this Tempo vParquet${block.version} block: ${(error as Error).message.split('\n')[0]}` } };
+    return { skipped: { file, line: 0, reason: `DuckDB could not read this Tempo vParquet${block.version} block: ${firstLine(error)}` } };
   }
   const counts = (await store.rows<{ file: string; spans: bigint; invalid: bigint }>(query('file-counts'), { ingest_id: ingestId })).find((c) => c.file === file);
   return { spans: Number(counts?.spans ?? 0n), invalid: Number(counts?.invalid ?? 0n) };

@@ -1,6 +1,7 @@
 import { context, createContextKey } from '@opentelemetry/api';
 import { safely } from '../safe.js';
 import { AiSdkRun } from './ai-sdk-run.js';
+import type { PatchTarget } from './framework-instrumentation.js';
 
 /**
  * The AI SDK's own agent class (`ToolLoopAgent` in ai 6, `Experimental_Agent`
@@ -14,25 +15,23 @@ import { AiSdkRun } from './ai-sdk-run.js';
 
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
-/** A method to patch: on this object, under this name, with this wrapper of the original. */
-export type AgentTarget = [object: Json, method: string, wrap: (original: Fn) => Fn];
 
 /** The run of the agent call under way, for prepareCall. */
 const AGENT_RUN = createContextKey('afterstop ai-sdk agent run');
 const AGENT_CLASSES = ['ToolLoopAgent', 'Experimental_Agent'];
 
 /** The prototype methods to patch in the package's exports (each class once: an alias names the same class). */
-export function agentTargets(exports: Json): AgentTarget[] {
+export function agentTargets(exports: Json): PatchTarget[] {
   const prototypes = new Set<Json>();
   for (const name of AGENT_CLASSES) {
     const cls = exports[name];
     const proto = typeof cls === 'function' ? (cls.prototype as Json | undefined) : undefined;
     if (proto !== undefined && typeof proto['prepareCall'] === 'function') prototypes.add(proto);
   }
-  return [...prototypes].flatMap((proto): AgentTarget[] => [
-    ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o: Fn) => wrapAgentCall(o, false)] as AgentTarget] : []),
-    ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o: Fn) => wrapAgentCall(o, true)] as AgentTarget] : []),
-    [proto, 'prepareCall', wrapPrepareCall],
+  return [...prototypes].flatMap((proto): PatchTarget[] => [
+    ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o) => wrapAgentCall(o as Fn, false)] as PatchTarget] : []),
+    ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o) => wrapAgentCall(o as Fn, true)] as PatchTarget] : []),
+    [proto, 'prepareCall', (o) => wrapPrepareCall(o as Fn)],
   ]);
 }
 

@@ -35,7 +35,7 @@ export class AiSdkInstrumentation extends InstrumentationBase {
 
   private patch(exports: Json): Json {
     // The agent classes are patched on their prototypes, whatever the build (a prototype is writable).
-    for (const [proto, method, wrap] of agentTargets(exports)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap as (original: unknown) => unknown);
+    for (const [proto, method, wrap] of agentTargets(exports)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap);
     const inPlace = types.isProxy(exports) || Object.entries(ENTRY_POINTS).every(([name]) => Object.getOwnPropertyDescriptor(exports, name)?.configurable !== false);
     if (inPlace) {
       for (const [name, streamed] of Object.entries(ENTRY_POINTS)) {

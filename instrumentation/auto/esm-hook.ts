@@ -1,4 +1,4 @@
-type Register = (specifier: string, parentURL: string, options: { data: unknown }) => void;
+import { register } from 'node:module';
 
 /** The deprecation of `module.register` in Node 26 (it still works; `module.registerHooks` is its successor). */
 const REGISTER_DEPRECATED = 'DEP0205';
@@ -10,7 +10,7 @@ const REGISTER_DEPRECATED = 'DEP0205';
  * (The in-thread `module.registerHooks` loader of import-in-the-middle 3.6 crashes an app run as
  * `node --input-type=module -e` that imports a CommonJS package: ENOENT on the builtin 'module'.)
  */
-export function hookModules(include: string[], register: Register, parentURL: string): void {
+export function hookModules(include: string[]): void {
   const emitWarning = process.emitWarning;
   process.emitWarning = function filtered(this: unknown, warning: string | Error, ...rest: unknown[]): void {
     const options = rest[0];
@@ -19,7 +19,7 @@ export function hookModules(include: string[], register: Register, parentURL: st
     return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
   } as typeof process.emitWarning;
   try {
-    register('@opentelemetry/instrumentation/hook.mjs', parentURL, { data: { include } });
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include } });
   } finally {
     process.emitWarning = emitWarning;
   }

@@ -1,7 +1,7 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_DB } from '../../analyze.js';
-import { InputError } from '../../errors.js';
+import { InputError, firstLine } from '../../errors.js';
 import { loadPrices } from '../../prices.js';
 import { isReadOnly, listQueries, query, type Query } from '../../queries.js';
 import { prepareReport } from '../../report.js';
@@ -101,7 +101,7 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
         return await store.rows(q, params);
       } catch (error) {
         // The query is ours and ran in the tests; what fails here is the values the user gave it (a negative limit).
-        throw new InputError(`${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)} (check the --param values)`, { cause: error });
+        throw new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error });
       }
     });
     process.stdout.write(renderRows(rows, format));
