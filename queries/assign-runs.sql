@@ -1,5 +1,5 @@
 -- @name assign_runs
--- @description For the traces in touched_traces (those that just received spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when stored. Computed at ingest, so that a report over an unchanged store does not redo it.
+-- @description For the traces in touched_traces (those that just received spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when stored. Computed at ingest, so that a report over an unchanged store does not redo it.
 -- @returns nothing; updates role and run_id in spans
 UPDATE spans SET role = a.role, run_id = a.run_id
 FROM (
@@ -10,8 +10,23 @@ base AS (
   FROM spans
   WHERE trace_id IN (
     SELECT trace_id FROM spans
-    WHERE trace_id IN (SELECT trace_id FROM touched_traces) AND attr_run_id IS NULL AND NOT is_run_span(name, op_name)
+    WHERE trace_id IN (SELECT trace_id FROM touched_traces) AND attr_run_id IS NULL
+      AND (NOT is_run_span(name, op_name) OR parent_span_id IS NOT NULL)  -- a run span under another may be a mirror
   )
+),
+-- A foreign invoke_agent span right under an afterstop run span is that run seen by a second instrumentation
+-- (the app's @ai-sdk/otel beside afterstop's AI SDK integration): it and everything in it belong to the
+-- afterstop run, as nothing of their own (afterstop's spans hold each call once).
+-- (An afterstop run span names its run, or the spans of its run name it: afterstop.run.id is its span id by default.)
+afterstop_runs AS (
+  SELECT p.trace_id, p.span_id, coalesce(p.attr_run_id, p.span_id) AS run_id
+  FROM base p
+  WHERE p.is_run_span AND (p.attr_run_id IS NOT NULL OR EXISTS (SELECT 1 FROM base c WHERE c.trace_id = p.trace_id AND c.attr_run_id = p.span_id))
+),
+mirrors AS (
+  SELECT m.trace_id, m.span_id, p.run_id AS mirrored_run_id
+  FROM base m JOIN afterstop_runs p ON p.trace_id = m.trace_id AND p.span_id = m.parent_span_id
+  WHERE m.is_run_span AND m.attr_run_id IS NULL
 ),
 -- Walk up from every span to the nearest run span, or to the top of what was exported.
 walk(trace_id, span_id, ancestor, depth, at_run) AS (
@@ -68,8 +83,10 @@ missing_roots AS (
 looked_up AS (
   SELECT
     b.*,
+    mi.mirrored_run_id IS NOT NULL AS mirrored,
     coalesce(
       b.attr_run_id,
+      mi.mirrored_run_id,
       ri.run_id,
       tr.first_run_id,
       CASE
@@ -85,6 +102,7 @@ looked_up AS (
   FROM base b
   LEFT JOIN nearest n ON n.trace_id = b.trace_id AND n.span_id = b.span_id
   LEFT JOIN run_ids ri ON ri.trace_id = n.trace_id AND ri.span_id = n.run_span_id
+  LEFT JOIN mirrors mi ON mi.trace_id = n.trace_id AND mi.span_id = n.run_span_id
   LEFT JOIN traces tr ON tr.trace_id = b.trace_id
   LEFT JOIN tops tp ON tp.trace_id = n.trace_id AND tp.span_id = n.top_id
   LEFT JOIN below_top bt ON bt.trace_id = b.trace_id AND bt.span_id = b.span_id
@@ -94,11 +112,12 @@ looked_up AS (
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 ),
 assigned AS (
-  SELECT * FROM looked_up WHERE attr_run_id IS NULL AND NOT is_run_span
+  SELECT * FROM looked_up WHERE (attr_run_id IS NULL AND NOT is_run_span) OR mirrored
 )
 SELECT
   a.trace_id, a.span_id,
-  CASE WHEN a.assigned_run_id = a.span_id THEN 'run'
+  CASE WHEN a.mirrored THEN 'other'
+       WHEN a.assigned_run_id = a.span_id THEN 'run'
        -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own
        -- span under afterstop's, OpenLLMetry's under the AI SDK's): it counts once, as the outer one.
        WHEN span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) = 'model'

@@ -1,6 +1,5 @@
-import { context, createContextKey } from '@opentelemetry/api';
+import { context, createContextKey, type Context } from '@opentelemetry/api';
 import { safely } from '../safe.js';
-import { AiSdkRun } from './ai-sdk-run.js';
 import type { PatchTarget } from './framework-instrumentation.js';
 
 /**
@@ -16,12 +15,22 @@ import type { PatchTarget } from './framework-instrumentation.js';
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
+/** What an agent call or an entry point records through, for one major of the SDK (ai-sdk-run.ts: 5 and 6; ai-sdk-entry.ts: 7). */
+export interface EntryRun {
+  readonly context: Context | undefined;
+  options(options: Json): Json;
+  failed(error: unknown): void;
+  watchResult(result: unknown): void;
+  settled<T>(promise: Promise<T>): Promise<T>;
+}
+export type EntryRunClass = new (options: Json) => EntryRun;
+
 /** The run of the agent call under way, for prepareCall. */
 const AGENT_RUN = createContextKey('afterstop ai-sdk agent run');
 const AGENT_CLASSES = ['ToolLoopAgent', 'Experimental_Agent'];
 
 /** The prototype methods to patch in the package's exports (each class once: an alias names the same class). */
-export function agentTargets(exports: Json): PatchTarget[] {
+export function agentTargets(exports: Json, Run: EntryRunClass): PatchTarget[] {
   const prototypes = new Set<Json>();
   for (const name of AGENT_CLASSES) {
     const cls = exports[name];
@@ -29,24 +38,24 @@ export function agentTargets(exports: Json): PatchTarget[] {
     if (proto !== undefined && typeof proto['prepareCall'] === 'function') prototypes.add(proto);
   }
   return [...prototypes].flatMap((proto): PatchTarget[] => [
-    ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o) => wrapAgentCall(o as Fn, false)] as PatchTarget] : []),
-    ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o) => wrapAgentCall(o as Fn, true)] as PatchTarget] : []),
+    ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o) => wrapAgentCall(o as Fn, false, Run)] as PatchTarget] : []),
+    ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o) => wrapAgentCall(o as Fn, true, Run)] as PatchTarget] : []),
     [proto, 'prepareCall', (o) => wrapPrepareCall(o as Fn)],
   ]);
 }
 
 /** The agent's name for its run: its `id`, else the functionId of its telemetry settings. */
 function telemetryOf(settings: Json, call: Json): Json {
-  const telemetry = ((call['experimental_telemetry'] ?? settings['experimental_telemetry']) ?? {}) as Json;
+  const telemetry = (call['telemetry'] ?? call['experimental_telemetry'] ?? settings['telemetry'] ?? settings['experimental_telemetry'] ?? {}) as Json;
   const id = typeof settings['id'] === 'string' && settings['id'] !== '' ? settings['id'] : telemetry['functionId'];
   return { ...telemetry, ...(typeof id === 'string' ? { functionId: id } : {}) };
 }
 
-function wrapAgentCall(original: Fn, streamed: boolean): Fn {
+function wrapAgentCall(original: Fn, streamed: boolean, Run: EntryRunClass): Fn {
   return function agentCall(this: unknown, ...args: unknown[]): unknown {
     const call = (args[0] && typeof args[0] === 'object' ? args[0] : {}) as Json;
     const settings = ((this as Json | undefined)?.['settings'] ?? {}) as Json;
-    const run = safely('ai-sdk agent run start', () => new AiSdkRun({ abortSignal: call['abortSignal'], experimental_telemetry: telemetryOf(settings, call) }), undefined);
+    const run = safely('ai-sdk agent run start', (): EntryRun => new Run({ abortSignal: call['abortSignal'], runtimeContext: call['runtimeContext'], experimental_telemetry: telemetryOf(settings, call) }), undefined);
     if (run === undefined) return original.apply(this, args);
     const ctx = (run.context ?? context.active()).setValue(AGENT_RUN, run);
     let result: unknown;
@@ -74,7 +83,7 @@ function wrapAgentCall(original: Fn, streamed: boolean): Fn {
 
 function wrapPrepareCall(original: Fn): Fn {
   return function prepareCall(this: unknown, ...args: unknown[]): unknown {
-    const run = context.active().getValue(AGENT_RUN) as AiSdkRun | undefined;
+    const run = context.active().getValue(AGENT_RUN) as EntryRun | undefined;
     const prepared = original.apply(this, args);
     if (run === undefined) return prepared;
     const observe = (value: unknown): unknown => (value && typeof value === 'object' ? safely('ai-sdk agent options', () => run.options(value as Json), value) : value);

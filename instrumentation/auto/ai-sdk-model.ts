@@ -41,19 +41,20 @@ export function observedModel(model: unknown): unknown {
   });
 }
 
-function start(model: LanguageModel, options: Json): ObservedModelCall {
+/** A model call of this model, about to be made with these call options. */
+export function startModelCall(model: { provider?: unknown; modelId?: unknown }, options: Json): ObservedModelCall {
   const provider = typeof model.provider === 'string' ? (model.provider.split('.')[0] ?? model.provider) : 'unknown';
   return observeModelCall({
     provider,
     framework: AI_SDK_FRAMEWORK,
     model: typeof model.modelId === 'string' ? model.modelId : 'unknown',
     signal: options?.['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined,
-    inputMessages: options?.['prompt'],
+    inputMessages: options?.['prompt'] ?? options?.['messages'],
   });
 }
 
 async function doStream(model: LanguageModel, options: Json): Promise<Json> {
-  const call = start(model, options);
+  const call = startModelCall(model, options);
   let result: Json;
   try {
     result = await call.within(() => (model.doStream as NonNullable<LanguageModel['doStream']>).call(model, options));
@@ -61,7 +62,12 @@ async function doStream(model: LanguageModel, options: Json): Promise<Json> {
     call.end({ error, complete: false });
     throw error;
   }
-  return safely('ai-sdk model stream', () => ({ ...result, stream: observeParts(result['stream'] as ReadableStream<Json>, call) }), undefined) ?? unobserved(result, call);
+  return observedStreamResult(result, call);
+}
+
+/** A `doStream` result with its stream observed (`cancelled`: told when the SDK cancels the stream before its end). */
+export function observedStreamResult(result: Json, call: ObservedModelCall, cancelled?: (reason: unknown) => void): Json {
+  return safely('ai-sdk model stream', () => ({ ...result, stream: observeParts(result['stream'] as ReadableStream<Json>, call, cancelled) }), undefined) ?? unobserved(result, call);
 }
 
 /** The stream could not be observed: the app gets it as it is, and the call is closed now rather than never. */
@@ -71,7 +77,7 @@ function unobserved(result: Json, call: ObservedModelCall): Json {
 }
 
 async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
-  const call = start(model, options);
+  const call = startModelCall(model, options);
   let result: Json;
   try {
     result = await call.within(() => (model.doGenerate as NonNullable<LanguageModel['doGenerate']>).call(model, options));
@@ -79,6 +85,12 @@ async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
     call.end({ error, complete: false });
     throw error;
   }
+  observeGenerateResult(result, call);
+  return result;
+}
+
+/** A `doGenerate` result: its text, usage and finish reason recorded, and the call ended. */
+export function observeGenerateResult(result: Json, call: ObservedModelCall): void {
   safely('ai-sdk model result', () => {
     const response = result['response'] as Json | undefined;
     if (typeof response?.['modelId'] === 'string') call.responseModel(response['modelId']);
@@ -86,10 +98,9 @@ async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
     finish(call, result);
     call.end({ complete: true });
   }, undefined);
-  return result;
 }
 
-/** Usage and finish reason, in the V2 (numbers, a string) and V3 (`{ total }`, `{ unified, raw }`) shapes. */
+/** Usage and finish reason, in the V2 (numbers, a string) and V3/V4 (`{ total }`, `{ unified, raw }`) shapes. */
 function finish(call: ObservedModelCall, part: Json): void {
   const usage = part['usage'] as Json | undefined;
   const count = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof (v as Json | undefined)?.['total'] === 'number' ? ((v as Json)['total'] as number) : undefined);
@@ -103,7 +114,7 @@ function finish(call: ObservedModelCall, part: Json): void {
 
 const OUTPUT_PARTS = new Set(['text-delta', 'reasoning-delta', 'tool-input-delta']);
 
-function observeParts(stream: ReadableStream<Json>, call: ObservedModelCall): ReadableStream<Json> {
+function observeParts(stream: ReadableStream<Json>, call: ObservedModelCall, cancelled?: (reason: unknown) => void): ReadableStream<Json> {
   let complete = false;
   let error: unknown;
   return observeReadable(stream, {
@@ -125,6 +136,9 @@ function observeParts(stream: ReadableStream<Json>, call: ObservedModelCall): Re
     },
     done: () => call.end(error === undefined ? { complete } : { error, complete: false }),
     error: (e) => call.end({ error: e, complete: false }),
-    cancel: () => call.end({ complete }),
+    cancel: (reason) => {
+      call.end({ complete });
+      cancelled?.(reason);
+    },
   });
 }

@@ -3,20 +3,29 @@ import { context } from '@opentelemetry/api';
 import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { safely } from '../safe.js';
 import { VERSION } from '../version.js';
-import { agentTargets } from './ai-sdk-agent.js';
+import { agentTargets, type EntryRun, type EntryRunClass } from './ai-sdk-agent.js';
+import { AiSdkHookedRun } from './ai-sdk-entry.js';
 import { AiSdkRun } from './ai-sdk-run.js';
+import { afterstopTelemetry } from './ai-sdk-telemetry.js';
 import { moduleDefinitions } from './module-definitions.js';
 
-/** The `ai` versions this instrumentation is tested with (README: supported versions). */
-export const AI_SDK_VERSIONS = ['>=5.0.0 <7'];
+/** The `ai` versions this instrumentation is tested with (README: supported versions): 5 and 6 by their options, 7 by its telemetry hooks. */
+export const AI_SDK_VERSIONS = ['>=5.0.0 <7', '>=7.0.0 <8'];
 
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, options: Json) => unknown;
 const ENTRY_POINTS = { streamText: true, generateText: false } as const;
+const GLOBAL_INTEGRATIONS = 'AI_SDK_TELEMETRY_INTEGRATIONS';
+
+/** Each major's way in: 7 has telemetry hooks (ai-sdk-telemetry.ts), 5 and 6 the call's options (ai-sdk-run.ts). */
+const hooked = (version: string | undefined): boolean => Number.parseInt(version ?? '', 10) >= 7;
 
 /**
- * The Vercel AI SDK's `streamText` and `generateText` (see ai-sdk-run.ts for
- * what a call records). ESM namespaces are patched in place through the
+ * The Vercel AI SDK's `streamText` and `generateText` and its agent class.
+ * In 5 and 6 a call records through the options it is given (ai-sdk-run.ts);
+ * in 7 through the SDK's telemetry hooks, with afterstop registered as an
+ * integration (ai-sdk-telemetry.ts), the entry points giving it their abort
+ * signal (ai-sdk-entry.ts). ESM namespaces are patched in place through the
  * loader hook; the CommonJS build's exports are read-only getters, so there
  * the patch hands back a copy of the exports with the two functions wrapped.
  */
@@ -30,16 +39,18 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
-    return moduleDefinitions('afterstop-ai-sdk', 'ai', AI_SDK_VERSIONS, (exports: Json) => this.patch(exports), (exports: Json) => this.unpatch(exports));
+    return moduleDefinitions('afterstop-ai-sdk', 'ai', AI_SDK_VERSIONS, (exports: Json, version) => this.patch(exports, version), (exports: Json) => this.unpatch(exports));
   }
 
-  private patch(exports: Json): Json {
+  private patch(exports: Json, version: string | undefined): Json {
+    const Run: EntryRunClass = hooked(version) ? AiSdkHookedRun : AiSdkRun;
+    if (hooked(version)) safely('ai-sdk register', () => register(exports), undefined);
     // The agent classes are patched on their prototypes, whatever the build (a prototype is writable).
-    for (const [proto, method, wrap] of agentTargets(exports)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap);
+    for (const [proto, method, wrap] of agentTargets(exports, Run)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap);
     const inPlace = types.isProxy(exports) || Object.entries(ENTRY_POINTS).every(([name]) => Object.getOwnPropertyDescriptor(exports, name)?.configurable !== false);
     if (inPlace) {
       for (const [name, streamed] of Object.entries(ENTRY_POINTS)) {
-        if (typeof exports[name] === 'function' && !isWrapped(exports[name])) this._wrap(exports, name, (original) => wrapEntry(original as Fn, streamed));
+        if (typeof exports[name] === 'function' && !isWrapped(exports[name])) this._wrap(exports, name, (original) => wrapEntry(original as Fn, streamed, Run));
       }
       return exports;
     }
@@ -52,14 +63,15 @@ export class AiSdkInstrumentation extends InstrumentationBase {
       const original = exports[name];
       if (typeof original !== 'function') continue;
       originals[name] = original;
-      Object.defineProperty(copy, name, { value: wrapEntry(original as Fn, streamed), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, name, { value: wrapEntry(original as Fn, streamed, Run), enumerable: true, writable: true, configurable: true });
     }
     this.copies.set(exports, { copy, originals });
     return copy;
   }
 
   private unpatch(exports: Json): void {
-    for (const [proto, method] of agentTargets(exports)) if (isWrapped(proto[method])) this._unwrap(proto, method);
+    unregister();
+    for (const [proto, method] of agentTargets(exports, AiSdkRun)) if (isWrapped(proto[method])) this._unwrap(proto, method);
     const copied = this.copies.get(exports);
     if (copied !== undefined) {
       for (const [name, original] of Object.entries(copied.originals)) copied.copy[name] = original;
@@ -69,9 +81,24 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 }
 
-function wrapEntry(original: Fn, streamed: boolean): Fn {
+/** afterstop in the SDK's global list of integrations (through its own `registerTelemetry`), once. */
+function register(exports: Json): void {
+  const list = (globalThis as Json)[GLOBAL_INTEGRATIONS];
+  if (Array.isArray(list) && list.includes(afterstopTelemetry)) return;
+  if (typeof exports['registerTelemetry'] === 'function') (exports['registerTelemetry'] as (...i: unknown[]) => void)(afterstopTelemetry);
+}
+
+/** Out of the global list again (disable()). */
+function unregister(): void {
+  const list = (globalThis as Json)[GLOBAL_INTEGRATIONS];
+  if (!Array.isArray(list)) return;
+  const at = list.indexOf(afterstopTelemetry);
+  if (at >= 0) list.splice(at, 1);
+}
+
+function wrapEntry(original: Fn, streamed: boolean, Run: EntryRunClass): Fn {
   return function observedEntry(this: unknown, options: Json): unknown {
-    const run = safely('ai-sdk run start', () => (options && typeof options === 'object' ? new AiSdkRun(options) : undefined), undefined);
+    const run = safely('ai-sdk run start', (): EntryRun | undefined => (options && typeof options === 'object' ? new Run(options) : undefined), undefined);
     if (run === undefined) return original.call(this, options);
     const patched = safely('ai-sdk options', () => run.options(options), options);
     const ctx = run.context;

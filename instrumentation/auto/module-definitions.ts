@@ -24,7 +24,7 @@ export function moduleDefinitions(
   instrumentation: string,
   module: string,
   versions: string[],
-  patch: (exports: Json) => Json,
+  patch: (exports: Json, version: string | undefined) => Json,
   unpatch: (exports: Json) => void,
 ): InstrumentationNodeModuleDefinition[] {
   return [
@@ -32,7 +32,7 @@ export function moduleDefinitions(
       module,
       versions,
       (exports: Json, version?: string) => {
-        const patched = patch(exports);
+        const patched = patch(exports, version);
         if (debugging()) sayOnce(`patched:${instrumentation}:${module}@${version}`, `${instrumentation} patched ${module} ${version ?? '(version unknown)'}`);
         return patched;
       },

@@ -78,6 +78,8 @@ export interface RunOptions {
   exported?: boolean;
   /** Share a trace with another run. */
   traceId?: string;
+  /** The run span's parent (default: none, a root). */
+  parent?: string;
   /** false: no common attributes on any span of the run (a foreign trace). */
   stamp?: boolean;
   /** The run span's name (default `invoke_agent {agent}`; a foreign root: e.g. `ai.streamText`). */
@@ -98,7 +100,7 @@ export class Run {
     if (options.exported === false) return;
     const agentSpan = options.name === undefined || options.name.startsWith('invoke_agent');
     t.add(options.service, {
-      traceId: this.traceId, spanId: this.spanId, name: options.name ?? `invoke_agent ${options.agent ?? 'agent'}`, kind: 1,
+      traceId: this.traceId, spanId: this.spanId, ...(options.parent ? { parentSpanId: options.parent } : {}), name: options.name ?? `invoke_agent ${options.agent ?? 'agent'}`, kind: 1,
       startNs: ns(options.startMs), endNs: ns(options.endMs ?? options.startMs),
       attrs: [
         ...defined({ 'gen_ai.operation.name': agentSpan ? 'invoke_agent' : undefined }),

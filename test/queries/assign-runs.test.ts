@@ -130,6 +130,30 @@ describe('assign-runs', () => {
     expect([roles[outer], roles[inner]]).toEqual(['model', 'other']);
   });
 
+  it('a foreign invoke_agent right under an afterstop run is that run seen twice (@ai-sdk/otel beside afterstop): it and its spans count for nothing of their own; one under a tool is a sub-agent', async () => {
+    const t = traces();
+    const r = t.run({ framework: 'vercel-ai', startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(300);
+    r.model({ startMs: 10, endMs: 200, model: 'gpt-4o', input: 10, output: 8 });
+    const tool = r.tool({ name: 'send_email', callId: 'call_1', startMs: 210, endMs: 700, effect: 'irreversible' });
+    r.commit({ callId: 'call_1', atMs: 650 });
+    // The app's own GenAI spans of the same call, nested in afterstop's run.
+    const mirror = t.run({ traceId: r.traceId, parent: r.spanId, stamp: false, name: 'invoke_agent gpt-4o', startMs: 5, endMs: 800 });
+    const step = mirror.span({ name: 'step 1', startMs: 6, endMs: 790 });
+    const chat = mirror.span({ name: 'chat gpt-4o', parent: step, startMs: 10, endMs: 200, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.output_tokens': 8 } });
+    const call = mirror.span({ name: 'execute_tool send_email', parent: step, startMs: 210, endMs: 700, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': 'call_1' } });
+    // A sub-agent run inside the tool's body is a run of its own.
+    const sub = t.run({ traceId: r.traceId, parent: tool, stamp: false, name: 'invoke_agent helper', startMs: 300, endMs: 400 });
+    const a = await analyzeTraces(t);
+    const rows = Object.fromEntries((await a.table('report_spans')).map((x) => [x['span_id'], [x['role'], x['run_id']]]));
+    const runs = await a.total('runs');
+    a.close();
+    const own = r.spanId;
+    for (const id of [mirror.spanId, step, chat, call]) expect(rows[id], id).toEqual(['other', own]);
+    expect(rows[sub.spanId]).toEqual(['run', sub.spanId]);
+    expect(runs).toMatchObject({ runs: 2, cancelled_runs: 1 });
+  });
+
   it('a trace that grows is assigned again: a foreign span that was its run is not once an invoke_agent span arrives', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-assign-'));
     const store = await Store.open(':memory:');

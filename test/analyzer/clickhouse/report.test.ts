@@ -74,6 +74,22 @@ const sameIdsFiles = [0, 1, 2].map((i) => {
   return t.write(`same-ids-${i}.jsonl`);
 });
 
+// A run seen twice: afterstop's, and the app's @ai-sdk/otel spans nested right under it (and a sub-agent under its tool).
+const mirroredFile = (() => {
+  const t = traces();
+  const r = t.run({ framework: 'vercel-ai', startMs: 0, endMs: 900, outcome: 'cancelled' });
+  r.cancelRequest(300); r.ack(310);
+  r.model({ startMs: 10, endMs: 200, model: 'gpt-4o', input: 10, output: 8 });
+  const tool = r.tool({ name: 'send_email', callId: 'call_1', startMs: 210, endMs: 700, effect: 'irreversible' });
+  r.commit({ callId: 'call_1', atMs: 650 });
+  const mirror = t.run({ traceId: r.traceId, parent: r.spanId, stamp: false, name: 'invoke_agent gpt-4o', startMs: 5, endMs: 800 });
+  const step = mirror.span({ name: 'step 1', startMs: 6, endMs: 790 });
+  mirror.span({ name: 'chat gpt-4o', parent: step, startMs: 10, endMs: 200, attrs: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.output_tokens': 8 } });
+  mirror.span({ name: 'execute_tool send_email', parent: step, startMs: 210, endMs: 700, attrs: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.id': 'call_1' } });
+  t.run({ traceId: r.traceId, parent: tool, stamp: false, name: 'invoke_agent helper', startMs: 300, endMs: 400 });
+  return t.write('mirrored.jsonl');
+})();
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
   ch = await chdbWithTraces({
@@ -88,6 +104,7 @@ beforeAll(async () => {
     tokens_after_c: { files: [tokensFile] },
     rechecked: { files: [recheckedFile] },
     same_ids: { files: sameIdsFiles },
+    mirrored: { files: [mirroredFile] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -134,6 +151,12 @@ describe('the leak model in ClickHouse', () => {
       const click = await clickhouseReport(ch.source(table), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
       expect(figures(click), table).toEqual(figures(duck));
     }
+  });
+
+  it('a run seen twice (afterstop’s and @ai-sdk/otel’s spans nested in it): one run, each call once, as DuckDB', async () => {
+    const { duck, click } = await both([mirroredFile], 'mirrored');
+    expect(figures(click)).toEqual(figures(duck));
+    expect(duck.totals).toMatchObject({ runs: 2, cancelled_runs: 1, ghost_commits: 1 });
   });
 
   for (const file of foreign) {

@@ -1,0 +1,103 @@
+import { context, type Context } from '@opentelemetry/api';
+import { startRun } from '../run-start.js';
+import { safely } from '../safe.js';
+import type { Run } from '../types.js';
+import { AI_SDK_FRAMEWORK } from './ai-sdk-model.js';
+import { afterstopTelemetry, contextWithEntry } from './ai-sdk-telemetry.js';
+import { activeRun, endStoppedRun } from './run-context.js';
+
+/**
+ * An AI SDK 7 entry point (generateText, streamText, a ToolLoopAgent's
+ * generate / stream) as afterstop sees it before the SDK's hooks run: the
+ * options the app passed hold the two things the hooks never show, the
+ * abort signal (the Stop, at the moment it is pressed) and where the call's
+ * telemetry goes. So the call starts its run here (the signal is its cancel
+ * request), runs in the run's context (so that other integrations, such as
+ * `@ai-sdk/otel`, nest their spans in it), and has afterstop's integration
+ * first in its list (innermost: a tool body runs in afterstop's tool context,
+ * where the HTTP commit detector finds it).
+ * Everything else is recorded by the integration (ai-sdk-telemetry.ts). A
+ * call whose telemetry is switched off (`isEnabled: false`) is left alone,
+ * as the SDK leaves it.
+ */
+type Json = Record<string, unknown>;
+
+const CONVERSATION_KEYS = ['conversationId', 'sessionId', 'threadId', 'chatId'];
+const GLOBAL_INTEGRATIONS = 'AI_SDK_TELEMETRY_INTEGRATIONS';
+
+export class AiSdkHookedRun {
+  private readonly run: Run | undefined;
+  private readonly own: boolean;
+
+  constructor(options: Json) {
+    const telemetry = telemetryOf(options);
+    const active = activeRun();
+    this.own = active === undefined;
+    if (telemetry['isEnabled'] === false) {
+      this.run = undefined;
+      return;
+    }
+    const signal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
+    const metadata = { ...((telemetry['metadata'] ?? {}) as Json), ...((options['runtimeContext'] ?? {}) as Json) };
+    const conversation = CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
+    this.run =
+      active ??
+      startRun({
+        framework: AI_SDK_FRAMEWORK,
+        ...(signal ? { signal } : {}),
+        ...(typeof telemetry['functionId'] === 'string' ? { agentName: telemetry['functionId'] } : {}),
+        ...(conversation !== undefined ? { conversationId: conversation } : {}),
+      });
+  }
+
+  /** The context the SDK call runs in: the run's, with the token its start claims. */
+  get context(): Context | undefined {
+    if (this.run === undefined) return undefined;
+    // A run of its own: its span is the parent of what the SDK call makes (the app's run: the app's context).
+    const base = this.own ? ((this.run as { context?: Context }).context ?? context.active()) : context.active();
+    return contextWithEntry(base, this.run, this.own);
+  }
+
+  /** The options the SDK gets: the app's, with afterstop's integration first in the call's list. */
+  options(options: Json): Json {
+    if (this.run === undefined) return options;
+    const telemetry = telemetryOf(options);
+    const listed = telemetry['integrations'] ?? (globalThis as Json)[GLOBAL_INTEGRATIONS] ?? [];
+    // First: innermost, so that a tool body runs in afterstop's tool context (another integration's
+    // executeTool, such as @ai-sdk/otel's, runs the body in a context of its own making, without afterstop's).
+    const integrations = [afterstopTelemetry, ...(Array.isArray(listed) ? listed : [listed]).filter((i) => i !== afterstopTelemetry)];
+    return { ...options, telemetry: { ...telemetry, integrations } };
+  }
+
+  /** The call threw before the SDK started it: the run is over. */
+  failed(error: unknown): void {
+    if (this.run !== undefined && this.own) endStoppedRun(this.run, error, false);
+  }
+
+  /** A streamed result: the integration follows it. */
+  watchResult(): void {}
+
+  /** generateText's promise: once settled, the run is over (the hooks ended it already, unless the SDK failed before its start). */
+  settled<T>(promise: Promise<T>): Promise<T> {
+    const end = (error?: unknown): void =>
+      safely('ai-sdk result', () => {
+        if (this.run !== undefined && this.own) endStoppedRun(this.run, error, error === undefined || this.run.signal.aborted);
+      }, undefined);
+    return promise.then(
+      (value) => {
+        end();
+        return value;
+      },
+      (error: unknown) => {
+        end(error);
+        throw error;
+      },
+    );
+  }
+}
+
+/** The call's telemetry settings (`telemetry`, or the older `experimental_telemetry`). */
+function telemetryOf(options: Json): Json {
+  const t = options['telemetry'] ?? options['experimental_telemetry'];
+  return t !== null && typeof t === 'object' ? (t as Json) : {};
+}
