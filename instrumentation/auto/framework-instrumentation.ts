@@ -1,4 +1,4 @@
-import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { moduleDefinitions } from './module-definitions.js';
 import { VERSION } from '../version.js';
 
@@ -18,6 +18,11 @@ export interface FrameworkSpec {
   name: string;
   module: string;
   versions: string[];
+  /**
+   * When `module` is a package's subpath export (`@mastra/core/agent`): the CommonJS file it maps to,
+   * as `package/path` (the ESM loader hook matches the subpath; require hooks match a package's files).
+   */
+  commonJsFile?: string;
   targets: (exports: Json) => PatchTarget[];
   switched: (on: boolean) => void;
 }
@@ -52,18 +57,18 @@ export function frameworkInstrumentation(spec: FrameworkSpec): FrameworkInstrume
     }
 
     protected init(): InstrumentationNodeModuleDefinition[] {
-      return moduleDefinitions(
-        spec.name,
-        spec.module,
-        spec.versions,
-        (exports: Json) => {
-          for (const [object, method, wrap] of spec.targets(exports)) if (!isWrapped(object[method])) this._wrap(object, method, wrap);
-          return exports;
-        },
-        (exports: Json) => {
-          for (const [object, method] of spec.targets(exports)) if (isWrapped(object[method])) this._unwrap(object, method);
-        },
-      );
+      const patch = (exports: Json): Json => {
+        for (const [object, method, wrap] of spec.targets(exports)) if (!isWrapped(object[method])) this._wrap(object, method, wrap);
+        return exports;
+      };
+      const unpatch = (exports: Json): void => {
+        for (const [object, method] of spec.targets(exports)) if (isWrapped(object[method])) this._unwrap(object, method);
+      };
+      const definitions = moduleDefinitions(spec.name, spec.module, spec.versions, patch, unpatch);
+      if (spec.commonJsFile === undefined) return definitions;
+      const pkg = spec.commonJsFile.split('/').slice(0, spec.commonJsFile.startsWith('@') ? 2 : 1).join('/');
+      const file = new InstrumentationNodeModuleFile(spec.commonJsFile, spec.versions, patch, unpatch);
+      return [...definitions, new InstrumentationNodeModuleDefinition(pkg, spec.versions, undefined, undefined, [file])];
     }
   };
 }

@@ -5,6 +5,7 @@ import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
 import { LangGraphInstrumentation } from './langgraph.js';
 import { LlamaIndexWorkflowInstrumentation } from './llamaindex-workflow.js';
+import { MastraInstrumentation } from './mastra.js';
 import { OpenAIAgentsInstrumentation } from './openai-agents.js';
 
 /** An auto-instrumentation: the package it patches (none for the HTTP commit detector, which patches nothing). */
@@ -26,6 +27,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   'openai-agents': OpenAIAgentsInstrumentation,
   langgraph: LangGraphInstrumentation,
   'llamaindex-workflows': LlamaIndexWorkflowInstrumentation,
+  mastra: MastraInstrumentation,
 };
 
 /**
