@@ -30,6 +30,8 @@ export interface FrameworkRow {
   framework: string;
   /** npm packages whose versions the scorecard names. */
   packages: string[];
+  /** The row runs its apps against these installed aliases of packages (package → alias, see package.json), not the project's own versions. */
+  aliases?: Record<string, string>;
   cells: Partial<Record<Moment, Cell>>;
 }
 
@@ -51,6 +53,9 @@ function langgraphAgent(framework: string, env: Record<string, string>, packages
 }
 
 const ai = (scenario: string): Cell => ({ app: 'ai-sdk-app.mjs', scenario, env: { PROVIDER: 'openai' } });
+/** AI SDK 7 (through its telemetry hooks): the same app, against ai 7 and @ai-sdk/openai 4. */
+const AI_7 = { ai: 'ai-7.0.173', '@ai-sdk/openai': 'ai-sdk-openai-4.0.118' };
+const mastra = (scenario: string): Cell => ({ app: 'mastra-app.mjs', scenario });
 
 export const FRAMEWORKS: FrameworkRow[] = [
   {
@@ -64,6 +69,18 @@ export const FRAMEWORKS: FrameworkRow[] = [
   { framework: 'Vercel AI SDK, generateText', packages: ['ai'], cells: { stream: ai('generate-text'), 'tool-honours': ai('generate-tool') } },
   { framework: 'Vercel AI SDK, ToolLoopAgent.generate', packages: ['ai'], cells: { 'tool-ignores': ai('agent-generate') } },
   { framework: 'Vercel AI SDK, ToolLoopAgent.stream', packages: ['ai'], cells: { 'tool-ignores': ai('agent-stream') } },
+  {
+    framework: 'Vercel AI SDK 7, streamText',
+    packages: ['ai', '@ai-sdk/openai'],
+    aliases: AI_7,
+    cells: {
+      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), parallel: ai('parallel'),
+      'after-commit': ai('after-commit'),
+    },
+  },
+  { framework: 'Vercel AI SDK 7, generateText', packages: ['ai'], aliases: AI_7, cells: { stream: ai('generate-text'), 'tool-honours': ai('generate-tool') } },
+  { framework: 'Vercel AI SDK 7, ToolLoopAgent.generate', packages: ['ai'], aliases: AI_7, cells: { 'tool-ignores': ai('agent-generate') } },
+  { framework: 'Vercel AI SDK 7, ToolLoopAgent.stream', packages: ['ai'], aliases: AI_7, cells: { 'tool-ignores': ai('agent-stream') } },
   {
     framework: 'Vercel AI SDK chat backend (node:http, pipeUIMessageStreamToResponse; the browser aborts)',
     packages: ['ai', '@ai-sdk/openai'],
@@ -112,6 +129,12 @@ export const FRAMEWORKS: FrameworkRow[] = [
   langgraphAgent('LangGraph.js, prebuilt createReactAgent', { PREBUILT: '1' }),
   langgraphAgent('LangChain, createAgent', { CREATE_AGENT: '1' }, ['langchain', '@langchain/langgraph', '@langchain/openai']),
   langgraphAgent('LangChain, createAgent with a middleware', { CREATE_AGENT: '1', MIDDLEWARE: '1' }, ['langchain', '@langchain/langgraph', '@langchain/openai']),
+  {
+    framework: 'Mastra, Agent.stream',
+    packages: ['@mastra/core'],
+    cells: { stream: mastra('text'), 'tool-honours': mastra('tool-honours'), 'tool-ignores': mastra('tool-ignores') },
+  },
+  { framework: 'Mastra, Agent.generate', packages: ['@mastra/core'], cells: { 'tool-ignores': mastra('generate-tool') } },
   {
     framework: 'LlamaIndex Workflows',
     packages: ['@llamaindex/workflow-core'],

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { LeakReport } from '../analyzer/index.js';
 import { startSimulator } from '../simulator/index.js';
 import { appsDir, runApp, truthAfterStop, type GroundTruth } from './run-app.js';
+import { versionedApp } from './versioned-app.js';
 import { FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';
 
 /** One framework stopped at one moment: what leak-report measured, beside what the simulator saw. */
@@ -112,14 +113,18 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
   const started = Date.now();
   const sim = await startSimulator({ tokenDelayMs: 10 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-scorecard-'));
-  const jobs = FRAMEWORKS.filter((f) => only(f.framework)).flatMap((f) => Object.entries(f.cells).map(([moment, cell]) => ({ framework: f.framework, moment: moment as Moment, cell: cell! })));
+  const jobs = FRAMEWORKS.filter((f) => only(f.framework)).flatMap((f) => Object.entries(f.cells).map(([moment, cell]) => ({ framework: f.framework, moment: moment as Moment, cell: cell!, aliases: f.aliases })));
+  // Rows on other versions of their packages run copies of their apps beside those versions (inside the project).
+  const versionsDir = path.join(root, '.cache', `scorecard-${process.pid}`);
+  const appFile = (job: (typeof jobs)[number]): string =>
+    job.aliases === undefined ? path.join(appsDir(root), job.cell.app) : versionedApp(root, versionsDir, job.cell.app, job.aliases);
   const cells: ScoreCell[] = [];
   try {
     for (const [i, job] of jobs.entries()) {
       progress(i, jobs.length, `${job.framework}: ${MOMENTS[job.moment]}`);
       const base = { framework: job.framework, moment: job.moment, scenario: job.cell.scenario, ...(job.cell.limit !== undefined ? { limit: job.cell.limit } : {}) };
       try {
-        const r = await runApp(path.join(appsDir(root), job.cell.app), job.cell.scenario, { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} });
+        const r = await runApp(appFile(job), job.cell.scenario, { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} });
         if (r.code !== 0 || r.report === undefined) {
           cells.push({ ...base, ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' ') });
           continue;
@@ -135,12 +140,17 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
   } finally {
     await sim.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(versionsDir, { recursive: true, force: true });
   }
   const packages = [...new Set(FRAMEWORKS.flatMap((f) => f.packages))].sort();
+  // A package some rows run at another version: both named (e.g. `ai 6.0.325, 7.0.173`).
+  const aliased = new Map<string, Set<string>>();
+  for (const f of FRAMEWORKS) for (const [p, alias] of Object.entries(f.aliases ?? {})) aliased.set(p, (aliased.get(p) ?? new Set()).add(versionOf(root, alias)));
+  const named = (p: string): string => [versionOf(root, p), ...(aliased.get(p) ?? [])].join(', ');
   return {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,
-    versions: Object.fromEntries(packages.map((p) => [p, versionOf(root, p)])),
+    versions: Object.fromEntries(packages.map((p) => [p, named(p)])),
     cells,
     durationMs: Date.now() - started,
   };

@@ -3,13 +3,15 @@ import { safely } from '../safe.js';
 import type { PatchTarget } from './framework-instrumentation.js';
 
 /**
- * The AI SDK's own agent class (`ToolLoopAgent` in ai 6, `Experimental_Agent`
- * in 5 and 6): its `generate` and `stream` call the SDK's generateText and
- * streamText through the module's own bindings, which the patch of the
- * exports does not reach. So the class is patched on its prototype: each
- * `generate` / `stream` is a run (Stop: the abortSignal it is given), and
- * `prepareCall`, which makes the arguments generateText / streamText get,
- * hands back the agent's model observed and its tools wrapped, for that run.
+ * The AI SDK's own agent class (`ToolLoopAgent` in ai 6 and 7,
+ * `Experimental_Agent` in 5, 6 and 7): its `generate` and `stream` call the
+ * SDK's generateText and streamText through the module's own bindings, which
+ * the patch of the exports does not reach. So the class is patched on its
+ * prototype: each `generate` / `stream` is a run (Stop: the abortSignal it is
+ * given), and `prepareCall`, which makes the arguments generateText /
+ * streamText get, hands back what the major records through (5, 6: the
+ * agent's model observed and its tools wrapped; 7: afterstop's integration in
+ * its telemetry settings), for that run.
  */
 
 type Json = Record<string, unknown>;
@@ -35,13 +37,18 @@ export function agentTargets(exports: Json, Run: EntryRunClass): PatchTarget[] {
   for (const name of AGENT_CLASSES) {
     const cls = exports[name];
     const proto = typeof cls === 'function' ? (cls.prototype as Json | undefined) : undefined;
-    if (proto !== undefined && typeof proto['prepareCall'] === 'function') prototypes.add(proto);
+    if (proto !== undefined && (typeof proto['generate'] === 'function' || typeof proto['stream'] === 'function')) prototypes.add(proto);
   }
-  return [...prototypes].flatMap((proto): PatchTarget[] => [
-    ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o) => wrapAgentCall(o as Fn, false, Run)] as PatchTarget] : []),
-    ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o) => wrapAgentCall(o as Fn, true, Run)] as PatchTarget] : []),
-    [proto, 'prepareCall', (o) => wrapPrepareCall(o as Fn)],
-  ]);
+  return [...prototypes].flatMap((proto): PatchTarget[] => {
+    // ai 5.0's Experimental_Agent has no prepareCall: it calls generateText / streamText with its settings
+    // overridden by the call's options, so the call's options are handed over whole, observed.
+    const prepared = typeof proto['prepareCall'] === 'function';
+    return [
+      ...(typeof proto['generate'] === 'function' ? [[proto, 'generate', (o) => wrapAgentCall(o as Fn, false, Run, prepared)] as PatchTarget] : []),
+      ...(typeof proto['stream'] === 'function' ? [[proto, 'stream', (o) => wrapAgentCall(o as Fn, true, Run, prepared)] as PatchTarget] : []),
+      ...(prepared ? [[proto, 'prepareCall', (o) => wrapPrepareCall(o as Fn)] as PatchTarget] : []),
+    ];
+  });
 }
 
 /** The agent's name for its run: its `id`, else the functionId of its telemetry settings. */
@@ -51,21 +58,26 @@ function telemetryOf(settings: Json, call: Json): Json {
   return { ...telemetry, ...(typeof id === 'string' ? { functionId: id } : {}) };
 }
 
-function wrapAgentCall(original: Fn, streamed: boolean, Run: EntryRunClass): Fn {
+function wrapAgentCall(original: Fn, streamed: boolean, Run: EntryRunClass, prepared: boolean): Fn {
   return function agentCall(this: unknown, ...args: unknown[]): unknown {
     const call = (args[0] && typeof args[0] === 'object' ? args[0] : {}) as Json;
     const settings = ((this as Json | undefined)?.['settings'] ?? {}) as Json;
     const run = safely('ai-sdk agent run start', (): EntryRun => new Run({ abortSignal: call['abortSignal'], runtimeContext: call['runtimeContext'], experimental_telemetry: telemetryOf(settings, call) }), undefined);
     if (run === undefined) return original.apply(this, args);
     const ctx = (run.context ?? context.active()).setValue(AGENT_RUN, run);
+    const callArgs = prepared ? args : [safely('ai-sdk agent options', () => run.options({ ...settings, ...call }), call), ...args.slice(1)];
     let result: unknown;
     try {
-      result = context.with(ctx, () => original.apply(this, args));
+      result = context.with(ctx, () => original.apply(this, callArgs));
     } catch (error) {
       safely('ai-sdk agent failed', () => run.failed(error), undefined);
       throw error;
     }
-    if (!(result instanceof Promise)) return result;
+    if (!(result instanceof Promise)) {
+      // ai 5.0's stream() hands back streamText's result itself.
+      if (streamed) safely('ai-sdk agent result', () => run.watchResult(result), undefined);
+      return result;
+    }
     if (!streamed) return safely('ai-sdk agent result', () => run.settled(result as Promise<unknown>), result);
     // stream() resolves to streamText's result: its streams are watched as streamText's are.
     return (result as Promise<unknown>).then(

@@ -53,7 +53,11 @@ export function startModelCall(model: { provider?: unknown; modelId?: unknown },
   });
 }
 
+/** A call given a signal that has already aborted: the provider's fetch sends nothing (ai 5.0 and 7.0.0 still make such a call after the Stop). */
+const neverSent = (options: Json): boolean => options?.['abortSignal'] instanceof AbortSignal && options['abortSignal'].aborted;
+
 async function doStream(model: LanguageModel, options: Json): Promise<Json> {
+  if (neverSent(options)) return (model.doStream as NonNullable<LanguageModel['doStream']>).call(model, options);
   const call = startModelCall(model, options);
   let result: Json;
   try {
@@ -77,6 +81,7 @@ function unobserved(result: Json, call: ObservedModelCall): Json {
 }
 
 async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
+  if (neverSent(options)) return (model.doGenerate as NonNullable<LanguageModel['doGenerate']>).call(model, options);
   const call = startModelCall(model, options);
   let result: Json;
   try {

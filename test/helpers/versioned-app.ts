@@ -2,30 +2,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { versionedApp } from '../../scorecard/versioned-app.js';
 
-/**
- * An app of scorecard/apps run against other versions of the packages it
- * imports: the versions are installed under npm aliases (`openai-4.13.0` is
- * `npm:openai@4.13.0`, see package.json), copied here under their real names
- * into a folder of the project (so that `afterstop` and the packages' own
- * dependencies still resolve), with a copy of the app beside them. The
- * instrumentations see the real package name and version, as in a user's app.
- * Call {@link versionedApps} at the top of a test file.
- */
+/** Copies of scorecard/apps run against other package versions (scorecard/versioned-app.ts), removed after the file's tests. Call it at the top of a test file. */
 export function versionedApps(): (app: string, packages: Record<string, string>) => string {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const base = path.join(root, '.cache', `versions-${process.pid}`);
   afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-  return (app, packages) => {
-    const dir = path.join(base, Object.values(packages).join('+'));
-    for (const [name, alias] of Object.entries(packages)) {
-      const target = path.join(dir, 'node_modules', name);
-      if (!fs.existsSync(target)) fs.cpSync(path.join(root, 'node_modules', alias), target, { recursive: true, dereference: true });
-    }
-    const file = path.join(dir, app);
-    fs.copyFileSync(path.join(root, 'scorecard', 'apps', app), file);
-    return file;
-  };
+  return (app, packages) => versionedApp(root, base, app, packages);
 }
 
 /** The version of `name` an app in `dir` gets. */

@@ -3,6 +3,7 @@ import { isWrapped } from '@opentelemetry/instrumentation';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LangGraphInstrumentation } from '../../../instrumentation/auto/langgraph.js';
 import { LlamaIndexWorkflowInstrumentation } from '../../../instrumentation/auto/llamaindex-workflow.js';
+import { MastraInstrumentation } from '../../../instrumentation/auto/mastra.js';
 import { OpenAIAgentsInstrumentation } from '../../../instrumentation/auto/openai-agents.js';
 import { captureTraces, type TraceCapture } from '../../helpers/capture.js';
 
@@ -58,6 +59,16 @@ describe('switching the framework instrumentations off', () => {
     instrumentation.disable();
     expect(await once()).toEqual([42]);
     expect(await runsOf('llamaindex-workflows')).toBe(1);
+  });
+
+  it('Mastra: its Agent (the CommonJS build of @mastra/core/agent) is patched, and unpatched by disable()', () => {
+    const instrumentation = new MastraInstrumentation({ enabled: false });
+    instrumentation.enable();
+    const { Agent } = require('@mastra/core/agent') as { Agent: { prototype: Record<string, unknown> } };
+    const methods = ['stream', 'generate', 'resolveModelConfig', 'convertTools'];
+    expect(methods.map((m) => isWrapped(Agent.prototype[m]))).toEqual([true, true, true, true]);
+    instrumentation.disable();
+    expect(methods.map((m) => isWrapped(Agent.prototype[m]))).toEqual([false, false, false, false]);
   });
 
   it('OpenAI Agents JS: the runner is unwrapped', () => {

@@ -8,10 +8,10 @@ import { OpenAIInstrumentation, OPENAI_VERSIONS } from '../../../instrumentation
 
 describe('the auto-instrumentation registry', () => {
   it('all by default; a list; none; minus the disabled ones; an unknown name is an error', () => {
-    expect(enabledInstrumentations({})).toEqual(['http-commits', 'openai', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows']);
+    expect(enabledInstrumentations({})).toEqual(['http-commits', 'openai', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows', 'mastra']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'openai' })).toEqual(['openai']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'none' })).toEqual([]);
-    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual(['http-commits', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows']);
+    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual(['http-commits', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows', 'mastra']);
     expect(() => enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'langchain' })).toThrow(/unknown instrumentation\(s\) langchain/);
     expect(modulesOf(['openai'])).toEqual(['openai']);
     expect(modulesOf(['http-commits', 'anthropic'])).toEqual(['@anthropic-ai/sdk']);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ANTHROPIC_VERSIONS } from '../../../instrumentation/auto/anthropic.js';
 import { AI_SDK_VERSIONS } from '../../../instrumentation/auto/ai-sdk.js';
 import { OPENAI_VERSIONS } from '../../../instrumentation/auto/openai.js';
-import { sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
+import { agreesWithTruth, sdkApps, truthAfterStop } from '../../helpers/sdk-app.js';
 import { versionedApps, versionIn } from '../../helpers/versioned-app.js';
 
 /**
@@ -51,6 +51,13 @@ describe('the oldest supported versions', () => {
     expect(text.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0 });
     // Unlike ai 6, ai 5.0.0 still hands a tool result that comes back after the abort to the UI
     // stream: the history is whole, no orphan, and the next turn goes through.
+    // 5.0's agent class, Experimental_Agent (no prepareCall: its call's options are handed over whole).
+    for (const scenario of ['agent-generate', 'agent-stream']) {
+      const agent = await runApp(app, scenario);
+      expect(agent.report.totals, scenario).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1 });
+      expect(agent.report.groups.map((g) => [g.framework, g.agent]), scenario).toEqual([['vercel-ai', 'support-agent']]);
+      agreesWithTruth(agent);
+    }
     const ghost = await runApp(app, 'tool-ignores');
     expect(ghost.out).toMatchObject({ toolPartStates: ['output-available'] });
     expect(ghost.out['nextTurnError']).toBeUndefined();
