@@ -92,6 +92,18 @@ export const FRAMEWORKS: FrameworkRow[] = [
     cells: { 'tool-ignores': { app: 'ai-sdk-hono-server.mjs', scenario: 'stop-during-tool' } },
   },
   {
+    framework: 'Vercel AI SDK 7 chat backend (node:http, pipeUIMessageStreamToResponse; the browser aborts)',
+    packages: ['ai', '@ai-sdk/openai'],
+    aliases: AI_7,
+    cells: { 'tool-ignores': { app: 'ai-sdk-chat-server.mjs', scenario: 'stop-during-tool' } },
+  },
+  {
+    framework: 'Vercel AI SDK 7 chat backend (Hono, toUIMessageStreamResponse, the request signal; the browser aborts)',
+    packages: ['ai', '@ai-sdk/openai', 'hono', '@hono/node-server'],
+    aliases: AI_7,
+    cells: { 'tool-ignores': { app: 'ai-sdk-hono-server.mjs', scenario: 'stop-during-tool' } },
+  },
+  {
     framework: 'OpenAI Agents JS, streamed',
     packages: ['@openai/agents'],
     cells: {

@@ -17,8 +17,10 @@ import { activeRun, endStoppedRun } from './run-context.js';
  * first in its list (innermost: a tool body runs in afterstop's tool context,
  * where the HTTP commit detector finds it).
  * Everything else is recorded by the integration (ai-sdk-telemetry.ts). A
- * call whose telemetry is switched off (`isEnabled: false`) is left alone,
- * as the SDK leaves it.
+ * call whose telemetry is switched off (`isEnabled: false`) runs afterstop's
+ * integration alone: `node --import afterstop/register` is the app's word
+ * that it wants its Stops recorded, as in 5 and 6, where that flag only kept
+ * the SDK's own spans away (and apps carry it over to 7).
  */
 type Json = Record<string, unknown>;
 
@@ -26,17 +28,13 @@ const CONVERSATION_KEYS = ['conversationId', 'sessionId', 'threadId', 'chatId'];
 const GLOBAL_INTEGRATIONS = 'AI_SDK_TELEMETRY_INTEGRATIONS';
 
 export class AiSdkHookedRun {
-  private readonly run: Run | undefined;
+  private readonly run: Run;
   private readonly own: boolean;
 
   constructor(options: Json) {
     const telemetry = telemetryOf(options);
     const active = activeRun();
     this.own = active === undefined;
-    if (telemetry['isEnabled'] === false) {
-      this.run = undefined;
-      return;
-    }
     const signal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
     const metadata = { ...((telemetry['metadata'] ?? {}) as Json), ...((options['runtimeContext'] ?? {}) as Json) };
     const conversation = CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
@@ -52,7 +50,6 @@ export class AiSdkHookedRun {
 
   /** The context the SDK call runs in: the run's, with the token its start claims. */
   get context(): Context | undefined {
-    if (this.run === undefined) return undefined;
     // A run of its own: its span is the parent of what the SDK call makes (the app's run: the app's context).
     const base = this.own ? ((this.run as { context?: Context }).context ?? context.active()) : context.active();
     return contextWithEntry(base, this.run, this.own);
@@ -60,8 +57,10 @@ export class AiSdkHookedRun {
 
   /** The options the SDK gets: the app's, with afterstop's integration first in the call's list. */
   options(options: Json): Json {
-    if (this.run === undefined) return options;
     const telemetry = telemetryOf(options);
+    // Switched off for the call (in 5 and 6, `isEnabled: false` only kept the SDK's own spans away, and
+    // apps carried it over): the app's integrations stay off, afterstop's alone runs, as under 5 and 6.
+    if (telemetry['isEnabled'] === false) return { ...options, telemetry: { ...telemetry, isEnabled: true, integrations: [afterstopTelemetry] } };
     const listed = telemetry['integrations'] ?? (globalThis as Json)[GLOBAL_INTEGRATIONS] ?? [];
     // First: innermost, so that a tool body runs in afterstop's tool context (another integration's
     // executeTool, such as @ai-sdk/otel's, runs the body in a context of its own making, without afterstop's).
@@ -71,7 +70,7 @@ export class AiSdkHookedRun {
 
   /** The call threw before the SDK started it: the run is over. */
   failed(error: unknown): void {
-    if (this.run !== undefined && this.own) endStoppedRun(this.run, error, false);
+    if (this.own) endStoppedRun(this.run, error, false);
   }
 
   /** A streamed result: the integration follows it. */
@@ -81,7 +80,7 @@ export class AiSdkHookedRun {
   settled<T>(promise: Promise<T>): Promise<T> {
     const end = (error?: unknown): void =>
       safely('ai-sdk result', () => {
-        if (this.run !== undefined && this.own) endStoppedRun(this.run, error, error === undefined || this.run.signal.aborted);
+        if (this.own) endStoppedRun(this.run, error, error === undefined || this.run.signal.aborted);
       }, undefined);
     return promise.then(
       (value) => {

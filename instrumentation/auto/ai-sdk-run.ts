@@ -7,6 +7,7 @@ import { endToolCall, InstrumentedToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
 import { httpCommitsDetected } from './http-commits.js';
+import { withExecutes } from './tool-set.js';
 import { observeReadable } from './observe-readable.js';
 import { activeRun, endStoppedRun } from './run-context.js';
 
@@ -205,17 +206,7 @@ export class AiSdkRun {
   }
 
   private tools(tools: unknown): unknown {
-    if (typeof tools !== 'object' || tools === null) return tools;
-    return Object.fromEntries(
-      Object.entries(tools as Record<string, unknown>).map(([name, t]) => {
-        const execute = (t as Json | undefined)?.['execute'];
-        if (typeof execute !== 'function') return [name, t];
-        // The same tool object (prototype, getters and all), with its execute observed.
-        const copy = Object.create(Object.getPrototypeOf(t) as object, Object.getOwnPropertyDescriptors(t)) as Json;
-        Object.defineProperty(copy, 'execute', { value: this.execute(name, execute as Fn), enumerable: true, writable: true, configurable: true });
-        return [name, copy];
-      }),
-    );
+    return withExecutes(tools, (name, execute) => this.execute(name, execute));
   }
 
   private execute(name: string, execute: Fn): Fn {

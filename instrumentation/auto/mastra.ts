@@ -2,11 +2,12 @@ import { context, type Context } from '@opentelemetry/api';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { safely } from '../safe.js';
-import { endToolCall } from '../tool.js';
+import { endToolCall, invokeInToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { observedModel } from './ai-sdk-model.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
+import { withExecutes } from './tool-set.js';
 import { activeRun, contextWithRun, endStoppedRun } from './run-context.js';
 
 /** The `@mastra/core` versions this instrumentation is tested with (README: supported versions). */
@@ -159,47 +160,17 @@ function wrapConvertTools(original: Fn): Fn {
 }
 
 function wrapTools(tools: unknown, run: Run): unknown {
-  if (typeof tools !== 'object' || tools === null) return tools;
-  return Object.fromEntries(
-    Object.entries(tools as Json).map(([name, t]) => {
-      const execute = (t as Json | undefined)?.['execute'];
-      if (typeof execute !== 'function') return [name, t];
-      const copy = Object.create(Object.getPrototypeOf(t) as object, Object.getOwnPropertyDescriptors(t)) as Json;
-      Object.defineProperty(copy, 'execute', { value: observedExecute(name, execute as Fn, run), enumerable: true, writable: true, configurable: true });
-      return [name, copy];
-    }),
-  );
+  return withExecutes(tools, (name, execute) => observedExecute(name, execute, run));
 }
 
 function observedExecute(name: string, execute: Fn, run: Run): Fn {
-  return function execute_(this: unknown, input: unknown, options: unknown): unknown {
+  return function observed(this: unknown, input: unknown, options: unknown): unknown {
     if (!enabled) return execute.call(this, input, options);
     const o = options as Json | undefined;
     const callId = o?.['toolCallId'] ?? (o?.['agent'] as Json | undefined)?.['toolCallId'];
     const call = safely('mastra tool start', () => run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }), undefined);
     if (call === undefined) return execute.call(this, input, options);
-    const ctx = (call as { context?: Context }).context;
-    let value: unknown;
-    try {
-      value = ctx === undefined ? execute.call(this, input, options) : context.with(ctx, () => execute.call(this, input, options));
-    } catch (error) {
-      ended(call, run, { error });
-      throw error;
-    }
-    if (!(value instanceof Promise)) {
-      ended(call, run);
-      return value;
-    }
-    return value.then(
-      (v: unknown) => {
-        ended(call, run);
-        return v;
-      },
-      (error: unknown) => {
-        ended(call, run, { error });
-        throw error;
-      },
-    );
+    return invokeInToolCall(call, () => execute.call(this, input, options), (outcome) => ended(call, run, 'error' in outcome ? { error: outcome.error } : undefined));
   };
 }
 
