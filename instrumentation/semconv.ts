@@ -1,6 +1,6 @@
 /**
  * Span names and attribute keys of afterstop's span contract (schema 0.1,
- * shared/spec/SEMCONV.md), and the OpenTelemetry GenAI names we reuse.
+ * docs/spec/SEMCONV.md, the project's copy of the shared contract), and the OpenTelemetry GenAI names we reuse.
  *
  * The GenAI names are copied here on purpose rather than imported from
  * `@opentelemetry/semantic-conventions/incubating`: incubating names can

@@ -1,6 +1,7 @@
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { AiSdkInstrumentation } from './ai-sdk.js';
 import { AnthropicInstrumentation } from './anthropic.js';
+import { sayOnce } from '../safe.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
 import { LangGraphInstrumentation } from './langgraph.js';
@@ -32,15 +33,17 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
 
 /**
  * Which to enable: AFTERSTOP_INSTRUMENTATIONS (`all`, the default; `none`; or
- * names, comma-separated), minus AFTERSTOP_DISABLED_INSTRUMENTATIONS.
+ * names, comma-separated), minus AFTERSTOP_DISABLED_INSTRUMENTATIONS. An
+ * unknown name in either is said once on stderr and left out.
  */
 export function enabledInstrumentations(env: NodeJS.ProcessEnv = process.env): string[] {
   const wanted = (env['AFTERSTOP_INSTRUMENTATIONS'] ?? 'all').trim();
   const off = new Set((env['AFTERSTOP_DISABLED_INSTRUMENTATIONS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean));
   const names = wanted === 'all' || wanted === '' ? Object.keys(AUTO_INSTRUMENTATIONS) : wanted === 'none' ? [] : wanted.split(',').map((s) => s.trim());
-  const unknown = names.filter((n) => !(n in AUTO_INSTRUMENTATIONS));
-  if (unknown.length > 0) throw new Error(`unknown instrumentation(s) ${unknown.join(', ')} in AFTERSTOP_INSTRUMENTATIONS (known: ${Object.keys(AUTO_INSTRUMENTATIONS).join(', ')})`);
-  return names.filter((n) => !off.has(n));
+  // A name afterstop does not know (a typo, one from a newer version) is said once; the known ones still run.
+  const unknown = [...names, ...off].filter((n) => !(n in AUTO_INSTRUMENTATIONS));
+  if (unknown.length > 0) sayOnce(`unknown-instrumentations:${unknown.join(',')}`, `unknown instrumentation(s) ${unknown.join(', ')} in AFTERSTOP_INSTRUMENTATIONS / AFTERSTOP_DISABLED_INSTRUMENTATIONS, left out (known: ${Object.keys(AUTO_INSTRUMENTATIONS).join(', ')})`);
+  return names.filter((n) => n in AUTO_INSTRUMENTATIONS && !off.has(n));
 }
 
 /** The packages the enabled instrumentations patch (the ESM loader hook intercepts only these). */

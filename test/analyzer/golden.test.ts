@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../analyzer/index.js';
 
 /**
- * The golden traces (copied from shared/fixtures/golden): each must give
+ * The golden traces (test/fixtures/golden, the project's copy of the contract's fixtures): each must give
  * exactly the figures of its .expected.json. Every listed key must match
  * (numbers to 1e-9); cancel_depth levels not listed must be 0.
  */

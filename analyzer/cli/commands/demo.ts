@@ -19,7 +19,9 @@ async function runDemoCommand(tracesDir: string): Promise<ExitCode> {
   try {
     demo = await import('../../../demo/main.js');
   } catch (error) {
-    // The demo agent uses the `openai` client, a development dependency of afterstop.
+    // The demo agent uses the `openai` client, a development dependency of afterstop: missing, that is
+    // how afterstop was installed (exit 2); any other failure to load it is a bug (thrown: its stack, exit 70).
+    if ((error as NodeJS.ErrnoException | undefined)?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
     console.error(`afterstop demo: cannot load the demo agent (${error instanceof Error ? error.message : String(error)}); run it from a clone of afterstop after npm ci`);
     return EXIT_USAGE;
   }
