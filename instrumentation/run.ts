@@ -1,4 +1,4 @@
-import { contextWithRun } from './auto/run-context.js';
+import { contextWithRun } from './run-context.js';
 import { randomUUID } from 'node:crypto';
 import {
   SpanKind,

@@ -26,8 +26,8 @@ import {
   SPAN_TOOL_COMMIT,
   SPAN_TOOL_START,
 } from './semconv.js';
-import { detectHttpCommitsForManualTools, httpCommitsDetected } from './auto/http-commits.js';
-import { contextWithTool, type CommitSink } from './auto/run-context.js';
+import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
+import { contextWithTool, type CommitSink } from './run-context.js';
 import type { CommitEvidence, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
@@ -73,7 +73,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     this.name = options.name;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
-    // With detection on, the HTTP commit detector (auto/http-commits.ts) finds this call in the body's context.
+    // With detection on, the HTTP commit detector (commit-detection.ts) finds this call in the body's context.
     // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
     if (options.detectCommits === true && !httpCommitsDetected()) detectHttpCommitsForManualTools();
     this.context = options.detectCommits === true ? contextWithTool(ctx, this) : ctx;
@@ -202,6 +202,16 @@ export function endToolCall(call: ToolCall, options: ToolEndOptions, endTime?: H
   }
 }
 
+/** What the tool returned, for a call afterstop made (recorded only when content capture is on). */
+export function recordToolOutput(call: ToolCall, output: unknown): void {
+  if (call instanceof InstrumentedToolCall) call.recordOutput(output);
+}
+
+/** The body returned; what became of its result is told later (endToolCall). */
+export function toolBodyEnded(call: ToolCall): void {
+  if (call instanceof InstrumentedToolCall) call.bodyEnded();
+}
+
 /** How a tool body ended: its value, or what it threw (synchronously or as a rejection). */
 export type BodyOutcome = CallOutcome;
 
@@ -211,7 +221,7 @@ export type BodyOutcome = CallOutcome;
  * gets what `invoke` gave (a promise settling the same way, when it gave one).
  */
 export function invokeInToolCall<T>(call: ToolCall, invoke: () => T, settled: (outcome: BodyOutcome) => void): T {
-  return observeCall('tool body end', (call as { context?: Context }).context, invoke, (outcome) => {
+  return observeCall('tool body end', call instanceof InstrumentedToolCall ? call.context : undefined, invoke, (outcome) => {
     if ('value' in outcome && call instanceof InstrumentedToolCall) call.recordOutput(outcome.value);
     settled(outcome);
   });

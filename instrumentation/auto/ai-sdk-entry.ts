@@ -1,10 +1,11 @@
 import { context, type Context } from '@opentelemetry/api';
-import { startRun } from '../run-start.js';
+import { joinOrStartRun } from '../run-start.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
 import type { Run } from '../types.js';
 import { AI_SDK_FRAMEWORK } from './ai-sdk-model.js';
 import { afterstopTelemetry, contextWithEntry } from './ai-sdk-telemetry.js';
-import { activeRun, endStoppedRun } from './run-context.js';
+import { endStoppedRun } from '../run-context.js';
 
 /**
  * An AI SDK 7 entry point (generateText, streamText, a ToolLoopAgent's
@@ -33,25 +34,19 @@ export class AiSdkHookedRun {
 
   constructor(options: Json) {
     const telemetry = telemetryOf(options);
-    const active = activeRun();
-    this.own = active === undefined;
-    const signal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
     const metadata = { ...((telemetry['metadata'] ?? {}) as Json), ...((options['runtimeContext'] ?? {}) as Json) };
-    const conversation = CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
-    this.run =
-      active ??
-      startRun({
-        framework: AI_SDK_FRAMEWORK,
-        ...(signal ? { signal } : {}),
-        ...(typeof telemetry['functionId'] === 'string' ? { agentName: telemetry['functionId'] } : {}),
-        ...(conversation !== undefined ? { conversationId: conversation } : {}),
-      });
+    ({ run: this.run, own: this.own } = joinOrStartRun({
+      framework: AI_SDK_FRAMEWORK,
+      signal: options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined,
+      agentName: telemetry['functionId'],
+      conversationId: CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== ''),
+    }));
   }
 
   /** The context the SDK call runs in: the run's, with the token its start claims. */
   get context(): Context | undefined {
     // A run of its own: its span is the parent of what the SDK call makes (the app's run: the app's context).
-    const base = this.own ? ((this.run as { context?: Context }).context ?? context.active()) : context.active();
+    const base = this.own ? (contextOf(this.run) ?? context.active()) : context.active();
     return contextWithEntry(base, this.run, this.own);
   }
 

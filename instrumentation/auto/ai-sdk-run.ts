@@ -1,15 +1,16 @@
 import { context, type Context, type HrTime } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
-import { startRun } from '../run-start.js';
+import { joinOrStartRun } from '../run-start.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
-import { endToolCall, InstrumentedToolCall } from '../tool.js';
+import { endToolCall, recordToolOutput, toolBodyEnded } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { withExecutes } from './tool-set.js';
 import { observeReadable } from './observe-readable.js';
-import { activeRun, endStoppedRun } from './run-context.js';
+import { endStoppedRun } from '../run-context.js';
 
 /**
  * One `streamText` / `generateText` call of the Vercel AI SDK: an agent loop,
@@ -54,25 +55,20 @@ export class AiSdkRun {
   private ended = false;
 
   constructor(options: Json) {
-    const active = activeRun();
-    this.own = active === undefined;
     this.sdkSignal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
     const telemetry = options['experimental_telemetry'] as Json | undefined;
     const metadata = (telemetry?.['metadata'] ?? {}) as Json;
-    const conversation = CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
-    this.run =
-      active ??
-      startRun({
-        framework: AI_SDK_FRAMEWORK,
-        ...(this.sdkSignal ? { signal: this.sdkSignal } : {}),
-        ...(typeof telemetry?.['functionId'] === 'string' ? { agentName: telemetry['functionId'] } : {}),
-        ...(conversation !== undefined ? { conversationId: conversation } : {}),
-      });
+    ({ run: this.run, own: this.own } = joinOrStartRun({
+      framework: AI_SDK_FRAMEWORK,
+      signal: this.sdkSignal,
+      agentName: telemetry?.['functionId'],
+      conversationId: CONVERSATION_KEYS.map((k) => metadata[k]).find((v) => typeof v === 'string' && v !== ''),
+    }));
   }
 
   /** The context the SDK call runs in: the run's. */
   get context(): Context | undefined {
-    return this.own ? (this.run as { context?: Context }).context : undefined;
+    return this.own ? contextOf(this.run) : undefined;
   }
 
   /** The options the SDK gets: the app's, with the model observed and the tools wrapped. */
@@ -219,7 +215,7 @@ export class AiSdkRun {
         undefined,
       );
       if (call === undefined) return execute.call(this, input, options);
-      const ctx = (call as { context?: Context }).context;
+      const ctx = contextOf(call);
       let value: unknown;
       try {
         value = ctx === undefined ? execute.call(this, input, options) : context.with(ctx, () => execute.call(this, input, options));
@@ -263,11 +259,11 @@ export class AiSdkRun {
   private toolEnded(call: ToolCall, failure?: { error: unknown }, output?: unknown): void {
     safely('ai-sdk tool end', () => {
       if (failure !== undefined) return call.end({ error: failure.error });
-      if (call instanceof InstrumentedToolCall) call.recordOutput(output);
+      recordToolOutput(call, output);
       if (this.delivered.has(call.callId)) return endToolCall(call, { result: 'delivered' });
       if (this.ended) return endToolCall(call, { result: 'dropped' });
       this.pending.set(call.callId, { call, endTime: hrTime() });
-      if (call instanceof InstrumentedToolCall) call.bodyEnded();
+      toolBodyEnded(call);
     }, undefined);
   }
 }

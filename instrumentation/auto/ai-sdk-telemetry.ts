@@ -2,12 +2,13 @@ import { context, createContextKey, type Context, type HrTime } from '@opentelem
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
-import { endToolCall, InstrumentedToolCall } from '../tool.js';
+import { endToolCall, recordToolOutput, toolBodyEnded } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedStreamResult, observeGenerateResult, startModelCall } from './ai-sdk-model.js';
 import { httpCommitsDetected } from './http-commits.js';
-import { activeRun, contextWithRun, endStoppedRun } from './run-context.js';
+import { activeRun, contextWithRun, endStoppedRun } from '../run-context.js';
 
 /**
  * afterstop as an AI SDK 7 telemetry integration: the SDK's own extension
@@ -92,7 +93,7 @@ function stateOf(event: unknown): CallState | undefined {
 }
 
 /** Where a model call's span goes: under the run's span when the run is afterstop's (another integration may have made its own span active). */
-const runContext = (state: CallState): Context => contextWithRun((state.own ? (state.run as { context?: Context }).context : undefined) ?? context.active(), state.run);
+const runContext = (state: CallState): Context => contextWithRun((state.own ? contextOf(state.run) : undefined) ?? context.active(), state.run);
 const cancelled = (run: Run): boolean => run.cancelState !== 'none' || run.signal.aborted;
 
 /** The SDK stopped this call: results not yet delivered are delivered when it completed, else dropped; the run is over when it is afterstop's. */
@@ -171,7 +172,7 @@ async function executeTool<T>(options: Json & { execute: () => PromiseLike<T> })
         );
   if (state === undefined || call === undefined) return execute();
   state.running.set(call.callId, call);
-  const ctx = (call as { context?: Context }).context;
+  const ctx = contextOf(call);
   try {
     return await (ctx === undefined ? execute() : context.with(ctx, execute));
   } catch (error) {
@@ -192,12 +193,12 @@ function toolEnded(event: Json): void {
   state.running.delete(call.callId);
   if (state.stopped && state.running.size === 0) calls.delete(state.id);
   if (output?.['type'] === 'tool-error') return call.end({ error: output['error'] });
-  if (call instanceof InstrumentedToolCall) call.recordOutput(output?.['output']);
+  recordToolOutput(call, output?.['output']);
   if (state.stopped) return endToolCall(call, { result: 'dropped' });
   // streamText hands the result to the app's reader at once, unless the Stop already cancelled the reader.
   if (state.streamed && !cancelled(state.run)) return endToolCall(call, { result: 'delivered' });
   state.pending.set(call.callId, { call, endTime: hrTime() });
-  if (call instanceof InstrumentedToolCall) call.bodyEnded();
+  toolBodyEnded(call);
 }
 
 const ABORTED = (): DOMException => new DOMException('This operation was aborted', 'AbortError');

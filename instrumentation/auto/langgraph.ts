@@ -3,13 +3,14 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { observeCall } from '../observe-call.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
 import { ATTR_RUN_RESUMES } from '../semconv.js';
-import { endToolCall, InstrumentedToolCall, invokeInToolCall } from '../tool.js';
+import { endToolCall, invokeInToolCall, toolBodyEnded } from '../tool.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
-import { activeRun, endStoppedRun } from './run-context.js';
+import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@langchain/langgraph` versions this instrumentation is tested with (README: supported versions). */
 export const LANGGRAPH_VERSIONS = ['>=1.7.3 <2'];
@@ -111,7 +112,7 @@ class GraphRun {
   }
 
   get context(): Context | undefined {
-    return (this.run as { context?: Context }).context;
+    return contextOf(this.run);
   }
 
   cancel(source: CancelSource, reason: string, drain = false): void {
@@ -295,7 +296,7 @@ function observedToolNode(node: Json): Json {
       else {
         // Its result is written when the node returns.
         batch.push({ call, run, endTime: hrTime() });
-        if (call instanceof InstrumentedToolCall) call.bodyEnded();
+        toolBodyEnded(call);
       }
     });
   };

@@ -1,10 +1,10 @@
-import { startRun } from '../run-start.js';
+import { joinOrStartRun } from '../run-start.js';
 import { safely } from '../safe.js';
 import type { Run } from '../types.js';
 import { invokeInToolCall } from '../tool.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
-import { activeRun, endStoppedRun } from './run-context.js';
+import { endStoppedRun } from '../run-context.js';
 
 /** The `@llamaindex/workflow-core` versions this instrumentation is tested with (README: supported versions). */
 export const LLAMAINDEX_WORKFLOW_VERSIONS = ['>=1.3.4 <2'];
@@ -53,9 +53,7 @@ class WorkflowRun {
     if (this.quietCheck !== undefined) clearImmediate(this.quietCheck);
     this.quietCheck = undefined;
     if (this.current === undefined) {
-      const active = activeRun();
-      this.own = active === undefined;
-      this.current = active ?? startRun({ framework: LLAMAINDEX_FRAMEWORK });
+      ({ run: this.current, own: this.own } = joinOrStartRun({ framework: LLAMAINDEX_FRAMEWORK }));
     }
     this.running++;
     return this.current;

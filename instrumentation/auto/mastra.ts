@@ -1,6 +1,7 @@
 import { context, type Context } from '@opentelemetry/api';
 import { isAbortError } from '../errors.js';
-import { startRun } from '../run-start.js';
+import { joinOrStartRun } from '../run-start.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
 import { endToolCall, invokeInToolCall } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
@@ -8,7 +9,7 @@ import { observedModel } from './ai-sdk-model.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { withExecutes } from './tool-set.js';
-import { activeRun, contextWithRun, endStoppedRun } from './run-context.js';
+import { activeRun, contextWithRun, endStoppedRun } from '../run-context.js';
 
 /** The `@mastra/core` versions this instrumentation is tested with (README: supported versions). */
 export const MASTRA_VERSIONS = ['>=1.0.0 <2'];
@@ -70,26 +71,19 @@ class MastraRun {
   ended = false;
 
   constructor(agent: Json, options: Json) {
-    const active = activeRun();
-    this.own = active === undefined;
-    const signal = options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined;
     const memory = options['memory'] as Json | undefined;
     const thread = memory?.['thread'] ?? options['threadId'];
-    const conversation = typeof thread === 'string' ? thread : (thread as Json | undefined)?.['id'];
-    const name = agent['name'] ?? agent['id'];
-    this.run =
-      active ??
-      startRun({
-        framework: MASTRA_FRAMEWORK,
-        ...(signal ? { signal } : {}),
-        ...(typeof name === 'string' ? { agentName: name } : {}),
-        ...(typeof conversation === 'string' ? { conversationId: conversation } : {}),
-      });
+    ({ run: this.run, own: this.own } = joinOrStartRun({
+      framework: MASTRA_FRAMEWORK,
+      signal: options['abortSignal'] instanceof AbortSignal ? options['abortSignal'] : undefined,
+      agentName: agent['name'] ?? agent['id'],
+      conversationId: typeof thread === 'string' ? thread : (thread as Json | undefined)?.['id'],
+    }));
     if (this.own) callsOf.set(this.run, this);
   }
 
   get context(): Context {
-    const base = this.own ? ((this.run as { context?: Context }).context ?? context.active()) : context.active();
+    const base = this.own ? (contextOf(this.run) ?? context.active()) : context.active();
     return contextWithRun(base, this.run);
   }
 

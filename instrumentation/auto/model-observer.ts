@@ -1,10 +1,11 @@
 import { context, type Context } from '@opentelemetry/api';
-import { startRun } from '../run-start.js';
+import { joinOrStartRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
 import { contentBudget, contentEnabled } from '../content.js';
 import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
-import { activeRun, endStoppedRun } from './run-context.js';
+import { endStoppedRun } from '../run-context.js';
 
 /**
  * One model call made through an instrumented SDK. It belongs to the active
@@ -60,9 +61,7 @@ class Observed implements ObservedModelCall {
   private outputCut = false;
 
   constructor(private readonly start: ModelCallStart) {
-    const active = activeRun();
-    this.own = active === undefined;
-    this.run = active ?? startRun({ framework: start.framework, ...(start.signal ? { signal: start.signal } : {}) });
+    ({ run: this.run, own: this.own } = joinOrStartRun({ framework: start.framework, signal: start.signal }));
     // The content goes along; the model call records it only when capture is on.
     this.call = this.run.startModelCall({
       provider: start.provider,
@@ -102,7 +101,7 @@ class Observed implements ObservedModelCall {
   }
 
   within<T>(fn: () => T): T {
-    const ctx = safely('model call context', () => (this.call as { context?: Context }).context, undefined);
+    const ctx = safely('model call context', () => contextOf(this.call), undefined);
     return ctx === undefined ? fn() : context.with(ctx, fn);
   }
 

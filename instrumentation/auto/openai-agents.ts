@@ -1,14 +1,15 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
-import { startRun } from '../run-start.js';
+import { joinOrStartRun } from '../run-start.js';
 import { observeCall } from '../observe-call.js';
+import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
-import { endToolCall, InstrumentedToolCall, invokeInToolCall } from '../tool.js';
+import { endToolCall, invokeInToolCall, toolBodyEnded } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
-import { activeRun, endStoppedRun } from './run-context.js';
+import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@openai/agents-core` versions this instrumentation is tested with (README: supported versions). */
 // Narrow: afterstop reads the streamed result's own signal and loop promise (`_getAbortSignal`, `_getStreamLoopPromise`), which are internal.
@@ -106,20 +107,15 @@ class AgentsRun {
   private detach: () => void = () => {};
 
   constructor(agent: Json, options: Json, groupId: unknown) {
-    const active = activeRun();
-    this.own = active === undefined;
     this.signal = options['signal'] instanceof AbortSignal ? options['signal'] : undefined;
     const session = options['session'] as { getItems?: () => Promise<unknown[]> } | undefined;
     this.session = typeof session?.getItems === 'function' ? session : undefined;
-    const conversation = [options['conversationId'], groupId, options['previousResponseId']].find((v) => typeof v === 'string' && v !== '') as string | undefined;
-    this.run =
-      active ??
-      startRun({
-        framework: OPENAI_AGENTS_FRAMEWORK,
-        ...(typeof agent?.['name'] === 'string' ? { agentName: agent['name'] } : {}),
-        ...(conversation !== undefined ? { conversationId: conversation } : {}),
-        ...(this.signal ? { signal: this.signal } : {}),
-      });
+    ({ run: this.run, own: this.own } = joinOrStartRun({
+      framework: OPENAI_AGENTS_FRAMEWORK,
+      agentName: agent?.['name'],
+      conversationId: [options['conversationId'], groupId, options['previousResponseId']].find((v) => typeof v === 'string' && v !== ''),
+      signal: this.signal,
+    }));
   }
 
   /** A tool call of this run started. */
@@ -131,11 +127,11 @@ class AgentsRun {
   toolReturned(call: ToolCall): void {
     if (this.ended) return endToolCall(call, { result: 'dropped' });
     this.pending.set(call.callId, { call, endTime: hrTime() });
-    if (call instanceof InstrumentedToolCall) call.bodyEnded();
+    toolBodyEnded(call);
   }
 
   get context(): Context | undefined {
-    return this.own ? (this.run as { context?: Context }).context : undefined;
+    return this.own ? contextOf(this.run) : undefined;
   }
 
   /** The runner's promise resolved: a result, or for a streamed run, a result still running. */

@@ -1,5 +1,5 @@
 import { context, createContextKey, type Attributes, type Context } from '@opentelemetry/api';
-import type { CommitEvidence, Run } from '../types.js';
+import type { CommitEvidence, Run } from './types.js';
 
 /**
  * The afterstop run a piece of code runs in, carried in the OpenTelemetry

@@ -1,0 +1,17 @@
+import type { Context } from '@opentelemetry/api';
+import { InstrumentedModelCall } from './model.js';
+import { InstrumentedRun } from './run.js';
+import { InstrumentedToolCall } from './tool.js';
+import type { ModelCall, Run, ToolCall } from './types.js';
+
+/**
+ * Internal handles on what afterstop made, for the auto-instrumentations: the
+ * public types (types.ts) say what an app may do with a run or a call; these
+ * give the instrumentations what only afterstop's own objects have. A stub
+ * (what a start that failed in telemetry hands back) has none: undefined.
+ */
+
+/** The context in which the run's, or the call's, span is active. */
+export function contextOf(x: Run | ToolCall | ModelCall): Context | undefined {
+  return x instanceof InstrumentedRun || x instanceof InstrumentedToolCall || x instanceof InstrumentedModelCall ? x.context : undefined;
+}
