@@ -1,6 +1,7 @@
-import type { Context } from '@opentelemetry/api';
+import { context, type Context } from '@opentelemetry/api';
 import { InstrumentedModelCall } from './model.js';
 import { InstrumentedRun } from './run.js';
+import { contextWithRun } from './run-context.js';
 import { InstrumentedToolCall } from './tool.js';
 import type { ModelCall, Run, ToolCall } from './types.js';
 
@@ -14,4 +15,13 @@ import type { ModelCall, Run, ToolCall } from './types.js';
 /** The context in which the run's, or the call's, span is active. */
 export function contextOf(x: Run | ToolCall | ModelCall): Context | undefined {
   return x instanceof InstrumentedRun || x instanceof InstrumentedToolCall || x instanceof InstrumentedModelCall ? x.context : undefined;
+}
+
+/**
+ * The context a framework's call runs in: under the run's span when the run is its own (`own`, see
+ * joinOrStartRun; another instrumentation may have made its own span active), else in the active one;
+ * the run carried either way.
+ */
+export function callContext(run: Run, own: boolean): Context {
+  return contextWithRun((own ? contextOf(run) : undefined) ?? context.active(), run);
 }

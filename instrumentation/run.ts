@@ -66,7 +66,8 @@ import type {
 
 const RESOLVED = Promise.resolve();
 
-function sourceOf(reason: unknown, fallback: CancelSource): CancelSource {
+/** The source of a cancel that comes from an abort with this reason: `timeout` for a TimeoutError, else `fallback`. */
+export function cancelSourceOf(reason: unknown, fallback: CancelSource = 'user'): CancelSource {
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError'
     ? 'timeout'
     : fallback;
@@ -344,7 +345,7 @@ export class InstrumentedRun implements Run, RunScope {
     if (!signal) return () => {};
     const onAbort = (): void => {
       void this.cancel({
-        source: sourceOf(signal.reason, this.options.cancelSource ?? 'user'),
+        source: cancelSourceOf(signal.reason, this.options.cancelSource ?? 'user'),
         reason: reasonText(signal.reason),
       });
     };

@@ -4,7 +4,7 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
-import { reportInternalError } from './safe.js';
+import { reportInternalError, safely } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
 import { observeCall, type CallOutcome } from './observe-call.js';
 import {
@@ -28,7 +28,7 @@ import {
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
 import { contextWithTool, type CommitSink } from './run-context.js';
-import type { CommitEvidence, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
+import type { CommitEvidence, Run, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
 
@@ -200,6 +200,15 @@ export function endToolCall(call: ToolCall, options: ToolEndOptions, endTime?: H
   } catch (error) {
     reportInternalError('tool end', error);
   }
+}
+
+/**
+ * A tool call a framework's tool loop is about to run, with its commits detected while the HTTP commit
+ * detector is on; its id the framework's tool call id when it has one. Undefined when telemetry failed
+ * (the body then runs as without afterstop).
+ */
+export function startFrameworkTool(label: string, run: Run, name: string, callId: unknown, input: unknown): ToolCall | undefined {
+  return safely(label, () => run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }), undefined);
 }
 
 /** What the tool returned, for a call afterstop made (recorded only when content capture is on). */

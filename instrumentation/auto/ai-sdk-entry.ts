@@ -1,10 +1,10 @@
-import { context, type Context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
 import { joinOrStartRun } from '../run-start.js';
-import { contextOf } from '../handles.js';
+import { callContext } from '../handles.js';
 import { safely } from '../safe.js';
 import type { Run } from '../types.js';
 import { AI_SDK_FRAMEWORK } from './ai-sdk-model.js';
-import { afterstopTelemetry, contextWithEntry } from './ai-sdk-telemetry.js';
+import { afterstopTelemetry, contextWithEntry, globalIntegrations } from './ai-sdk-telemetry.js';
 import { endStoppedRun } from '../run-context.js';
 
 /**
@@ -26,7 +26,6 @@ import { endStoppedRun } from '../run-context.js';
 type Json = Record<string, unknown>;
 
 const CONVERSATION_KEYS = ['conversationId', 'sessionId', 'threadId', 'chatId'];
-const GLOBAL_INTEGRATIONS = 'AI_SDK_TELEMETRY_INTEGRATIONS';
 
 export class AiSdkHookedRun {
   private readonly run: Run;
@@ -45,9 +44,7 @@ export class AiSdkHookedRun {
 
   /** The context the SDK call runs in: the run's, with the token its start claims. */
   get context(): Context | undefined {
-    // A run of its own: its span is the parent of what the SDK call makes (the app's run: the app's context).
-    const base = this.own ? (contextOf(this.run) ?? context.active()) : context.active();
-    return contextWithEntry(base, this.run, this.own);
+    return contextWithEntry(callContext(this.run, this.own), this.run, this.own);
   }
 
   /** The options the SDK gets: the app's, with afterstop's integration first in the call's list. */
@@ -56,7 +53,7 @@ export class AiSdkHookedRun {
     // Switched off for the call (in 5 and 6, `isEnabled: false` only kept the SDK's own spans away, and
     // apps carried it over): the app's integrations stay off, afterstop's alone runs, as under 5 and 6.
     if (telemetry['isEnabled'] === false) return { ...options, telemetry: { ...telemetry, isEnabled: true, integrations: [afterstopTelemetry] } };
-    const listed = telemetry['integrations'] ?? (globalThis as Json)[GLOBAL_INTEGRATIONS] ?? [];
+    const listed = telemetry['integrations'] ?? globalIntegrations();
     // First: innermost, so that a tool body runs in afterstop's tool context (another integration's
     // executeTool, such as @ai-sdk/otel's, runs the body in a context of its own making, without afterstop's).
     const integrations = [afterstopTelemetry, ...(Array.isArray(listed) ? listed : [listed]).filter((i) => i !== afterstopTelemetry)];

@@ -4,10 +4,9 @@ import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
 import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
-import { endToolCall, recordToolOutput, toolBodyEnded } from '../tool.js';
+import { endToolCall, toolBodyEnded, recordToolOutput, startFrameworkTool } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
-import { httpCommitsDetected } from './http-commits.js';
 import { withExecutes } from './tool-set.js';
 import { observeReadable } from './observe-readable.js';
 import { endStoppedRun } from '../run-context.js';
@@ -209,11 +208,7 @@ export class AiSdkRun {
     const self = this;
     return function observedExecute(this: unknown, input: unknown, options: unknown): unknown {
       const callId = (options as Json | undefined)?.['toolCallId'];
-      const call = safely(
-        'ai-sdk tool start',
-        () => self.run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }),
-        undefined,
-      );
+      const call = startFrameworkTool('ai-sdk tool start', self.run, name, callId, input);
       if (call === undefined) return execute.call(this, input, options);
       const ctx = contextOf(call);
       let value: unknown;

@@ -1,14 +1,15 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
 import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
-import { startRun } from '../run-start.js';
-import { contextOf } from '../handles.js';
+import { joinOrStartRun } from '../run-start.js';
+import { callContext, contextOf } from '../handles.js';
+import { cancelSourceOf } from '../run.js';
+import { observeCall } from '../observe-call.js';
 import { safely } from '../safe.js';
-import { endToolCall, recordToolOutput, toolBodyEnded } from '../tool.js';
+import { endToolCall, recordToolOutput, startFrameworkTool, toolBodyEnded } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { AI_SDK_FRAMEWORK, observedStreamResult, observeGenerateResult, startModelCall } from './ai-sdk-model.js';
-import { httpCommitsDetected } from './http-commits.js';
-import { activeRun, contextWithRun, endStoppedRun } from '../run-context.js';
+import { activeRun, endStoppedRun } from '../run-context.js';
 
 /**
  * afterstop as an AI SDK 7 telemetry integration: the SDK's own extension
@@ -56,8 +57,8 @@ interface EntryToken {
 }
 const ENTRY_KEY = createContextKey('afterstop.ai-sdk.entry');
 
-/** The context an entry point runs its SDK call in: the run's, with the token of this call. */
-export const contextWithEntry = (ctx: Context, run: Run, own: boolean): Context => contextWithRun(ctx, run).setValue(ENTRY_KEY, { run, own, claimed: false } satisfies EntryToken);
+/** The context an entry point runs its SDK call in (its call context, see callContext), with the token of this call. */
+export const contextWithEntry = (ctx: Context, run: Run, own: boolean): Context => ctx.setValue(ENTRY_KEY, { run, own, claimed: false } satisfies EntryToken);
 
 const OPERATIONS = new Set(['ai.generateText', 'ai.streamText']);
 
@@ -68,21 +69,11 @@ const MAX_CALLS = 10_000;
 function start(event: Json): void {
   const id = event['callId'];
   if (!OPERATIONS.has(String(event['operationId'])) || typeof id !== 'string') return;
+  // The run an entry point started for this very call (its token, claimed once), else the active one or a new one.
   const token = context.active().getValue(ENTRY_KEY) as EntryToken | undefined;
-  const active = activeRun();
-  let run: Run;
-  let own: boolean;
-  if (token !== undefined && !token.claimed && token.run === active) {
-    token.claimed = true;
-    run = token.run;
-    own = token.own;
-  } else if (active !== undefined) {
-    run = active;
-    own = false;
-  } else {
-    run = startRun({ framework: AI_SDK_FRAMEWORK, ...(typeof event['functionId'] === 'string' ? { agentName: event['functionId'] } : {}) });
-    own = true;
-  }
+  const claimed = token !== undefined && !token.claimed && token.run === activeRun();
+  if (claimed) token.claimed = true;
+  const { run, own } = claimed ? token : joinOrStartRun({ framework: AI_SDK_FRAMEWORK, agentName: event['functionId'] });
   if (calls.size >= MAX_CALLS) calls.delete(calls.keys().next().value as string);
   calls.set(id, { id, run, own, streamed: event['operationId'] === 'ai.streamText', pending: new Map(), running: new Map(), stopped: false });
 }
@@ -92,41 +83,37 @@ function stateOf(event: unknown): CallState | undefined {
   return typeof id === 'string' ? calls.get(id) : undefined;
 }
 
-/** Where a model call's span goes: under the run's span when the run is afterstop's (another integration may have made its own span active). */
-const runContext = (state: CallState): Context => contextWithRun((state.own ? contextOf(state.run) : undefined) ?? context.active(), state.run);
-const cancelled = (run: Run): boolean => run.cancelState !== 'none' || run.signal.aborted;
 
 /** The SDK stopped this call: results not yet delivered are delivered when it completed, else dropped; the run is over when it is afterstop's. */
 function stop(state: CallState | undefined, outcome: { error?: unknown; abortReason?: unknown; completed?: boolean }): void {
   if (state === undefined || state.stopped) return;
   state.stopped = true;
   if (state.running.size === 0) calls.delete(state.id);
-  const result = outcome.completed === true ? 'delivered' : 'dropped';
-  for (const { call, endTime } of state.pending.values()) endToolCall(call, { result }, endTime);
-  state.pending.clear();
+  settlePending(state, outcome.completed === true ? 'delivered' : 'dropped');
   if (!state.own) return;
   const aborted = outcome.abortReason !== undefined || (outcome.error !== undefined && isAbortError(outcome.error, state.run.signal));
   // No abort signal was seen (an entry point afterstop does not wrap): the SDK's abort is the Stop.
-  if (aborted && state.run.cancelState === 'none') void state.run.cancel({ source: sourceOf(outcome.abortReason ?? outcome.error), reason: 'the AI SDK was aborted' });
+  if (aborted && state.run.cancelState === 'none') void state.run.cancel({ source: cancelSourceOf(outcome.abortReason ?? outcome.error), reason: 'the AI SDK was aborted' });
   endStoppedRun(state.run, outcome.error, outcome.error === undefined || aborted);
 }
 
-/** An abort reason that names a timeout is the SDK's own deadline; any other is the user's Stop. */
-const sourceOf = (reason: unknown): 'timeout' | 'user' => ((reason as { name?: unknown } | undefined)?.name === 'TimeoutError' ? 'timeout' : 'user');
+/** The results waiting for their step, ended as `result`, at the moment each body returned. */
+function settlePending(state: CallState, result: 'delivered' | 'dropped'): void {
+  for (const { call, endTime } of state.pending.values()) endToolCall(call, { result }, endTime);
+  state.pending.clear();
+}
 
 /** A step ended: its tool results are in the history the next step sends, unless the run was stopped (then they wait for how the call ends). */
 function stepEnded(state: CallState | undefined): void {
-  if (state === undefined || state.stopped || cancelled(state.run)) return;
-  for (const { call, endTime } of state.pending.values()) endToolCall(call, { result: 'delivered' }, endTime);
-  state.pending.clear();
+  if (state !== undefined && !state.stopped && state.run.cancelState === 'none') settlePending(state, 'delivered');
 }
 
 async function executeLanguageModelCall<T>(options: Json & { execute: () => PromiseLike<T> }): Promise<T> {
   const { execute } = options;
   const state = stateOf(options);
   // After the Stop, the SDK hands the provider the aborted signal: no request goes out (7.0.0 still makes the call).
-  if (state === undefined || state.run.signal.aborted) return execute();
-  const call = safely('ai-sdk model start', () => context.with(runContext(state), () => startModelCall(options as { provider?: unknown; modelId?: unknown }, options)), undefined);
+  if (state === undefined || state.run.cancelState !== 'none') return execute();
+  const call = safely('ai-sdk model start', () => context.with(callContext(state.run, state.own), () => startModelCall(options as { provider?: unknown; modelId?: unknown }, options)), undefined);
   if (call === undefined) return execute();
   let result: T;
   try {
@@ -146,41 +133,24 @@ async function executeLanguageModelCall<T>(options: Json & { execute: () => Prom
  * stream it read and no reader is left: the SDK stopped with it, with no hook of its own to say so.
  */
 function streamCancelled(state: CallState, reason: unknown): void {
-  if (state.stopped || isAbortError(reason, state.run.signal) || state.run.signal.aborted) return;
+  if (state.stopped || state.run.cancelState !== 'none' || isAbortError(reason)) return;
   if (state.own && state.run.cancelState === 'none') void state.run.cancel({ source: 'user', reason: 'the app cancelled the stream it was reading' });
   stop(state, {});
 }
 
-async function executeTool<T>(options: Json & { execute: () => PromiseLike<T> }): Promise<T> {
+function executeTool<T>(options: Json & { execute: () => PromiseLike<T> }): PromiseLike<T> {
   const { execute } = options;
   const state = stateOf(options);
   const toolCall = options['toolCall'] as Json | undefined;
   const callId = options['toolCallId'] ?? toolCall?.['toolCallId'];
-  const call =
-    state === undefined
-      ? undefined
-      : safely(
-          'ai-sdk tool start',
-          () =>
-            state.run.startTool({
-              name: typeof toolCall?.['toolName'] === 'string' ? toolCall['toolName'] : 'unknown',
-              ...(typeof callId === 'string' ? { callId } : {}),
-              detectCommits: httpCommitsDetected(),
-              arguments: toolCall?.['input'],
-            }),
-          undefined,
-        );
+  const name = typeof toolCall?.['toolName'] === 'string' ? toolCall['toolName'] : 'unknown';
+  const call = state === undefined ? undefined : startFrameworkTool('ai-sdk tool start', state.run, name, callId, toolCall?.['input']);
   if (state === undefined || call === undefined) return execute();
   state.running.set(call.callId, call);
-  const ctx = contextOf(call);
-  try {
-    return await (ctx === undefined ? execute() : context.with(ctx, execute));
-  } catch (error) {
-    // The body threw: the SDK tells onToolExecutionEnd a tool error, which ends the call.
-    if (!state.running.has(call.callId)) throw error;
-    toolEnded({ callId: state.id, toolOutput: { type: 'tool-error', toolCallId: call.callId, error } });
-    throw error;
-  }
+  // The body's result comes with onToolExecutionEnd; a throw that it does not tell ends the call here.
+  return observeCall('ai-sdk tool body', contextOf(call), execute, (outcome) => {
+    if ('error' in outcome && state.running.has(call.callId)) toolEnded({ callId: state.id, toolOutput: { type: 'tool-error', toolCallId: call.callId, error: outcome.error } });
+  });
 }
 
 /** The body returned: its result waits for its step to end (delivered) unless the SDK already stopped (dropped). */
@@ -196,9 +166,29 @@ function toolEnded(event: Json): void {
   recordToolOutput(call, output?.['output']);
   if (state.stopped) return endToolCall(call, { result: 'dropped' });
   // streamText hands the result to the app's reader at once, unless the Stop already cancelled the reader.
-  if (state.streamed && !cancelled(state.run)) return endToolCall(call, { result: 'delivered' });
+  if (state.streamed && state.run.cancelState === 'none') return endToolCall(call, { result: 'delivered' });
   state.pending.set(call.callId, { call, endTime: hrTime() });
   toolBodyEnded(call);
+}
+
+const GLOBAL_INTEGRATIONS = 'AI_SDK_TELEMETRY_INTEGRATIONS';
+
+/** The SDK's global list of integrations (what `registerTelemetry` fills): what a call without its own list runs. */
+export function globalIntegrations(): unknown[] {
+  const list = (globalThis as Json)[GLOBAL_INTEGRATIONS];
+  return Array.isArray(list) ? list : [];
+}
+
+/** afterstop in the global list, through the SDK's own `registerTelemetry`, once. */
+export function registerAfterstop(exports: Json): void {
+  if (!globalIntegrations().includes(afterstopTelemetry) && typeof exports['registerTelemetry'] === 'function') (exports['registerTelemetry'] as (...i: unknown[]) => void)(afterstopTelemetry);
+}
+
+/** Out of the global list again (disable()). */
+export function unregisterAfterstop(): void {
+  const list = globalIntegrations();
+  const at = list.indexOf(afterstopTelemetry);
+  if (at >= 0) list.splice(at, 1);
 }
 
 const ABORTED = (): DOMException => new DOMException('This operation was aborted', 'AbortError');

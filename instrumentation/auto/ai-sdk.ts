@@ -6,7 +6,7 @@ import { VERSION } from '../version.js';
 import { agentTargets, type EntryRun, type EntryRunClass } from './ai-sdk-agent.js';
 import { AiSdkHookedRun } from './ai-sdk-entry.js';
 import { AiSdkRun } from './ai-sdk-run.js';
-import { afterstopTelemetry } from './ai-sdk-telemetry.js';
+import { registerAfterstop, unregisterAfterstop } from './ai-sdk-telemetry.js';
 import { moduleDefinitions } from './module-definitions.js';
 
 /** The `ai` versions this instrumentation is tested with (README: supported versions): 5 and 6 by their options, 7 by its telemetry hooks. */
@@ -15,7 +15,6 @@ export const AI_SDK_VERSIONS = ['>=5.0.0 <7', '>=7.0.0 <8'];
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, options: Json) => unknown;
 const ENTRY_POINTS = { streamText: true, generateText: false } as const;
-const GLOBAL_INTEGRATIONS = 'AI_SDK_TELEMETRY_INTEGRATIONS';
 
 /** Each major's way in: 7 has telemetry hooks (ai-sdk-telemetry.ts), 5 and 6 the call's options (ai-sdk-run.ts). */
 const hooked = (version: string | undefined): boolean => Number.parseInt(version ?? '', 10) >= 7;
@@ -44,7 +43,7 @@ export class AiSdkInstrumentation extends InstrumentationBase {
 
   private patch(exports: Json, version: string | undefined): Json {
     const Run: EntryRunClass = hooked(version) ? AiSdkHookedRun : AiSdkRun;
-    if (hooked(version)) safely('ai-sdk register', () => register(exports), undefined);
+    if (hooked(version)) safely('ai-sdk register', () => registerAfterstop(exports), undefined);
     // The agent classes are patched on their prototypes, whatever the build (a prototype is writable).
     for (const [proto, method, wrap] of agentTargets(exports, Run)) if (!isWrapped(proto[method])) this._wrap(proto, method, wrap);
     const inPlace = types.isProxy(exports) || Object.entries(ENTRY_POINTS).every(([name]) => Object.getOwnPropertyDescriptor(exports, name)?.configurable !== false);
@@ -70,7 +69,7 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 
   private unpatch(exports: Json): void {
-    unregister();
+    unregisterAfterstop();
     for (const [proto, method] of agentTargets(exports, AiSdkRun)) if (isWrapped(proto[method])) this._unwrap(proto, method);
     const copied = this.copies.get(exports);
     if (copied !== undefined) {
@@ -79,21 +78,6 @@ export class AiSdkInstrumentation extends InstrumentationBase {
     }
     for (const name of Object.keys(ENTRY_POINTS)) if (isWrapped(exports[name])) this._unwrap(exports, name);
   }
-}
-
-/** afterstop in the SDK's global list of integrations (through its own `registerTelemetry`), once. */
-function register(exports: Json): void {
-  const list = (globalThis as Json)[GLOBAL_INTEGRATIONS];
-  if (Array.isArray(list) && list.includes(afterstopTelemetry)) return;
-  if (typeof exports['registerTelemetry'] === 'function') (exports['registerTelemetry'] as (...i: unknown[]) => void)(afterstopTelemetry);
-}
-
-/** Out of the global list again (disable()). */
-function unregister(): void {
-  const list = (globalThis as Json)[GLOBAL_INTEGRATIONS];
-  if (!Array.isArray(list)) return;
-  const at = list.indexOf(afterstopTelemetry);
-  if (at >= 0) list.splice(at, 1);
 }
 
 function wrapEntry(original: Fn, streamed: boolean, Run: EntryRunClass): Fn {

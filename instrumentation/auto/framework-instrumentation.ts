@@ -1,4 +1,4 @@
-import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile, isWrapped, type InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { moduleDefinitions } from './module-definitions.js';
 import { VERSION } from '../version.js';
 
@@ -18,10 +18,7 @@ export interface FrameworkSpec {
   name: string;
   module: string;
   versions: string[];
-  /**
-   * When `module` is a package's subpath export (`@mastra/core/agent`): the CommonJS file it maps to,
-   * as `package/path` (the ESM loader hook matches the subpath; require hooks match a package's files).
-   */
+  /** When `module` is a package's subpath export: the CommonJS file it maps to (see moduleDefinitions). */
   commonJsFile?: string;
   targets: (exports: Json) => PatchTarget[];
   switched: (on: boolean) => void;
@@ -64,11 +61,7 @@ export function frameworkInstrumentation(spec: FrameworkSpec): FrameworkInstrume
       const unpatch = (exports: Json): void => {
         for (const [object, method] of spec.targets(exports)) if (isWrapped(object[method])) this._unwrap(object, method);
       };
-      const definitions = moduleDefinitions(spec.name, spec.module, spec.versions, patch, unpatch);
-      if (spec.commonJsFile === undefined) return definitions;
-      const pkg = spec.commonJsFile.split('/').slice(0, spec.commonJsFile.startsWith('@') ? 2 : 1).join('/');
-      const file = new InstrumentationNodeModuleFile(spec.commonJsFile, spec.versions, patch, unpatch);
-      return [...definitions, new InstrumentationNodeModuleDefinition(pkg, spec.versions, undefined, undefined, [file])];
+      return moduleDefinitions(spec.name, spec.module, spec.versions, patch, unpatch, spec.commonJsFile);
     }
   };
 }

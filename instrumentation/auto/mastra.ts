@@ -1,15 +1,15 @@
-import { context, type Context } from '@opentelemetry/api';
+import type { Context } from '@opentelemetry/api';
+import { observeCall } from '../observe-call.js';
 import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
-import { contextOf } from '../handles.js';
+import { callContext } from '../handles.js';
 import { safely } from '../safe.js';
-import { endToolCall, invokeInToolCall } from '../tool.js';
+import { invokeInToolCall, endToolCall, startFrameworkTool } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { observedModel } from './ai-sdk-model.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
-import { httpCommitsDetected } from './http-commits.js';
 import { withExecutes } from './tool-set.js';
-import { activeRun, contextWithRun, endStoppedRun } from '../run-context.js';
+import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@mastra/core` versions this instrumentation is tested with (README: supported versions). */
 export const MASTRA_VERSIONS = ['>=1.0.0 <2'];
@@ -83,8 +83,7 @@ class MastraRun {
   }
 
   get context(): Context {
-    const base = this.own ? (contextOf(this.run) ?? context.active()) : context.active();
-    return contextWithRun(base, this.run);
+    return callContext(this.run, this.own);
   }
 
   /** Mastra has stopped (an error, or its abort). */
@@ -101,24 +100,11 @@ function wrapCall(original: Fn, streamed: boolean): Fn {
     const options = (args[1] && typeof args[1] === 'object' ? args[1] : {}) as Json;
     const call = safely('mastra run start', () => new MastraRun((this ?? {}) as Json, options), undefined);
     if (call === undefined) return original.apply(this, args);
-    let result: unknown;
-    try {
-      result = context.with(call.context, () => original.apply(this, args));
-    } catch (error) {
-      safely('mastra failed', () => call.end(error), undefined);
-      throw error;
-    }
-    if (!(result instanceof Promise)) return result;
-    return result.then(
-      (value: unknown) => {
-        safely('mastra result', () => (streamed ? watchOutput(value, call) : call.end()), undefined);
-        return value;
-      },
-      (error: unknown) => {
-        safely('mastra failed', () => call.end(error), undefined);
-        throw error;
-      },
-    );
+    return observeCall('mastra call end', call.context, () => original.apply(this, args), (outcome) => {
+      if ('error' in outcome) call.end(outcome.error);
+      else if (streamed) watchOutput(outcome.value, call);
+      else call.end();
+    });
   };
 }
 
@@ -162,7 +148,7 @@ function observedExecute(name: string, execute: Fn, run: Run): Fn {
     if (!enabled) return execute.call(this, input, options);
     const o = options as Json | undefined;
     const callId = o?.['toolCallId'] ?? (o?.['agent'] as Json | undefined)?.['toolCallId'];
-    const call = safely('mastra tool start', () => run.startTool({ name, ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }), undefined);
+    const call = startFrameworkTool('mastra tool start', run, name, callId, input);
     if (call === undefined) return execute.call(this, input, options);
     return invokeInToolCall(call, () => execute.call(this, input, options), (outcome) => ended(call, run, 'error' in outcome ? { error: outcome.error } : undefined));
   };
@@ -171,10 +157,11 @@ function observedExecute(name: string, execute: Fn, run: Run): Fn {
 /** The body is over: an error, or its result, delivered while the run goes on (Mastra waits for its tools), dropped once it ended. */
 function ended(call: ToolCall, run: Run, failure?: { error: unknown }): void {
   safely('mastra tool end', () => {
+    const result = callsOf.get(run)?.ended === true ? 'dropped' : 'delivered';
+    if (failure === undefined) return endToolCall(call, { result });
     // Mastra's tool wrapper throws its own error, the tool's abort as its cause; the loop puts the error in
     // the history as the call's result (a tool error, not a missing result).
-    const cause = (failure?.error as { cause?: unknown } | undefined)?.cause;
-    if (failure !== undefined) return call.end({ error: isAbortError(cause) ? cause : failure.error, result: callsOf.get(run)?.ended === true ? 'dropped' : 'delivered' });
-    endToolCall(call, { result: callsOf.get(run)?.ended === true ? 'dropped' : 'delivered' });
+    const cause = (failure.error as { cause?: unknown } | undefined)?.cause;
+    endToolCall(call, { error: isAbortError(cause) ? cause : failure.error, result });
   }, undefined);
 }

@@ -1,4 +1,4 @@
-import { InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import { satisfies } from 'semver';
 import { sayOnce } from '../safe.js';
 
@@ -18,7 +18,9 @@ export const supported = (version: string, versions: readonly string[]): boolean
 /**
  * The module definitions of one package's patch: the patch itself for the versions it supports (it says so
  * when debugging), and a watcher of every version that says once on stderr when the app loads one the
- * patch does not support, so that a run not recorded is never silent.
+ * patch does not support, so that a run not recorded is never silent. `commonJsFile`, when `module` is a
+ * package's subpath export (`@mastra/core/agent`): the CommonJS file it maps to, as `package/path` (the ESM
+ * loader hook matches the subpath; require hooks match a package's files), patched the same way.
  */
 export function moduleDefinitions(
   instrumentation: string,
@@ -26,18 +28,24 @@ export function moduleDefinitions(
   versions: string[],
   patch: (exports: Json, version: string | undefined) => Json,
   unpatch: (exports: Json) => void,
+  commonJsFile?: string,
 ): InstrumentationNodeModuleDefinition[] {
+  const said = (name: string) => (exports: Json, version?: string): Json => {
+    const patched = patch(exports, version);
+    if (debugging()) sayOnce(`patched:${instrumentation}:${name}@${version}`, `${instrumentation} patched ${name} ${version ?? '(version unknown)'}`);
+    return patched;
+  };
+  const files =
+    commonJsFile === undefined
+      ? []
+      : [
+          new InstrumentationNodeModuleDefinition(commonJsFile.split('/').slice(0, commonJsFile.startsWith('@') ? 2 : 1).join('/'), versions, undefined, undefined, [
+            new InstrumentationNodeModuleFile(commonJsFile, versions, said(commonJsFile), unpatch),
+          ]),
+        ];
   return [
-    new InstrumentationNodeModuleDefinition(
-      module,
-      versions,
-      (exports: Json, version?: string) => {
-        const patched = patch(exports, version);
-        if (debugging()) sayOnce(`patched:${instrumentation}:${module}@${version}`, `${instrumentation} patched ${module} ${version ?? '(version unknown)'}`);
-        return patched;
-      },
-      unpatch,
-    ),
+    new InstrumentationNodeModuleDefinition(module, versions, said(module), unpatch),
+    ...files,
     new InstrumentationNodeModuleDefinition(module, ['*'], (exports: Json, version?: string) => {
       if (version !== undefined && !supported(version, versions)) {
         sayOnce(`unsupported:${module}@${version}`, `${module} ${version} is loaded; afterstop supports ${versions.join(' || ')}, so ${instrumentation} leaves it alone and its runs are not recorded`);

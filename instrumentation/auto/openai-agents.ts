@@ -5,10 +5,9 @@ import { joinOrStartRun } from '../run-start.js';
 import { observeCall } from '../observe-call.js';
 import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
-import { endToolCall, invokeInToolCall, toolBodyEnded } from '../tool.js';
+import { invokeInToolCall, endToolCall, toolBodyEnded, startFrameworkTool } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
-import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@openai/agents-core` versions this instrumentation is tested with (README: supported versions). */
@@ -198,11 +197,7 @@ function wrapInvoke(tool: Json, original: Fn): Fn {
     const run = owner?.run ?? (enabled ? activeRun() : undefined);
     if (run === undefined) return original.call(this, runContext, input, details);
     const callId = ((details as Json | undefined)?.['toolCall'] as Json | undefined)?.['callId'];
-    const call = safely(
-      'openai-agents tool start',
-      () => run.startTool({ name: typeof tool['name'] === 'string' ? tool['name'] : 'tool', ...(typeof callId === 'string' ? { callId } : {}), detectCommits: httpCommitsDetected(), arguments: input }),
-      undefined,
-    );
+    const call = startFrameworkTool('openai-agents tool start', run, typeof tool['name'] === 'string' ? tool['name'] : 'tool', callId, input);
     if (call === undefined) return original.call(this, runContext, input, details);
     owner?.toolStarted(call.callId);
     return invokeInToolCall(call, () => original.call(this, runContext, input, details), (outcome) => {

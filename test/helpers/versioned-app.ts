@@ -12,14 +12,8 @@ export function versionedApps(): (app: string, packages: Record<string, string>)
   return (app, packages) => versionedApp(root, base, app, packages);
 }
 
-/** The version of `name` an app in `dir` gets. */
-export function versionIn(appFile: string, name: string): string {
-  const pkg = path.join(path.dirname(appFile), 'node_modules', name, 'package.json');
-  return (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { version: string }).version;
-}
-
 /** The version of `name` an app resolves, looking up from its folder as Node does. */
-export function resolvedVersion(appFile: string, name: string): string {
+export function versionIn(appFile: string, name: string): string {
   for (let dir = path.dirname(appFile); ; dir = path.dirname(dir)) {
     const pkg = path.join(dir, 'node_modules', name, 'package.json');
     if (fs.existsSync(pkg)) return (JSON.parse(fs.readFileSync(pkg, 'utf8')) as { version: string }).version;

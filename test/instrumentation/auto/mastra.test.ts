@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agreesWithTruth, CLOSED_AT_ONCE_MS, closedAfterStopMs, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
-import { resolvedVersion, versionedApps } from '../../helpers/versioned-app.js';
+import { versionedApps, versionIn } from '../../helpers/versioned-app.js';
 
 /**
  * Mastra (`@mastra/core` agents with an AI SDK provider model, registered on a
@@ -19,7 +19,7 @@ describe.each([
   const run = (scenario: string, env: Record<string, string> = {}) => runApp(file(), scenario, env);
 
   it('runs the version it names', () => {
-    expect(resolvedVersion(file(), '@mastra/core')).toBe(version);
+    expect(versionIn(file(), '@mastra/core')).toBe(version);
   });
 
   it('a streamed turn with a tool, read to its end, and a generate call: two runs named by the agent, nothing cancelled, the result delivered', async () => {
