@@ -12,7 +12,7 @@ export interface Query {
 }
 
 /** The queries folder: beside `dist/` when built, beside `analyzer/` in the source tree. */
-function queriesDir(): string {
+export function queriesDir(): string {
   for (const candidate of ['../../queries/', '../queries/']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (fs.existsSync(`${dir}schema.sql`)) return dir;

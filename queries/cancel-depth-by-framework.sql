@@ -1,3 +1,4 @@
+-- Generated from queries/model/cancel-depth-by-framework.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name cancel_depth_by_framework
 -- @description The cancel-depth scorecard per framework (METRICS.md §8), across services and agents: how many cancelled runs in the window reached each depth, from report_cancel_depth. A run without a known framework counts under NULL.
 -- @returns framework, cancelled_runs, depth_0, depth_1, depth_2, depth_3, depth_4
@@ -9,7 +10,7 @@ SELECT
   count(d.run_id) FILTER (WHERE d.depth = 2) AS depth_2,
   count(d.run_id) FILTER (WHERE d.depth = 3) AS depth_3,
   count(d.run_id) FILTER (WHERE d.depth = 4) AS depth_4
-FROM report_runs r JOIN report_cancel_depth d ON d.run_id = r.run_id
+FROM report_runs AS r JOIN report_cancel_depth AS d ON d.run_id = r.run_id
 WHERE r.in_window
 GROUP BY r.framework
 ORDER BY r.framework NULLS LAST;

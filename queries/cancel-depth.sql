@@ -1,3 +1,4 @@
+-- Generated from queries/model/cancel-depth.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name cancel_depth
 -- @description The cancel-depth scorecard (METRICS.md §8): how many cancelled runs reached each depth, per group and in total, from report_cancel_depth.
 -- @returns service, agent, framework, total, depth_0, depth_1, depth_2, depth_3, depth_4
@@ -8,7 +9,7 @@ SELECT
   count(d.run_id) FILTER (WHERE d.depth = 2) AS depth_2,
   count(d.run_id) FILTER (WHERE d.depth = 3) AS depth_3,
   count(d.run_id) FILTER (WHERE d.depth = 4) AS depth_4
-FROM report_runs r LEFT JOIN report_cancel_depth d ON d.run_id = r.run_id
+FROM report_runs AS r LEFT JOIN report_cancel_depth AS d ON d.run_id = r.run_id
 WHERE r.in_window
 GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
 ORDER BY total, r.service, r.agent, r.framework;

@@ -1,3 +1,4 @@
+-- Generated from queries/model/ghost-commits-by-tool.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name ghost_commits_by_tool
 -- @description Ghost commits (METRICS.md §2) per tool and effect class, over the runs in the window, from report_ghost_commits: per group (service, agent, framework) and in total (total = true).
 -- @returns service, agent, framework, total, tool, effect, ghost_commits, ghost_commits_inferred, ghost_commits_possible
@@ -5,7 +6,7 @@ SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   g.tool, g.effect, count(*) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL) AS ghost_commits, count(*) FILTER (WHERE g.inferred) AS ghost_commits_inferred,
   count(*) FILTER (WHERE g.possible_kind IS NOT NULL) AS ghost_commits_possible
-FROM report_ghost_commits g JOIN report_runs r ON r.run_id = g.run_id
+FROM report_ghost_commits AS g JOIN report_runs AS r ON r.run_id = g.run_id
 WHERE r.in_window
 GROUP BY GROUPING SETS ((r.service, r.agent, r.framework, g.tool, g.effect), (g.tool, g.effect))
 ORDER BY total DESC, r.service, r.agent, r.framework, ghost_commits DESC, ghost_commits_inferred DESC, ghost_commits_possible DESC, g.tool, g.effect;

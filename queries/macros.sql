@@ -1,3 +1,4 @@
+-- Generated from queries/model/macros.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name macros
 -- @description Helpers for reading OTLP/JSON, created per connection (temporary): ids, kinds, status codes, attribute maps.
 -- @returns nothing
@@ -84,35 +85,22 @@ CREATE OR REPLACE TEMP MACRO service_folder(s) AS
 -- The day (UTC) a time in ns since the epoch falls on: the store's partitions (write-span-files.sql).
 CREATE OR REPLACE TEMP MACRO span_day(ns) AS CAST(make_timestamp(CAST(ns // 1000 AS BIGINT)) AS DATE);
 
--- Nearest-rank percentile of a list (METRICS.md): the value at rank ceil(p * n), 1-based.
-CREATE OR REPLACE TEMP MACRO nearest_rank(xs, p) AS
-  CASE WHEN len(xs) = 0 THEN NULL
-       ELSE list_sort(xs)[greatest(1, CAST(ceil(p * len(xs)) AS BIGINT))] END;
-
--- A time relative to the Stop, in words: "12.345 ms after Stop", "3.000 ms before Stop" (d in ns, time − C).
-CREATE OR REPLACE TEMP MACRO stop_offset(d) AS
-  CASE WHEN d < 0 THEN printf('%.3f', -d / 1e6) || ' ms before Stop' ELSE printf('%.3f', d / 1e6) || ' ms after Stop' END;
-
--- A run's key: its trace id and its id within the trace (its run span's id, or the afterstop.run.id its spans
--- name). Span ids are unique only within a trace: the same ids in two traces are two runs.
+-- A run's key (fragments.sql, run_key): its trace id and its id within the trace.
 CREATE OR REPLACE TEMP MACRO run_key(trace_id, local_id) AS trace_id || ':' || local_id;
 
--- A run's id as the report shows it (beside its trace id): the part after the trace id.
-CREATE OR REPLACE TEMP MACRO run_local_id(run_id) AS substr(run_id, strpos(run_id, ':') + 1);
+-- Is a span a run (invoke_agent)? (fragments.sql)
+CREATE OR REPLACE TEMP MACRO is_run_span(name, op_name) AS (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent'));
 
--- Is a span a run (invoke_agent)?
-CREATE OR REPLACE TEMP MACRO is_run_span(name, op_name) AS
-  coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent');
-
--- A span's role in the leak model as far as the span alone tells it (assign-runs.sql may make a foreign span a run).
+-- A span's role in the leak model as far as the span alone tells it (fragments.sql; assign-runs.sql may make a
+-- foreign span a run).
 CREATE OR REPLACE TEMP MACRO span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS
   CASE
-    WHEN is_run_span(name, op_name) THEN 'run'
+    WHEN (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) THEN 'run'
     WHEN starts_with(name, 'afterstop.') THEN 'marker'
     WHEN coalesce(op_name = 'execute_tool', false) OR starts_with(name, 'execute_tool')
-      OR name = 'ai.toolCall'                      -- Vercel AI SDK
-      OR coalesce(oi_kind = 'TOOL', false)          -- OpenInference
-      OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'  -- OpenLLMetry
+      OR name = 'ai.toolCall'
+      OR coalesce(oi_kind = 'TOOL', false)
+      OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
     WHEN coalesce(op_name IN ('chat', 'text_completion', 'generate_content'), false)
       OR has_request_model
       OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')

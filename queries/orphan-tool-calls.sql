@@ -1,3 +1,4 @@
+-- Generated from queries/model/orphan-tool-calls.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name orphan_tool_calls
 -- @description Orphan tool calls (lost and not repaired), repaired tool calls and late results (METRICS.md §3), per group and in total, from report_tool_outcomes.
 -- @returns service, agent, framework, total, orphan_tool_calls, repaired_tool_calls, late_results
@@ -6,7 +7,7 @@ SELECT
   count(o.call_id) FILTER (WHERE o.lost AND NOT o.repaired) AS orphan_tool_calls,
   count(o.call_id) FILTER (WHERE o.lost AND o.repaired) AS repaired_tool_calls,
   count(o.call_id) FILTER (WHERE o.late) AS late_results
-FROM report_runs r LEFT JOIN report_tool_outcomes o ON o.run_id = r.run_id
+FROM report_runs AS r LEFT JOIN report_tool_outcomes AS o ON o.run_id = r.run_id
 WHERE r.in_window
 GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
 ORDER BY total, r.service, r.agent, r.framework;

@@ -1,21 +1,22 @@
+-- Generated from queries/model/prepare-steers.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_steers
 -- @description Steering messages (METRICS.md §7), one row per steer id and conversation: the run that enqueued it, when it was enqueued and first injected, where (position), inject_ms = inject − enqueue, and dropped when enqueued and never injected (or explicitly dropped).
 -- @returns nothing; creates the temporary table report_steers
-CREATE OR REPLACE TEMP TABLE report_steers AS
+CREATE OR REPLACE TEMPORARY TABLE report_steers AS
 WITH marks AS (
   SELECT s.run_id, s.trace_id, s.name, s.start_ns, s.steer_id AS steer_id, s.steer_position AS position,
     coalesce(s.conversation_id, r.conversation_id, 'run:' || r.run_id) AS scope
-  FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
+  FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
   WHERE s.name IN ('afterstop.steer.enqueue', 'afterstop.steer.inject', 'afterstop.steer.drop')
 ),
 steers AS (
   SELECT scope, steer_id,
-    coalesce(arg_min(run_id, start_ns) FILTER (WHERE name = 'afterstop.steer.enqueue'), arg_min(run_id, start_ns)) AS run_id,
-    coalesce(arg_min(trace_id, start_ns) FILTER (WHERE name = 'afterstop.steer.enqueue'), arg_min(trace_id, start_ns)) AS trace_id,
+    coalesce(argMin(run_id, start_ns) FILTER (WHERE name = 'afterstop.steer.enqueue'), argMin(run_id, start_ns)) AS run_id,
+    coalesce(argMin(trace_id, start_ns) FILTER (WHERE name = 'afterstop.steer.enqueue'), argMin(trace_id, start_ns)) AS trace_id,
     min(start_ns) FILTER (WHERE name = 'afterstop.steer.enqueue') AS enqueued_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.steer.inject') AS injected_ns,
-    arg_min(position, start_ns) FILTER (WHERE name = 'afterstop.steer.inject') AS position,
-    bool_or(name = 'afterstop.steer.drop') AS dropped_marker
+    argMin(position, start_ns) FILTER (WHERE name = 'afterstop.steer.inject') AS position,
+    count(*) FILTER (WHERE name = 'afterstop.steer.drop') > 0 AS dropped_marker
   FROM marks GROUP BY scope, steer_id
 )
 SELECT *,

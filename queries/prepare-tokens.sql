@@ -1,14 +1,15 @@
+-- Generated from queries/model/prepare-tokens.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_tokens
 -- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: whether it started after C (the loop went on), how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model: its exact name, else the longest price-table name it extends by a date or version tag only (gpt-4o-2024-08-06 is gpt-4o; gpt-4o-mini is not: unpriced without its own entry).
--- @param version_suffix VARCHAR  the pattern (RE2, whole match) of what may follow a listed name: a date or version tag (prices.ts)
+-- @param version_suffix VARCHAR the pattern (RE2, whole match) of what may follow a listed name: a date or version tag (prices.ts)
 -- @returns nothing; creates the temporary table report_tokens (needs report_prices)
-CREATE OR REPLACE TEMP TABLE report_tokens AS
+CREATE OR REPLACE TEMPORARY TABLE report_tokens AS
 WITH calls AS (
   SELECT
     r.run_id, r.service, r.agent, r.framework, r.trace_id, s.span_id, s.model,
     s.start_ns, s.end_ns, r.c_ns, s.input_tokens, s.output_tokens, s.output_tokens_after_cancel,
-    s.start_ns + coalesce(CAST(round(s.time_to_first_chunk_s * 1e9) AS BIGINT), 0) AS f_ns
-  FROM report_spans s JOIN report_runs r ON r.run_id = s.run_id
+    s.start_ns + coalesce(CAST(round(s.time_to_first_chunk_s * 1e9, 0) AS BIGINT), 0) AS f_ns
+  FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
   WHERE r.in_window AND r.cancelled AND s.role = 'model'
     -- An aborted model call of an inferred cancel ended at C by definition (it is the abort evidence): it was in flight.
     AND (s.end_ns > r.c_ns OR (r.cancel_inferred AND s.is_cancellation AND s.start_ns < r.c_ns))
@@ -23,40 +24,39 @@ counted AS (
       ELSE 'unknown'
     END AS how,
     CASE WHEN start_ns >= c_ns THEN coalesce(input_tokens, 0) ELSE 0 END AS input_after,
-    CASE
+    CAST(CASE
       -- Without the provider's usage, the tokens the client counted after C are all of them (afterstop's own count).
       WHEN start_ns >= c_ns THEN coalesce(output_tokens, output_tokens_after_cancel, 0)
       WHEN output_tokens_after_cancel IS NOT NULL THEN output_tokens_after_cancel
       WHEN output_tokens IS NULL OR end_ns <= f_ns THEN 0
-      -- linear over the stream, rounded down; HUGEINT keeps tokens × nanoseconds exact
-      ELSE CAST((output_tokens::HUGEINT * (end_ns - greatest(c_ns, f_ns))) // (end_ns - f_ns) AS BIGINT)
-    END AS output_after
+      -- linear over the stream, rounded down; 128 bits keep tokens × nanoseconds exact
+      ELSE ((CAST(output_tokens AS Int128) * (end_ns - greatest(c_ns, f_ns))) // (end_ns - f_ns))
+    END AS BIGINT) AS output_after
   FROM calls
 ),
-priced AS (
-  SELECT c.*, (
-    SELECT p FROM report_prices p
-    WHERE c.model = p.model
-      OR (starts_with(c.model, p.model) AND regexp_full_match(substr(c.model, length(p.model) + 1), $version_suffix))
-    ORDER BY (c.model = p.model) DESC, length(p.model) DESC LIMIT 1
-  ) AS price
-  FROM counted c
+-- Each call's price: its model's exact name first, else the longest listed name it extends by a version tag.
+prices AS (
+  SELECT c.run_id, c.span_id, p.input_usd_per_mtok, p.output_usd_per_mtok,
+    row_number() OVER (PARTITION BY c.run_id, c.span_id ORDER BY CASE WHEN c.model = p.model THEN 1 ELSE 0 END DESC, length(p.model) DESC) AS choice
+  FROM counted AS c CROSS JOIN report_prices AS p
+  WHERE c.model = p.model
+    OR (starts_with(c.model, p.model) AND regexp_full_match(substring(c.model, length(p.model) + 1), $version_suffix))
 )
 SELECT
-  run_id, service, agent, framework, trace_id, span_id, coalesce(model, '(unknown)') AS model, how,
-  start_ns >= c_ns AS started_after, input_after, output_after,
-  price IS NOT NULL AS priced,
-  coalesce(input_after * price.input_usd_per_mtok / 1e6 + output_after * price.output_usd_per_mtok / 1e6, 0) AS cost_usd
-FROM priced
+  c.run_id, c.service, c.agent, c.framework, c.trace_id, c.span_id, coalesce(c.model, '(unknown)') AS model, c.how,
+  c.start_ns >= c.c_ns AS started_after, c.input_after, c.output_after,
+  p.run_id IS NOT NULL AS priced,
+  coalesce(c.input_after * p.input_usd_per_mtok / 1e6 + c.output_after * p.output_usd_per_mtok / 1e6, 0) AS cost_usd
+FROM counted AS c LEFT JOIN (SELECT * FROM prices WHERE choice = 1) AS p ON p.run_id = c.run_id AND p.span_id = c.span_id
 UNION ALL
 -- A foreign run stopped during a model call whose span was never exported (the AI SDK never ends the step in
 -- flight): the call is known from the run's model name, its tokens are not (inferred). It is known so during
 -- the first step (no model or tool span at all), or when the root says a step was cut (finish reason "other")
 -- and no exported model span is that step. Otherwise, once a tool ran, the step in flight may have finished.
 SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any_value(s.model), '(unknown)'), 'unknown', false, 0, 0, false, 0
-FROM report_runs r JOIN report_spans s ON s.run_id = r.run_id
+FROM report_runs AS r JOIN report_spans AS s ON s.run_id = r.run_id
 WHERE r.in_window AND r.cancel_inferred
 GROUP BY r.run_id, r.service, r.agent, r.framework, r.trace_id
 HAVING count(s.model) > 0 AND (count(*) FILTER (WHERE s.role IN ('model', 'tool')) = 0
-  OR (bool_or(s.role = 'run' AND s.finish_reason = 'other')
-    AND NOT bool_or(s.role = 'model' AND (coalesce(s.finish_reason = 'other', false) OR s.is_cancellation))));
+  OR (count(*) FILTER (WHERE s.role = 'run' AND s.finish_reason = 'other') > 0
+    AND count(*) FILTER (WHERE s.role = 'model' AND (coalesce(s.finish_reason = 'other', false) OR s.is_cancellation)) = 0));

@@ -1,7 +1,8 @@
+-- Generated from queries/model/prepare-tool-calls.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_tool_calls
 -- @description One row per tool call of a run, keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
 -- @returns nothing; creates the temporary table report_tool_calls
-CREATE OR REPLACE TEMP TABLE report_tool_calls AS
+CREATE OR REPLACE TEMPORARY TABLE report_tool_calls AS
 WITH executed AS (
   SELECT
     run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
@@ -16,8 +17,9 @@ WITH executed AS (
 ),
 output_keys AS (
   SELECT s.run_id, s.trace_id, s.end_ns, s.output_attrs AS attrs, k
-  FROM report_spans s, unnest(map_keys(s.output_attrs)) AS u(k)
-  WHERE s.run_id IS NOT NULL AND s.output_attrs IS NOT NULL
+  FROM report_spans AS s
+  CROSS JOIN unnest(map_keys(s.output_attrs)) AS u(k)
+  WHERE s.run_id IS NOT NULL AND s.output_tool_calls
     AND (regexp_full_match(k, 'gen_ai\.completion\.\d+\.tool_calls\.\d+\.id')
       OR regexp_full_match(k, 'llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.id')
       OR k = 'ai.response.toolCalls')
@@ -28,9 +30,10 @@ requested AS (
     end_ns AS start_ns, trace_id
   FROM output_keys WHERE k <> 'ai.response.toolCalls'
   UNION ALL
-  SELECT run_id, json_extract_string(c, '$.toolCallId'), json_extract_string(c, '$.toolName'), end_ns, trace_id
-  FROM output_keys, unnest(CAST(json_extract(attrs[k], '$[*]') AS JSON[])) AS u(c)
-  WHERE k = 'ai.response.toolCalls'
+  SELECT o.run_id, json_extract_string(c, '$.toolCallId'), json_extract_string(c, '$.toolName'), o.end_ns, o.trace_id
+  FROM output_keys AS o
+  CROSS JOIN unnest(CAST(json_extract(o.attrs[o.k], '$[*]') AS JSON[])) AS u(c)
+  WHERE o.k = 'ai.response.toolCalls'
 ),
 calls AS (
   SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, tool_kind, trace_id, true AS executed FROM executed
@@ -43,8 +46,8 @@ SELECT
   any_value(tool_name) AS tool_name,
   -- A call executed starts when it executed; one only requested, when the model asked for it.
   coalesce(min(start_ns) FILTER (WHERE executed), min(start_ns)) AS start_ns,
-  bool_or(is_span) AS has_span,
-  bool_or(executed) AS executed,          -- false: the model asked for it, nothing ran it
+  max(is_span) AS has_span,
+  max(executed) AS executed,          -- false: the model asked for it, nothing ran it
   max(end_ns) AS end_ns,
   any_value(result) AS result,
   coalesce(any_value(effect), 'unknown') AS effect,

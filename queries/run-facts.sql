@@ -1,15 +1,15 @@
+-- Generated from queries/model/run-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name run_facts
--- @description For the traces that just changed (touched_traces): one row per run, with its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended. Computed at ingest, after span-facts.sql.
--- @returns nothing; inserts into run_facts
+-- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended.
+-- @returns nothing; fills run_facts
 INSERT INTO run_facts BY NAME
 WITH per_run AS (
   SELECT
     run_id,
-    coalesce(arg_min(trace_id, start_ns) FILTER (WHERE role = 'run'), arg_min(trace_id, start_ns)) AS trace_id,
-    bool_or(role = 'run' AND run_key(trace_id, coalesce(attr_run_id, span_id)) = run_id OR run_key(trace_id, span_id) = run_id) AS has_run_span,
+    coalesce(argMin(trace_id, start_ns) FILTER (WHERE role = 'run'), argMin(trace_id, start_ns)) AS trace_id,
     min(start_ns) AS first_ns,
-    max(start_ns) FILTER (WHERE run_key(trace_id, span_id) = run_id OR (role = 'run' AND run_key(trace_id, attr_run_id) = run_id)) AS run_start_ns,
-    max(end_ns) FILTER (WHERE run_key(trace_id, span_id) = run_id OR (role = 'run' AND run_key(trace_id, attr_run_id) = run_id)) AS run_end_ns,
+    max(start_ns) FILTER (WHERE trace_id || ':' || span_id = run_id OR (role = 'run' AND trace_id || ':' || attr_run_id = run_id)) AS run_start_ns,
+    max(end_ns) FILTER (WHERE trace_id || ':' || span_id = run_id OR (role = 'run' AND trace_id || ':' || attr_run_id = run_id)) AS run_end_ns,
     any_value(outcome) FILTER (WHERE role = 'run') AS outcome,
     coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
     coalesce(any_value(agent_name) FILTER (WHERE role = 'run'), any_value(agent_name),
@@ -19,7 +19,7 @@ WITH per_run AS (
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
-    bool_or(starts_with(name, 'afterstop.')) AS has_markers,
+    count(*) FILTER (WHERE starts_with(name, 'afterstop.')) > 0 AS has_markers,
     -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
     -- else an AI SDK root that ended with no status and no usage, and no finish reason or "other" (its onAbort ends
     -- spans that way: "other" when a later step was cut, after a tool step); a root that finished always has its usage.

@@ -1,11 +1,14 @@
+-- Generated from queries/model/timeline.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name timeline
--- @description What Stop left behind over time (for charts), per time bucket and service: cancelled runs in the window, their ghost commits (observed, as in ghost-commits.sql), tokens billed after Stop and the ghost tax. A run counts in the bucket of its start. The bucket is an hour when the cancelled runs span two days (172,800 s) or less, else a day.
+-- @description What Stop left behind over time (for charts), per time bucket and service: cancelled runs in the window, their ghost commits (observed, as in ghost-commits.sql), tokens billed after Stop and the ghost tax. A run counts in the bucket of its start (UTC). The bucket is an hour when the cancelled runs span two days (172,800 s) or less, else a day.
 -- @returns unit, bucket_ns, service, cancelled_runs, ghost_commits, input, output, ghost_tax_usd
 WITH runs AS (
   SELECT run_id, service, start_ns FROM report_runs WHERE in_window AND cancelled
 ),
 unit AS (
-  SELECT CASE WHEN coalesce(max(start_ns) - min(start_ns), 0) <= 172800000000000::BIGINT THEN 'hour' ELSE 'day' END AS unit FROM runs
+  SELECT CASE WHEN coalesce(max(start_ns) - min(start_ns), 0) <= CAST(172800000000000 AS BIGINT) THEN 'hour' ELSE 'day' END AS unit,
+    CASE WHEN coalesce(max(start_ns) - min(start_ns), 0) <= CAST(172800000000000 AS BIGINT) THEN CAST(3600000000000 AS BIGINT) ELSE CAST(86400000000000 AS BIGINT) END AS unit_ns
+  FROM runs
 ),
 tokens AS (
   SELECT run_id, sum(input_after) AS input, sum(output_after) AS output, sum(cost_usd) AS usd FROM report_tokens GROUP BY run_id
@@ -15,15 +18,16 @@ ghosts AS (
 )
 SELECT
   u.unit,
-  epoch_ns(date_trunc(u.unit, make_timestamp(r.start_ns // 1000))) AS bucket_ns,
+  -- The start of the bucket: a run's start in ns since the epoch, down to the whole hour or day (UTC has no leap seconds here).
+  r.start_ns - (r.start_ns % u.unit_ns) AS bucket_ns,
   r.service,
   count(*) AS cancelled_runs,
-  coalesce(sum(g.n), 0)::BIGINT AS ghost_commits,
-  coalesce(sum(t.input), 0)::BIGINT AS input,
-  coalesce(sum(t.output), 0)::BIGINT AS output,
-  coalesce(sum(t.usd), 0)::DOUBLE AS ghost_tax_usd
-FROM runs r CROSS JOIN unit u
-LEFT JOIN tokens t ON t.run_id = r.run_id
-LEFT JOIN ghosts g ON g.run_id = r.run_id
+  CAST(coalesce(sum(g.n), 0) AS BIGINT) AS ghost_commits,
+  CAST(coalesce(sum(t.input), 0) AS BIGINT) AS input,
+  CAST(coalesce(sum(t.output), 0) AS BIGINT) AS output,
+  CAST(coalesce(sum(t.usd), 0) AS DOUBLE) AS ghost_tax_usd
+FROM runs AS r CROSS JOIN unit AS u
+LEFT JOIN tokens AS t ON t.run_id = r.run_id
+LEFT JOIN ghosts AS g ON g.run_id = r.run_id
 GROUP BY u.unit, bucket_ns, r.service
 ORDER BY bucket_ns, r.service NULLS LAST;

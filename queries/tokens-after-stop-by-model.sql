@@ -1,9 +1,11 @@
+-- Generated from queries/model/tokens-after-stop-by-model.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name tokens_after_stop_by_model
 -- @description Tokens billed after Stop and their cost per model, in the window: per group (service, agent, framework) and over all groups (total = true).
 -- @returns service, agent, framework, total, model, input, output, ghost_tax_usd, priced
 SELECT
-  service, agent, framework, GROUPING(service, agent, framework) = 7 AS total,
-  model, sum(input_after)::BIGINT AS input, sum(output_after)::BIGINT AS output, sum(cost_usd)::DOUBLE AS ghost_tax_usd, bool_and(priced) AS priced
-FROM report_tokens
-GROUP BY GROUPING SETS ((service, agent, framework, model), (model))
-ORDER BY total DESC, service, agent, framework, ghost_tax_usd DESC, model;
+  t.service, t.agent, t.framework, GROUPING(t.service, t.agent, t.framework) = 7 AS total,
+  t.model, CAST(sum(t.input_after) AS BIGINT) AS input, CAST(sum(t.output_after) AS BIGINT) AS output,
+  CAST(sum(t.cost_usd) AS DOUBLE) AS ghost_tax_usd, min(t.priced) AS priced
+FROM report_tokens AS t
+GROUP BY GROUPING SETS ((t.service, t.agent, t.framework, t.model), (t.model))
+ORDER BY total DESC, t.service, t.agent, t.framework, ghost_tax_usd DESC, t.model;

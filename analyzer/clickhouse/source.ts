@@ -22,10 +22,12 @@ export function parseTable(name: string): ClickHouseTable {
 
 /**
  * SQL semantics the queries are written for, as in DuckDB: an outer join's
- * missing side and a grouping set's rolled-up keys are NULL, not the type's
- * default; a column's name means the column, not an alias of the same name.
+ * missing side, a grouping set's rolled-up keys and an aggregate over no rows
+ * (min, sum, argMin ... FILTER) are NULL, not the type's default (count stays
+ * 0); a column's name means the column, not an alias of the same name. With
+ * these, queries/model/ is SQL both engines read alike.
  */
-const SETTINGS = { join_use_nulls: 1, group_by_use_nulls: 1, prefer_column_name_to_alias: 1 } as const;
+export const CLICKHOUSE_SETTINGS = { join_use_nulls: 1, group_by_use_nulls: 1, prefer_column_name_to_alias: 1, aggregate_functions_null_for_empty: 1 } as const;
 
 export type ClickHouseParams = Record<string, string | number | bigint | boolean | null | string[]>;
 
@@ -42,7 +44,7 @@ export class ClickHouseSource {
 
   /** A statement that returns nothing. */
   async run(q: Query, params: ClickHouseParams = {}): Promise<void> {
-    await this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: SETTINGS });
+    await this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: CLICKHOUSE_SETTINGS });
   }
 
   /** A query's rows; 64-bit integers as strings (ns times do not fit a JSON number). */
@@ -51,7 +53,7 @@ export class ClickHouseSource {
       query: q.sql,
       query_params: this.bind(q, params),
       format: 'JSONEachRow',
-      clickhouse_settings: { ...SETTINGS, output_format_json_quote_64bit_integers: 1 },
+      clickhouse_settings: { ...CLICKHOUSE_SETTINGS, output_format_json_quote_64bit_integers: 1 },
     });
     return result.json<T>();
   }

@@ -1,18 +1,9 @@
 import { query, type Query } from '../queries.js';
+import { renderModelFile } from '../sql/model-queries.js';
 import type { ClickHouseSource } from './source.js';
+import { DEFAULT_TRACES_SCHEMA, tracesTableConstructs, type TracesSchema } from './traces-table-constructs.js';
 
-/**
- * The shapes of the Collector ClickHouse exporter's traces table that the
- * leak model reads: attributes as `Map(LowCardinality(String), String)` (the
- * default; values as text) or as `JSON` (the exporter's `json` option; values
- * typed, dotted keys stored as paths), and tables from before the exporter had
- * a ScopeName column. queries/clickhouse/spans.sql is written for the Map
- * schema; {@link spansQuery} rewrites its attribute lookups for the others.
- */
-export interface TracesSchema {
-  attributes: 'map' | 'json';
-  scopeColumn: boolean;
-}
+export { DEFAULT_TRACES_SCHEMA, type TracesSchema } from './traces-table-constructs.js';
 
 export class NoTracesTableError extends Error {
   override readonly name = 'NoTracesTableError';
@@ -28,26 +19,12 @@ export async function tracesSchema(source: ClickHouseSource): Promise<TracesSche
 }
 
 /**
- * spans.sql for the table's schema. JSON attributes: an attribute by name is
- * its JSON path's value as text ('' when absent, as a Map gives it); an array
- * attribute read as a list is its path's value as JSON; the keys are the
- * table's paths. Output attributes whose names hold a number (OpenLLMetry's
- * gen_ai.completion.N.tool_calls.M.id) cannot be looked up by a computed path
- * in ClickHouse: with JSON attributes only the AI SDK's ai.response.toolCalls
- * is read for the tool calls a model asked for.
+ * spans.sql for the table's shape: the committed file for the exporter's
+ * default, else queries/model/spans.sql rendered with the shape's attribute
+ * lookups (traces-table-constructs.ts).
  */
 export function spansQuery(schema: TracesSchema): Query {
-  const q = query('clickhouse/spans');
-  let sql = q.sql;
-  if (!schema.scopeColumn) sql = sql.replace("nullIf(ScopeName, '') AS scope", "nullIf(SpanAttributes['otel.scope.name'], '') AS scope");
-  if (schema.attributes === 'json') {
-    sql = sql
-      .replace(/JSONExtract\(a\['([^']+)'\], 'Array\(String\)'\)/g, "JSONExtract(ifNull(toJSONString(getSubcolumn(a, '$1')), '[]'), 'Array(String)')")
-      .replace(/SpanAttributes\['([^']+)'\]/g, "toString(getSubcolumn(SpanAttributes, '$1'))")
-      .replace(/\ba\['([^']+)'\]/g, "toString(getSubcolumn(a, '$1'))")
-      .replace(/\be\['([^']+)'\]/g, "toString(getSubcolumn(e, '$1'))")
-      .replace('mapKeys(SpanAttributes)', 'JSONAllPaths(SpanAttributes)')
-      .replace('CAST(a AS Map(String, String))', "map('ai.response.toolCalls', toString(getSubcolumn(a, 'ai.response.toolCalls')))");
-  }
-  return { ...q, sql };
+  const committed = query('clickhouse/spans');
+  if (schema.attributes === DEFAULT_TRACES_SCHEMA.attributes && schema.scopeColumn === DEFAULT_TRACES_SCHEMA.scopeColumn) return committed;
+  return { ...committed, sql: renderModelFile('spans', 'clickhouse', tracesTableConstructs(schema)) };
 }

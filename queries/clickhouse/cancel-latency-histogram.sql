@@ -1,20 +1,27 @@
+-- Generated from queries/model/cancel-latency-histogram.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name cancel_latency_histogram
--- @description ClickHouse: how the window's ack and settle latencies are spread over fixed buckets (upper bounds in ms, the last open), as DuckDB's cancel-latency-histogram.sql.
+-- @description How cancel latencies are spread (for a chart): per measure (ack, settle), the number of cancelled runs in the window whose latency falls in each bucket, a bucket holding the latencies above the previous bound and up to its own (upper_ms NULL: above the last bound). Every bucket is listed, empty ones with 0.
 -- @returns measure, upper_ms, runs
-WITH
-  [10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0] AS uppers,
+WITH bounds AS (
+  SELECT 1 AS i, CAST(10.0 AS DOUBLE) AS upper_ms UNION ALL SELECT 2, 25.0 UNION ALL SELECT 3, 50.0 UNION ALL SELECT 4, 100.0
+  UNION ALL SELECT 5, 250.0 UNION ALL SELECT 6, 500.0 UNION ALL SELECT 7, 1000.0 UNION ALL SELECT 8, 2500.0
+  UNION ALL SELECT 9, 5000.0 UNION ALL SELECT 10, 10000.0 UNION ALL SELECT 11, NULL
+),
+measures AS (SELECT 'ack' AS measure UNION ALL SELECT 'settle'),
 latencies AS (
-  SELECT 'ack' AS measure, ack_ms AS ms FROM report_cancel_latency WHERE ack_ms IS NOT NULL
+  SELECT 'ack' AS measure, run_id, ack_ms AS ms FROM report_cancel_latency WHERE ack_ms IS NOT NULL
   UNION ALL
-  SELECT 'settle', settle_ms FROM report_cancel_latency WHERE settle_ms IS NOT NULL
+  SELECT 'settle', run_id, settle_ms FROM report_cancel_latency WHERE settle_ms IS NOT NULL
 ),
+-- Each latency in the first bucket whose bound it does not pass.
 placed AS (
-  SELECT measure, toUInt32(arrayFirstIndex(u -> ms <= u, uppers)) AS i0 FROM latencies
-),
-grid AS (
-  SELECT m.measure AS measure, b.i AS i FROM (SELECT arrayJoin(['ack', 'settle']) AS measure) AS m CROSS JOIN (SELECT toUInt32(arrayJoin(range(1, 12))) AS i) AS b
+  SELECT l.measure AS measure, l.run_id AS run_id, min(b.i) AS i
+  FROM latencies AS l CROSS JOIN bounds AS b
+  WHERE b.upper_ms IS NULL OR l.ms <= b.upper_ms
+  GROUP BY l.measure, l.run_id
 )
-SELECT g.measure AS measure, if(g.i <= 10, uppers[g.i], NULL) AS upper_ms, countIf(p.measure IS NOT NULL) AS runs
-FROM grid AS g LEFT JOIN placed AS p ON p.measure = g.measure AND if(p.i0 = 0, 11, p.i0) = g.i
-GROUP BY g.measure, g.i
-ORDER BY g.measure, g.i
+SELECT m.measure AS measure, b.upper_ms AS upper_ms, count(p.i) AS runs
+FROM measures AS m CROSS JOIN bounds AS b
+LEFT JOIN placed AS p ON p.measure = m.measure AND p.i = b.i
+GROUP BY m.measure, b.i, b.upper_ms
+ORDER BY m.measure, b.i

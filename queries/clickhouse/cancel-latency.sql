@@ -1,24 +1,20 @@
+-- Generated from queries/model/cancel-latency.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name cancel_latency
--- @description ClickHouse: cancel ack and settle latency (nearest-rank p50, p95, p99 and max, in ms) and unacknowledged cancels, per group and in total, as DuckDB's cancel-latency.sql.
--- @returns service, agent, framework, total, ack_count, ack_p50, ack_p95, ack_p99, ack_max, settle_count, settle_p50, settle_p95, settle_p99, settle_max, unacknowledged_cancels (and the sorted lists and rank arrays the percentiles come from)
+-- @description Cancel latency (METRICS.md §1) per group and in total, from report_cancel_latency: distributions of ack_ms and settle_ms as nearest-rank percentiles, and the unacknowledged cancels (a request and no ack).
+-- @returns service, agent, framework, total, ack_count, ack_p50, ack_p95, ack_p99, ack_max, settle_count, settle_p50, settle_p95, settle_p99, settle_max, unacknowledged_cancels
 SELECT
-  r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
-  count(r.ack_ms) AS ack_count,
-  -- Nearest-rank percentiles (METRICS.md): the value at rank ceil(p * n) of the sorted latencies, NULL for none.
-  arraySort(groupArray(r.ack_ms)) AS acks_sorted,
-  arrayMap(p -> if(empty(acks_sorted), NULL, acks_sorted[greatest(1, toUInt64(ceil(p * length(acks_sorted))))]), [0.50, 0.95, 0.99]) AS ack_ranks,
-  ack_ranks[1] AS ack_p50,
-  ack_ranks[2] AS ack_p95,
-  ack_ranks[3] AS ack_p99,
-  max(r.ack_ms) AS ack_max,
-  count(r.settle_ms) AS settle_count,
-  arraySort(groupArray(r.settle_ms)) AS settles_sorted,
-  arrayMap(p -> if(empty(settles_sorted), NULL, settles_sorted[greatest(1, toUInt64(ceil(p * length(settles_sorted))))]), [0.50, 0.95, 0.99]) AS settle_ranks,
-  settle_ranks[1] AS settle_p50,
-  settle_ranks[2] AS settle_p95,
-  settle_ranks[3] AS settle_p99,
-  max(r.settle_ms) AS settle_max,
-  countIf(r.has_request AND r.a_ns IS NULL) AS unacknowledged_cancels
-FROM report_cancel_latency AS r
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework
+  l.service AS service, l.agent AS agent, l.framework AS framework, GROUPING(l.service, l.agent, l.framework) = 7 AS total,
+  count(l.ack_ms) AS ack_count,
+  if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.ack_ms))))]) AS ack_p50,
+  if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.ack_ms))))]) AS ack_p95,
+  if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.ack_ms))))]) AS ack_p99,
+  max(l.ack_ms) AS ack_max,
+  count(l.settle_ms) AS settle_count,
+  if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.settle_ms))))]) AS settle_p50,
+  if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.settle_ms))))]) AS settle_p95,
+  if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.settle_ms))))]) AS settle_p99,
+  max(l.settle_ms) AS settle_max,
+  count(*) FILTER (WHERE l.has_request AND l.a_ns IS NULL) AS unacknowledged_cancels
+FROM report_cancel_latency AS l
+GROUP BY GROUPING SETS ((l.service, l.agent, l.framework), ())
+ORDER BY total, l.service, l.agent, l.framework

@@ -1,55 +1,53 @@
+-- Generated from queries/model/findings.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name findings
--- @description ClickHouse: the findings of the runs in the window (ghost commits, orphan tool calls, unacknowledged cancels, tokens after Stop, post-cancel and cleanup errors, replays, steering, unended runs, orphan processes), most severe first, as DuckDB's findings.sql.
--- @param limit UInt64 at most this many
--- @returns kind, severity, trace_id, run_id, conversation_id, tool, time_ns, detail
+-- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
+-- @param limit UInt64 at most this many rows
+-- @returns kind, severity (1 worst), trace_id, run_id, conversation_id, tool, time_ns, detail
 WITH found AS (
-  SELECT multiIf(g.inferred, 'ghost_commit_inferred', g.possible_kind IS NOT NULL, 'possible_ghost_commit', 'ghost_commit') AS kind,
-    if(g.effect IN ('irreversible', 'unknown') AND NOT g.compensated, 1, 3) AS severity,
+  SELECT CASE WHEN g.inferred THEN 'ghost_commit_inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible_ghost_commit' ELSE 'ghost_commit' END AS kind,
+    CASE WHEN g.effect IN ('irreversible', 'unknown') AND NOT g.compensated THEN 1 ELSE 3 END AS severity,
     g.trace_id AS trace_id, g.run_id AS run_id, g.tool AS tool, g.time_ns AS time_ns,
-    -- The words of DuckDB's findings.sql (its stop_offset macro written out: "x ms after Stop", "x ms before Stop").
-    concat(g.tool, ' (', g.effect, ') ', multiIf(
-      g.possible_kind = 'request_sent', concat('may have committed after Stop: its request reached the service',
-        if(g.sent_ns IS NULL, '', concat(' ', if((assumeNotNull(g.sent_ns) - (g.time_ns - g.after_stop_ns)) < 0, concat(printf('%.3f', -(assumeNotNull(g.sent_ns) - (g.time_ns - g.after_stop_ns)) / 1e6), ' ms before Stop'), concat(printf('%.3f', (assumeNotNull(g.sent_ns) - (g.time_ns - g.after_stop_ns)) / 1e6), ' ms after Stop')))),
-        ', and its answer was lost ', if((g.after_stop_ns) < 0, concat(printf('%.3f', -(g.after_stop_ns) / 1e6), ' ms before Stop'), concat(printf('%.3f', (g.after_stop_ns) / 1e6), ' ms after Stop'))),
-      g.possible_kind = 'unended', concat('may have committed after Stop: it started ', if((g.after_stop_ns) < 0, concat(printf('%.3f', -(g.after_stop_ns) / 1e6), ' ms before Stop'), concat(printf('%.3f', (g.after_stop_ns) / 1e6), ' ms after Stop')),
-        ' and never ended (the process died or hung), so its effect is not known'),
-      concat(if(g.inferred, 'ended without error', 'committed'), ' ', if((g.after_stop_ns) < 0, concat(printf('%.3f', -(g.after_stop_ns) / 1e6), ' ms before Stop'), concat(printf('%.3f', (g.after_stop_ns) / 1e6), ' ms after Stop')))),
-      if(g.compensated, ', compensated', '')) AS detail
+    g.tool || ' (' || g.effect || ') ' || CASE
+      WHEN g.possible_kind = 'request_sent' THEN 'may have committed after Stop: its request reached the service'
+        || CASE WHEN g.sent_ns IS NULL THEN '' ELSE ' ' || CASE WHEN (g.sent_ns - (g.time_ns - g.after_stop_ns)) < 0 THEN printf('%.3f', -(g.sent_ns - (g.time_ns - g.after_stop_ns)) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (g.sent_ns - (g.time_ns - g.after_stop_ns)) / 1e6) || ' ms after Stop' END END
+        || ', and its answer was lost ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
+      WHEN g.possible_kind = 'unended' THEN 'may have committed after Stop: it started ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
+        || ' and never ended (the process died or hung), so its effect is not known'
+      ELSE CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END || ' ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
+    END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits AS g
   UNION ALL
-  SELECT 'orphan_tool_call', 2, o.trace_id, o.run_id, o.tool, coalesce(o.end_ns, o.start_ns),
-    concat(o.tool, ' call ', o.call_id, ': ', if(o.end_ns IS NULL, 'never ended', concat('result ', coalesce(o.result, 'arrived after the run stopped listening'))), ', no history repair')
+  SELECT 'orphan_tool_call', 2, o.trace_id AS trace_id, o.run_id AS run_id, o.tool AS tool, coalesce(o.end_ns, o.start_ns),
+    o.tool || ' call ' || o.call_id || ': ' || CASE WHEN o.end_ns IS NULL THEN 'never ended' ELSE 'result ' || coalesce(o.result, 'arrived after the run stopped listening') END || ', no history repair'
   FROM report_tool_outcomes AS o WHERE o.lost AND NOT o.repaired
   UNION ALL
-  SELECT 'unacknowledged_cancel', 2, r.trace_id, r.run_id, NULL, r.c_ns, 'Stop was requested and the loop never acknowledged it'
+  SELECT 'unacknowledged_cancel', 2, r.trace_id AS trace_id, r.run_id AS run_id, NULL, r.c_ns AS c_ns, 'Stop was requested and the loop never acknowledged it'
   FROM report_runs AS r WHERE r.has_request AND r.a_ns IS NULL
   UNION ALL
-  SELECT 'tokens_after_stop', 2, any(t.trace_id), t.run_id, NULL, NULL,
-    concat(toString(sum(t.input_after)), ' input and ', toString(sum(t.output_after)), ' output tokens after Stop (',
-      arrayStringConcat(arraySort(groupUniqArray(t.model)), ', '), '), $', printf('%.6f', sum(t.cost_usd)))
+  SELECT 'tokens_after_stop', 2, any_value(t.trace_id), t.run_id AS run_id, NULL, NULL,
+    sum(t.input_after) || ' input and ' || sum(t.output_after) || ' output tokens after Stop (' || arrayStringConcat(arraySort(groupUniqArray(t.model)), ', ') || '), $' || printf('%.6f', sum(t.cost_usd))
   FROM report_tokens AS t GROUP BY t.run_id HAVING sum(t.input_after) + sum(t.output_after) > 0
   UNION ALL
-  SELECT if(e.kind = 'cleanup', 'cleanup_error', 'post_cancel_error'), if(e.kind = 'cleanup', 3, 2),
-    e.trace_id, e.error_run_id, NULL, e.time_ns,
-    concat(if(e.kind = 'cleanup', 'error after Stop: ', concat(e.cause, ' in the next run: ')), leftUTF8(e.text, 200))
+  SELECT CASE WHEN e.kind = 'cleanup' THEN 'cleanup_error' ELSE 'post_cancel_error' END, CASE WHEN e.kind = 'cleanup' THEN 3 ELSE 2 END,
+    e.trace_id AS trace_id, e.error_run_id AS error_run_id, NULL, e.time_ns AS time_ns,
+    CASE WHEN e.kind = 'cleanup' THEN 'error after Stop: ' ELSE e.cause || ' in the next run: ' END || leftUTF8(e.text, 200)
   FROM report_post_cancel_errors AS e
   UNION ALL
-  SELECT 'replay_duplicate', 1, d.trace_id, d.run_id, d.tool, d.start_ns,
-    concat(d.tool, ' committed ', d.effect_key, ' again (first by run ', coalesce(substring(d.first_run_id, position(d.first_run_id, ':') + 1), '?'), ')')
+  SELECT 'replay_duplicate', 1, d.trace_id AS trace_id, d.run_id AS run_id, d.tool AS tool, d.start_ns AS start_ns,
+    d.tool || ' committed ' || d.effect_key || ' again (first by run ' || coalesce(substring(d.first_run_id, position(':' IN d.first_run_id) + 1), '?') || ')'
   FROM report_replays AS d
   UNION ALL
-  SELECT if(s.violation, 'steer_violation', 'steer_dropped'), 3, s.trace_id, s.run_id, NULL, coalesce(s.injected_ns, s.enqueued_ns),
-    concat('steering message ', s.steer_id, if(s.violation, ' injected inside a tool batch', ' never injected'))
+  SELECT CASE WHEN s.violation THEN 'steer_violation' ELSE 'steer_dropped' END, 3, s.trace_id AS trace_id, s.run_id AS run_id, NULL, coalesce(s.injected_ns, s.enqueued_ns),
+    'steering message ' || s.steer_id || CASE WHEN s.violation THEN ' injected inside a tool batch' ELSE ' never injected' END
   FROM report_steers AS s WHERE s.violation OR s.dropped
   UNION ALL
-  SELECT 'unended_run', 2, r.trace_id, r.run_id, NULL, r.start_ns, 'the run span was never exported (the process hung or died)'
+  SELECT 'unended_run', 2, r.trace_id AS trace_id, r.run_id AS run_id, NULL, r.start_ns AS start_ns, 'the run span was never exported (the process hung or died)'
   FROM report_runs AS r WHERE r.unended
   UNION ALL
-  SELECT 'orphan_process', 2, s.trace_id, s.run_id, NULL, s.start_ns, concat('child process ', coalesce(s.pid, '?'), ' outlived its run')
+  SELECT 'orphan_process', 2, s.trace_id AS trace_id, s.run_id AS run_id, NULL, s.start_ns AS start_ns, 'child process ' || coalesce(s.pid, '?') || ' outlived its run'
   FROM report_spans AS s WHERE s.name = 'afterstop.process.orphan'
 )
-SELECT f.kind AS kind, f.severity AS severity, f.trace_id AS trace_id, f.run_id AS run_id, r.conversation_id AS conversation_id, f.tool AS tool,
-  coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail AS detail
+SELECT f.kind AS kind, f.severity AS severity, f.trace_id AS trace_id, f.run_id AS run_id, r.conversation_id AS conversation_id, f.tool AS tool, coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail AS detail
 FROM found AS f JOIN report_runs AS r ON r.run_id = f.run_id
 WHERE r.in_window
 ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id, f.tool, f.detail

@@ -1,5 +1,6 @@
+-- Generated from queries/model/orphan-processes.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name orphan_processes
--- @description ClickHouse: child processes that outlived their run (orphan markers) of the runs in the window, per group and in total, as DuckDB's orphan-processes.sql.
+-- @description Orphan processes (METRICS.md §9): afterstop.process.orphan markers — child processes still alive after their run ended plus the grace period.
 -- @returns service, agent, framework, total, orphan_processes
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,

@@ -1,7 +1,8 @@
+-- Generated from queries/model/prepare-cancel-latency.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_cancel_latency
--- @description ClickHouse: report_cancel_latency, as DuckDB's prepare-cancel-latency.sql: for the runs in the window, ack (A − C, when the run has a cancel request) and settle (to the settle marker, else the end of the last tool or model call started before C, else 0) in milliseconds.
+-- @description Cancel latency per run in the window (METRICS.md §1): ack_ms = A − C for a cancelled run with both markers; settle_ms = max(0, S − C) for a cancelled run, S being the settle marker or else the latest end of a tool or model span that started before C (a call that never ended is not in S); milliseconds to 3 decimals, rounded half away from zero.
 -- @returns nothing; creates the temporary table report_cancel_latency
-CREATE OR REPLACE TEMPORARY TABLE report_cancel_latency ENGINE = Memory AS
+CREATE OR REPLACE TEMPORARY TABLE report_cancel_latency AS
 WITH quiet AS (
   SELECT r.run_id AS run_id, max(s.end_ns) AS s_ns
   FROM report_runs AS r
@@ -11,8 +12,7 @@ WITH quiet AS (
 )
 SELECT
   r.*,
-  -- rounded half away from zero to the microsecond, as DuckDB rounds
-  if(r.has_request AND r.a_ns IS NOT NULL, sign(r.a_ns - r.c_ns) * floor(abs((r.a_ns - r.c_ns) / 1e6) * 1000 + 0.5) / 1000, NULL) AS ack_ms,
-  if(r.cancelled, floor(greatest(0, coalesce(r.settle_marker_ns, q.s_ns, r.c_ns) - r.c_ns) / 1e6 * 1000 + 0.5) / 1000, NULL) AS settle_ms
+  CASE WHEN r.has_request AND r.a_ns IS NOT NULL THEN (sign((r.a_ns - r.c_ns) / 1e6) * floor(abs((r.a_ns - r.c_ns) / 1e6) * 1e3 + 0.5) / 1e3) END AS ack_ms,
+  CASE WHEN r.cancelled THEN (sign(greatest(0, coalesce(r.settle_marker_ns, q.s_ns, r.c_ns) - r.c_ns) / 1e6) * floor(abs(greatest(0, coalesce(r.settle_marker_ns, q.s_ns, r.c_ns) - r.c_ns) / 1e6) * 1e3 + 0.5) / 1e3) END AS settle_ms
 FROM report_runs AS r LEFT JOIN quiet AS q ON q.run_id = r.run_id
 WHERE r.in_window

@@ -1,9 +1,10 @@
+-- Generated from queries/model/prepare-runs.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_runs
--- @description ClickHouse: report_runs, the runs (run-facts.sql) with in_window: the run starts at or after since and before until (NULL: open).
--- @param since_ns Nullable(Int64) the window's start in ns since the epoch
--- @param until_ns Nullable(Int64) the window's end
+-- @description The runs (run_facts, kept up to date at ingest), with whether each starts in the report's window. (Runs outside the window stay: the run after a cancelled one may lie outside it.)
+-- @param since_ns Nullable(Int64) runs that start at or after this time (NULL: no lower bound)
+-- @param until_ns Nullable(Int64) runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates the temporary table report_runs
-CREATE OR REPLACE TEMPORARY TABLE report_runs ENGINE = Memory AS
+CREATE OR REPLACE TEMPORARY TABLE report_runs AS
 SELECT *,
   ({since_ns:Nullable(Int64)} IS NULL OR start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR start_ns < {until_ns:Nullable(Int64)}) AS in_window
 FROM run_facts

@@ -1,34 +1,39 @@
+-- Generated from queries/model/prepare-tool-calls.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_tool_calls
--- @description ClickHouse: report_tool_calls, one row per tool call of each run, as DuckDB's prepare-tool-calls.sql gives it: those executed (a tool span, or afterstop's start marker) and those the model asked for (tool call ids in a model span's output attributes) that nothing executed.
+-- @description One row per tool call of a run, keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
 -- @returns nothing; creates the temporary table report_tool_calls
-CREATE OR REPLACE TEMPORARY TABLE report_tool_calls ENGINE = Memory AS
+CREATE OR REPLACE TEMPORARY TABLE report_tool_calls AS
 WITH executed AS (
   SELECT
     run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
-    role = 'tool' AS is_span, if(role = 'tool', end_ns, NULL) AS end_ns,
-    if(role = 'tool', coalesce(result, if(is_cancellation, 'cancelled', NULL)), NULL) AS result,
-    if(role = 'tool', effect, NULL) AS effect,
-    tool_kind, trace_id
+    role = 'tool' AS is_span, CASE WHEN role = 'tool' THEN end_ns END AS end_ns,
+    -- A foreign tool span that ended by the cancellation delivered no result (inferred).
+    CASE WHEN role = 'tool' THEN coalesce(result, CASE WHEN is_cancellation THEN 'cancelled' END) END AS result,
+    CASE WHEN role = 'tool' THEN effect END AS effect,
+    tool_kind,
+    trace_id
   FROM report_spans
   WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
 ),
 output_keys AS (
-  SELECT run_id, trace_id, end_ns, output_attrs AS attrs, k
-  FROM report_spans ARRAY JOIN mapKeys(output_attrs) AS k
-  WHERE run_id IS NOT NULL AND output_tool_calls
-    AND (match(k, '^gen_ai\\.completion\\.\\d+\\.tool_calls\\.\\d+\\.id$')
-      OR match(k, '^llm\\.output_messages\\.\\d+\\.message\\.tool_calls\\.\\d+\\.tool_call\\.id$')
+  SELECT s.run_id AS run_id, s.trace_id AS trace_id, s.end_ns AS end_ns, s.output_attrs AS attrs, k
+  FROM report_spans AS s
+  ARRAY JOIN mapKeys(s.output_attrs) AS k
+  WHERE s.run_id IS NOT NULL AND s.output_tool_calls
+    AND (match(k, '^(?:gen_ai\\.completion\\.\\d+\\.tool_calls\\.\\d+\\.id)$')
+      OR match(k, '^(?:llm\\.output_messages\\.\\d+\\.message\\.tool_calls\\.\\d+\\.tool_call\\.id)$')
       OR k = 'ai.response.toolCalls')
 ),
 requested AS (
   SELECT run_id, nullIf(attrs[k], '') AS call_id,
     coalesce(nullIf(attrs[replaceRegexpOne(k, '\\.id$', '.name')], ''), nullIf(attrs[replaceRegexpOne(k, '\\.id$', '.function.name')], '')) AS tool_name,
     end_ns AS start_ns, trace_id
-  FROM output_keys WHERE k != 'ai.response.toolCalls'
+  FROM output_keys WHERE k <> 'ai.response.toolCalls'
   UNION ALL
-  SELECT run_id, nullIf(JSONExtractString(c, 'toolCallId'), ''), nullIf(JSONExtractString(c, 'toolName'), ''), end_ns, trace_id
-  FROM output_keys ARRAY JOIN JSONExtractArrayRaw(attrs[k]) AS c
-  WHERE k = 'ai.response.toolCalls'
+  SELECT o.run_id AS run_id, nullIf(JSONExtractString(c, 'toolCallId'), ''), nullIf(JSONExtractString(c, 'toolName'), ''), o.end_ns AS end_ns, o.trace_id AS trace_id
+  FROM output_keys AS o
+  ARRAY JOIN JSONExtractArrayRaw(o.attrs[o.k]) AS c
+  WHERE o.k = 'ai.response.toolCalls'
 ),
 calls AS (
   SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, tool_kind, trace_id, true AS executed FROM executed
@@ -36,15 +41,17 @@ calls AS (
   SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, NULL, trace_id, false FROM requested WHERE call_id IS NOT NULL
 )
 SELECT
-  run_id, call_id,
-  any(tool_name) AS tool_name,
-  if(countIf(executed) > 0, minIf(start_ns, executed), min(start_ns)) AS start_ns,
+  run_id,
+  call_id,
+  any_value(tool_name) AS tool_name,
+  -- A call executed starts when it executed; one only requested, when the model asked for it.
+  coalesce(min(start_ns) FILTER (WHERE executed), min(start_ns)) AS start_ns,
   max(is_span) AS has_span,
-  max(executed) AS executed,
+  max(executed) AS executed,          -- false: the model asked for it, nothing ran it
   max(end_ns) AS end_ns,
-  any(result) AS result,
-  coalesce(any(effect), 'unknown') AS effect,
-  coalesce(any(tool_kind), 'tool') AS kind,
-  any(trace_id) AS trace_id
+  any_value(result) AS result,
+  coalesce(any_value(effect), 'unknown') AS effect,
+  coalesce(any_value(tool_kind), 'tool') AS kind,    -- step: a framework step, not a tool call of the conversation
+  any_value(trace_id) AS trace_id
 FROM calls
 GROUP BY run_id, call_id

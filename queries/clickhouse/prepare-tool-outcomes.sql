@@ -1,7 +1,8 @@
+-- Generated from queries/model/prepare-tool-outcomes.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_tool_outcomes
--- @description ClickHouse: report_tool_outcomes, as DuckDB's prepare-tool-outcomes.sql: for each tool call of a cancelled run, whether its result was lost to the conversation, late, and repaired (a history repair after C in the same conversation, or the same run when it has none).
+-- @description What became of each tool call of a cancelled run (METRICS.md §3): lost when no result reached the conversation (never for a framework step, afterstop.tool.kind = step) (no ended execute_tool span, a result late / dropped / cancelled, or an end after A); repaired when a history repair of the same conversation at or after C lists its call id; late when it ended after A or is marked late.
 -- @returns nothing; creates the temporary table report_tool_outcomes
-CREATE OR REPLACE TEMPORARY TABLE report_tool_outcomes ENGINE = Memory AS
+CREATE OR REPLACE TEMPORARY TABLE report_tool_outcomes AS
 WITH repairs AS (
   SELECT s.run_id AS run_id, s.start_ns AS start_ns, coalesce(s.conversation_id, r.conversation_id) AS conversation_id, call_id
   FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
@@ -11,20 +12,20 @@ WITH repairs AS (
 outcomes AS (
   SELECT
     t.run_id AS run_id, t.trace_id AS trace_id, t.call_id AS call_id, coalesce(t.tool_name, '(unnamed)') AS tool, t.start_ns AS start_ns, t.end_ns AS end_ns, t.result AS result,
-    t.kind != 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost_raw,
+    -- A framework step (a LangGraph node, a workflow step) is not in the conversation: it cannot be lost from it.
+    t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
     coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
     r.c_ns AS c_ns, r.conversation_id AS conversation_id
   FROM report_tool_calls AS t JOIN report_runs AS r ON r.run_id = t.run_id
   WHERE r.cancelled
 ),
--- What DuckDB asks with EXISTS, as a join (ClickHouse cannot correlate it).
+-- A repair after C in the same conversation (the same run, without one) that lists the call.
 repaired AS (
   SELECT DISTINCT o.run_id AS run_id, o.call_id AS call_id
   FROM outcomes AS o JOIN repairs AS p ON p.call_id = o.call_id
   WHERE p.start_ns >= o.c_ns AND (p.conversation_id = o.conversation_id OR (o.conversation_id IS NULL AND p.run_id = o.run_id))
 )
 SELECT
-  o.run_id AS run_id, o.trace_id AS trace_id, o.call_id AS call_id, o.tool AS tool, o.start_ns AS start_ns, o.end_ns AS end_ns, o.result AS result,
-  coalesce(o.lost_raw, false) AS lost, o.late AS late,
-  (o.run_id, o.call_id) IN (SELECT run_id, call_id FROM repaired) AS repaired
-FROM outcomes AS o
+  o.run_id AS run_id, o.trace_id AS trace_id, o.call_id AS call_id, o.tool AS tool, o.start_ns AS start_ns, o.end_ns AS end_ns, o.result AS result, o.lost AS lost, o.late AS late,
+  p.run_id IS NOT NULL AS repaired
+FROM outcomes AS o LEFT JOIN repaired AS p ON p.run_id = o.run_id AND p.call_id = o.call_id

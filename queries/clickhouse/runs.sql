@@ -1,12 +1,13 @@
+-- Generated from queries/model/runs.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name runs
--- @description ClickHouse: runs in the window, cancelled (inferred apart) and unended, per service, agent and framework and in total (a row with total true), as DuckDB's runs.sql.
--- @returns service, agent, framework, total, runs, cancelled_runs, cancelled_runs_inferred, unended_runs
+-- @description How many runs, cancelled runs and unended runs (the run span was never exported), per group and in total.
+-- @returns service, agent, framework, total (true on the all-groups row), runs, cancelled_runs, cancelled_runs_inferred (no marker: cancelled as a foreign trace shows it), unended_runs
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
-  count() AS runs,
-  countIf(r.cancelled) AS cancelled_runs,
-  countIf(r.cancel_inferred) AS cancelled_runs_inferred,
-  countIf(r.unended) AS unended_runs
+  count(*) AS runs,
+  count(*) FILTER (WHERE r.cancelled) AS cancelled_runs,
+  count(*) FILTER (WHERE r.cancel_inferred) AS cancelled_runs_inferred,
+  count(*) FILTER (WHERE r.unended) AS unended_runs
 FROM report_runs AS r
 WHERE r.in_window
 GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())

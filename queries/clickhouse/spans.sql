@@ -1,3 +1,4 @@
+-- Generated from queries/model/spans.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name spans
 -- @description ClickHouse: the spans of the window from the OpenTelemetry Collector ClickHouse exporter's traces table (otel_traces) as the leak model reads them, into the session's temporary table spans, with the columns DuckDB's store gives (queries/macros.sql, span_rows): ids, times, kind and status (both the exporter's enum spellings: Internal / SPAN_KIND_INTERNAL, Error / STATUS_CODE_ERROR), service and scope, the attributes the model reads (afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys) as columns, each span's role and, when it names it, its run. A Map attribute the span lacks reads as ''; it counts as absent.
 -- @param database String   the exporter's database
@@ -5,7 +6,7 @@
 -- @param since_ns Int64    the first span time read, in ns since the epoch (the start of the day before the window's)
 -- @param until_ns Int64    the end of what is read (the end of the day after the window's)
 -- @returns nothing; creates the temporary table spans
-CREATE OR REPLACE TEMPORARY TABLE spans ENGINE = Memory AS
+CREATE OR REPLACE TEMPORARY TABLE spans AS
 WITH read AS (
   SELECT
     lower(TraceId) AS trace_id,
@@ -90,19 +91,24 @@ extracted AS (
       OR (startsWith(k, 'gen_ai.completion.') AND endsWith(k, '.id') AND position(k, '.tool_calls.') > 0)
       OR (startsWith(k, 'llm.output_messages.') AND endsWith(k, '.tool_call.id')), ks)) AS output_tool_calls,
     if(output_tool_calls, CAST(a AS Map(String, String)), CAST(map() AS Map(String, String))) AS output_attrs,
-    coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent') AS is_run_span
+    (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span
   FROM read
 )
 SELECT
   *,
-  multiIf(
-    is_run_span, 'run',
-    startsWith(name, 'afterstop.'), 'marker',
-    op_name = 'execute_tool' OR startsWith(name, 'execute_tool') OR name = 'ai.toolCall' OR oi_kind = 'TOOL' OR traceloop_kind = 'tool', 'tool',
-    op_name IN ('chat', 'text_completion', 'generate_content') OR has_request_model
+  CASE
+    WHEN (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) THEN 'run'
+    WHEN startsWith(name, 'afterstop.') THEN 'marker'
+    WHEN coalesce(op_name = 'execute_tool', false) OR startsWith(name, 'execute_tool')
+      OR name = 'ai.toolCall'
+      OR coalesce(oi_kind = 'TOOL', false)
+      OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
+    WHEN coalesce(op_name IN ('chat', 'text_completion', 'generate_content'), false)
+      OR has_request_model
       OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-      OR oi_kind = 'LLM', 'model',
-    'other') AS role,
-  -- Keyed by trace too, as DuckDB's run_key: span ids are unique only within a trace.
-  multiIf(attr_run_id IS NOT NULL, concat(trace_id, ':', attr_run_id), is_run_span, concat(trace_id, ':', span_id), NULL) AS run_id
+      OR coalesce(oi_kind = 'LLM', false) THEN 'model'
+    ELSE 'other'
+  END AS role,
+  -- Keyed by trace too (run_key): span ids are unique only within a trace.
+  CASE WHEN attr_run_id IS NOT NULL THEN trace_id || ':' || attr_run_id WHEN is_run_span THEN trace_id || ':' || span_id END AS run_id
 FROM extracted

@@ -1,29 +1,33 @@
+-- Generated from queries/model/timeline.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name timeline
--- @description ClickHouse: the window's cancelled runs, ghost commits, tokens after Stop and ghost tax per hour (a window of up to two days) or day, per service, as DuckDB's timeline.sql.
+-- @description What Stop left behind over time (for charts), per time bucket and service: cancelled runs in the window, their ghost commits (observed, as in ghost-commits.sql), tokens billed after Stop and the ghost tax. A run counts in the bucket of its start (UTC). The bucket is an hour when the cancelled runs span two days (172,800 s) or less, else a day.
 -- @returns unit, bucket_ns, service, cancelled_runs, ghost_commits, input, output, ghost_tax_usd
 WITH runs AS (
   SELECT run_id, service, start_ns FROM report_runs WHERE in_window AND cancelled
 ),
 unit AS (
-  SELECT if(coalesce(max(start_ns) - min(start_ns), 0) <= 172800000000000, 'hour', 'day') AS unit FROM runs
+  SELECT CASE WHEN coalesce(max(start_ns) - min(start_ns), 0) <= CAST(172800000000000 AS BIGINT) THEN 'hour' ELSE 'day' END AS unit,
+    CASE WHEN coalesce(max(start_ns) - min(start_ns), 0) <= CAST(172800000000000 AS BIGINT) THEN CAST(3600000000000 AS BIGINT) ELSE CAST(86400000000000 AS BIGINT) END AS unit_ns
+  FROM runs
 ),
 tokens AS (
   SELECT run_id, sum(input_after) AS input, sum(output_after) AS output, sum(cost_usd) AS usd FROM report_tokens GROUP BY run_id
 ),
 ghosts AS (
-  SELECT run_id, countIf(NOT inferred) AS n FROM report_ghost_commits GROUP BY run_id
+  SELECT run_id, count(*) FILTER (WHERE NOT inferred) AS n FROM report_ghost_commits GROUP BY run_id
 )
 SELECT
   u.unit AS unit,
-  toInt64(toUnixTimestamp(if(u.unit = 'hour', toStartOfHour(toDateTime(intDiv(r.start_ns, 1000000000), 'UTC')), toDateTime(toStartOfDay(toDateTime(intDiv(r.start_ns, 1000000000), 'UTC')), 'UTC')))) * 1000000000 AS bucket_ns,
+  -- The start of the bucket: a run's start in ns since the epoch, down to the whole hour or day (UTC has no leap seconds here).
+  r.start_ns - (r.start_ns % u.unit_ns) AS bucket_ns,
   r.service AS service,
-  count() AS cancelled_runs,
-  toInt64(coalesce(sum(g.n), 0)) AS ghost_commits,
-  toInt64(coalesce(sum(t.input), 0)) AS input,
-  toInt64(coalesce(sum(t.output), 0)) AS output,
-  toFloat64(coalesce(sum(t.usd), 0)) AS ghost_tax_usd
+  count(*) AS cancelled_runs,
+  CAST(coalesce(sum(g.n), 0) AS BIGINT) AS ghost_commits,
+  CAST(coalesce(sum(t.input), 0) AS BIGINT) AS input,
+  CAST(coalesce(sum(t.output), 0) AS BIGINT) AS output,
+  CAST(coalesce(sum(t.usd), 0) AS DOUBLE) AS ghost_tax_usd
 FROM runs AS r CROSS JOIN unit AS u
 LEFT JOIN tokens AS t ON t.run_id = r.run_id
 LEFT JOIN ghosts AS g ON g.run_id = r.run_id
 GROUP BY u.unit, bucket_ns, r.service
-ORDER BY bucket_ns, r.service ASC NULLS LAST
+ORDER BY bucket_ns, r.service NULLS LAST

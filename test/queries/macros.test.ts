@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../analyzer/store.js';
 import { openStore, sqlRows } from '../helpers/trace-builder.js';
 
-/** schema.sql and macros.sql, run by Store.open. */
+/** schema.sql and macros.sql, run by Store.open. (The nearest-rank percentile is a construct of both engines now: test/analyzer/sql/dialect.test.ts.) */
 let store: Store;
 beforeAll(async () => {
   store = await openStore();
@@ -77,21 +77,5 @@ describe('span_role and is_run_span', () => {
     expect(await role('x', 'NULL', "'LLM'")).toBe('model');
     expect(await role('db.query')).toBe('other');
     expect(await one("is_run_span('ai.streamText', NULL)")).toBe(false);
-  });
-});
-
-describe('nearest_rank (METRICS.md: the value at rank ceil(P/100 × n))', () => {
-  it('10, 20, 30, 40: p50 20, p95 40, p99 40; unsorted input', async () => {
-    expect(await one('[nearest_rank([40, 10, 30, 20], 0.50), nearest_rank([40, 10, 30, 20], 0.95), nearest_rank([40, 10, 30, 20], 0.99)]')).toEqual([20, 40, 40]);
-  });
-  it('is exact where floating point would round up (n = 20, 100, 300)', async () => {
-    expect(await one('nearest_rank(range(1, 21), 0.95)')).toBe(19);
-    expect(await one('nearest_rank(range(1, 101), 0.99)')).toBe(99);
-    expect(await one('nearest_rank(range(1, 101), 0.50)')).toBe(50);
-    expect(await one('nearest_rank(range(1, 301), 0.95)')).toBe(285);
-  });
-  it('one value is every percentile; no value is NULL', async () => {
-    expect(await one('nearest_rank([7], 0.5)')).toBe(7);
-    expect(await one('nearest_rank([]::INTEGER[], 0.5)')).toBeNull();
   });
 });

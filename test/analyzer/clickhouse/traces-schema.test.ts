@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { parseTable } from '../../../analyzer/clickhouse/source.js';
 import { spansQuery } from '../../../analyzer/clickhouse/traces-schema.js';
+import { query } from '../../../analyzer/queries.js';
 
-/** The rewrite of spans.sql for the exporter's other table shapes (the report test runs them against the engine). */
+/** spans.sql rendered for the exporter's other table shapes (the report test runs them against the engine). */
 describe('spansQuery', () => {
   it('is spans.sql itself for the default schema (Map attributes, ScopeName)', () => {
     const sql = spansQuery({ attributes: 'map', scopeColumn: true }).sql;
     expect(sql).toContain("a['afterstop.run.id']");
     expect(sql).toContain("nullIf(ScopeName, '') AS scope");
+  });
+
+  it('is the committed file for the default shape, and a rendering of the model file for the others', () => {
+    expect(spansQuery({ attributes: 'map', scopeColumn: true }).sql).toBe(query('clickhouse/spans').sql);
+    const noScope = spansQuery({ attributes: 'map', scopeColumn: false }).sql;
+    expect(noScope).not.toContain('ScopeName');
+    expect(noScope).toContain("nullIf(SpanAttributes['otel.scope.name'], '') AS scope");
   });
 
   it('with JSON attributes, leaves no Map lookup behind', () => {

@@ -1,0 +1,56 @@
+import type { ExtraConstructs } from '../sql/render-query.js';
+
+/**
+ * The shapes of the Collector ClickHouse exporter's traces table that the
+ * leak model reads: attributes as `Map(LowCardinality(String), String)` (the
+ * default; values as text) or as `JSON` (the exporter's `json` option; values
+ * typed, dotted keys stored as paths), and tables from before the exporter had
+ * a ScopeName column.
+ */
+export interface TracesSchema {
+  attributes: 'map' | 'json';
+  scopeColumn: boolean;
+}
+
+/** The exporter's default: the shape queries/clickhouse/spans.sql is committed for. */
+export const DEFAULT_TRACES_SCHEMA: TracesSchema = { attributes: 'map', scopeColumn: true };
+
+const key = (sql: string): string => {
+  const m = /^'([^'\\]+)'$/.exec(sql.trim());
+  if (!m) throw new Error(`an attribute's key must be a plain literal, not ${sql}`);
+  return m[1] ?? '';
+};
+
+/**
+ * What queries/model/spans.sql reads of an attribute map, for a table's shape.
+ * With JSON attributes an attribute by name is its JSON path's value as text
+ * ('' when absent, as a Map gives it); an array attribute read as a list is
+ * its path's value as JSON; the keys are the table's paths. Output attributes
+ * whose names hold a number (OpenLLMetry's gen_ai.completion.N.tool_calls.M.id)
+ * cannot be looked up by a computed path in ClickHouse: with JSON attributes
+ * only the AI SDK's ai.response.toolCalls is read for the tool calls a model
+ * asked for.
+ */
+export function tracesTableConstructs(schema: TracesSchema): ExtraConstructs {
+  const json = schema.attributes === 'json';
+  const attr = (m: string, k: string): string => (json ? `toString(getSubcolumn(${m}, '${k}'))` : `${m}['${k}']`);
+  return {
+    // an attribute's value as text, '' when the span lacks it
+    attr: { arity: 2, render: ([m = '', k = '']) => attr(m, key(k)) },
+    // an array attribute (written by the exporter as JSON text) as a list of strings
+    attr_list: {
+      arity: 2,
+      render: ([m = '', k = '']) =>
+        json ? `JSONExtract(ifNull(toJSONString(getSubcolumn(${m}, '${key(k)}')), '[]'), 'Array(String)')` : `JSONExtract(${m}['${key(k)}'], 'Array(String)')`,
+    },
+    // the attribute names
+    attr_keys: { arity: 1, render: ([m = '']) => (json ? `JSONAllPaths(${m})` : `mapKeys(${m})`) },
+    // the attributes as a Map(String, String), for the output attributes of a model call
+    attr_map: {
+      arity: 1,
+      render: ([m = '']) => (json ? `map('ai.response.toolCalls', toString(getSubcolumn(${m}, 'ai.response.toolCalls')))` : `CAST(${m} AS Map(String, String))`),
+    },
+    // the instrumentation scope's name ('' for none)
+    scope_name: { arity: 0, render: () => (schema.scopeColumn ? "nullIf(ScopeName, '')" : `nullIf(${attr('SpanAttributes', 'otel.scope.name')}, '')`) },
+  };
+}

@@ -1,0 +1,15 @@
+-- @name cancel_depth_by_framework
+-- @description The cancel-depth scorecard per framework (METRICS.md §8), across services and agents: how many cancelled runs in the window reached each depth, from report_cancel_depth. A run without a known framework counts under NULL.
+-- @returns framework, cancelled_runs, depth_0, depth_1, depth_2, depth_3, depth_4
+SELECT
+  r.framework,
+  count(d.run_id) AS cancelled_runs,
+  count(d.run_id) FILTER (WHERE d.depth = 0) AS depth_0,
+  count(d.run_id) FILTER (WHERE d.depth = 1) AS depth_1,
+  count(d.run_id) FILTER (WHERE d.depth = 2) AS depth_2,
+  count(d.run_id) FILTER (WHERE d.depth = 3) AS depth_3,
+  count(d.run_id) FILTER (WHERE d.depth = 4) AS depth_4
+FROM report_runs AS r JOIN report_cancel_depth AS d ON d.run_id = r.run_id
+WHERE r.in_window
+GROUP BY r.framework
+ORDER BY r.framework NULLS LAST;

@@ -1,0 +1,14 @@
+-- @name cancel_depth
+-- @description The cancel-depth scorecard (METRICS.md §8): how many cancelled runs reached each depth, per group and in total, from report_cancel_depth.
+-- @returns service, agent, framework, total, depth_0, depth_1, depth_2, depth_3, depth_4
+SELECT
+  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  count(d.run_id) FILTER (WHERE d.depth = 0) AS depth_0,
+  count(d.run_id) FILTER (WHERE d.depth = 1) AS depth_1,
+  count(d.run_id) FILTER (WHERE d.depth = 2) AS depth_2,
+  count(d.run_id) FILTER (WHERE d.depth = 3) AS depth_3,
+  count(d.run_id) FILTER (WHERE d.depth = 4) AS depth_4
+FROM report_runs AS r LEFT JOIN report_cancel_depth AS d ON d.run_id = r.run_id
+WHERE r.in_window
+GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
+ORDER BY total, r.service, r.agent, r.framework;

@@ -1,0 +1,56 @@
+-- @name prepare_tool_calls
+-- @description One row per tool call of a run, keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
+-- @returns nothing; creates the temporary table report_tool_calls
+CREATE OR REPLACE TEMPORARY TABLE report_tool_calls AS
+WITH executed AS (
+  SELECT
+    run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
+    role = 'tool' AS is_span, CASE WHEN role = 'tool' THEN end_ns END AS end_ns,
+    -- A foreign tool span that ended by the cancellation delivered no result (inferred).
+    CASE WHEN role = 'tool' THEN coalesce(result, CASE WHEN is_cancellation THEN 'cancelled' END) END AS result,
+    CASE WHEN role = 'tool' THEN effect END AS effect,
+    tool_kind,
+    trace_id
+  FROM report_spans
+  WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
+),
+output_keys AS (
+  SELECT s.run_id, s.trace_id, s.end_ns, s.output_attrs AS attrs, k
+  FROM report_spans AS s
+  @array_join(@map_keys(s.output_attrs), k)
+  WHERE s.run_id IS NOT NULL AND s.output_tool_calls
+    AND (@full_match(k, 'gen_ai\.completion\.\d+\.tool_calls\.\d+\.id')
+      OR @full_match(k, 'llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.id')
+      OR k = 'ai.response.toolCalls')
+),
+requested AS (
+  SELECT run_id, @map_get(attrs, k) AS call_id,
+    coalesce(@map_get(attrs, @regexp_replace(k, '\.id$', '.name')), @map_get(attrs, @regexp_replace(k, '\.id$', '.function.name'))) AS tool_name,
+    end_ns AS start_ns, trace_id
+  FROM output_keys WHERE k <> 'ai.response.toolCalls'
+  UNION ALL
+  SELECT o.run_id, @json_string(c, 'toolCallId'), @json_string(c, 'toolName'), o.end_ns, o.trace_id
+  FROM output_keys AS o
+  @array_join(@json_array(o.attrs[o.k]), c)
+  WHERE o.k = 'ai.response.toolCalls'
+),
+calls AS (
+  SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, tool_kind, trace_id, true AS executed FROM executed
+  UNION ALL
+  SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, NULL, trace_id, false FROM requested WHERE call_id IS NOT NULL
+)
+SELECT
+  run_id,
+  call_id,
+  any_value(tool_name) AS tool_name,
+  -- A call executed starts when it executed; one only requested, when the model asked for it.
+  coalesce(min(start_ns) FILTER (WHERE executed), min(start_ns)) AS start_ns,
+  max(is_span) AS has_span,
+  max(executed) AS executed,          -- false: the model asked for it, nothing ran it
+  max(end_ns) AS end_ns,
+  any_value(result) AS result,
+  coalesce(any_value(effect), 'unknown') AS effect,
+  coalesce(any_value(tool_kind), 'tool') AS kind,    -- step: a framework step, not a tool call of the conversation
+  any_value(trace_id) AS trace_id
+FROM calls
+GROUP BY run_id, call_id;

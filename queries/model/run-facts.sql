@@ -1,0 +1,46 @@
+-- @name run_facts
+-- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended.
+-- @returns nothing; fills run_facts
+@store_insert(run_facts)
+WITH per_run AS (
+  SELECT
+    run_id,
+    coalesce(argMin(trace_id, start_ns) FILTER (WHERE role = 'run'), argMin(trace_id, start_ns)) AS trace_id,
+    min(start_ns) AS first_ns,
+    max(start_ns) FILTER (WHERE @run_key(trace_id, span_id) = run_id OR (role = 'run' AND @run_key(trace_id, attr_run_id) = run_id)) AS run_start_ns,
+    max(end_ns) FILTER (WHERE @run_key(trace_id, span_id) = run_id OR (role = 'run' AND @run_key(trace_id, attr_run_id) = run_id)) AS run_end_ns,
+    any_value(outcome) FILTER (WHERE role = 'run') AS outcome,
+    coalesce(any_value(service) FILTER (WHERE role = 'run'), any_value(service)) AS service,
+    coalesce(any_value(agent_name) FILTER (WHERE role = 'run'), any_value(agent_name),
+      any_value(function_id)) AS agent,
+    coalesce(any_value(framework) FILTER (WHERE role = 'run'), any_value(framework)) AS framework,
+    coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
+    min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
+    count(*) FILTER (WHERE @starts_with(name, 'afterstop.')) > 0 AS has_markers,
+    -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
+    -- else an AI SDK root that ended with no status and no usage, and no finish reason or "other" (its onAbort ends
+    -- spans that way: "other" when a later step was cut, after a tool step); a root that finished always has its usage.
+    coalesce(
+      min(end_ns) FILTER (WHERE is_cancellation),
+      min(end_ns) FILTER (WHERE role = 'run' AND @starts_with(name, 'ai.') AND status_code = 0
+        AND coalesce(finish_reason, 'other') IN ('other', 'unknown') AND input_tokens IS NULL AND output_tokens IS NULL)
+    ) AS abort_evidence_ns
+  FROM @assigned_spans
+  WHERE run_id IS NOT NULL AND @touched(trace_id)
+  GROUP BY run_id
+)
+SELECT
+  run_id, trace_id, service, agent, framework, conversation_id,
+  coalesce(run_start_ns, first_ns) AS start_ns,
+  run_end_ns AS end_ns,                 -- NULL: the run span was never exported
+  run_end_ns IS NULL AS unended,
+  outcome,
+  request_ns IS NOT NULL OR coalesce(outcome = 'cancelled', false) OR (NOT has_markers AND abort_evidence_ns IS NOT NULL) AS cancelled,
+  coalesce(request_ns, CASE WHEN outcome = 'cancelled' THEN run_end_ns END, CASE WHEN NOT has_markers THEN abort_evidence_ns END) AS c_ns,
+  request_ns IS NULL AND coalesce(outcome, '') <> 'cancelled' AND NOT has_markers AND abort_evidence_ns IS NOT NULL AS cancel_inferred,
+  ack_ns AS a_ns,
+  settle_marker_ns,
+  request_ns IS NOT NULL AS has_request
+FROM per_run;

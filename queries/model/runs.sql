@@ -1,0 +1,13 @@
+-- @name runs
+-- @description How many runs, cancelled runs and unended runs (the run span was never exported), per group and in total.
+-- @returns service, agent, framework, total (true on the all-groups row), runs, cancelled_runs, cancelled_runs_inferred (no marker: cancelled as a foreign trace shows it), unended_runs
+SELECT
+  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  count(*) AS runs,
+  count(*) FILTER (WHERE r.cancelled) AS cancelled_runs,
+  count(*) FILTER (WHERE r.cancel_inferred) AS cancelled_runs_inferred,
+  count(*) FILTER (WHERE r.unended) AS unended_runs
+FROM report_runs AS r
+WHERE r.in_window
+GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
+ORDER BY total, r.service, r.agent, r.framework;

@@ -1,0 +1,102 @@
+-- @name spans
+-- @description ClickHouse: the spans of the window from the OpenTelemetry Collector ClickHouse exporter's traces table (otel_traces) as the leak model reads them, into the session's temporary table spans, with the columns DuckDB's store gives (queries/macros.sql, span_rows): ids, times, kind and status (both the exporter's enum spellings: Internal / SPAN_KIND_INTERNAL, Error / STATUS_CODE_ERROR), service and scope, the attributes the model reads (afterstop, GenAI current and deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys) as columns, each span's role and, when it names it, its run. A Map attribute the span lacks reads as ''; it counts as absent.
+-- @param database String   the exporter's database
+-- @param table    String   its traces table
+-- @param since_ns Int64    the first span time read, in ns since the epoch (the start of the day before the window's)
+-- @param until_ns Int64    the end of what is read (the end of the day after the window's)
+-- @returns nothing; creates the temporary table spans
+-- @dialects clickhouse
+CREATE OR REPLACE TEMPORARY TABLE spans AS
+WITH read AS (
+  SELECT
+    lower(TraceId) AS trace_id,
+    lower(SpanId) AS span_id,
+    nullIf(lower(ParentSpanId), '') AS parent_span_id,
+    SpanName AS name,
+    toInt8(multiIf(SpanKind IN ('Internal', 'SPAN_KIND_INTERNAL'), 1, SpanKind IN ('Server', 'SPAN_KIND_SERVER'), 2, SpanKind IN ('Client', 'SPAN_KIND_CLIENT'), 3,
+      SpanKind IN ('Producer', 'SPAN_KIND_PRODUCER'), 4, SpanKind IN ('Consumer', 'SPAN_KIND_CONSUMER'), 5, 0)) AS kind,
+    toInt64(toUnixTimestamp64Nano(Timestamp)) AS start_ns,
+    toInt64(toUnixTimestamp64Nano(Timestamp)) + toInt64(Duration) AS end_ns,
+    toInt8(multiIf(StatusCode IN ('Ok', 'STATUS_CODE_OK'), 1, StatusCode IN ('Error', 'STATUS_CODE_ERROR'), 2, 0)) AS status_code,
+    nullIf(StatusMessage, '') AS status_message,
+    nullIf(ServiceName, '') AS service,
+    @scope_name AS scope,
+    SpanAttributes AS a,
+    @attr_keys(SpanAttributes) AS ks,
+    `Events.Name` AS event_names,
+    `Events.Attributes` AS event_attrs
+  FROM {database:Identifier}.{table:Identifier}
+  WHERE Timestamp >= fromUnixTimestamp64Nano({since_ns:Int64}) AND Timestamp < fromUnixTimestamp64Nano({until_ns:Int64})
+    -- A span that ends before it starts (a signed Duration in the oldest schema) is not used, as in DuckDB's store.
+    AND toInt64(Duration) >= 0
+  -- Each span once (a batch the Collector retried is stored twice), as DuckDB's store keeps it.
+  LIMIT 1 BY TraceId, SpanId
+),
+extracted AS (
+  SELECT
+    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope,
+    nullIf(@attr(a, 'afterstop.run.id'), '') AS attr_run_id,
+    nullIf(@attr(a, 'gen_ai.operation.name'), '') AS op_name,
+    multiIf(
+      @attr(a, 'afterstop.framework') != '', @attr(a, 'afterstop.framework'),
+      @attr(a, 'ai.operationId') != '' OR startsWith(name, 'ai.'), 'vercel-ai',
+      scope = 'pydantic-ai', 'pydantic-ai',
+      @attr(a, 'gen_ai.system') = 'autogen', 'autogen',
+      @attr(a, 'openinference.span.kind') != '', multiIf(scope = 'openinference.instrumentation.crewai', 'crewai',
+        scope = 'openinference.instrumentation.openai_agents', 'openai-agents-python', 'openinference'),
+      @attr(a, 'traceloop.span.kind') != '' OR @attr(a, 'traceloop.entity.name') != '', 'openllmetry',
+      NULL) AS framework,
+    coalesce(nullIf(@attr(a, 'gen_ai.conversation.id'), ''), nullIf(@attr(a, 'session.id'), ''), nullIf(@attr(a, 'ai.telemetry.metadata.sessionId'), ''),
+      nullIf(@attr(a, 'ai.telemetry.metadata.threadId'), '')) AS conversation_id,
+    nullIf(@attr(a, 'gen_ai.agent.name'), '') AS agent_name,
+    nullIf(@attr(a, 'ai.telemetry.functionId'), '') AS function_id,
+    coalesce(nullIf(@attr(a, 'gen_ai.tool.name'), ''), nullIf(@attr(a, 'ai.toolCall.name'), ''), nullIf(@attr(a, 'tool.name'), ''), nullIf(@attr(a, 'traceloop.entity.name'), '')) AS tool_name,
+    coalesce(nullIf(@attr(a, 'gen_ai.tool.call.id'), ''), nullIf(@attr(a, 'ai.toolCall.id'), ''), nullIf(@attr(a, 'tool_call.id'), '')) AS tool_call_id,
+    coalesce(nullIf(@attr(a, 'gen_ai.request.model'), ''), nullIf(@attr(a, 'gen_ai.response.model'), ''), nullIf(@attr(a, 'ai.model.id'), ''), nullIf(@attr(a, 'llm.model_name'), '')) AS model,
+    toBool(@attr(a, 'gen_ai.request.model') != '') AS has_request_model,
+    toInt64OrNull(coalesce(nullIf(@attr(a, 'gen_ai.usage.input_tokens'), ''), nullIf(@attr(a, 'gen_ai.usage.prompt_tokens'), ''), nullIf(@attr(a, 'ai.usage.inputTokens'), ''),
+      nullIf(@attr(a, 'ai.usage.promptTokens'), ''), nullIf(@attr(a, 'llm.token_count.prompt'), ''), '')) AS input_tokens,
+    toInt64OrNull(coalesce(nullIf(@attr(a, 'gen_ai.usage.output_tokens'), ''), nullIf(@attr(a, 'gen_ai.usage.completion_tokens'), ''), nullIf(@attr(a, 'ai.usage.outputTokens'), ''),
+      nullIf(@attr(a, 'ai.usage.completionTokens'), ''), nullIf(@attr(a, 'llm.token_count.completion'), ''), '')) AS output_tokens,
+    toInt64OrNull(@attr(a, 'afterstop.model.output_tokens_streamed')) AS output_tokens_streamed,
+    toInt64OrNull(@attr(a, 'afterstop.model.output_tokens_after_cancel')) AS output_tokens_after_cancel,
+    coalesce(toFloat64OrNull(@attr(a, 'gen_ai.response.time_to_first_chunk')), toFloat64OrNull(@attr(a, 'ai.response.msToFirstChunk')) / 1000) AS time_to_first_chunk_s,
+    nullIf(@attr(a, 'afterstop.run.outcome'), '') AS outcome,
+    nullIf(@attr(a, 'ai.response.finishReason'), '') AS finish_reason,
+    nullIf(@attr(a, 'afterstop.tool.effect'), '') AS effect,
+    nullIf(@attr(a, 'afterstop.tool.kind'), '') AS tool_kind,
+    nullIf(@attr(a, 'afterstop.tool.result'), '') AS result,
+    nullIf(@attr(a, 'afterstop.tool.idempotency_key'), '') AS idempotency_key,
+    nullIf(@attr(a, 'afterstop.steer.id'), '') AS steer_id,
+    nullIf(@attr(a, 'afterstop.steer.position'), '') AS steer_position,
+    -- The exporter writes an array attribute as JSON (["id1","id2"]).
+    if(name = 'afterstop.history.repair', @attr_list(a, 'afterstop.repair.tool_call_ids'), CAST([] AS Array(String))) AS repair_call_ids,
+    nullIf(@attr(a, 'afterstop.compensation.outcome'), '') AS compensation_outcome,
+    nullIf(@attr(a, 'afterstop.tool.commit.evidence'), '') AS commit_evidence,
+    toFloat64OrNull(@attr(a, 'afterstop.tool.commit.unanswered_ms')) AS commit_unanswered_ms,
+    nullIf(@attr(a, 'process.pid'), '') AS pid,
+    nullIf(@attr(a, 'error.type'), '') AS error_type,
+    if(length(event_names) > 0, nullIf(arrayStringConcat(arrayMap(e -> @attr(e, 'exception.message'), event_attrs), ','), ''), NULL) AS exception_text,
+    nullIf(@attr(a, 'openinference.span.kind'), '') AS oi_kind,
+    nullIf(@attr(a, 'traceloop.span.kind'), '') AS traceloop_kind,
+    toBool(@attr(a, 'error.type') = 'cancelled'
+      OR match(coalesce(status_message, ''), '(?i)abort|cancel')
+      OR match(@attr(a, 'error.type'), '(?i)abort|cancel')
+      OR arrayExists((n, e) -> n = 'exception' AND match(concat(@attr(e, 'exception.type'), ' ', @attr(e, 'exception.message')), '(?i)abort|cancel'), event_names, event_attrs))
+      AS is_cancellation,
+    if(attr_run_id IS NOT NULL, false, arrayExists(k -> startsWith(k, 'http.'), ks)) AS has_http,
+    if(attr_run_id IS NOT NULL, true, arrayExists(k -> startsWith(k, 'gen_ai.') OR startsWith(k, 'ai.') OR startsWith(k, 'llm.')
+      OR startsWith(k, 'openinference.') OR startsWith(k, 'traceloop.'), ks)) AS agent_like,
+    toBool(arrayExists(k -> k = 'ai.response.toolCalls'
+      OR (startsWith(k, 'gen_ai.completion.') AND endsWith(k, '.id') AND position(k, '.tool_calls.') > 0)
+      OR (startsWith(k, 'llm.output_messages.') AND endsWith(k, '.tool_call.id')), ks)) AS output_tool_calls,
+    if(output_tool_calls, @attr_map(a), CAST(map() AS Map(String, String))) AS output_attrs,
+    @is_run_span(name, op_name) AS is_run_span
+  FROM read
+)
+SELECT
+  *,
+  @span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS role,
+  -- Keyed by trace too (run_key): span ids are unique only within a trace.
+  CASE WHEN attr_run_id IS NOT NULL THEN @run_key(trace_id, attr_run_id) WHEN is_run_span THEN @run_key(trace_id, span_id) END AS run_id
+FROM extracted

@@ -1,0 +1,107 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createChdbConnection } from 'chdb/connection';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLICKHOUSE_SETTINGS } from '../../../analyzer/clickhouse/source.js';
+import { CONSTRUCTS, type Dialect } from '../../../analyzer/sql/dialect.js';
+import { renderQuery } from '../../../analyzer/sql/render-query.js';
+import { fragments } from '../../../analyzer/sql/model-queries.js';
+
+/**
+ * Each construct of analyzer/sql/dialect.ts, run on both engines (DuckDB, and
+ * ClickHouse embedded under the product's settings) on the inputs where the
+ * engines' own spellings part: the same value from each.
+ */
+let duck: DuckDBConnection;
+let duckDb: DuckDBInstance;
+let ch: ClickHouseClient;
+beforeAll(async () => {
+  duckDb = await DuckDBInstance.create(':memory:');
+  duck = await duckDb.connect();
+  ch = createClient({ connection: createChdbConnection({ path: ':memory:' }) as never });
+});
+afterAll(async () => {
+  duck.closeSync();
+  duckDb.closeSync();
+  await ch.close();
+});
+
+const shared = fragments();
+const body = (sql: string, dialect: Dialect): string =>
+  renderQuery({ file: 'probe', text: `-- @name probe\n${sql}` }, dialect, shared).split('\n').slice(2).join('\n').trim().replace(/;$/, '');
+
+async function value(sql: string | ((d: Dialect) => string), dialect: Dialect): Promise<unknown> {
+  const q = body(typeof sql === 'string' ? sql : sql(dialect), dialect);
+  if (dialect === 'duckdb') {
+    const v = (await duck.runAndReadAll(q)).getRowObjectsJson()[0]?.['v'];
+    return v;
+  }
+  const rows = await (await ch.query({ query: q, format: 'JSONEachRow', clickhouse_settings: { ...CLICKHOUSE_SETTINGS, output_format_json_quote_64bit_integers: 0 } })).json<{ v: unknown }>();
+  return rows[0]?.v;
+}
+/** The value of `sql` (a SELECT of one column v) on both engines: the same, and the one expected. */
+async function both(sql: string | ((d: Dialect) => string), expected: unknown): Promise<void> {
+  const d = await value(sql, 'duckdb');
+  const c = await value(sql, 'clickhouse');
+  const norm = (v: unknown): unknown => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v === 1 && typeof expected === 'boolean' ? true : v === 0 && typeof expected === 'boolean' ? false : v);
+  expect({ duckdb: norm(d), clickhouse: norm(c) }).toEqual({ duckdb: expected, clickhouse: expected });
+}
+const values = (xs: number[]): string => `FROM (SELECT 1 AS one) AS o @array_join([${xs.join(', ')}], x)`;
+
+describe('the dialect constructs give one value on both engines', () => {
+  it('round: half away from zero (ClickHouse rounds floats half to even)', async () => {
+    await both('SELECT @round(0.0125, 3) AS v', 0.013);
+    await both('SELECT @round(-2.5, 0) AS v', -3);
+    await both('SELECT @round(1234.5678, 3) AS v', 1234.568);
+  });
+  it('left: characters, not bytes', async () => {
+    await both("SELECT @left('héllo', 2) AS v", 'hé');
+  });
+  it('int_div: whole, toward zero (// is a comment in ClickHouse)', async () => {
+    await both('SELECT @int_div(CAST(7 AS Int128) * 3, 2) AS v', 10);
+  });
+  it('starts_with, full_match (anchored, backslashes kept), matches, regexp_replace', async () => {
+    await both("SELECT @starts_with('afterstop.tool', 'afterstop.') AS v", true);
+    await both("SELECT @full_match('gen_ai.completion.0.tool_calls.1.id', 'gen_ai\\.completion\\.\\d+\\.tool_calls\\.\\d+\\.id') AS v", true);
+    await both("SELECT @full_match('xgen_ai.completion.0.tool_calls.1.id', 'gen_ai\\.completion\\.\\d+\\.tool_calls\\.\\d+\\.id') AS v", false);
+    await both("SELECT @full_match('gen_aiXcompletion', 'gen_ai\\.completion') AS v", false);
+    await both("SELECT @matches('Error: Unprocessed tool calls', '(?i)unprocessed tool calls') AS v", true);
+    await both("SELECT @regexp_replace('a.b.id', '\\.id$', '.name') AS v", 'a.b.name');
+  });
+  it('nearest_rank: the value at rank ceil(p × n), exact where floating point would round up; NULL for none', async () => {
+    await both(`SELECT @nearest_rank(x, 0.50) AS v ${values([40, 10, 30, 20])}`, 20);
+    await both(`SELECT @nearest_rank(x, 0.95) AS v ${values([40, 10, 30, 20])}`, 40);
+    await both(`SELECT @nearest_rank(x, 0.95) AS v ${values(Array.from({ length: 20 }, (_, i) => i + 1))}`, 19);
+    await both(`SELECT @nearest_rank(x, 0.99) AS v ${values(Array.from({ length: 100 }, (_, i) => i + 1))}`, 99);
+    await both(`SELECT @nearest_rank(x, 0.95) AS v ${values(Array.from({ length: 300 }, (_, i) => i + 1))}`, 285);
+    await both(`SELECT @nearest_rank(x, 0.5) AS v ${values([7])}`, 7);
+    await both(`SELECT @nearest_rank(x, 0.5) AS v ${values([7])} WHERE x > 7`, null);
+  });
+  it('sorted_distinct: the distinct values, sorted, joined', async () => {
+    await both(`SELECT @sorted_distinct(CAST(x AS VARCHAR), ', ') AS v ${values([3, 1, 3, 2])}`, '1, 2, 3');
+  });
+  it('map_keys and map_get (a missing key is NULL, not \'\')', async () => {
+    // No common spelling for a map's literal (the model files read maps from tables): each engine's own here.
+    const from = (d: Dialect): string => `FROM (SELECT ${d === 'duckdb' ? "map(['a', 'b'], ['v1', 'v2'])" : "map('a', 'v1', 'b', 'v2')"} AS m) AS t`;
+    await both((d) => `SELECT length(@map_keys(m)) AS v ${from(d)}`, 2);
+    await both((d) => `SELECT @map_get(m, 'a') AS v ${from(d)}`, 'v1');
+    await both((d) => `SELECT @map_get(m, 'z') AS v ${from(d)}`, null);
+  });
+  it('json_string, json_double, json_array', async () => {
+    await both(`SELECT @json_string('{"toolCallId": "c1"}', 'toolCallId') AS v`, 'c1');
+    await both(`SELECT @json_string('{"other": 1}', 'toolCallId') AS v`, null);
+    await both(`SELECT @json_double('{"input": 2.5}', 'input') AS v`, 2.5);
+    await both(`SELECT count(*) AS v FROM (SELECT 1 AS one) AS o @array_join(@json_array('[{"a": 1}, {"a": 2}]'), e)`, 2);
+  });
+  it('fragments: stop_offset and run_local_id read alike', async () => {
+    await both('SELECT @stop_offset(-3000000) AS v', '3.000 ms before Stop');
+    await both('SELECT @stop_offset(12345678) AS v', '12.346 ms after Stop');
+    await both("SELECT @run_local_id('trace:run:1') AS v", 'run:1');
+  });
+  it('every construct is exercised here', () => {
+    const tested = ['round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_rank', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join'];
+    // The store/session constructs (touched, assigned_spans, store_insert, update_spans) are run by assign-runs and run-facts on both engines (test/analyzer/clickhouse/report.test.ts).
+    const session = ['touched', 'assigned_spans', 'store_insert', 'update_spans'];
+    expect(Object.keys(CONSTRUCTS).sort()).toEqual([...tested, ...session].sort());
+  });
+});
