@@ -1,12 +1,24 @@
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+/** A result column's type as a query file declares it (`-- @column name type`), `?` after it: may be NULL. */
+export type ColumnType = 'text' | 'int' | 'bigint' | 'float' | 'bool';
+export const COLUMN_TYPES: readonly ColumnType[] = ['text', 'int', 'bigint', 'float', 'bool'];
+
+export interface QueryColumn {
+  name: string;
+  type: ColumnType;
+  nullable: boolean;
+}
+
 /** A query of `queries/`, with what its header says. */
 export interface Query {
   name: string;
   description: string;
   params: { name: string; type: string; description: string }[];
   returns: string;
+  /** The columns of its rows, in order (none: it returns no rows, or they are not declared). */
+  columns: QueryColumn[];
   sql: string;
   file: string;
 }
@@ -34,6 +46,12 @@ export function parseQuery(text: string, file: string): Query {
       return { name: paramName, type, description: rest.join(' ') };
     }),
     returns: header('returns')[0] ?? '',
+    columns: header('column').map((c) => {
+      const [columnName = '', declared = ''] = c.split(/\s+/);
+      const type = declared.replace(/\?$/, '') as ColumnType;
+      if (!COLUMN_TYPES.includes(type)) throw new Error(`${file}: column ${columnName}: no type ${declared} (${COLUMN_TYPES.join(', ')}, ? for NULL)`);
+      return { name: columnName, type, nullable: declared.endsWith('?') };
+    }),
     sql: text,
     file,
   };

@@ -17,6 +17,21 @@ import {
   type SkippedInput,
 } from './types.js';
 import type { IngestSummary } from './ingest/ingest.js';
+import type {
+  CancelDepthRow,
+  CancelLatencyRow,
+  GhostCommitsRow,
+  OrphanProcessesRow,
+  OrphanToolCallsRow,
+  PostCancelErrorsRow,
+  QueryRows,
+  ReplayDuplicatesRow,
+  RunsRow,
+  SkippedLinesRow,
+  SteeringRow,
+  TokensAfterStopRow,
+} from './sql/query-rows.js';
+import { QueryColumnError, typedRows } from './sql/typed-rows.js';
 
 export interface ReportOptions {
   since?: Date | undefined;
@@ -30,32 +45,11 @@ export interface ReportOptions {
   findingsLimit?: number;
 }
 
-type Row = Record<string, unknown>;
+/** The aggregate queries, one row per group and a total row each, merged by group into one row. */
+type GroupRow = RunsRow & CancelLatencyRow & GhostCommitsRow & OrphanToolCallsRow & TokensAfterStopRow & PostCancelErrorsRow & ReplayDuplicatesRow & SteeringRow & CancelDepthRow & OrphanProcessesRow;
 
-/** DuckDB hands BIGINT over as bigint, ClickHouse 64-bit integers as strings; the report speaks JSON numbers. */
-function num(value: unknown): number {
-  if (typeof value === 'bigint') return Number(value);
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return 0;
-}
-
-/** A truth value as DuckDB (boolean) or ClickHouse (Bool, or UInt8 0/1) gives it. */
-const truth = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 'true';
-
-function maybe(value: unknown): number | null {
-  return value === null || value === undefined ? null : num(value);
-}
-
-function distribution(row: Row, prefix: string): Distribution {
-  return {
-    count: num(row[`${prefix}_count`]),
-    p50: maybe(row[`${prefix}_p50`]),
-    p95: maybe(row[`${prefix}_p95`]),
-    p99: maybe(row[`${prefix}_p99`]),
-    max: maybe(row[`${prefix}_max`]),
-  };
+function distribution(count: number, p50: number | null, p95: number | null, p99: number | null, max: number | null): Distribution {
+  return { count, p50, p95, p99, max };
 }
 
 /** The prepare chain after report_spans ({@link prepareReportSpans}). */
@@ -83,57 +77,51 @@ const AGGREGATES = [
   'steering',
   'cancel-depth',
   'orphan-processes',
-] as const;
+] as const satisfies readonly (keyof QueryRows)[];
 
 /** Place one group's rows of every aggregate query into the report's figures (no arithmetic: SQL did it). */
-function figures(r: Row): Figures {
+function figures(r: GroupRow): Figures {
   return {
-    runs: num(r['runs']),
-    cancelled_runs: num(r['cancelled_runs']),
-    cancelled_runs_inferred: num(r['cancelled_runs_inferred']),
-    unended_runs: num(r['unended_runs']),
-    cancel_ack_ms: distribution(r, 'ack'),
-    cancel_settle_ms: distribution(r, 'settle'),
-    unacknowledged_cancels: num(r['unacknowledged_cancels']),
-    ghost_commits: num(r['ghost_commits']),
-    ghost_commits_inferred: num(r['ghost_commits_inferred']),
-    ghost_commits_compensated: num(r['ghost_commits_compensated']),
-    ghost_commits_alarming: num(r['ghost_commits_alarming']),
-    ghost_commits_possible: num(r['ghost_commits_possible']),
-    ghost_commits_possible_alarming: num(r['ghost_commits_possible_alarming']),
-    orphan_tool_calls: num(r['orphan_tool_calls']),
-    repaired_tool_calls: num(r['repaired_tool_calls']),
-    late_results: num(r['late_results']),
-    orphan_processes: num(r['orphan_processes']),
+    runs: r.runs,
+    cancelled_runs: r.cancelled_runs,
+    cancelled_runs_inferred: r.cancelled_runs_inferred,
+    unended_runs: r.unended_runs,
+    cancel_ack_ms: distribution(r.ack_count, r.ack_p50, r.ack_p95, r.ack_p99, r.ack_max),
+    cancel_settle_ms: distribution(r.settle_count, r.settle_p50, r.settle_p95, r.settle_p99, r.settle_max),
+    unacknowledged_cancels: r.unacknowledged_cancels,
+    ghost_commits: r.ghost_commits,
+    ghost_commits_inferred: r.ghost_commits_inferred,
+    ghost_commits_compensated: r.ghost_commits_compensated,
+    ghost_commits_alarming: r.ghost_commits_alarming,
+    ghost_commits_possible: r.ghost_commits_possible,
+    ghost_commits_possible_alarming: r.ghost_commits_possible_alarming,
+    orphan_tool_calls: r.orphan_tool_calls,
+    repaired_tool_calls: r.repaired_tool_calls,
+    late_results: r.late_results,
+    orphan_processes: r.orphan_processes,
     tokens_after_stop: {
-      input: num(r['input']),
-      output: num(r['output']),
-      observed_calls: num(r['observed_calls']),
-      estimated_calls: num(r['estimated_calls']),
-      calls_without_usage: num(r['calls_without_usage']),
-      unpriced_calls: num(r['unpriced_calls']),
-      calls_started_after_stop: num(r['calls_started_after_stop']),
+      input: r.input,
+      output: r.output,
+      observed_calls: r.observed_calls,
+      estimated_calls: r.estimated_calls,
+      calls_without_usage: r.calls_without_usage,
+      unpriced_calls: r.unpriced_calls,
+      calls_started_after_stop: r.calls_started_after_stop,
     },
-    ghost_tax_usd: num(r['ghost_tax_usd']),
-    post_cancel_errors: { orphan_tool_call_rejected: num(r['orphan_tool_call_rejected']), other: num(r['other']) },
-    cleanup_errors: num(r['cleanup_errors']),
-    replay_duplicates: num(r['replay_duplicates']),
-    replayed_conversations: num(r['replayed_conversations']),
-    steering: { inject_ms: distribution(r, 'inject'), dropped: num(r['dropped']), violations: num(r['violations']) },
-    cancel_depth: {
-      '0': num(r['depth_0']),
-      '1': num(r['depth_1']),
-      '2': num(r['depth_2']),
-      '3': num(r['depth_3']),
-      '4': num(r['depth_4']),
-    },
+    ghost_tax_usd: r.ghost_tax_usd,
+    post_cancel_errors: { orphan_tool_call_rejected: r.orphan_tool_call_rejected, other: r.other },
+    cleanup_errors: r.cleanup_errors,
+    replay_duplicates: r.replay_duplicates,
+    replayed_conversations: r.replayed_conversations,
+    steering: { inject_ms: distribution(r.inject_count, r.inject_p50, r.inject_p95, r.inject_p99, r.inject_max), dropped: r.dropped, violations: r.violations },
+    cancel_depth: { '0': r.depth_0, '1': r.depth_1, '2': r.depth_2, '3': r.depth_3, '4': r.depth_4 },
   };
 }
 
 /** A run's id within its trace, from the store's key `<trace id>:<run id>`. */
 export const localRunId = (key: string): string => key.slice(key.indexOf(':') + 1);
 
-const iso = (ns: unknown): string => new Date(Number(BigInt(String(ns)) / 1_000_000n)).toISOString();
+const iso = (ns: bigint): string => new Date(Number(ns / 1_000_000n)).toISOString();
 /** A time as ns since the epoch (NULL for an open end). */
 export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
 
@@ -175,8 +163,8 @@ export async function prepareReport(store: Store, options: Pick<ReportOptions, '
 
 async function skippedLines(store: Store, files: readonly string[]): Promise<SkippedInput[]> {
   if (files.length === 0) return [];
-  const rows = await store.rows(query('skipped-lines'), { files: listValue([...files]) });
-  return rows.map((r) => ({ file: String(r['file']), line: num(r['line']), reason: String(r['reason']) }));
+  const q = query('skipped-lines');
+  return typedRows<SkippedLinesRow>(q, await store.rows(q, { files: listValue([...files]) }));
 }
 
 /**
@@ -191,7 +179,8 @@ export async function buildReport(
 ): Promise<LeakReport> {
   await prepareReport(store, options);
   const skipped = await skippedLines(store, ingested.paths);
-  return assembleReport((name, params) => store.rows(query(name), params as Record<string, bigint>), options, {
+  const rowsOf: ReportRows = async (name, params) => typedRows(query(name), await store.rows(query(name), params));
+  return assembleReport(rowsOf, options, {
     files: ingested.files,
     files_read: ingested.read,
     spans_read: ingested.spansRead,
@@ -202,29 +191,39 @@ export async function buildReport(
 }
 
 /** A row's group: '*' for the total, else its service, agent and framework. */
-const groupKey = (row: Row): string => (truth(row['total']) ? '*' : JSON.stringify([row['service'], row['agent'], row['framework']]));
+const groupKey = (row: { total: boolean; service: string | null; agent: string | null; framework: string | null }): string =>
+  row.total ? '*' : JSON.stringify([row.service, row.agent, row.framework]);
 
-/** The rows of the report's query `name` (its file name in queries/), from whichever engine prepared the report. */
-export type ReportRows = (name: string, params?: Record<string, unknown>) => Promise<Row[]>;
+/** The typed rows of the report's query `name` (its file name in queries/), from whichever engine prepared the report. */
+export type ReportRows = <N extends keyof QueryRows>(name: N, params?: Record<string, bigint | string | null>) => Promise<QueryRows[N][]>;
 
 /**
  * Place the rows of the aggregate queries into the report (no arithmetic: SQL
- * did it). The same for DuckDB's queries and ClickHouse's, which give the
- * same columns.
+ * did it). The same for DuckDB's queries and ClickHouse's, rendered from one
+ * model with the same columns.
  */
 export async function assembleReport(rowsOf: ReportRows, options: ReportOptions, input: LeakReport['input']): Promise<LeakReport> {
-  const merged = new Map<string, Row>();
+  const merged = new Map<string, Partial<GroupRow>>();
   for (const name of AGGREGATES) {
     for (const row of await rowsOf(name)) {
       const key = groupKey(row);
       merged.set(key, { ...merged.get(key), ...row });
     }
   }
-  const totalRow = merged.get('*') ?? {};
+  // Every aggregate gives a row for every group of the window's runs, and a total row (over no run too).
+  const complete = (key: string, row: Partial<GroupRow> | undefined): GroupRow => {
+    for (const name of AGGREGATES) {
+      for (const c of query(name).columns) {
+        if (row?.[c.name as keyof GroupRow] === undefined) throw new QueryColumnError(`${name}: no row for the group ${key === '*' ? 'total' : key}`);
+      }
+    }
+    return row as GroupRow;
+  };
+  const totalRow = complete('*', merged.get('*'));
   // Rows of a by-tool or by-model query, split into the total's list ('*') and each group's.
-  const listsOf = async <T>(name: string, item: (r: Row) => T): Promise<Map<string, T[]>> => {
+  const listsOf = <R extends { total: boolean; service: string | null; agent: string | null; framework: string | null }, T>(rows: R[], item: (r: R) => T): Map<string, T[]> => {
     const lists = new Map<string, T[]>();
-    for (const r of await rowsOf(name)) {
+    for (const r of rows) {
       const key = groupKey(r);
       const list = lists.get(key);
       if (list === undefined) lists.set(key, [item(r)]);
@@ -232,60 +231,62 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     }
     return lists;
   };
-  const byTool = await listsOf('ghost-commits-by-tool', (r): ToolGhostCommits => ({
-    tool: String(r['tool']),
-    effect: String(r['effect']),
-    ghost_commits: num(r['ghost_commits']),
-    ghost_commits_inferred: num(r['ghost_commits_inferred']),
-    ghost_commits_possible: num(r['ghost_commits_possible']),
+  const byTool = listsOf(await rowsOf('ghost-commits-by-tool'), (r): ToolGhostCommits => ({
+    tool: r.tool,
+    effect: r.effect,
+    ghost_commits: r.ghost_commits,
+    ghost_commits_inferred: r.ghost_commits_inferred,
+    ghost_commits_possible: r.ghost_commits_possible,
   }));
-  const byModel = await listsOf('tokens-after-stop-by-model', (r): ModelTokensAfterStop => ({
-    model: String(r['model']),
-    input: num(r['input']),
-    output: num(r['output']),
-    ghost_tax_usd: num(r['ghost_tax_usd']),
-    priced: truth(r['priced']),
+  const byModel = listsOf(await rowsOf('tokens-after-stop-by-model'), (r): ModelTokensAfterStop => ({
+    model: r.model,
+    input: r.input,
+    output: r.output,
+    ghost_tax_usd: r.ghost_tax_usd,
+    priced: r.priced,
   }));
   const groups: GroupFigures[] = [...merged.entries()]
     .filter(([key]) => key !== '*')
-    .map(([key, r]) => ({
-      service: (r['service'] as string | null) ?? null,
-      agent: (r['agent'] as string | null) ?? null,
-      framework: (r['framework'] as string | null) ?? null,
-      ...figures(r),
-      ghost_commits_by_tool: byTool.get(key) ?? [],
-      tokens_after_stop_by_model: byModel.get(key) ?? [],
-    }));
+    .map(([key, partial]) => {
+      const r = complete(key, partial);
+      return {
+        service: r.service,
+        agent: r.agent,
+        framework: r.framework,
+        ...figures(r),
+        ghost_commits_by_tool: byTool.get(key) ?? [],
+        tokens_after_stop_by_model: byModel.get(key) ?? [],
+      };
+    });
 
   const findings: Finding[] = (await rowsOf('findings', { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
-    kind: String(r['kind']),
-    severity: num(r['severity']),
-    trace_id: String(r['trace_id']),
-    // The run's id beside its trace id: the store keys runs by both (run_key in macros.sql).
-    run_id: localRunId(String(r['run_id'])),
-    conversation_id: (r['conversation_id'] as string | null) ?? null,
-    tool: (r['tool'] as string | null) ?? null,
-    time: iso(r['time_ns']),
-    detail: String(r['detail']),
+    kind: r.kind,
+    severity: r.severity,
+    trace_id: r.trace_id,
+    // The run's id beside its trace id: the store keys runs by both (run_key in queries/model/fragments.sql).
+    run_id: localRunId(r.run_id),
+    conversation_id: r.conversation_id,
+    tool: r.tool,
+    time: iso(r.time_ns),
+    detail: r.detail,
   }));
   const byFramework: FrameworkScore[] = (await rowsOf('cancel-depth-by-framework')).map((r) => ({
-    framework: (r['framework'] as string | null) ?? null,
-    cancelled_runs: num(r['cancelled_runs']),
-    cancel_depth: { '0': num(r['depth_0']), '1': num(r['depth_1']), '2': num(r['depth_2']), '3': num(r['depth_3']), '4': num(r['depth_4']) },
+    framework: r.framework,
+    cancelled_runs: r.cancelled_runs,
+    cancel_depth: { '0': r.depth_0, '1': r.depth_1, '2': r.depth_2, '3': r.depth_3, '4': r.depth_4 },
   }));
   const histogram = await rowsOf('cancel-latency-histogram');
-  const buckets = (measure: string): HistogramBucket[] =>
-    histogram.filter((r) => r['measure'] === measure).map((r) => ({ upper_ms: r['upper_ms'] === null ? null : num(r['upper_ms']), runs: num(r['runs']) }));
+  const buckets = (measure: string): HistogramBucket[] => histogram.filter((r) => r.measure === measure).map((r) => ({ upper_ms: r.upper_ms, runs: r.runs }));
   const timelineRows = await rowsOf('timeline');
   const timeline: LeakReport['timeline'] = {
-    unit: timelineRows[0]?.['unit'] === 'day' ? 'day' : 'hour',
+    unit: timelineRows[0]?.unit === 'day' ? 'day' : 'hour',
     points: timelineRows.map((r) => ({
-      time: iso(r['bucket_ns']),
-      service: (r['service'] as string | null) ?? null,
-      cancelled_runs: num(r['cancelled_runs']),
-      ghost_commits: num(r['ghost_commits']),
-      tokens_after_stop: { input: num(r['input']), output: num(r['output']) },
-      ghost_tax_usd: num(r['ghost_tax_usd']),
+      time: iso(r.bucket_ns),
+      service: r.service,
+      cancelled_runs: r.cancelled_runs,
+      ghost_commits: r.ghost_commits,
+      tokens_after_stop: { input: r.input, output: r.output },
+      ghost_tax_usd: r.ghost_tax_usd,
     })),
   };
   return {

@@ -1,7 +1,22 @@
 -- Generated from queries/model/cancel-latency.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name cancel_latency
 -- @description Cancel latency (METRICS.md §1) per group and in total, from report_cancel_latency: distributions of ack_ms and settle_ms as nearest-rank percentiles, and the unacknowledged cancels (a request and no ack).
--- @returns service, agent, framework, total, ack_count, ack_p50, ack_p95, ack_p99, ack_max, settle_count, settle_p50, settle_p95, settle_p99, settle_max, unacknowledged_cancels
+-- @returns rows (one per group and a total row)
+-- @column service                text?
+-- @column agent                  text?
+-- @column framework              text?
+-- @column total                  bool
+-- @column ack_count              int
+-- @column ack_p50                float?
+-- @column ack_p95                float?
+-- @column ack_p99                float?
+-- @column ack_max                float?
+-- @column settle_count           int
+-- @column settle_p50             float?
+-- @column settle_p95             float?
+-- @column settle_p99             float?
+-- @column settle_max             float?
+-- @column unacknowledged_cancels int
 SELECT
   l.service, l.agent, l.framework, GROUPING(l.service, l.agent, l.framework) = 7 AS total,
   count(l.ack_ms) AS ack_count,

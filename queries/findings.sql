@@ -2,7 +2,15 @@
 -- @name findings
 -- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
 -- @param limit UBIGINT at most this many rows
--- @returns kind, severity (1 worst), trace_id, run_id, conversation_id, tool, time_ns, detail
+-- @returns rows
+-- @column kind            text
+-- @column severity        int    1 worst
+-- @column trace_id        text
+-- @column run_id          text
+-- @column conversation_id text?
+-- @column tool            text?
+-- @column time_ns         bigint
+-- @column detail          text
 WITH found AS (
   SELECT CASE WHEN g.inferred THEN 'ghost_commit_inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible_ghost_commit' ELSE 'ghost_commit' END AS kind,
     CASE WHEN g.effect IN ('irreversible', 'unknown') AND NOT g.compensated THEN 1 ELSE 3 END AS severity,

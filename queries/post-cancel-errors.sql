@@ -1,7 +1,14 @@
 -- Generated from queries/model/post-cancel-errors.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name post_cancel_errors
 -- @description Post-cancel errors by cause, and cleanup errors (METRICS.md §5), per group (of the cancelled run) and in total, from report_post_cancel_errors.
--- @returns service, agent, framework, total, orphan_tool_call_rejected, other, cleanup_errors
+-- @returns rows (one per group and a total row)
+-- @column service                   text?
+-- @column agent                     text?
+-- @column framework                 text?
+-- @column total                     bool
+-- @column orphan_tool_call_rejected int
+-- @column other                     int
+-- @column cleanup_errors            int
 SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(e.span_id) FILTER (WHERE e.cause = 'orphan_tool_call_rejected') AS orphan_tool_call_rejected,

@@ -1,7 +1,16 @@
 -- Generated from queries/model/tokens-after-stop-by-model.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name tokens_after_stop_by_model
 -- @description Tokens billed after Stop and their cost per model, in the window: per group (service, agent, framework) and over all groups (total = true).
--- @returns service, agent, framework, total, model, input, output, ghost_tax_usd, priced
+-- @returns rows (one per group and a total row)
+-- @column service       text?
+-- @column agent         text?
+-- @column framework     text?
+-- @column total         bool
+-- @column model         text
+-- @column input         int
+-- @column output        int
+-- @column ghost_tax_usd float
+-- @column priced        bool
 SELECT
   t.service, t.agent, t.framework, GROUPING(t.service, t.agent, t.framework) = 7 AS total,
   t.model, CAST(sum(t.input_after) AS BIGINT) AS input, CAST(sum(t.output_after) AS BIGINT) AS output,

@@ -1,7 +1,19 @@
 -- Generated from queries/model/tokens-after-stop.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name tokens_after_stop
 -- @description Tokens billed after Stop and the ghost tax (METRICS.md §4, §10), per group and in total, from report_tokens.
--- @returns service, agent, framework, total, input, output, observed_calls, estimated_calls, calls_without_usage, unpriced_calls, calls_started_after_stop, ghost_tax_usd
+-- @returns rows (one per group and a total row)
+-- @column service                  text?
+-- @column agent                    text?
+-- @column framework                text?
+-- @column total                    bool
+-- @column input                    int
+-- @column output                   int
+-- @column observed_calls           int
+-- @column estimated_calls          int
+-- @column calls_without_usage      int
+-- @column unpriced_calls           int
+-- @column calls_started_after_stop int
+-- @column ghost_tax_usd            float
 SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   CAST(coalesce(sum(t.input_after), 0) AS BIGINT) AS input,

@@ -1,5 +1,7 @@
 import { query } from '../queries.js';
-import { assembleReport, PREPARE, prepareParams, toNs, type ReportOptions } from '../report.js';
+import { assembleReport, PREPARE, prepareParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
+import type { SpanCountRow } from '../sql/query-rows.js';
+import { typedRows } from '../sql/typed-rows.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
 import { spansQuery, tracesSchema } from './traces-schema.js';
@@ -30,9 +32,14 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.
   const params = prepareParams(options);
   for (const name of PREPARE) await source.run(query(`clickhouse/${name}`), params(name));
-  const [count] = await source.rows<{ n: string }>(query('clickhouse/span-count'));
-  const spans = Number(count?.n ?? 0);
-  return assembleReport((name, params) => source.rows(query(`clickhouse/${name}`), (params ?? {}) as Record<string, bigint>), options, {
+  const spanCount = query('clickhouse/span-count');
+  const [count] = typedRows<SpanCountRow>(spanCount, await source.rows(spanCount));
+  const spans = count?.n ?? 0;
+  const rowsOf: ReportRows = async (name, params) => {
+    const q = query(`clickhouse/${name}`);
+    return typedRows(q, await source.rows(q, params ?? {}));
+  };
+  return assembleReport(rowsOf, options, {
     files: 0,
     files_read: 0,
     spans_read: spans,

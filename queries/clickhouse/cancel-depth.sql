@@ -1,7 +1,16 @@
 -- Generated from queries/model/cancel-depth.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name cancel_depth
 -- @description The cancel-depth scorecard (METRICS.md §8): how many cancelled runs reached each depth, per group and in total, from report_cancel_depth.
--- @returns service, agent, framework, total, depth_0, depth_1, depth_2, depth_3, depth_4
+-- @returns rows (one per group and a total row)
+-- @column service   text?
+-- @column agent     text?
+-- @column framework text?
+-- @column total     bool
+-- @column depth_0   int
+-- @column depth_1   int
+-- @column depth_2   int
+-- @column depth_3   int
+-- @column depth_4   int
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(d.run_id) FILTER (WHERE d.depth = 0) AS depth_0,

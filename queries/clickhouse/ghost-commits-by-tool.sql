@@ -1,7 +1,16 @@
 -- Generated from queries/model/ghost-commits-by-tool.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name ghost_commits_by_tool
 -- @description Ghost commits (METRICS.md §2) per tool and effect class, over the runs in the window, from report_ghost_commits: per group (service, agent, framework) and in total (total = true).
--- @returns service, agent, framework, total, tool, effect, ghost_commits, ghost_commits_inferred, ghost_commits_possible
+-- @returns rows (one per group and a total row)
+-- @column service                text?
+-- @column agent                  text?
+-- @column framework              text?
+-- @column total                  bool
+-- @column tool                   text
+-- @column effect                 text
+-- @column ghost_commits          int
+-- @column ghost_commits_inferred int
+-- @column ghost_commits_possible int
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   g.tool AS tool, g.effect AS effect, count(*) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL) AS ghost_commits, count(*) FILTER (WHERE g.inferred) AS ghost_commits_inferred,

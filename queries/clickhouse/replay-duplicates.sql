@@ -1,7 +1,13 @@
 -- Generated from queries/model/replay-duplicates.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name replay_duplicates
 -- @description Replay duplicates and the conversations they happened in (METRICS.md §6), per group (of the run of the later commit) and in total, from report_replays.
--- @returns service, agent, framework, total, replay_duplicates, replayed_conversations
+-- @returns rows (one per group and a total row)
+-- @column service                text?
+-- @column agent                  text?
+-- @column framework              text?
+-- @column total                  bool
+-- @column replay_duplicates      int
+-- @column replayed_conversations int
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(d.span_id) AS replay_duplicates,

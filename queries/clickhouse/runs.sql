@@ -1,7 +1,15 @@
 -- Generated from queries/model/runs.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name runs
 -- @description How many runs, cancelled runs and unended runs (the run span was never exported), per group and in total.
--- @returns service, agent, framework, total (true on the all-groups row), runs, cancelled_runs, cancelled_runs_inferred (no marker: cancelled as a foreign trace shows it), unended_runs
+-- @returns rows (one per group and a total row)
+-- @column service                 text?
+-- @column agent                   text?
+-- @column framework               text?
+-- @column total                   bool   true on the all-groups row
+-- @column runs                    int
+-- @column cancelled_runs          int
+-- @column cancelled_runs_inferred int    no marker: cancelled as a foreign trace shows it
+-- @column unended_runs            int
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(*) AS runs,

@@ -1,7 +1,18 @@
 -- Generated from queries/model/steering.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name steering
 -- @description Steering health (METRICS.md §7) per group (of the enqueuing run) and in total, from report_steers: the inject latency distribution (nearest rank), dropped steers and injects inside a tool batch.
--- @returns service, agent, framework, total, inject_count, inject_p50, inject_p95, inject_p99, inject_max, dropped, violations
+-- @returns rows (one per group and a total row)
+-- @column service      text?
+-- @column agent        text?
+-- @column framework    text?
+-- @column total        bool
+-- @column inject_count int
+-- @column inject_p50   float?
+-- @column inject_p95   float?
+-- @column inject_p99   float?
+-- @column inject_max   float?
+-- @column dropped      int
+-- @column violations   int
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(t.inject_ms) AS inject_count,

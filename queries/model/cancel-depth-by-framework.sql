@@ -1,6 +1,13 @@
 -- @name cancel_depth_by_framework
 -- @description The cancel-depth scorecard per framework (METRICS.md §8), across services and agents: how many cancelled runs in the window reached each depth, from report_cancel_depth. A run without a known framework counts under NULL.
--- @returns framework, cancelled_runs, depth_0, depth_1, depth_2, depth_3, depth_4
+-- @returns rows
+-- @column framework      text?
+-- @column cancelled_runs int
+-- @column depth_0        int
+-- @column depth_1        int
+-- @column depth_2        int
+-- @column depth_3        int
+-- @column depth_4        int
 SELECT
   r.framework,
   count(d.run_id) AS cancelled_runs,

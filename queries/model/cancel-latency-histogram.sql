@@ -1,6 +1,9 @@
 -- @name cancel_latency_histogram
 -- @description How cancel latencies are spread (for a chart): per measure (ack, settle), the number of cancelled runs in the window whose latency falls in each bucket, a bucket holding the latencies above the previous bound and up to its own (upper_ms NULL: above the last bound). Every bucket is listed, empty ones with 0.
--- @returns measure, upper_ms, runs
+-- @returns rows
+-- @column measure  text
+-- @column upper_ms float?
+-- @column runs     int
 WITH bounds AS (
   SELECT 1 AS i, CAST(10.0 AS DOUBLE) AS upper_ms UNION ALL SELECT 2, 25.0 UNION ALL SELECT 3, 50.0 UNION ALL SELECT 4, 100.0
   UNION ALL SELECT 5, 250.0 UNION ALL SELECT 6, 500.0 UNION ALL SELECT 7, 1000.0 UNION ALL SELECT 8, 2500.0

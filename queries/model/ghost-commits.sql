@@ -1,6 +1,16 @@
 -- @name ghost_commits
 -- @description Ghost commits per group and in total (METRICS.md §2), from report_ghost_commits: known to have landed after Stop, compensated, possible (in flight at Stop, outcome not seen), inferred, and the known ones to alarm on (effect irreversible or unknown).
--- @returns service, agent, framework, total, ghost_commits, ghost_commits_compensated, ghost_commits_inferred, ghost_commits_alarming, ghost_commits_possible, ghost_commits_possible_alarming
+-- @returns rows (one per group and a total row)
+-- @column service                         text?
+-- @column agent                           text?
+-- @column framework                       text?
+-- @column total                           bool
+-- @column ghost_commits                   int
+-- @column ghost_commits_compensated       int
+-- @column ghost_commits_inferred          int
+-- @column ghost_commits_alarming          int
+-- @column ghost_commits_possible          int
+-- @column ghost_commits_possible_alarming int
 SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(g.span_id) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL) AS ghost_commits,

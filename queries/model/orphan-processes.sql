@@ -1,6 +1,11 @@
 -- @name orphan_processes
 -- @description Orphan processes (METRICS.md §9): afterstop.process.orphan markers — child processes still alive after their run ended plus the grace period.
--- @returns service, agent, framework, total, orphan_processes
+-- @returns rows (one per group and a total row)
+-- @column service          text?
+-- @column agent            text?
+-- @column framework        text?
+-- @column total            bool
+-- @column orphan_processes int
 SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(s.span_id) AS orphan_processes

@@ -1,6 +1,14 @@
 -- @name timeline
 -- @description What Stop left behind over time (for charts), per time bucket and service: cancelled runs in the window, their ghost commits (observed, as in ghost-commits.sql), tokens billed after Stop and the ghost tax. A run counts in the bucket of its start (UTC). The bucket is an hour when the cancelled runs span two days (172,800 s) or less, else a day.
--- @returns unit, bucket_ns, service, cancelled_runs, ghost_commits, input, output, ghost_tax_usd
+-- @returns rows
+-- @column unit           text
+-- @column bucket_ns      bigint
+-- @column service        text?
+-- @column cancelled_runs int
+-- @column ghost_commits  int
+-- @column input          int
+-- @column output         int
+-- @column ghost_tax_usd  float
 WITH runs AS (
   SELECT run_id, service, start_ns FROM report_runs WHERE in_window AND cancelled
 ),

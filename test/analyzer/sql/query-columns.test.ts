@@ -1,0 +1,91 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { listValue } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLICKHOUSE_SETTINGS } from '../../../analyzer/clickhouse/source.js';
+import { listQueries, query, type ColumnType, type Query } from '../../../analyzer/queries.js';
+import { QueryColumnError, typedRows } from '../../../analyzer/sql/typed-rows.js';
+import { chdbWithTraces } from '../../helpers/chdb.js';
+import { analyzeTraces, type Analyzed } from '../../helpers/trace-builder.js';
+import { clickhouseReport } from '../../../analyzer/clickhouse/report.js';
+import { loadPrices } from '../../../analyzer/prices.js';
+
+/**
+ * The `-- @column` lines of every query that declares them, against what each
+ * engine really returns: the same names in the same order, of the declared
+ * types (DuckDB's result types; ClickHouse's), over every golden trace.
+ */
+const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
+const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
+const declared = listQueries().filter((q) => q.query.columns.length > 0);
+const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n } };
+
+const DUCKDB_TYPES: Record<ColumnType, RegExp> = { text: /^VARCHAR$/, int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/, bigint: /^(U?BIGINT|HUGEINT)$/, float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/, bool: /^BOOLEAN$/ };
+const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = { text: /^String$/, int: /^U?Int(8|16|32|64|128)$/, bigint: /^U?Int(64|128)$/, float: /^(Float64|Float32|Decimal.*)$/, bool: /^(Bool|UInt8)$/ };
+const clickhouseFile = (file: string): string => fileURLToPath(new URL(`../../../queries/clickhouse/${file}.sql`, import.meta.url));
+const base = (type: string): string => type.replace(/^LowCardinality\((.*)\)$/, '$1').replace(/^Nullable\((.*)\)$/, '$1');
+
+let duck: Analyzed;
+let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
+beforeAll(async () => {
+  duck = await analyzeTraces(files);
+  ch = await chdbWithTraces({ golden: { files } });
+  // The report's temporary tables in ClickHouse's session (clickhouseReport prepares them).
+  await clickhouseReport(ch.source('golden'), { prices: loadPrices(`${golden}prices.json`), pricesSource: 'golden' });
+}, 60_000);
+afterAll(async () => {
+  duck.close();
+  await ch.close();
+});
+
+async function duckColumns(q: Query): Promise<{ names: string[]; types: string[] }> {
+  const params = q.name === 'skipped_lines' ? { files: listValue(files) } : (PARAMS[q.file.replace(/^.*\//, '').replace(/\.sql$/, '')] ?? {});
+  const reader = await duck.store.connection.runAndReadAll(q.sql, params as never);
+  return { names: reader.columnNames(), types: reader.columnTypes().map((t) => t.toString()) };
+}
+
+describe('each query returns the columns its header declares', () => {
+  it.each(declared.map((d) => [d.file, d.query] as const))('DuckDB: %s', async (_file, q) => {
+    const { names, types } = await duckColumns(q);
+    expect(names).toEqual(q.columns.map((c) => c.name));
+    for (const [i, c] of q.columns.entries()) expect(types[i], `${c.name} is ${c.type}`).toMatch(DUCKDB_TYPES[c.type]);
+  });
+
+  it.each(declared.filter((d) => fs.existsSync(clickhouseFile(d.file))).map((d) => [d.file, query(`clickhouse/${d.file}`)] as const))(
+    'ClickHouse: %s',
+    async (file, q) => {
+      const source = ch.source('golden');
+      const client = (source as unknown as { client: { query: (o: object) => Promise<{ text: () => Promise<string> }> } }).client;
+      const params = Object.fromEntries(q.params.map((p) => [p.name, String(PARAMS[file]?.[p.name] ?? '')]));
+      const text = await (await client.query({ query: q.sql, query_params: params, format: 'JSONCompactEachRowWithNamesAndTypes', clickhouse_settings: CLICKHOUSE_SETTINGS })).text();
+      const [names, types] = text.split('\n').slice(0, 2).map((l) => JSON.parse(l) as string[]);
+      expect(names).toEqual(q.columns.map((c) => c.name));
+      for (const [i, c] of q.columns.entries()) expect(base(types?.[i] ?? ''), `${c.name} is ${c.type}`).toMatch(CLICKHOUSE_TYPES[c.type]);
+    },
+  );
+
+  it('declares the columns of every query the report reads, and the DuckDB and ClickHouse headers agree', () => {
+    for (const { file, query: q } of declared) {
+      if (fs.existsSync(clickhouseFile(file))) expect(query(`clickhouse/${file}`).columns, file).toEqual(q.columns);
+    }
+    expect(declared.length).toBeGreaterThanOrEqual(18);
+  });
+});
+
+describe('typedRows', () => {
+  const q = { ...query('runs') };
+  const row = { service: 's', agent: null, framework: null, total: 1, runs: '3', cancelled_runs: 1n, cancelled_runs_inferred: 0, unended_runs: 0 };
+  it('converts each engine\'s values to the declared types', () => {
+    expect(typedRows(q, [row])).toEqual([{ service: 's', agent: null, framework: null, total: true, runs: 3, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0 }]);
+  });
+  it('a missing column, a NULL where none may be, a value of another type: errors naming the query and column, not 0', () => {
+    const { runs: _, ...missing } = row;
+    expect(() => typedRows(q, [missing])).toThrow(QueryColumnError);
+    expect(() => typedRows(q, [missing])).toThrow(/runs\.sql: the engine gave no column runs/);
+    expect(() => typedRows(q, [{ ...row, runs: null }])).toThrow(/column runs is declared int, and the engine gave NULL/);
+    expect(() => typedRows(q, [{ ...row, runs: 'many' }])).toThrow(/column runs is declared int/);
+    expect(() => typedRows(q, [{ ...row, total: 'yes' }])).toThrow(/column total is declared bool/);
+    expect(QueryColumnError.isInstance(new QueryColumnError('x'))).toBe(true);
+    expect(QueryColumnError.isInstance(new Error('x'))).toBe(false);
+  });
+});
