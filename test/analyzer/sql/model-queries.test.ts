@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { queriesDir } from '../../../analyzer/queries.js';
+import { listQueries, queriesDir } from '../../../analyzer/queries.js';
+import { renderRowTypes } from '../../../analyzer/sql/row-types.js';
 import { modelDir, renderModel } from '../../../analyzer/sql/model-queries.js';
 import { generatedLine } from '../../../analyzer/sql/render-query.js';
 
@@ -29,6 +30,11 @@ describe('the leak model, written once in queries/model/', () => {
     const one = models.filter((m) => rendered.filter((q) => q.model === m).length === 1);
     expect(one.sort()).toEqual(['macros', 'spans']);
     expect(models.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('analyzer/sql/query-rows.ts is what the queries\' -- @column lines generate (run `npm run queries`)', () => {
+    const file = path.join(root, '..', 'analyzer', 'sql', 'query-rows.ts');
+    expect(fs.readFileSync(file, 'utf8')).toBe(renderRowTypes(listQueries()));
   });
 
   it('a hand-written ClickHouse query is not also a model file (the twin would drift)', () => {
