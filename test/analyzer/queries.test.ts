@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isReadOnly, listQueries, query } from '../../analyzer/queries.js';
 
@@ -20,5 +23,16 @@ describe('isReadOnly', () => {
     const writing = listQueries().filter((l) => WRITES.test(code(l.query.sql)));
     expect(writing.length).toBeGreaterThan(10);
     for (const { file, query: q } of writing) expect(isReadOnly(q), file).toBe(false);
+  });
+});
+
+describe('every query has a test', () => {
+  it('each file of queries/ is named by a test under test/ (a ClickHouse rendering is run by the engines\' equivalence test)', () => {
+    const testDir = fileURLToPath(new URL('../', import.meta.url));
+    const tests = (fs.readdirSync(testDir, { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => fs.readFileSync(path.join(testDir, f), 'utf8')).join('\n');
+    // Named: run by its name (query('x'), rows('x')), or the subject of a test file of its own.
+    const own = (file: string): boolean => fs.existsSync(path.join(testDir, 'queries', `${file}.test.ts`));
+    const unnamed = listQueries().map((q) => q.file).filter((file) => !tests.includes(`'${file}'`) && !own(file));
+    expect(unnamed).toEqual([]);
   });
 });
