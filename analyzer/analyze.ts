@@ -1,26 +1,15 @@
 import { ingest, type IngestSummary } from './ingest/ingest.js';
-import { loadPrices } from './prices.js';
 import { buildReport } from './report.js';
+import { reportOptions, type ReportRequest } from './report-request.js';
 import { type Store, withStore } from './store.js';
 import type { LeakReport } from './types.js';
 
-export interface AnalyzeOptions {
+export interface AnalyzeOptions extends ReportRequest {
   /** Trace files, folders and glob patterns. */
   inputs: readonly string[];
   /** The store: a folder that accumulates across runs (default ./afterstop-store), or ':memory:'. */
   db?: string;
-  /** A price table that replaces the shipped one. */
-  pricesFile?: string;
-  since?: Date;
-  until?: Date;
-  budgetMs?: number;
-  findingsLimit?: number;
-  /**
-   * Called with a line of progress now and then (the CLI prints it on stderr);
-   * with `percentage` (0-100) too, while a long read runs, when
-   * `trackProgress` is set.
-   */
-  progress?: (message: string, percentage?: number) => void;
+  /** Pass a percentage (0-100) to `progress` too, while a long read runs. */
   trackProgress?: boolean;
 }
 
@@ -51,18 +40,11 @@ export const DEFAULT_DB = 'afterstop-store';
  * always closed.
  */
 export async function analyze(options: AnalyzeOptions): Promise<LeakReport> {
-  const prices = loadPrices(options.pricesFile);
+  const report = reportOptions(options);
   return withStore(options.db ?? DEFAULT_DB, async (store) => {
     const ingested = await withProgress(store, options, (progress) => ingest(store, options.inputs, progress));
     options.progress?.(`${ingested.spansAdded} new spans from ${ingested.read} of ${ingested.files} file(s); computing the report`);
-    return buildReport(store, {
-      since: options.since,
-      until: options.until,
-      prices,
-      pricesSource: options.pricesFile ?? 'shipped',
-      ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}),
-      ...(options.findingsLimit !== undefined ? { findingsLimit: options.findingsLimit } : {}),
-    }, ingested);
+    return buildReport(store, report, ingested);
   });
 }
 

@@ -1,6 +1,7 @@
 /**
- * afterstop's analyzer: DuckDB turns exported traces into the leak report of
- * docs/spec/METRICS.md.
+ * afterstop's analyzer: the leak report of docs/spec/METRICS.md, computed by
+ * DuckDB over exported trace files (traceFilesSource, analyze) or inside
+ * ClickHouse over the Collector exporter's table (clickhouseReportSource).
  */
 export { analyze, DEFAULT_DB, ingestInto, type AnalyzeOptions } from './analyze.js';
 export { InputError } from './errors.js';
@@ -8,6 +9,10 @@ export { ingest, type IngestSummary } from './ingest/ingest.js';
 export { discoverTraceFiles, type TraceFile } from './ingest/discover.js';
 export { loadPrices, parsePriceTable, type ModelPrice, type PriceTable } from './prices.js';
 export { buildReport, type ReportOptions } from './report.js';
+export { clickhouseReportSource, traceFilesSource, type ReportRequest, type ReportSource } from './report-source.js';
+export { clickhouseReport } from './clickhouse/report.js';
+export { ClickHouseSource, parseTable, type ClickHouseTable } from './clickhouse/source.js';
+export { QueryColumnError } from './sql/typed-rows.js';
 export { Store, withStore } from './store.js';
 export * from './types.js';
 export {

@@ -1,16 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { analyze, DEFAULT_DB } from '../../analyze.js';
-import { clickhouseReport } from '../../clickhouse/report.js';
-import { ClickHouseSource, parseTable } from '../../clickhouse/source.js';
-import { InputError } from '../../errors.js';
-import { loadPrices } from '../../prices.js';
+import { DEFAULT_DB } from '../../analyze.js';
+import { clickhouseReportSource, traceFilesSource, type ReportSource } from '../../report-source.js';
 import { findingsPath, renderArrow } from '../../render/arrow.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
-import { terminalSafe } from '../../render/text-table.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
@@ -163,18 +159,18 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     return EXIT_USAGE;
   }
   const progress = options.progress ? stderrProgress() : silentProgress;
+  const source: ReportSource = options.clickhouse !== undefined
+    ? clickhouseReportSource({ url: options.clickhouse, table: options.table })
+    : traceFilesSource({ inputs: paths, db: options.db, trackProgress: options.progress && process.stderr.isTTY === true });
   let report: LeakReport;
   try {
-    report = options.clickhouse !== undefined ? await reportFromClickHouse(options.clickhouse, options, (message) => progress.update(message)) : await analyze({
-      inputs: paths,
-      db: options.db,
+    report = await source.report({
       ...(options.prices !== undefined ? { pricesFile: options.prices } : {}),
       ...(options.since !== undefined ? { since: options.since } : {}),
       ...(options.until !== undefined ? { until: options.until } : {}),
       budgetMs: options.budgetMs,
       findingsLimit: Math.floor(options.findings),
       progress: (message, percentage) => progress.update(message, percentage),
-      trackProgress: options.progress && process.stderr.isTTY === true,
     });
   } catch (error) {
     progress.done();
@@ -205,34 +201,6 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   const exported = await exportMetrics(report, options);
   // A broken budget is what the nightly job is for: it wins over a failed export (both are on stderr).
   return broken.length > 0 ? EXIT_BUDGET : exported ? EXIT_OK : EXIT_USAGE;
-}
-
-/**
- * What a server answered, as one line a terminal can show: cut as a table cell is, control and invisible
- * characters shown as U+FFFD (a server's error body is not ours to echo raw).
- */
-export const serverSaid = (error: unknown): string => terminalSafe(error instanceof Error ? error.message : String(error));
-
-/** The report computed inside ClickHouse; its failures (unreachable, no such table, refused SQL) are input errors naming the server by its origin (no user or password). */
-async function reportFromClickHouse(url: string, options: LeakReportOptions, progress: (message: string) => void): Promise<LeakReport> {
-  const { origin } = new URL(url);
-  const prices = loadPrices(options.prices);
-  const source = ClickHouseSource.forUrl(url, parseTable(options.table));
-  try {
-    progress(`computing the report in ClickHouse at ${origin}`);
-    return await clickhouseReport(source, {
-      prices,
-      pricesSource: options.prices ?? 'shipped',
-      ...(options.since !== undefined ? { since: options.since } : {}),
-      ...(options.until !== undefined ? { until: options.until } : {}),
-      budgetMs: options.budgetMs,
-      findingsLimit: Math.floor(options.findings),
-    });
-  } catch (error) {
-    throw new InputError(`ClickHouse at ${origin}, table ${options.table}: ${serverSaid(error)}`, { path: origin });
-  } finally {
-    await source.close();
-  }
 }
 
 /** The metrics to the textfile and the Pushgateway; false when one of them failed (said on stderr). */

@@ -128,13 +128,3 @@ describe('exit codes', () => {
     expect(said[1]).toBe('afterstop: /data/in.jsonl: not there\n');
   });
 });
-
-describe('what a server said', () => {
-  it('is one line a terminal can show: control characters replaced, cut at 200 characters', async () => {
-    const { serverSaid } = await import('../../../analyzer/cli/commands/leak-report.js');
-    const said = serverSaid(new Error(`Code: 60. DB::Exception: \u001b]8;;http://evil\u0007click\u001b]8;;\u0007 ${'x'.repeat(1000)}\nsecond line`));
-    expect(said).not.toMatch(/[\u0000-\u001f]/);
-    expect([...said]).toHaveLength(200);
-    expect(said.endsWith('…')).toBe(true);
-  });
-});

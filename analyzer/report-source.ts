@@ -1,0 +1,66 @@
+import { analyze, DEFAULT_DB } from './analyze.js';
+import { clickhouseReport } from './clickhouse/report.js';
+import { ClickHouseSource, parseTable } from './clickhouse/source.js';
+import { InputError } from './errors.js';
+import { reportOptions, type ReportRequest } from './report-request.js';
+import { terminalSafe } from './render/text-table.js';
+import type { LeakReport } from './types.js';
+
+/**
+ * Where a leak report is computed. The same report JSON from each: the store
+ * over trace files (DuckDB, embedded), ClickHouse over the Collector
+ * exporter's traces table, and whatever comes next; a command or a program
+ * picks a source and asks it for the report, and never which engine runs.
+ */
+export interface ReportSource {
+  /** What it reads, in words (for progress lines). */
+  readonly description: string;
+  report(request: ReportRequest): Promise<LeakReport>;
+}
+
+export type { ReportRequest } from './report-request.js';
+
+/** Trace files (OTLP/JSON, Tempo blocks), ingested into the store (a folder kept across runs, or ':memory:'), then reported on. */
+export function traceFilesSource(options: { inputs: readonly string[]; db?: string; trackProgress?: boolean }): ReportSource {
+  return {
+    description: `${options.inputs.length} input(s) into the store ${options.db ?? DEFAULT_DB}`,
+    report: (request) =>
+      analyze({
+        ...request,
+        inputs: options.inputs,
+        db: options.db ?? DEFAULT_DB,
+        ...(options.trackProgress !== undefined ? { trackProgress: options.trackProgress } : {}),
+      }),
+  };
+}
+
+/**
+ * The leak model run inside ClickHouse over the Collector exporter's traces
+ * table (`otel.otel_traces` by default). Its failures (unreachable, no such
+ * table, refused SQL) are input errors naming the server by its origin,
+ * without user or password.
+ */
+export function clickhouseReportSource(options: { url: string; table?: string }): ReportSource {
+  const table = options.table ?? 'otel.otel_traces';
+  const { origin } = new URL(options.url);
+  return {
+    description: `ClickHouse at ${origin}, table ${table}`,
+    report: async (request) => {
+      const source = ClickHouseSource.forUrl(options.url, parseTable(table));
+      try {
+        request.progress?.(`computing the report in ClickHouse at ${origin}`);
+        return await clickhouseReport(source, reportOptions(request));
+      } catch (error) {
+        throw new InputError(`ClickHouse at ${origin}, table ${table}: ${serverSaid(error)}`, { path: origin });
+      } finally {
+        await source.close();
+      }
+    },
+  };
+}
+
+/**
+ * What a server answered, as one line a terminal can show: cut as a table cell is, control and invisible
+ * characters shown as U+FFFD (a server's error body is not ours to echo raw).
+ */
+export const serverSaid = (error: unknown): string => terminalSafe(error instanceof Error ? error.message : String(error));
