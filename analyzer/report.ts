@@ -4,6 +4,7 @@ import { VERSION_SUFFIX, type PriceTable } from './prices.js';
 import type { Store } from './store.js';
 import { reportSpanFiles } from './span-files.js';
 import {
+  isFindingKind,
   REPORT_SCHEMA,
   type Distribution,
   type Figures,
@@ -117,6 +118,10 @@ function figures(r: GroupRow): Figures {
     cancel_depth: { '0': r.depth_0, '1': r.depth_1, '2': r.depth_2, '3': r.depth_3, '4': r.depth_4 },
   };
 }
+
+const unknownKind = (kind: string): never => {
+  throw new QueryColumnError(`findings: a finding of kind ${kind}, which types.ts's FINDING_KINDS does not know`);
+};
 
 /** A run's id within its trace, from the store's key `<trace id>:<run id>`. */
 export const localRunId = (key: string): string => key.slice(key.indexOf(':') + 1);
@@ -260,7 +265,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     });
 
   const findings: Finding[] = (await rowsOf('findings', { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
-    kind: r.kind,
+    kind: isFindingKind(r.kind) ? r.kind : unknownKind(r.kind),
     severity: r.severity,
     trace_id: r.trace_id,
     // The run's id beside its trace id: the store keys runs by both (run_key in queries/model/fragments.sql).

@@ -85,8 +85,32 @@ export interface GroupFigures extends Figures {
   tokens_after_stop_by_model: ModelTokensAfterStop[];
 }
 
+/**
+ * The kinds of finding, worst first as the report orders them by severity;
+ * what each says (its detail) is written once, in queries/model/findings.sql.
+ */
+export const FINDING_KINDS = [
+  'ghost_commit',
+  'possible_ghost_commit',
+  'ghost_commit_inferred',
+  'replay_duplicate',
+  'tokens_after_stop',
+  'orphan_tool_call',
+  'unacknowledged_cancel',
+  'post_cancel_error',
+  'unended_run',
+  'orphan_process',
+  'cleanup_error',
+  'steer_violation',
+  'steer_dropped',
+] as const;
+
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+export const isFindingKind = (kind: string): kind is FindingKind => (FINDING_KINDS as readonly string[]).includes(kind);
+
 export interface Finding {
-  kind: string;
+  kind: FindingKind;
   /** 1 is the worst. */
   severity: number;
   trace_id: string;

@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { FINDING_KINDS, isFindingKind } from '../../analyzer/types.js';
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, ns, traces, type Traces } from '../helpers/trace-builder.js';
 
@@ -95,5 +98,17 @@ describe('findings', () => {
     const rows = await s.rows('findings', { limit: 10n });
     s.close();
     expect(rows.map((f) => [f['kind'], f['severity']])).toEqual([['ghost_commit', 1]]);
+  });
+});
+
+describe('finding kinds', () => {
+  it('findings.sql gives exactly the kinds of types.ts (FindingKind), and the report refuses one it does not know', async () => {
+    const sql = fs.readFileSync(fileURLToPath(new URL('../../queries/model/findings.sql', import.meta.url)), 'utf8');
+    // A branch's kind is its first column: a literal, or a CASE of literals.
+    const firstColumns = [...sql.matchAll(/\bSELECT\s+((?:CASE\b[\s\S]*?\bEND)|'[a-z_]+')/g)].map((m) => m[1] ?? '');
+    const named = new Set(firstColumns.flatMap((c) => [...c.matchAll(/(?:^|THEN |ELSE )'([a-z_]+)'/g)].map((m) => m[1])));
+    expect([...named].sort()).toEqual([...FINDING_KINDS].sort());
+    expect(isFindingKind('ghost_commit')).toBe(true);
+    expect(isFindingKind('ghost')).toBe(false);
   });
 });
