@@ -1,8 +1,9 @@
 /**
  * `npm run scorecard`: every framework afterstop instruments, stopped at each
  * standard moment, measured by leak-report beside the ground truth. Markdown on
- * stdout (or `--out FILE`); `--readme FILE` replaces the part of FILE between the
- * scorecard:start and scorecard:end markers; `--html FILE` a page in the leak
+ * stdout (or `--out FILE`); `--update FILE` (repeatable) replaces the part of FILE
+ * between the scorecard:start and scorecard:end markers with the table, and
+ * between scorecard-summary:start and :end with its summary (summary.ts); `--html FILE` a page in the leak
  * report's style; `--json FILE` the figures; `--framework TEXT` only the rows
  * whose name contains it. Progress on stderr. Exit 1 when a figure disagrees
  * with the ground truth (other than by a stated limit) or an app failed, 2 on
@@ -18,18 +19,18 @@ import { Command } from 'commander';
 import { renderScorecardHtml } from './html.js';
 import { renderScorecard } from './markdown.js';
 import { FRAMEWORKS } from './scenarios.js';
+import { scorecardSummary } from './summary.js';
 import { runScorecard } from './scorecard.js';
 
 interface Options {
   out?: string;
-  readme?: string;
+  update: string[];
   html?: string;
   json?: string;
   framework?: string;
 }
 
-const START = '<!-- scorecard:start -->\n';
-const END = '<!-- scorecard:end -->';
+const MARKERS = { table: ['<!-- scorecard:start -->\n', '<!-- scorecard:end -->'], summary: ['<!-- scorecard-summary:start -->\n', '<!-- scorecard-summary:end -->'] } as const;
 
 function repoRoot(): string {
   let root = path.dirname(fileURLToPath(import.meta.url));
@@ -37,12 +38,20 @@ function repoRoot(): string {
   return root;
 }
 
-/** FILE with the part between the markers replaced by `markdown`. */
+/** FILE with the table between its markers, and the summary between its own, replaced (at least one pair there). */
 export function withScorecard(file: string, text: string, markdown: string): string {
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`${file} has no ${START.trim()} / ${END} markers`);
-  return `${text.slice(0, a + START.length)}${markdown.trim()}\n${text.slice(b)}`;
+  let out = text;
+  let found = false;
+  for (const [kind, [start, end]] of Object.entries(MARKERS)) {
+    const a = out.indexOf(start);
+    const b = out.indexOf(end);
+    if (a < 0 || b < a) continue;
+    found = true;
+    const content = kind === 'table' ? markdown : scorecardSummary(markdown);
+    out = `${out.slice(0, a + start.length)}${content.trim()}\n${out.slice(b)}`;
+  }
+  if (!found) throw new Error(`${file} has no ${MARKERS.table[0].trim()} / ${MARKERS.table[1]} markers (nor ${MARKERS.summary[0].trim()})`);
+  return out;
 }
 
 async function scorecard(options: Options): Promise<number> {
@@ -62,10 +71,10 @@ async function scorecard(options: Options): Promise<number> {
     if (options.html !== undefined) fs.writeFileSync(options.html, renderScorecardHtml(card));
     if (options.json !== undefined) fs.writeFileSync(options.json, `${JSON.stringify(card, null, 2)}\n`);
     if (options.out !== undefined) fs.writeFileSync(options.out, markdown);
-    else if (options.readme === undefined) process.stdout.write(markdown);
-    if (options.readme !== undefined) {
-      fs.writeFileSync(options.readme, withScorecard(options.readme, fs.readFileSync(options.readme, 'utf8'), markdown));
-      process.stderr.write(`afterstop scorecard: updated ${options.readme}\n`);
+    else if (options.update.length === 0) process.stdout.write(markdown);
+    for (const file of options.update) {
+      fs.writeFileSync(file, withScorecard(file, fs.readFileSync(file, 'utf8'), markdown));
+      process.stderr.write(`afterstop scorecard: updated ${file}\n`);
     }
   } catch (error) {
     process.stderr.write(`afterstop scorecard: ${(error as Error).message}\n`);
@@ -82,7 +91,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === fs.realp
   await new Command('scorecard')
     .description('measure every instrumented framework at each Stop moment, beside the ground truth')
     .option('--out <file>', 'write the Markdown to FILE instead of stdout')
-    .option('--readme <file>', 'replace the scorecard between the markers in FILE')
+    .option('--update <file>', 'replace the table (and its summary) between the markers in FILE (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--html <file>', 'also write an HTML page')
     .option('--json <file>', 'also write the figures as JSON')
     .option('--framework <text>', 'only the rows whose framework contains TEXT (case-insensitive)')

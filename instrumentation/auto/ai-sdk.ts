@@ -9,7 +9,7 @@ import { AiSdkRun } from './ai-sdk-run.js';
 import { registerAfterstop, unregisterAfterstop } from './ai-sdk-telemetry.js';
 import { moduleDefinitions } from './module-definitions.js';
 
-/** The `ai` versions this instrumentation is tested with (README: supported versions): 5 and 6 by their options, 7 by its telemetry hooks. */
+/** The `ai` versions this instrumentation is tested with (docs/instrumentations.md: supported versions): 5 and 6 by their options, 7 by its telemetry hooks. */
 export const AI_SDK_VERSIONS = ['>=5.0.0 <7', '>=7.0.0 <8'];
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@ import type { ObservedModelCall } from './model-observer.js';
 import { sdkCreateInstrumentation } from './sdk-instrumentation.js';
 import type { Json } from './sdk-stream.js';
 
-/** The `@anthropic-ai/sdk` versions this instrumentation is tested with (README: supported versions). */
+/** The `@anthropic-ai/sdk` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const ANTHROPIC_VERSIONS = ['>=0.20.0 <2'];
 
 /**

@@ -12,7 +12,7 @@ import { frameworkInstrumentation, type PatchTarget } from './framework-instrume
 import { httpCommitsDetected } from './http-commits.js';
 import { activeRun, endStoppedRun } from '../run-context.js';
 
-/** The `@langchain/langgraph` versions this instrumentation is tested with (README: supported versions). */
+/** The `@langchain/langgraph` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const LANGGRAPH_VERSIONS = ['>=1.7.3 <2'];
 
 export const LANGGRAPH_FRAMEWORK = 'langgraph';

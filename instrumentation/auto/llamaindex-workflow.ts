@@ -6,7 +6,7 @@ import { frameworkInstrumentation } from './framework-instrumentation.js';
 import { httpCommitsDetected } from './http-commits.js';
 import { endStoppedRun } from '../run-context.js';
 
-/** The `@llamaindex/workflow-core` versions this instrumentation is tested with (README: supported versions). */
+/** The `@llamaindex/workflow-core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const LLAMAINDEX_WORKFLOW_VERSIONS = ['>=1.3.4 <2'];
 
 export const LLAMAINDEX_FRAMEWORK = 'llamaindex-workflows';

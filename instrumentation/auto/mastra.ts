@@ -11,7 +11,7 @@ import { frameworkInstrumentation, type PatchTarget } from './framework-instrume
 import { withExecutes } from './tool-set.js';
 import { activeRun, endStoppedRun } from '../run-context.js';
 
-/** The `@mastra/core` versions this instrumentation is tested with (README: supported versions). */
+/** The `@mastra/core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const MASTRA_VERSIONS = ['>=1.0.0 <2'];
 export const MASTRA_FRAMEWORK = 'mastra';
 

@@ -10,7 +10,7 @@ import type { Run, ToolCall } from '../types.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 import { activeRun, endStoppedRun } from '../run-context.js';
 
-/** The `@openai/agents-core` versions this instrumentation is tested with (README: supported versions). */
+/** The `@openai/agents-core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 // Narrow: afterstop reads the streamed result's own signal and loop promise (`_getAbortSignal`, `_getStreamLoopPromise`), which are internal.
 export const OPENAI_AGENTS_VERSIONS = ['>=0.20.0 <0.21'];
 

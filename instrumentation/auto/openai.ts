@@ -2,7 +2,7 @@ import type { ObservedModelCall } from './model-observer.js';
 import { sdkCreateInstrumentation } from './sdk-instrumentation.js';
 import type { Json } from './sdk-stream.js';
 
-/** The `openai` versions this instrumentation is tested with (README: supported versions). */
+/** The `openai` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const OPENAI_VERSIONS = ['>=4.13.0 <8'];
 
 /**

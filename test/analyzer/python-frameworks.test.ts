@@ -11,7 +11,7 @@ import { PYTHON_FRAMEWORKS, pythonTurns, type PythonFramework } from '../helpers
  * Python agent frameworks' traces (test/helpers/python-frameworks.ts: two
  * turns of one conversation, the first stopped during a tool call, the second
  * refused with the provider's 400), and the same with the markers the
- * README's recipe emits. What leak-report says of each, and why.
+ * recipe in docs/manual-api.md emits. What leak-report says of each, and why.
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-python-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -69,7 +69,7 @@ describe('Python frameworks, from their own traces', () => {
   });
 });
 
-describe('the same apps with the README recipe’s markers', () => {
+describe('the same apps with the recipe’s markers (docs/manual-api.md)', () => {
   it('PydanticAI: the Stop at 600 ms, acknowledged 12 ms later; the cancelled call an orphan; the next turn rejected', async () => {
     const r = await report('pydantic-ai', true);
     expect(figures(r)).toEqual({
@@ -101,8 +101,8 @@ describe('the same apps with the README recipe’s markers', () => {
   });
 });
 
-describe('the README recipe', () => {
-  const readme = fs.readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+describe('the recipe of docs/manual-api.md', () => {
+  const readme = fs.readFileSync(fileURLToPath(new URL('../../docs/manual-api.md', import.meta.url)), 'utf8');
   const section = readme.slice(readme.indexOf("## Emitting afterstop's markers from any language"));
   const code = /```python\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
 

@@ -7,7 +7,7 @@
  * 400 for the tool call left without a result.
  *
  * `markers: true` adds what an app records with its own OpenTelemetry API
- * following the README's recipe ("Emitting afterstop's markers from any
+ * following the recipe of docs/manual-api.md ("Emitting afterstop's markers from any
  * language"): the run id, conversation and framework on its spans, the
  * cancel request when the user pressed Stop, the cancel ack when its loop
  * stopped, tool start and commit around the side effect, and an

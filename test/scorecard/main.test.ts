@@ -11,6 +11,10 @@ describe('npm run scorecard', () => {
     const readme = 'intro\n<!-- scorecard:start -->\nold\n<!-- scorecard:end -->\nrest\n';
     expect(withScorecard('README.md', readme, '| new |\n')).toBe('intro\n<!-- scorecard:start -->\n| new |\n<!-- scorecard:end -->\nrest\n');
     expect(() => withScorecard('NOTES.md', 'no markers', 'x')).toThrow(/NOTES\.md has no <!-- scorecard:start -->/);
+    const table = '| framework | Stop | depth | x | afterstop = truth |\n|---|---|---|---|---|\n| A | m | 3 | 0 | yes |\n| A | n | 4 | 0 | no |\n';
+    const page = withScorecard('README.md', 'a\n<!-- scorecard-summary:start -->\nold\n<!-- scorecard-summary:end -->\n', table);
+    expect(page).toContain('1 of 2 measurements agree');
+    expect(page).toContain('| A | 2 | 3–4 | 1 of 2 |');
   });
 
   it('--framework runs only the matching rows; one that matches none, or an unknown option, exits 2 with the reason on stderr', () => {

@@ -7,7 +7,7 @@ import { agreesWithTruth, sdkApps, truthAfterStop } from '../../helpers/sdk-app.
 import { versionedApps, versionIn } from '../../helpers/versioned-app.js';
 
 /**
- * The lower bounds of the supported version ranges (README: supported
+ * The lower bounds of the supported version ranges (docs/instrumentations.md: supported
  * versions), run like the newest: the newest are what the other tests in
  * this folder install.
  */
