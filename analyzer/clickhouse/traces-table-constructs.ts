@@ -37,6 +37,8 @@ export function tracesTableConstructs(schema: TracesSchema): ExtraConstructs {
   return {
     // an attribute's value as text, '' when the span lacks it
     attr: { arity: 2, render: ([m = '', k = '']) => attr(m, key(k)) },
+    // the span's attribute as text, NULL when absent (fragments.sql's span_attribute_columns)
+    span_attr: { arity: 1, render: ([k = '']) => `nullIf(${attr('a', key(k))}, '')` },
     // an array attribute (written by the exporter as JSON text) as a list of strings
     attr_list: {
       arity: 2,

@@ -108,6 +108,18 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: (a) => `left(${arg(a, 0)}, ${arg(a, 1)})`,
     clickhouse: (a) => `leftUTF8(${arg(a, 0)}, ${arg(a, 1)})`,
   },
+  try_bigint: {
+    arity: 1,
+    doc: 'the text as a BIGINT, NULL when it is not one',
+    duckdb: (a) => `TRY_CAST(${arg(a, 0)} AS BIGINT)`,
+    clickhouse: (a) => `toInt64OrNull(${arg(a, 0)})`,
+  },
+  try_double: {
+    arity: 1,
+    doc: 'the text as a DOUBLE, NULL when it is not one',
+    duckdb: (a) => `TRY_CAST(${arg(a, 0)} AS DOUBLE)`,
+    clickhouse: (a) => `toFloat64OrNull(${arg(a, 0)})`,
+  },
   int_div: {
     arity: 2,
     doc: 'integer division, rounded toward zero',

@@ -34,7 +34,11 @@ export function fragments(): Map<string, Fragment> {
  * rendered again for another shape at run time (spans.sql: the traces table's
  * default shape, Map attributes and a ScopeName column).
  */
-const committedConstructs: Record<string, ExtraConstructs> = { spans: tracesTableConstructs(DEFAULT_TRACES_SCHEMA) };
+const committedConstructs: Record<string, ExtraConstructs> = {
+  spans: tracesTableConstructs(DEFAULT_TRACES_SCHEMA),
+  // DuckDB's span_rows: a span's attributes as the lists of keys ks and values vs (attr, macros.sql).
+  macros: { span_attr: { arity: 1, render: ([k = '']) => `attr(ks, vs, ${k})` } },
+};
 
 /** Every model file rendered for each of its dialects. */
 export function renderModel(): RenderedQuery[] {

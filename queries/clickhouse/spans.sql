@@ -37,15 +37,17 @@ extracted AS (
     trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope,
     nullIf(a['afterstop.run.id'], '') AS attr_run_id,
     nullIf(a['gen_ai.operation.name'], '') AS op_name,
-    multiIf(
-      a['afterstop.framework'] != '', a['afterstop.framework'],
-      a['ai.operationId'] != '' OR startsWith(name, 'ai.'), 'vercel-ai',
-      scope = 'pydantic-ai', 'pydantic-ai',
-      a['gen_ai.system'] = 'autogen', 'autogen',
-      a['openinference.span.kind'] != '', multiIf(scope = 'openinference.instrumentation.crewai', 'crewai',
-        scope = 'openinference.instrumentation.openai_agents', 'openai-agents-python', 'openinference'),
-      a['traceloop.span.kind'] != '' OR a['traceloop.entity.name'] != '', 'openllmetry',
-      NULL) AS framework,
+    CASE
+      WHEN nullIf(a['afterstop.framework'], '') IS NOT NULL THEN nullIf(a['afterstop.framework'], '')
+      WHEN nullIf(a['ai.operationId'], '') IS NOT NULL OR startsWith(name, 'ai.') THEN 'vercel-ai'
+      WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
+      WHEN nullIf(a['gen_ai.system'], '') = 'autogen' THEN 'autogen'
+      WHEN nullIf(a['openinference.span.kind'], '') IS NOT NULL THEN
+        CASE WHEN scope = 'openinference.instrumentation.crewai' THEN 'crewai'
+             WHEN scope = 'openinference.instrumentation.openai_agents' THEN 'openai-agents-python'
+             ELSE 'openinference' END
+      WHEN nullIf(a['traceloop.span.kind'], '') IS NOT NULL OR nullIf(a['traceloop.entity.name'], '') IS NOT NULL THEN 'openllmetry'
+    END AS framework,
     coalesce(nullIf(a['gen_ai.conversation.id'], ''), nullIf(a['session.id'], ''), nullIf(a['ai.telemetry.metadata.sessionId'], ''),
       nullIf(a['ai.telemetry.metadata.threadId'], '')) AS conversation_id,
     nullIf(a['gen_ai.agent.name'], '') AS agent_name,
@@ -53,14 +55,15 @@ extracted AS (
     coalesce(nullIf(a['gen_ai.tool.name'], ''), nullIf(a['ai.toolCall.name'], ''), nullIf(a['tool.name'], ''), nullIf(a['traceloop.entity.name'], '')) AS tool_name,
     coalesce(nullIf(a['gen_ai.tool.call.id'], ''), nullIf(a['ai.toolCall.id'], ''), nullIf(a['tool_call.id'], '')) AS tool_call_id,
     coalesce(nullIf(a['gen_ai.request.model'], ''), nullIf(a['gen_ai.response.model'], ''), nullIf(a['ai.model.id'], ''), nullIf(a['llm.model_name'], '')) AS model,
-    toBool(a['gen_ai.request.model'] != '') AS has_request_model,
+    CAST(nullIf(a['gen_ai.request.model'], '') IS NOT NULL AS BOOLEAN) AS has_request_model,
     toInt64OrNull(coalesce(nullIf(a['gen_ai.usage.input_tokens'], ''), nullIf(a['gen_ai.usage.prompt_tokens'], ''), nullIf(a['ai.usage.inputTokens'], ''),
-      nullIf(a['ai.usage.promptTokens'], ''), nullIf(a['llm.token_count.prompt'], ''), '')) AS input_tokens,
+      nullIf(a['ai.usage.promptTokens'], ''), nullIf(a['llm.token_count.prompt'], ''))) AS input_tokens,
     toInt64OrNull(coalesce(nullIf(a['gen_ai.usage.output_tokens'], ''), nullIf(a['gen_ai.usage.completion_tokens'], ''), nullIf(a['ai.usage.outputTokens'], ''),
-      nullIf(a['ai.usage.completionTokens'], ''), nullIf(a['llm.token_count.completion'], ''), '')) AS output_tokens,
-    toInt64OrNull(a['afterstop.model.output_tokens_streamed']) AS output_tokens_streamed,
-    toInt64OrNull(a['afterstop.model.output_tokens_after_cancel']) AS output_tokens_after_cancel,
-    coalesce(toFloat64OrNull(a['gen_ai.response.time_to_first_chunk']), toFloat64OrNull(a['ai.response.msToFirstChunk']) / 1000) AS time_to_first_chunk_s,
+      nullIf(a['ai.usage.completionTokens'], ''), nullIf(a['llm.token_count.completion'], ''))) AS output_tokens,
+    toInt64OrNull(nullIf(a['afterstop.model.output_tokens_streamed'], '')) AS output_tokens_streamed,
+    toInt64OrNull(nullIf(a['afterstop.model.output_tokens_after_cancel'], '')) AS output_tokens_after_cancel,
+    coalesce(toFloat64OrNull(nullIf(a['gen_ai.response.time_to_first_chunk'], '')),
+      toFloat64OrNull(nullIf(a['ai.response.msToFirstChunk'], '')) / 1000) AS time_to_first_chunk_s,
     nullIf(a['afterstop.run.outcome'], '') AS outcome,
     nullIf(a['ai.response.finishReason'], '') AS finish_reason,
     nullIf(a['afterstop.tool.effect'], '') AS effect,
@@ -69,16 +72,16 @@ extracted AS (
     nullIf(a['afterstop.tool.idempotency_key'], '') AS idempotency_key,
     nullIf(a['afterstop.steer.id'], '') AS steer_id,
     nullIf(a['afterstop.steer.position'], '') AS steer_position,
-    -- The exporter writes an array attribute as JSON (["id1","id2"]).
-    if(name = 'afterstop.history.repair', JSONExtract(a['afterstop.repair.tool_call_ids'], 'Array(String)'), CAST([] AS Array(String))) AS repair_call_ids,
     nullIf(a['afterstop.compensation.outcome'], '') AS compensation_outcome,
     nullIf(a['afterstop.tool.commit.evidence'], '') AS commit_evidence,
-    toFloat64OrNull(a['afterstop.tool.commit.unanswered_ms']) AS commit_unanswered_ms,
+    toFloat64OrNull(nullIf(a['afterstop.tool.commit.unanswered_ms'], '')) AS commit_unanswered_ms,
     nullIf(a['process.pid'], '') AS pid,
     nullIf(a['error.type'], '') AS error_type,
-    if(length(event_names) > 0, nullIf(arrayStringConcat(arrayMap(e -> e['exception.message'], event_attrs), ','), ''), NULL) AS exception_text,
     nullIf(a['openinference.span.kind'], '') AS oi_kind,
     nullIf(a['traceloop.span.kind'], '') AS traceloop_kind,
+    -- The exporter writes an array attribute as JSON (["id1","id2"]).
+    if(name = 'afterstop.history.repair', JSONExtract(a['afterstop.repair.tool_call_ids'], 'Array(String)'), CAST([] AS Array(String))) AS repair_call_ids,
+    if(length(event_names) > 0, nullIf(arrayStringConcat(arrayMap(e -> e['exception.message'], event_attrs), ','), ''), NULL) AS exception_text,
     toBool(a['error.type'] = 'cancelled'
       OR match(coalesce(status_message, ''), '(?i)abort|cancel')
       OR match(a['error.type'], '(?i)abort|cancel')

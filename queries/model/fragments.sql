@@ -35,3 +35,55 @@ CASE
     OR coalesce(oi_kind = 'LLM', false) THEN 'model'
   ELSE 'other'
 END
+
+-- @fragment span_attribute_columns()
+-- The columns the leak model reads from a span's attributes, the same for every input (DuckDB's span_rows in
+-- macros.sql over OTLP/JSON and Tempo blocks; ClickHouse's spans.sql over the exporter's table), each
+-- @span_attr the input's lookup of one attribute as text (NULL when absent). The framework of a foreign span:
+-- the Vercel AI SDK's own telemetry; Python frameworks: PydanticAI's own instrumentation (its scope),
+-- AutoGen's built-in spans, and the OpenInference instrumentations of CrewAI and the OpenAI Agents SDK
+-- (their scopes); else OpenInference or OpenLLMetry.
+@span_attr('afterstop.run.id') AS attr_run_id,
+@span_attr('gen_ai.operation.name') AS op_name,
+CASE
+  WHEN @span_attr('afterstop.framework') IS NOT NULL THEN @span_attr('afterstop.framework')
+  WHEN @span_attr('ai.operationId') IS NOT NULL OR @starts_with(name, 'ai.') THEN 'vercel-ai'
+  WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
+  WHEN @span_attr('gen_ai.system') = 'autogen' THEN 'autogen'
+  WHEN @span_attr('openinference.span.kind') IS NOT NULL THEN
+    CASE WHEN scope = 'openinference.instrumentation.crewai' THEN 'crewai'
+         WHEN scope = 'openinference.instrumentation.openai_agents' THEN 'openai-agents-python'
+         ELSE 'openinference' END
+  WHEN @span_attr('traceloop.span.kind') IS NOT NULL OR @span_attr('traceloop.entity.name') IS NOT NULL THEN 'openllmetry'
+END AS framework,
+coalesce(@span_attr('gen_ai.conversation.id'), @span_attr('session.id'), @span_attr('ai.telemetry.metadata.sessionId'),
+  @span_attr('ai.telemetry.metadata.threadId')) AS conversation_id,
+@span_attr('gen_ai.agent.name') AS agent_name,
+@span_attr('ai.telemetry.functionId') AS function_id,
+coalesce(@span_attr('gen_ai.tool.name'), @span_attr('ai.toolCall.name'), @span_attr('tool.name'), @span_attr('traceloop.entity.name')) AS tool_name,
+coalesce(@span_attr('gen_ai.tool.call.id'), @span_attr('ai.toolCall.id'), @span_attr('tool_call.id')) AS tool_call_id,
+coalesce(@span_attr('gen_ai.request.model'), @span_attr('gen_ai.response.model'), @span_attr('ai.model.id'), @span_attr('llm.model_name')) AS model,
+CAST(@span_attr('gen_ai.request.model') IS NOT NULL AS BOOLEAN) AS has_request_model,
+@try_bigint(coalesce(@span_attr('gen_ai.usage.input_tokens'), @span_attr('gen_ai.usage.prompt_tokens'), @span_attr('ai.usage.inputTokens'),
+  @span_attr('ai.usage.promptTokens'), @span_attr('llm.token_count.prompt'))) AS input_tokens,
+@try_bigint(coalesce(@span_attr('gen_ai.usage.output_tokens'), @span_attr('gen_ai.usage.completion_tokens'), @span_attr('ai.usage.outputTokens'),
+  @span_attr('ai.usage.completionTokens'), @span_attr('llm.token_count.completion'))) AS output_tokens,
+@try_bigint(@span_attr('afterstop.model.output_tokens_streamed')) AS output_tokens_streamed,
+@try_bigint(@span_attr('afterstop.model.output_tokens_after_cancel')) AS output_tokens_after_cancel,
+coalesce(@try_double(@span_attr('gen_ai.response.time_to_first_chunk')),
+  @try_double(@span_attr('ai.response.msToFirstChunk')) / 1000) AS time_to_first_chunk_s,
+@span_attr('afterstop.run.outcome') AS outcome,
+@span_attr('ai.response.finishReason') AS finish_reason,
+@span_attr('afterstop.tool.effect') AS effect,
+@span_attr('afterstop.tool.kind') AS tool_kind,
+@span_attr('afterstop.tool.result') AS result,
+@span_attr('afterstop.tool.idempotency_key') AS idempotency_key,
+@span_attr('afterstop.steer.id') AS steer_id,
+@span_attr('afterstop.steer.position') AS steer_position,
+@span_attr('afterstop.compensation.outcome') AS compensation_outcome,
+@span_attr('afterstop.tool.commit.evidence') AS commit_evidence,
+@try_double(@span_attr('afterstop.tool.commit.unanswered_ms')) AS commit_unanswered_ms,
+@span_attr('process.pid') AS pid,
+@span_attr('error.type') AS error_type,
+@span_attr('openinference.span.kind') AS oi_kind,
+@span_attr('traceloop.span.kind') AS traceloop_kind

@@ -105,56 +105,11 @@ CREATE OR REPLACE TEMP MACRO span_rows(src) AS TABLE
 WITH extracted AS (
   SELECT
     trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope, file,
-    attr(ks, vs, 'afterstop.run.id') AS attr_run_id,
-    attr(ks, vs, 'gen_ai.operation.name') AS op_name,
-    CASE
-      WHEN attr(ks, vs, 'afterstop.framework') IS NOT NULL THEN attr(ks, vs, 'afterstop.framework')
-      WHEN attr(ks, vs, 'ai.operationId') IS NOT NULL OR starts_with(name, 'ai.') THEN 'vercel-ai'
-      -- Python frameworks: PydanticAI's own instrumentation (its scope), AutoGen's built-in spans, and the
-      -- OpenInference instrumentations of CrewAI and the OpenAI Agents SDK (their scopes).
-      WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
-      WHEN attr(ks, vs, 'gen_ai.system') = 'autogen' THEN 'autogen'
-      WHEN attr(ks, vs, 'openinference.span.kind') IS NOT NULL THEN
-        CASE scope WHEN 'openinference.instrumentation.crewai' THEN 'crewai'
-                   WHEN 'openinference.instrumentation.openai_agents' THEN 'openai-agents-python'
-                   ELSE 'openinference' END
-      WHEN attr(ks, vs, 'traceloop.span.kind') IS NOT NULL OR attr(ks, vs, 'traceloop.entity.name') IS NOT NULL THEN 'openllmetry'
-    END AS framework,
-    coalesce(attr(ks, vs, 'gen_ai.conversation.id'), attr(ks, vs, 'session.id'), attr(ks, vs, 'ai.telemetry.metadata.sessionId'),
-      attr(ks, vs, 'ai.telemetry.metadata.threadId')) AS conversation_id,
-    attr(ks, vs, 'gen_ai.agent.name') AS agent_name,
-    attr(ks, vs, 'ai.telemetry.functionId') AS function_id,
-    coalesce(attr(ks, vs, 'gen_ai.tool.name'), attr(ks, vs, 'ai.toolCall.name'), attr(ks, vs, 'tool.name'), attr(ks, vs, 'traceloop.entity.name')) AS tool_name,
-    coalesce(attr(ks, vs, 'gen_ai.tool.call.id'), attr(ks, vs, 'ai.toolCall.id'), attr(ks, vs, 'tool_call.id')) AS tool_call_id,
-    coalesce(attr(ks, vs, 'gen_ai.request.model'), attr(ks, vs, 'gen_ai.response.model'), attr(ks, vs, 'ai.model.id'), attr(ks, vs, 'llm.model_name')) AS model,
-    attr(ks, vs, 'gen_ai.request.model') IS NOT NULL AS has_request_model,
-    TRY_CAST(coalesce(attr(ks, vs, 'gen_ai.usage.input_tokens'), attr(ks, vs, 'gen_ai.usage.prompt_tokens'), attr(ks, vs, 'ai.usage.inputTokens'),
-      attr(ks, vs, 'ai.usage.promptTokens'), attr(ks, vs, 'llm.token_count.prompt')) AS BIGINT) AS input_tokens,
-    TRY_CAST(coalesce(attr(ks, vs, 'gen_ai.usage.output_tokens'), attr(ks, vs, 'gen_ai.usage.completion_tokens'), attr(ks, vs, 'ai.usage.outputTokens'),
-      attr(ks, vs, 'ai.usage.completionTokens'), attr(ks, vs, 'llm.token_count.completion')) AS BIGINT) AS output_tokens,
-    TRY_CAST(attr(ks, vs, 'afterstop.model.output_tokens_streamed') AS BIGINT) AS output_tokens_streamed,
-    TRY_CAST(attr(ks, vs, 'afterstop.model.output_tokens_after_cancel') AS BIGINT) AS output_tokens_after_cancel,
-    coalesce(TRY_CAST(attr(ks, vs, 'gen_ai.response.time_to_first_chunk') AS DOUBLE),
-      TRY_CAST(attr(ks, vs, 'ai.response.msToFirstChunk') AS DOUBLE) / 1000) AS time_to_first_chunk_s,
-    attr(ks, vs, 'afterstop.run.outcome') AS outcome,
-    attr(ks, vs, 'ai.response.finishReason') AS finish_reason,
-    attr(ks, vs, 'afterstop.tool.effect') AS effect,
-    attr(ks, vs, 'afterstop.tool.kind') AS tool_kind,
-    attr(ks, vs, 'afterstop.tool.result') AS result,
-    attr(ks, vs, 'afterstop.tool.idempotency_key') AS idempotency_key,
-    attr(ks, vs, 'afterstop.steer.id') AS steer_id,
-    attr(ks, vs, 'afterstop.steer.position') AS steer_position,
+    @span_attribute_columns,
     CASE WHEN name = 'afterstop.history.repair'
          THEN coalesce(json_extract_string(attr(ks, vs, 'afterstop.repair.tool_call_ids'), '$.values[*].stringValue'), []) END AS repair_call_ids,
-    attr(ks, vs, 'afterstop.compensation.outcome') AS compensation_outcome,
-    attr(ks, vs, 'afterstop.tool.commit.evidence') AS commit_evidence,
-    TRY_CAST(attr(ks, vs, 'afterstop.tool.commit.unanswered_ms') AS DOUBLE) AS commit_unanswered_ms,
-    attr(ks, vs, 'process.pid') AS pid,
-    attr(ks, vs, 'error.type') AS error_type,
     CASE WHEN events IS NOT NULL
          THEN nullif(list_string_agg(list_transform(events, e -> coalesce(attr(e.ks, e.vs, 'exception.message'), ''))), '') END AS exception_text,
-    attr(ks, vs, 'openinference.span.kind') AS oi_kind,
-    attr(ks, vs, 'traceloop.span.kind') AS traceloop_kind,
     coalesce(attr(ks, vs, 'error.type') = 'cancelled', false)
       OR regexp_matches(coalesce(status_message, ''), '(?i)abort|cancel')
       OR regexp_matches(coalesce(attr(ks, vs, 'error.type'), ''), '(?i)abort|cancel')

@@ -54,6 +54,12 @@ describe('the dialect constructs give one value on both engines', () => {
     await both('SELECT @round(-2.5, 0) AS v', -3);
     await both('SELECT @round(1234.5678, 3) AS v', 1234.568);
   });
+  it('try_bigint and try_double: the number, NULL for text that is not one', async () => {
+    await both("SELECT @try_bigint('42') AS v", 42);
+    await both("SELECT @try_bigint('forty') AS v", null);
+    await both("SELECT @try_double('1.5') AS v", 1.5);
+    await both("SELECT @try_double('x') AS v", null);
+  });
   it('left: characters, not bytes', async () => {
     await both("SELECT @left('héllo', 2) AS v", 'hé');
   });
@@ -99,7 +105,7 @@ describe('the dialect constructs give one value on both engines', () => {
     await both("SELECT @run_local_id('trace:run:1') AS v", 'run:1');
   });
   it('every construct is exercised here', () => {
-    const tested = ['round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_rank', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join'];
+    const tested = ['try_bigint', 'try_double', 'round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_rank', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join'];
     // The store/session constructs (touched, assigned_spans, store_insert, update_spans) are run by assign-runs and run-facts on both engines (test/analyzer/clickhouse/report.test.ts).
     const session = ['touched', 'assigned_spans', 'store_insert', 'update_spans'];
     expect(Object.keys(CONSTRUCTS).sort()).toEqual([...tested, ...session].sort());
