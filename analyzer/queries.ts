@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** A result column's type as a query file declares it (`-- @column name type`), `?` after it: may be NULL. */
-export type ColumnType = 'text' | 'int' | 'bigint' | 'float' | 'bool';
-export const COLUMN_TYPES: readonly ColumnType[] = ['text', 'int', 'bigint', 'float', 'bool'];
+export type ColumnType = 'text' | 'int' | 'bigint' | 'float' | 'bool' | 'text[]';
+export const COLUMN_TYPES: readonly ColumnType[] = ['text', 'int', 'bigint', 'float', 'bool', 'text[]'];
 
 export interface QueryColumn {
   name: string;

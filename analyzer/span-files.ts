@@ -19,7 +19,7 @@ const rel = (store: Store, file: string): string => path.relative(store.folder, 
 
 /** Read back the live files of the days this ingest's spans fall on (and the days beside them). */
 export async function loadTouchedSpanFiles(store: Store, ingestId: number): Promise<number> {
-  const files = await store.rows<{ path: string }>(query('touched-span-files'), { ingest_id: ingestId });
+  const files = await store.typedRows('touched-span-files', { ingest_id: ingestId });
   if (files.length > 0) await store.run(query('load-span-files'), { files: listValue(files.map((f) => abs(store, f.path))) });
   return files.length;
 }
@@ -30,18 +30,18 @@ export async function loadTouchedSpanFiles(store: Store, ingestId: number): Prom
  */
 export async function writeSpanFiles(store: Store): Promise<void> {
   fs.mkdirSync(store.spansDir, { recursive: true });
-  const written = await store.rows<{ Count: bigint; Files: string[] }>(query('write-span-files'), {
+  const written = await store.typedRows('write-span-files', {
     dir: store.spansDir,
     pattern: `part-${Date.now()}-${randomUUID().slice(0, 8)}-{i}`,
   });
   const files = written.flatMap((w) => w.Files ?? []);
   if (files.length > 0) {
-    const counts = await store.rows<{ file: string; day: string; spans: bigint; max_ingest_id: number }>(query('file-span-counts'), { files: listValue(files) });
+    const counts = await store.typedRows('file-span-counts', { files: listValue(files) });
     const days = [...new Set(counts.map((c) => c.day))];
     let replaced: { path: string }[];
     try {
       replaced = await store.transaction(async () => {
-        const old = await store.rows<{ path: string }>(query('replace-span-files'), { days: listValue(days) });
+        const old = await store.typedRows('replace-span-files', { days: listValue(days) });
         await store.run(query('record-span-files'), {
           paths: listValue(counts.map((c) => rel(store, c.file))),
           days: listValue(counts.map((c) => c.day)),
@@ -71,8 +71,8 @@ export interface PruneSummary {
 /** Retention: remove the days wholly before `beforeNs`'s day, and the runs that start on them. */
 export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<PruneSummary> {
   const { files, runs } = await store.transaction(async () => {
-    const files = await store.rows<{ path: string; day: string; spans: bigint }>(query('prune-span-files'), { before_ns: beforeNs });
-    const runs = await store.rows(query('prune-run-facts'), { before_ns: beforeNs });
+    const files = await store.typedRows('prune-span-files', { before_ns: beforeNs });
+    const runs = await store.typedRows('prune-run-facts', { before_ns: beforeNs });
     // Remembered, so that a trace file read again does not bring those days back.
     await store.run(query('set-pruned-before'), { day: new Date(Number(beforeNs / 1_000_000n)).toISOString().slice(0, 10) });
     return { files, runs };
@@ -85,7 +85,7 @@ export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<Pr
 
 /** The live files a report over the window reads (absolute paths). */
 export async function reportSpanFiles(store: Store, sinceNs: bigint | null, untilNs: bigint | null): Promise<string[]> {
-  const rows = await store.rows<{ path: string }>(query('report-span-files'), { since_ns: sinceNs, until_ns: untilNs });
+  const rows = await store.typedRows('report-span-files', { since_ns: sinceNs, until_ns: untilNs });
   return rows.map((r) => abs(store, r.path));
 }
 
@@ -98,7 +98,7 @@ const WRITTEN_FILE = /(^|[\\/])day=\d{4}-\d{2}-\d{2}[\\/]service_folder=[^\\/]*[
  */
 export async function sweepUnrecordedSpanFiles(store: Store): Promise<number> {
   if (!fs.existsSync(store.spansDir)) return 0;
-  const live = new Set((await store.rows<{ path: string }>(query('report-span-files'), { since_ns: null, until_ns: null })).map((r) => abs(store, r.path)));
+  const live = new Set((await store.typedRows('report-span-files', { since_ns: null, until_ns: null })).map((r) => abs(store, r.path)));
   let removed = 0;
   for (const entry of fs.readdirSync(store.spansDir, { recursive: true, withFileTypes: true })) {
     const file = path.join(entry.parentPath, entry.name);

@@ -3,6 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
+import type { QueryRows } from './sql/query-rows.js';
+import { typedRows } from './sql/typed-rows.js';
 import { query, type Query } from './queries.js';
 
 export type Params = Record<string, DuckDBValue>;
@@ -105,6 +107,12 @@ export class Store {
     return reader.getRowObjectsJS() as T[];
   }
 
+  /** A query's rows as its header declares them (queries/<name>.sql's -- @column lines; analyzer/sql/query-rows.ts). */
+  async typedRows<N extends keyof QueryRows>(name: N, params: Params = {}): Promise<QueryRows[N][]> {
+    const q = query(name);
+    return typedRows<QueryRows[N]>(q, await this.rows(q, params));
+  }
+
   /** Run `body` in one transaction: committed when it resolves, rolled back when it throws (and the error passed on). */
   async transaction<T>(body: () => Promise<T>): Promise<T> {
     await this.connection.run('BEGIN TRANSACTION');
@@ -129,7 +137,7 @@ export class Store {
    * columns: it is not read (a clear error), rather than misread.
    */
   private async checkVersion(): Promise<void> {
-    const [row] = await this.rows<{ value: string }>(query('store-version'));
+    const [row] = await this.typedRows('store-version');
     if (row === undefined) {
       const [count] = await this.rows<{ n: bigint }>(query('span-count'));
       if ((count?.n ?? 0n) > 0n) {

@@ -1,5 +1,6 @@
 -- @name prune_run_facts
 -- @description Retention (afterstop prune, with prune-span-files.sql): forget the runs that ended (or, unended, started) on a day wholly before the cutoff's day, whose spans go with those days; a run that crosses into a kept day keeps its facts.
 -- @param before_ns BIGINT the cutoff in ns since the epoch
--- @returns run_id: the runs forgotten
+-- @returns rows: the runs forgotten
+-- @column run_id text
 DELETE FROM run_facts WHERE span_day(coalesce(end_ns, start_ns)) < span_day($before_ns) RETURNING run_id;

@@ -1,5 +1,8 @@
 -- @name prune_span_files
 -- @description Retention (afterstop prune): forget the Parquet files of the days wholly before the cutoff's day (UTC); they are then deleted. The trace files already read stay recorded, so that they are not read again.
 -- @param before_ns BIGINT the cutoff in ns since the epoch
--- @returns path, day, spans: the files forgotten
+-- @returns rows: the files forgotten
+-- @column path  text
+-- @column day   text
+-- @column spans bigint
 DELETE FROM span_files WHERE day < span_day($before_ns) RETURNING path, strftime(day, '%Y-%m-%d') AS day, spans;

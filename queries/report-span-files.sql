@@ -2,7 +2,8 @@
 -- @description The Parquet files a report over the window reads: the days from the day before `since` to the day after `until`, and every day (with the day either side) of a run that shares a conversation or a trace with a run of the window (the next run after a Stop, the first commit of a replayed effect, a steering message queued earlier may lie days away); all when the window is open.
 -- @param since_ns BIGINT the window's start in ns since the epoch (NULL: open)
 -- @param until_ns BIGINT the window's end (NULL: open)
--- @returns path (relative to the store's folder)
+-- @returns rows: relative to the store's folder
+-- @column path text
 WITH window_runs AS (
   SELECT run_id, trace_id, conversation_id FROM run_facts
   WHERE ($since_ns IS NULL OR start_ns >= $since_ns) AND ($until_ns IS NULL OR start_ns < $until_ns)

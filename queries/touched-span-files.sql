@@ -1,7 +1,8 @@
 -- @name touched_span_files
 -- @description The Parquet files of the days this ingest touches, read back so that each span is kept once and every run is assigned and summed up over its whole trace, then written anew: the days its spans fall on and the day either side (a run that crosses midnight, a parent stored a day apart), and every day a run of a trace it touches (touched_traces) already spans.
 -- @param ingest_id INTEGER this ingest's number
--- @returns path (relative to the store's folder)
+-- @returns rows: relative to the store's folder
+-- @column path text
 WITH days AS (
   SELECT span_day(start_ns) + CAST(d AS INTEGER) AS day FROM spans, (VALUES (-1), (0), (1)) AS near(d) WHERE ingest_id = $ingest_id
   UNION

@@ -35,7 +35,7 @@ async function spanCount(store: Store): Promise<number> {
 
 /** Files the store has not read yet, or that changed (grew) since. */
 async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
-  const rows = await store.rows<{ path: string; size: bigint; mtime_ms: number }>(query('ingested-files'));
+  const rows = await store.typedRows('ingested-files');
   const seen = new Map(rows.map((r) => [r.path, r]));
   return files.filter((f) => {
     const before = seen.get(f.path);
@@ -77,7 +77,7 @@ async function storeFiles(
   } finally {
     await store.connection.run('RESET preserve_insertion_order');
   }
-  const counts = await store.rows<{ file: string; spans: bigint; invalid: bigint }>(query('file-counts'), { ingest_id: ingestId });
+  const counts = await store.typedRows('file-counts', { ingest_id: ingestId });
   return new Map(counts.map((c) => [c.file, { spans: Number(c.spans), invalid: Number(c.invalid) }]));
 }
 
@@ -180,7 +180,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.run(query('clear-working-spans'));
   await sweepUnrecordedSpanFiles(store);
   const before = await spanCount(store);
-  const [next] = await store.rows<{ id: number }>(query('next-ingest-id'));
+  const [next] = await store.typedRows('next-ingest-id');
   const ingestId = next?.id ?? 1;
   // Files are recorded as read only once their spans and facts are stored: a job killed
   // before that reads them again next time (dedupe-spans.sql keeps each span once).
@@ -251,7 +251,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   }
   await store.run(query('drop-invalid'), { ingest_id: ingestId });
   // Spans on days the retention removed stay removed (a grown file is read again from its start).
-  for (const p of await store.rows<{ file: string; spans: bigint; kept_from: string }>(query('pruned-span-counts'), { ingest_id: ingestId })) {
+  for (const p of await store.typedRows('pruned-span-counts', { ingest_id: ingestId })) {
     const line = { file: p.file, line: 0, reason: `${p.spans} span(s) before ${p.kept_from}, a day the store's retention removed (afterstop prune)` };
     summary.skipped.push(line);
     read.find((r) => r.file.path === p.file)?.skipped.push(line);

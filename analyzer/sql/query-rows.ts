@@ -50,6 +50,21 @@ export interface CancelLatencyRow {
   unacknowledged_cancels: number;
 }
 
+/** A row of queries/file-counts.sql (file_counts). */
+export interface FileCountsRow {
+  file: string;
+  spans: bigint;
+  invalid: bigint;
+}
+
+/** A row of queries/file-span-counts.sql (file_span_counts). */
+export interface FileSpanCountsRow {
+  file: string;
+  day: string;
+  spans: bigint;
+  max_ingest_id: number;
+}
+
 /** A row of queries/findings.sql (findings). */
 export interface FindingsRow {
   kind: string;
@@ -89,6 +104,18 @@ export interface GhostCommitsRow {
   ghost_commits_possible_alarming: number;
 }
 
+/** A row of queries/ingested-files.sql (ingested_files). */
+export interface IngestedFilesRow {
+  path: string;
+  size: bigint;
+  mtime_ms: number;
+}
+
+/** A row of queries/next-ingest-id.sql (next_ingest_id). */
+export interface NextIngestIdRow {
+  id: number;
+}
+
 /** A row of queries/orphan-processes.sql (orphan_processes). */
 export interface OrphanProcessesRow {
   service: string | null;
@@ -120,6 +147,30 @@ export interface PostCancelErrorsRow {
   cleanup_errors: number;
 }
 
+/** A row of queries/prune-run-facts.sql (prune_run_facts). */
+export interface PruneRunFactsRow {
+  run_id: string;
+}
+
+/** A row of queries/prune-span-files.sql (prune_span_files). */
+export interface PruneSpanFilesRow {
+  path: string;
+  day: string;
+  spans: bigint;
+}
+
+/** A row of queries/pruned-span-counts.sql (pruned_span_counts). */
+export interface PrunedSpanCountsRow {
+  file: string;
+  spans: bigint;
+  kept_from: string;
+}
+
+/** A row of queries/replace-span-files.sql (replace_span_files). */
+export interface ReplaceSpanFilesRow {
+  path: string;
+}
+
 /** A row of queries/replay-duplicates.sql (replay_duplicates). */
 export interface ReplayDuplicatesRow {
   service: string | null;
@@ -128,6 +179,11 @@ export interface ReplayDuplicatesRow {
   total: boolean;
   replay_duplicates: number;
   replayed_conversations: number;
+}
+
+/** A row of queries/report-span-files.sql (report_span_files). */
+export interface ReportSpanFilesRow {
+  path: string;
 }
 
 /** A row of queries/runs.sql (runs). */
@@ -167,6 +223,11 @@ export interface SteeringRow {
   inject_max: number | null;
   dropped: number;
   violations: number;
+}
+
+/** A row of queries/store-version.sql (store_version). */
+export interface StoreVersionRow {
+  value: string;
 }
 
 /** A row of queries/timeline.sql (timeline). */
@@ -210,24 +271,47 @@ export interface TokensAfterStopRow {
   ghost_tax_usd: number;
 }
 
+/** A row of queries/touched-span-files.sql (touched_span_files). */
+export interface TouchedSpanFilesRow {
+  path: string;
+}
+
+/** A row of queries/write-span-files.sql (write_span_files). */
+export interface WriteSpanFilesRow {
+  Count: bigint;
+  Files: string[];
+}
+
 /** The row type of each query that declares its columns, by file name. */
 export interface QueryRows {
   'cancel-depth-by-framework': CancelDepthByFrameworkRow;
   'cancel-depth': CancelDepthRow;
   'cancel-latency-histogram': CancelLatencyHistogramRow;
   'cancel-latency': CancelLatencyRow;
+  'file-counts': FileCountsRow;
+  'file-span-counts': FileSpanCountsRow;
   'findings': FindingsRow;
   'ghost-commits-by-tool': GhostCommitsByToolRow;
   'ghost-commits': GhostCommitsRow;
+  'ingested-files': IngestedFilesRow;
+  'next-ingest-id': NextIngestIdRow;
   'orphan-processes': OrphanProcessesRow;
   'orphan-tool-calls': OrphanToolCallsRow;
   'post-cancel-errors': PostCancelErrorsRow;
+  'prune-run-facts': PruneRunFactsRow;
+  'prune-span-files': PruneSpanFilesRow;
+  'pruned-span-counts': PrunedSpanCountsRow;
+  'replace-span-files': ReplaceSpanFilesRow;
   'replay-duplicates': ReplayDuplicatesRow;
+  'report-span-files': ReportSpanFilesRow;
   'runs': RunsRow;
   'skipped-lines': SkippedLinesRow;
   'span-count': SpanCountRow;
   'steering': SteeringRow;
+  'store-version': StoreVersionRow;
   'timeline': TimelineRow;
   'tokens-after-stop-by-model': TokensAfterStopByModelRow;
   'tokens-after-stop': TokensAfterStopRow;
+  'touched-span-files': TouchedSpanFilesRow;
+  'write-span-files': WriteSpanFilesRow;
 }

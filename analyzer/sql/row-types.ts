@@ -7,7 +7,7 @@ import type { Query, QueryColumn } from '../queries.js';
  * the query says it returns (test/analyzer/sql/query-columns.test.ts checks
  * that against what each engine really returns).
  */
-const TS: Record<QueryColumn['type'], string> = { text: 'string', int: 'number', bigint: 'bigint', float: 'number', bool: 'boolean' };
+const TS: Record<QueryColumn['type'], string> = { text: 'string', int: 'number', bigint: 'bigint', float: 'number', bool: 'boolean', 'text[]': 'string[]' };
 
 const typeName = (file: string): string =>
   `${file.split(/[-/]/).map((w) => (w[0] ?? '').toUpperCase() + w.slice(1)).join('')}Row`;

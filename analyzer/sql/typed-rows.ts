@@ -20,6 +20,8 @@ function convert(q: Query, c: QueryColumn, value: unknown): unknown {
   switch (c.type) {
     case 'text':
       return typeof value === 'string' ? value : wrong();
+    case 'text[]':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : wrong();
     case 'bool':
       if (typeof value === 'boolean') return value;
       if (value === 1 || value === '1' || value === 'true') return true;

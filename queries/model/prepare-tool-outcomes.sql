@@ -4,9 +4,10 @@
 CREATE OR REPLACE TEMPORARY TABLE report_tool_outcomes AS
 WITH repairs AS (
   SELECT s.run_id, s.start_ns, coalesce(s.conversation_id, r.conversation_id) AS conversation_id, call_id
-  FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
+  -- The repair spans first: the list of every span is not unnested (it was 17 times slower at 1M spans).
+  FROM (SELECT run_id, start_ns, conversation_id, repair_call_ids FROM report_spans WHERE name = 'afterstop.history.repair') AS s
+  JOIN report_runs AS r ON r.run_id = s.run_id
   @array_join(s.repair_call_ids, call_id)
-  WHERE s.name = 'afterstop.history.repair'
 ),
 outcomes AS (
   SELECT

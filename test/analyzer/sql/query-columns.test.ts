@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listValue } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,8 +22,8 @@ const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f)
 const declared = listQueries().filter((q) => q.query.columns.length > 0);
 const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n } };
 
-const DUCKDB_TYPES: Record<ColumnType, RegExp> = { text: /^VARCHAR$/, int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/, bigint: /^(U?BIGINT|HUGEINT)$/, float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/, bool: /^BOOLEAN$/ };
-const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = { text: /^String$/, int: /^U?Int(8|16|32|64|128)$/, bigint: /^U?Int(64|128)$/, float: /^(Float64|Float32|Decimal.*)$/, bool: /^(Bool|UInt8)$/ };
+const DUCKDB_TYPES: Record<ColumnType, RegExp> = { text: /^VARCHAR$/, int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/, bigint: /^(U?BIGINT|HUGEINT)$/, float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/, bool: /^BOOLEAN$/, 'text[]': /^VARCHAR\[\]$/ };
+const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = { text: /^String$/, int: /^U?Int(8|16|32|64|128)$/, bigint: /^U?Int(64|128)$/, float: /^(Float64|Float32|Decimal.*)$/, bool: /^(Bool|UInt8)$/, 'text[]': /^Array\(String\)$/ };
 const clickhouseFile = (file: string): string => fileURLToPath(new URL(`../../../queries/clickhouse/${file}.sql`, import.meta.url));
 const base = (type: string): string => type.replace(/^LowCardinality\((.*)\)$/, '$1').replace(/^Nullable\((.*)\)$/, '$1');
 
@@ -38,8 +40,26 @@ afterAll(async () => {
   await ch.close();
 });
 
+/** The parameters each store query takes, none of which changes the store (a cutoff before every span, no day, an empty write elsewhere). */
+async function storeParams(file: string): Promise<Record<string, unknown>> {
+  const stored = (await duck.store.connection.runAndReadAll('SELECT path FROM span_files')).getRowObjectsJS().map((r) => path.join(duck.store.folder, String(r['path'])));
+  const byFile: Record<string, Record<string, unknown>> = {
+    'skipped-lines': { files: listValue(files) },
+    'file-counts': { ingest_id: 1 },
+    'pruned-span-counts': { ingest_id: 1 },
+    'touched-span-files': { ingest_id: 1 },
+    'file-span-counts': { files: listValue(stored) },
+    'prune-run-facts': { before_ns: 0n },
+    'prune-span-files': { before_ns: 0n },
+    'replace-span-files': { days: listValue(['1970-01-01']) },
+    'report-span-files': { since_ns: null, until_ns: null },
+    'write-span-files': { dir: fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), pattern: 'probe_{i}' },
+  };
+  return byFile[file] ?? PARAMS[file] ?? {};
+}
+
 async function duckColumns(q: Query): Promise<{ names: string[]; types: string[] }> {
-  const params = q.name === 'skipped_lines' ? { files: listValue(files) } : (PARAMS[q.file.replace(/^.*\//, '').replace(/\.sql$/, '')] ?? {});
+  const params = await storeParams(q.file.replace(/^.*\//, '').replace(/\.sql$/, ''));
   const reader = await duck.store.connection.runAndReadAll(q.sql, params as never);
   return { names: reader.columnNames(), types: reader.columnTypes().map((t) => t.toString()) };
 }
