@@ -50,6 +50,21 @@ export class StorageError extends Error {
   }
 }
 
+const queryColumnSymbol = Symbol.for('afterstop.query-column-error');
+
+/**
+ * A query's row lacks a column its header declares (`-- @column`), or holds a
+ * value of another type: the query and its header disagree. A bug, not the input's fault.
+ */
+export class QueryColumnError extends Error {
+  private readonly [queryColumnSymbol] = true;
+  override readonly name = 'QueryColumnError';
+
+  static isInstance(error: unknown): error is QueryColumnError {
+    return carries(error, queryColumnSymbol);
+  }
+}
+
 const STORAGE_CODES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EFBIG']);
 /** DuckDB says these in its IO errors' messages (it gives no code). */
 const STORAGE_MESSAGE = /No space left on device|Disk quota exceeded|Read-only file system|File too large/i;

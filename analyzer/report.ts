@@ -28,11 +28,10 @@ import type {
   QueryRows,
   ReplayDuplicatesRow,
   RunsRow,
-  SkippedLinesRow,
   SteeringRow,
   TokensAfterStopRow,
 } from './sql/query-rows.js';
-import { QueryColumnError, typedRows } from './sql/typed-rows.js';
+import { QueryColumnError } from './errors.js';
 
 export interface ReportOptions {
   since?: Date | undefined;
@@ -168,8 +167,7 @@ export async function prepareReport(store: Store, options: Pick<ReportOptions, '
 
 async function skippedLines(store: Store, files: readonly string[]): Promise<SkippedInput[]> {
   if (files.length === 0) return [];
-  const q = query('skipped-lines');
-  return typedRows<SkippedLinesRow>(q, await store.rows(q, { files: listValue([...files]) }));
+  return store.typedRows('skipped-lines', { files: listValue([...files]) });
 }
 
 /**
@@ -184,7 +182,7 @@ export async function buildReport(
 ): Promise<LeakReport> {
   await prepareReport(store, options);
   const skipped = await skippedLines(store, ingested.paths);
-  const rowsOf: ReportRows = async (name, params) => typedRows(query(name), await store.rows(query(name), params));
+  const rowsOf: ReportRows = (name, params) => store.typedRows(name, params);
   return assembleReport(rowsOf, options, {
     files: ingested.files,
     files_read: ingested.read,

@@ -1,7 +1,6 @@
 import { query } from '../queries.js';
 import { assembleReport, PREPARE, prepareParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
 import type { SpanCountRow } from '../sql/query-rows.js';
-import { typedRows } from '../sql/typed-rows.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
 import { spansQuery, tracesSchema } from './traces-schema.js';
@@ -32,13 +31,9 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.
   const params = prepareParams(options);
   for (const name of PREPARE) await source.run(query(`clickhouse/${name}`), params(name));
-  const spanCount = query('clickhouse/span-count');
-  const [count] = typedRows<SpanCountRow>(spanCount, await source.rows(spanCount));
+  const [count] = await source.typedRows<SpanCountRow>(query('clickhouse/span-count'));
   const spans = count?.n ?? 0;
-  const rowsOf: ReportRows = async (name, params) => {
-    const q = query(`clickhouse/${name}`);
-    return typedRows(q, await source.rows(q, params ?? {}));
-  };
+  const rowsOf: ReportRows = (name, params) => source.typedRows(query(`clickhouse/${name}`), params ?? {});
   return assembleReport(rowsOf, options, {
     files: 0,
     files_read: 0,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { Query } from '../queries.js';
+import { typedRows } from '../sql/typed-rows.js';
 
 /**
  * Traces kept in ClickHouse by the OpenTelemetry Collector's ClickHouse
@@ -56,6 +57,11 @@ export class ClickHouseSource {
       clickhouse_settings: { ...CLICKHOUSE_SETTINGS, output_format_json_quote_64bit_integers: 1 },
     });
     return result.json<T>();
+  }
+
+  /** A query's rows as its header declares them (its -- @column lines; analyzer/sql/typed-rows.ts). */
+  async typedRows<T>(q: Query, params: ClickHouseParams = {}): Promise<T[]> {
+    return typedRows<T>(q, await this.rows(q, params));
   }
 
   async close(): Promise<void> {

@@ -1,18 +1,16 @@
 import { query, type Query } from '../queries.js';
 import { renderModelFile } from '../sql/model-queries.js';
-import { typedRows } from '../sql/typed-rows.js';
 import type { ClickHouseSource } from './source.js';
 import { DEFAULT_TRACES_SCHEMA, tracesTableConstructs, type TracesSchema } from './traces-table-constructs.js';
 
-export { DEFAULT_TRACES_SCHEMA, type TracesSchema } from './traces-table-constructs.js';
+export type { TracesSchema } from './traces-table-constructs.js';
 
 export class NoTracesTableError extends Error {
   override readonly name = 'NoTracesTableError';
 }
 
 export async function tracesSchema(source: ClickHouseSource): Promise<TracesSchema> {
-  const q = query('clickhouse/traces-columns');
-  const columns = typedRows<{ name: string; type: string }>(q, await source.rows(q));
+  const columns = await source.typedRows<{ name: string; type: string }>(query('clickhouse/traces-columns'));
   if (columns.length === 0) throw new NoTracesTableError(`no table ${source.table.database}.${source.table.table}`);
   const type = (name: string): string | undefined => columns.find((c) => c.name === name)?.type;
   const missing = ['TraceId', 'SpanId', 'ParentSpanId', 'SpanName', 'SpanKind', 'ServiceName', 'SpanAttributes', 'Timestamp', 'Duration', 'StatusCode', 'StatusMessage'].filter((c) => type(c) === undefined);

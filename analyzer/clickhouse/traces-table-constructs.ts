@@ -1,3 +1,4 @@
+import { literalText } from '../sql/dialect.js';
 import type { ExtraConstructs } from '../sql/render-query.js';
 
 /**
@@ -16,9 +17,9 @@ export interface TracesSchema {
 export const DEFAULT_TRACES_SCHEMA: TracesSchema = { attributes: 'map', scopeColumn: true };
 
 const key = (sql: string): string => {
-  const m = /^'([^'\\]+)'$/.exec(sql.trim());
-  if (!m) throw new Error(`an attribute's key must be a plain literal, not ${sql}`);
-  return m[1] ?? '';
+  const text = literalText(sql);
+  if (text === undefined || /['\\]/.test(text)) throw new Error(`an attribute's key must be a plain literal, not ${sql}`);
+  return text;
 };
 
 /**

@@ -215,15 +215,15 @@ export function paramType(type: string, dialect: Dialect): string {
   return nullable ? `Nullable(${ch})` : ch;
 }
 
-/** The index after the string literal at i (SQL quoting: '' inside). */
-function stringEnd(sql: string, i: number): number {
-  for (let j = i + 1; j < sql.length; j++) {
-    if (sql[j] === "'") {
-      if (sql[j + 1] === "'") j++;
-      else return j + 1;
-    }
+/** The index after the SQL string literal that starts at i ('' inside it is a quote). */
+export function skipString(sql: string, i: number, file: string): number {
+  let j = i + 1;
+  for (;;) {
+    const k = sql.indexOf("'", j);
+    if (k < 0) throw new Error(`${file}: a string literal is not closed`);
+    if (sql[k + 1] === "'") j = k + 2;
+    else return k + 1;
   }
-  return sql.length;
 }
 
 const QUALIFIED = /^((?:\s|--[^\n]*\n)*)([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)(\s*)$/;
@@ -255,7 +255,7 @@ function nameItems(items: string[]): string[] {
  * DuckDB gives it, so that both engines' tables and rows have the same
  * columns. (A name already in the list is left: a UNION's later branch.)
  */
-export function nameQualifiedColumns(sql: string): string {
+export function nameQualifiedColumns(sql: string, file = 'the query'): string {
   let out = '';
   // One frame per open SELECT list: where its items started, at which depth.
   let depth = 0;
@@ -268,7 +268,7 @@ export function nameQualifiedColumns(sql: string): string {
   };
   for (let i = 0; i < sql.length; ) {
     const c = sql[i] ?? '';
-    if (c === "'") { const e = stringEnd(sql, i); out += sql.slice(i, e); i = e; continue; }
+    if (c === "'") { const e = skipString(sql, i, file); out += sql.slice(i, e); i = e; continue; }
     if (c === '-' && sql[i + 1] === '-') { const nl = sql.indexOf('\n', i); const e = nl < 0 ? sql.length : nl; out += sql.slice(i, e); i = e; continue; }
     const top = lists[lists.length - 1];
     if (c === '(') { depth++; out += c; i++; continue; }

@@ -23,7 +23,7 @@ export interface RenderedQuery {
 export const modelDir = (): string => path.join(queriesDir(), 'model');
 
 /** Where a dialect's rendering of a model file goes, relative to queries/. */
-export const renderedPath = (file: string, dialect: Dialect): string => (dialect === 'duckdb' ? `${file}.sql` : `clickhouse/${file}.sql`);
+const renderedPath = (file: string, dialect: Dialect): string => (dialect === 'duckdb' ? `${file}.sql` : `clickhouse/${file}.sql`);
 
 export function fragments(): Map<string, Fragment> {
   return parseFragments(fs.readFileSync(path.join(modelDir(), 'fragments.sql'), 'utf8'));

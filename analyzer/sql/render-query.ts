@@ -1,4 +1,4 @@
-import { CONSTRUCTS, nameQualifiedColumns, paramType, type Dialect } from './dialect.js';
+import { CONSTRUCTS, nameQualifiedColumns, paramType, skipString, type Dialect } from './dialect.js';
 
 /**
  * A model file (queries/model/) rendered for one dialect: its header with the
@@ -61,17 +61,6 @@ interface Context {
 }
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
-
-/** The index after the string literal that starts at i. */
-function skipString(sql: string, i: number, file: string): number {
-  let j = i + 1;
-  for (;;) {
-    const k = sql.indexOf("'", j);
-    if (k < 0) throw new Error(`${file}: a string literal is not closed`);
-    if (sql[k + 1] === "'") j = k + 2;
-    else return k + 1;
-  }
-}
 
 /** The arguments of the call whose '(' is at i, split at top-level commas, and the index after its ')'. */
 function callArgs(sql: string, i: number, file: string): { args: string[]; inner: string; end: number } {
@@ -196,7 +185,7 @@ export function renderQuery(model: ModelFile, dialect: Dialect, fragments: Map<s
   let body = renderBody(lines.slice(headerEnd < 0 ? lines.length : headerEnd).join('\n'), { dialect, params, fragments, extra, file: `queries/model/${model.file}.sql` });
   body = body.trimEnd();
   // ClickHouse takes one statement per request, without the closing semicolon DuckDB's files carry.
-  if (dialect === 'clickhouse') body = nameQualifiedColumns(body.replace(/;$/, ''));
+  if (dialect === 'clickhouse') body = nameQualifiedColumns(body.replace(/;$/, ''), `queries/model/${model.file}.sql`);
   else if (!body.endsWith(';')) body += ';';
   return `${[generatedLine(model.file), ...renderedHeader].join('\n')}\n${body}\n`;
 }

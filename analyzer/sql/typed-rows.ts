@@ -1,15 +1,7 @@
+import { QueryColumnError } from '../errors.js';
 import type { Query, QueryColumn } from '../queries.js';
 
-const MARKER = Symbol.for('afterstop.error.QueryColumnError');
-
-/** A query's row lacks a column its header declares, or holds a value of another type: the query and its header disagree. */
-export class QueryColumnError extends Error {
-  override readonly name = 'QueryColumnError';
-  readonly [MARKER] = true;
-  static isInstance(error: unknown): error is QueryColumnError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
-  }
-}
+export { QueryColumnError } from '../errors.js';
 
 /** One value as its declared type: DuckDB gives BIGINT as bigint, ClickHouse 64-bit integers as strings and booleans as 0/1. */
 function convert(q: Query, c: QueryColumn, value: unknown): unknown {

@@ -11,7 +11,20 @@ LEFT JOIN (
 WITH RECURSIVE
 base AS (
   SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
-    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span
+    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span,
+    CASE
+      WHEN (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) THEN 'run'
+      WHEN startsWith(name, 'afterstop.') THEN 'marker'
+      WHEN coalesce(op_name = 'execute_tool', false) OR startsWith(name, 'execute_tool')
+        OR name = 'ai.toolCall'
+        OR coalesce(oi_kind = 'TOOL', false)
+        OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
+      WHEN coalesce(op_name IN ('chat', 'text_completion', 'generate_content'), false)
+        OR has_request_model
+        OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
+        OR coalesce(oi_kind = 'LLM', false) THEN 'model'
+      ELSE 'other'
+    END AS own_role   -- as far as the span alone tells it
   FROM spans
   WHERE trace_id IN (
     SELECT trace_id FROM spans
@@ -90,8 +103,7 @@ missing_roots AS (
 ),
 looked_up AS (
   SELECT
-    b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.name AS name, b.op_name AS op_name, b.oi_kind AS oi_kind, b.traceloop_kind AS traceloop_kind, b.has_request_model AS has_request_model,
-    b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span,
+    b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.own_role AS own_role, b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span,
     mi.mirrored_run_id IS NOT NULL AS mirrored,
     coalesce(
       b.attr_run_id,
@@ -125,45 +137,8 @@ SELECT
        WHEN a.assigned_run_id = a.span_id THEN 'run'
        -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own
        -- span under afterstop's, OpenLLMetry's under the AI SDK's): it counts once, as the outer one.
-       WHEN CASE
-         WHEN (coalesce(a.op_name = 'invoke_agent', false) OR startsWith(a.name, 'invoke_agent')) THEN 'run'
-         WHEN startsWith(a.name, 'afterstop.') THEN 'marker'
-         WHEN coalesce(a.op_name = 'execute_tool', false) OR startsWith(a.name, 'execute_tool')
-           OR a.name = 'ai.toolCall'
-           OR coalesce(a.oi_kind = 'TOOL', false)
-           OR coalesce(a.traceloop_kind = 'tool', false) THEN 'tool'
-         WHEN coalesce(a.op_name IN ('chat', 'text_completion', 'generate_content'), false)
-           OR a.has_request_model
-           OR a.name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-           OR coalesce(a.oi_kind = 'LLM', false) THEN 'model'
-         ELSE 'other'
-       END = 'model'
-         AND coalesce(CASE
-           WHEN (coalesce(p.op_name = 'invoke_agent', false) OR startsWith(p.name, 'invoke_agent')) THEN 'run'
-           WHEN startsWith(p.name, 'afterstop.') THEN 'marker'
-           WHEN coalesce(p.op_name = 'execute_tool', false) OR startsWith(p.name, 'execute_tool')
-             OR p.name = 'ai.toolCall'
-             OR coalesce(p.oi_kind = 'TOOL', false)
-             OR coalesce(p.traceloop_kind = 'tool', false) THEN 'tool'
-           WHEN coalesce(p.op_name IN ('chat', 'text_completion', 'generate_content'), false)
-             OR p.has_request_model
-             OR p.name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-             OR coalesce(p.oi_kind = 'LLM', false) THEN 'model'
-           ELSE 'other'
-         END = 'model', false) THEN 'other'
-       ELSE CASE
-         WHEN (coalesce(a.op_name = 'invoke_agent', false) OR startsWith(a.name, 'invoke_agent')) THEN 'run'
-         WHEN startsWith(a.name, 'afterstop.') THEN 'marker'
-         WHEN coalesce(a.op_name = 'execute_tool', false) OR startsWith(a.name, 'execute_tool')
-           OR a.name = 'ai.toolCall'
-           OR coalesce(a.oi_kind = 'TOOL', false)
-           OR coalesce(a.traceloop_kind = 'tool', false) THEN 'tool'
-         WHEN coalesce(a.op_name IN ('chat', 'text_completion', 'generate_content'), false)
-           OR a.has_request_model
-           OR a.name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-           OR coalesce(a.oi_kind = 'LLM', false) THEN 'model'
-         ELSE 'other'
-       END END AS role,
+       WHEN a.own_role = 'model' AND coalesce(p.own_role = 'model', false) THEN 'other'
+       ELSE a.own_role END AS role,
   CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.trace_id || ':' || a.assigned_run_id END AS run_id
 FROM looked_up AS a
 LEFT JOIN base AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id

@@ -5,7 +5,8 @@
 WITH RECURSIVE
 base AS (
   SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
-    has_http, agent_like, @is_run_span(name, op_name) AS is_run_span
+    has_http, agent_like, @is_run_span(name, op_name) AS is_run_span,
+    @span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS own_role   -- as far as the span alone tells it
   FROM spans
   WHERE trace_id IN (
     SELECT trace_id FROM spans
@@ -84,8 +85,7 @@ missing_roots AS (
 ),
 looked_up AS (
   SELECT
-    b.trace_id, b.span_id, b.parent_span_id, b.name, b.op_name, b.oi_kind, b.traceloop_kind, b.has_request_model,
-    b.attr_run_id, b.is_run_span,
+    b.trace_id, b.span_id, b.parent_span_id, b.own_role, b.attr_run_id, b.is_run_span,
     mi.mirrored_run_id IS NOT NULL AS mirrored,
     coalesce(
       b.attr_run_id,
@@ -119,9 +119,8 @@ SELECT
        WHEN a.assigned_run_id = a.span_id THEN 'run'
        -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own
        -- span under afterstop's, OpenLLMetry's under the AI SDK's): it counts once, as the outer one.
-       WHEN @span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) = 'model'
-         AND coalesce(@span_role(p.name, p.op_name, p.oi_kind, p.traceloop_kind, p.has_request_model) = 'model', false) THEN 'other'
-       ELSE @span_role(a.name, a.op_name, a.oi_kind, a.traceloop_kind, a.has_request_model) END AS role,
+       WHEN a.own_role = 'model' AND coalesce(p.own_role = 'model', false) THEN 'other'
+       ELSE a.own_role END AS role,
   CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE @run_key(a.trace_id, a.assigned_run_id) END AS run_id
 FROM looked_up AS a
 LEFT JOIN base AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id

@@ -34,6 +34,7 @@ beforeAll(async () => {
   ch = await chdbWithTraces({ golden: { files } });
   // The report's temporary tables in ClickHouse's session (clickhouseReport prepares them).
   await clickhouseReport(ch.source('golden'), { prices: loadPrices(`${golden}prices.json`), pricesSource: 'golden' });
+  stored = (await duck.store.connection.runAndReadAll('SELECT path FROM span_files')).getRowObjectsJS().map((r) => path.join(duck.store.folder, String(r['path'])));
 }, 60_000);
 afterAll(async () => {
   duck.close();
@@ -41,8 +42,8 @@ afterAll(async () => {
 });
 
 /** The parameters each store query takes, none of which changes the store (a cutoff before every span, no day, an empty write elsewhere). */
-async function storeParams(file: string): Promise<Record<string, unknown>> {
-  const stored = (await duck.store.connection.runAndReadAll('SELECT path FROM span_files')).getRowObjectsJS().map((r) => path.join(duck.store.folder, String(r['path'])));
+let stored: string[] = [];
+function storeParams(file: string): Record<string, unknown> {
   const byFile: Record<string, Record<string, unknown>> = {
     'skipped-lines': { files: listValue(files) },
     'file-counts': { ingest_id: 1 },
@@ -59,7 +60,7 @@ async function storeParams(file: string): Promise<Record<string, unknown>> {
 }
 
 async function duckColumns(q: Query): Promise<{ names: string[]; types: string[] }> {
-  const params = await storeParams(q.file.replace(/^.*\//, '').replace(/\.sql$/, ''));
+  const params = storeParams(q.file.replace(/^.*\//, '').replace(/\.sql$/, ''));
   const reader = await duck.store.connection.runAndReadAll(q.sql, params as never);
   return { names: reader.columnNames(), types: reader.columnTypes().map((t) => t.toString()) };
 }
