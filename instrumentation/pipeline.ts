@@ -138,7 +138,17 @@ async function unrefAgent(protocol: string): Promise<import('node:http').Agent> 
   return agent;
 }
 
+/**
+ * The OTLP exporter and our agent load node:http with `import()` at the first export. The ESM facade of a
+ * built-in reads every export, and node:http's lazy ones load undici: a 30–50 ms pause of the app's event
+ * loop in the middle of its work (measured; docs/benchmarks.md). Loaded at set-up instead, once.
+ */
+function loadHttpAtSetup(): void {
+  import('node:http').catch((error: unknown) => reportInternalError('loading node:http', error));
+}
+
 function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
+  if (config.exporter === 'otlp') loadHttpAtSetup();
   const exporter: SyncCapableExporter =
     config.exporter === 'otlp'
       ? new OTLPTraceExporter({ httpAgentOptions: unrefAgent })

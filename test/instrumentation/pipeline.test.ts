@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -124,5 +125,18 @@ describe('export stats', () => {
     expect(exportStats()).toEqual({ queued: 0, exported: spans.length, dropped: 0, failedExports: 0 });
     expect(spans.length).toBeGreaterThanOrEqual(20);
     expect(trace.getTracerProvider().getTracer('x').startSpan('probe').isRecording()).toBe(false);
+  });
+});
+
+describe('the OTLP exporter', () => {
+  // The exporter loads node:http with import() at its first export; the ESM facade of a built-in reads every
+  // export, and node:http's lazy ones load undici: 30-50 ms of the app's event loop mid-work. Set-up loads it.
+  it('loads what its first export would load at set-up, not in the middle of the app\'s work', () => {
+    const script = `import { setup } from 'afterstop';
+setup({ exporter: 'otlp', serviceName: 'pipeline-test' });
+setTimeout(() => { console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))); process.exit(0); }, 300);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 30_000, env: { PATH: process.env['PATH'] ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } });
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout.trim().split('\n').pop() ?? '[]')).toEqual(['NativeModule internal/deps/undici/undici']);
   });
 });
