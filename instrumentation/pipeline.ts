@@ -42,11 +42,16 @@ function numberFrom(env: Env, name: string, fallback: number): number {
   return value;
 }
 
+/** The collector the OTLP exporter posts to, from the variables it reads itself (none: its default, http://localhost:4318). */
+function otlpEndpoint(env: Env): string | undefined {
+  return env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] ?? env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+}
+
 function exporterFrom(config: AfterstopConfig, env: Env): { kind: ExporterKind; inferred: boolean } {
   const named = config.exporter ?? env['AFTERSTOP_EXPORTER'];
   if (named === 'file' || named === 'otlp' || named === 'none') return { kind: named, inferred: false };
   if (named !== undefined) diag.warn(`afterstop: unknown exporter "${named}"; choosing from the environment`);
-  const endpoint = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] ?? env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  const endpoint = otlpEndpoint(env);
   if (env['OTEL_TRACES_EXPORTER'] === 'none') return { kind: 'none', inferred: true };
   return { kind: endpoint ? 'otlp' : 'file', inferred: true };
 }
@@ -122,7 +127,7 @@ function attachProcessor(provider: SdkLikeProvider, processor: SpanProcessor): (
  * The OTLP exporter's HTTP agent, whose sockets never keep the process alive by themselves: an export to a
  * collector that hangs must not hold the app's exit. A flush someone waits for (`await run.cancel()`, the
  * exit flush, `flush()`) holds the process while it runs, for at most its timeout (queue.ts flushSoon).
- * Loaded when asked for, as the exporter advises, so that an HTTP instrumentation may patch the module first.
+ * Made when the exporter asks for it; its module is loaded at set-up (loadTransportAtSetup).
  */
 async function unrefAgent(protocol: string): Promise<import('node:http').Agent> {
   const module = protocol === 'https:' ? await import('node:https') : await import('node:http');
@@ -139,20 +144,30 @@ async function unrefAgent(protocol: string): Promise<import('node:http').Agent> 
 }
 
 /**
- * The OTLP exporter and our agent load node:http with `import()` at the first export. The ESM facade of a
- * built-in reads every export, and node:http's lazy ones load undici: a 30–50 ms pause of the app's event
- * loop in the middle of its work (measured; docs/benchmarks.md). Loaded at set-up instead, once.
+ * The OTLP exporter and our agent load node:http or node:https (the collector's protocol) with `import()` at
+ * the first export. The ESM facade of a built-in reads every export, and node:http's lazy ones load undici:
+ * a 51 ms pause of the app's event loop in the middle of its work (node:https 21 ms; measured,
+ * docs/benchmarks.md). Loaded at set-up instead, once. (The commit detector listens on diagnostics_channel,
+ * so when the facade is made changes nothing it sees.)
  */
-function loadHttpAtSetup(): void {
-  import('node:http').catch((error: unknown) => reportInternalError('loading node:http', error));
+function loadTransportAtSetup(env: Env): void {
+  let https = false;
+  try {
+    https = new URL(otlpEndpoint(env) ?? 'http://localhost').protocol === 'https:';
+  } catch {
+    // Not a URL: the exporter says so itself, at its first export.
+  }
+  (https ? import('node:https') : import('node:http')).catch((error: unknown) => reportInternalError('loading the OTLP transport', error));
 }
 
 function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
-  if (config.exporter === 'otlp') loadHttpAtSetup();
-  const exporter: SyncCapableExporter =
-    config.exporter === 'otlp'
-      ? new OTLPTraceExporter({ httpAgentOptions: unrefAgent })
-      : new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
+  let exporter: SyncCapableExporter;
+  if (config.exporter === 'otlp') {
+    loadTransportAtSetup(process.env);
+    exporter = new OTLPTraceExporter({ httpAgentOptions: unrefAgent });
+  } else {
+    exporter = new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
+  }
   return new BoundedBatchSpanProcessor(exporter, config);
 }
 

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -135,7 +136,7 @@ describe('the OTLP exporter', () => {
     const script = `import { setup } from 'afterstop';
 setup({ exporter: 'otlp', serviceName: 'pipeline-test' });
 setTimeout(() => { console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))); process.exit(0); }, 300);`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 30_000, env: { PATH: process.env['PATH'] ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../', import.meta.url)), encoding: 'utf8', timeout: 30_000, env: { PATH: process.env['PATH'] ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } });
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout.trim().split('\n').pop() ?? '[]')).toEqual(['NativeModule internal/deps/undici/undici']);
   });
