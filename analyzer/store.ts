@@ -73,16 +73,25 @@ export class Store {
   }
 
   private static async openIn(where: string, folder: string, temporary: boolean, memoryLimit: string): Promise<Store> {
+    const catalog = path.join(folder, CATALOG);
     // A folder that holds files but no catalog is someone else's: afterstop neither writes into it nor cleans it.
-    // (What a first open killed before its catalog was written leaves, an empty tmp folder, is afterstop's.)
-    if (!temporary && fs.existsSync(folder) && !fs.existsSync(path.join(folder, CATALOG)) && !onlyEmptyTmp(folder)) {
+    // (What a first open killed before its catalog was in place leaves, an empty tmp folder and a catalog being
+    // created, is afterstop's.)
+    if (!temporary && fs.existsSync(folder) && !fs.existsSync(catalog) && !onlyFirstOpenLeftovers(folder)) {
       throw new InputError(`${where}: not an afterstop store (it holds files and no ${CATALOG}); give an empty or new folder to --db`, { path: where });
     }
     fs.mkdirSync(path.join(folder, 'tmp'), { recursive: true });
+    if (!temporary) removeDeadCreations(folder);
+    const options = { memory_limit: memoryLimit, temp_directory: path.join(folder, 'tmp') };
+    if (!temporary && !fs.existsSync(catalog)) await Store.createCatalog(where, folder, options);
+    return Store.connectTo(where, folder, temporary, temporary ? ':memory:' : catalog, options);
+  }
+
+  private static async connectTo(where: string, folder: string, temporary: boolean, file: string, options: Record<string, string>): Promise<Store> {
     let instance: DuckDBInstance | undefined;
     let connection: DuckDBConnection | undefined;
     try {
-      instance = await createWaitingForLock(temporary ? ':memory:' : path.join(folder, CATALOG), { memory_limit: memoryLimit, temp_directory: path.join(folder, 'tmp') }, where);
+      instance = await createWaitingForLock(file, options, where);
       connection = await instance.connect();
       const store = new Store(instance, connection, where, folder, temporary);
       await store.script(query('schema'));
@@ -93,6 +102,32 @@ export class Store {
       connection?.closeSync();
       instance?.closeSync();
       throw error;
+    }
+  }
+
+  /**
+   * A new store's catalog is written under a name of this process's own
+   * (`catalog.duckdb.creating-<pid>`), closed, then linked into place, which
+   * fails rather than replaces when another process got there first: a job
+   * killed while DuckDB writes a new file's header leaves no catalog that
+   * cannot be opened, only its own leftover, removed by the next open.
+   */
+  private static async createCatalog(where: string, folder: string, options: Record<string, string>): Promise<void> {
+    const creating = path.join(folder, `${CATALOG}${CREATING}${process.pid}`);
+    removeCreation(creating);
+    const store = await Store.connectTo(where, folder, false, creating, options);
+    try {
+      await store.connection.run('CHECKPOINT');
+    } finally {
+      store.close();
+    }
+    try {
+      fs.linkSync(creating, path.join(folder, CATALOG));
+    } catch (error) {
+      // Another process put its catalog in place while this one wrote its own: that one is the store's.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      removeCreation(creating);
     }
   }
 
@@ -230,17 +265,53 @@ function listTypes(q: Query): Record<string, DuckDBType> | undefined {
   return types.length > 0 ? Object.fromEntries(types) : undefined;
 }
 
-/** Open the store, hand it to `body`, and close it whatever happens. */
-/** Whether a folder is empty, or holds nothing but an empty `tmp` folder (made first when a store is opened). */
-function onlyEmptyTmp(folder: string): boolean {
+/** The suffix, before a pid, of a catalog being created (Store.createCatalog; creationPid reads it back). */
+const CREATING = '.creating-';
+
+/** A catalog being created and its write-ahead log, removed. */
+function removeCreation(file: string): void {
+  for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
+}
+
+/** What a first open left when it was killed before its catalog was in place: its creation, when its process is gone. */
+function removeDeadCreations(folder: string): void {
+  for (const name of fs.readdirSync(folder)) {
+    const pid = creationPid(name);
+    if (pid !== undefined && !isAlive(pid)) fs.rmSync(path.join(folder, name), { force: true });
+  }
+}
+
+/** The pid in the name of a catalog being created (or its write-ahead log); undefined for any other name. */
+function creationPid(name: string): number | undefined {
+  const pid = /^catalog\.duckdb\.creating-(\d+)(?:\.wal)?$/.exec(name)?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether a folder holds nothing, or only what a first open leaves before its
+ * catalog is in place: an empty `tmp` folder and catalogs being created.
+ */
+function onlyFirstOpenLeftovers(folder: string): boolean {
   const entries = fs.readdirSync(folder, { withFileTypes: true });
-  return entries.every((e) => e.name === 'tmp' && e.isDirectory() && fs.readdirSync(path.join(folder, 'tmp')).length === 0);
+  return entries.every((e) => e.isDirectory()
+    ? e.name === 'tmp' && fs.readdirSync(path.join(folder, 'tmp')).length === 0
+    : e.isFile() && creationPid(e.name) !== undefined);
 }
 
 /** The store (or DuckDB's spill in it, or a temporary file) could not be written. */
 export const storageError = (where: string, error: unknown): StorageError =>
   new StorageError(`${where}: could not write to the store or a temporary file (${firstLine(error)}); nothing was marked read: the same command reads it all once the store can be written`, { path: where, cause: error });
 
+/** Open the store, hand it to `body`, and close it whatever happens. */
 export async function withStore<T>(path: string, body: (store: Store) => Promise<T>): Promise<T> {
   const store = await Store.open(path);
   try {

@@ -76,6 +76,32 @@ describe('the store and other processes', () => {
     expect(report.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
   });
 
+  it('a first open killed while DuckDB wrote the new catalog leaves a store that opens: its half-written file is removed, a catalog of its own put in place', async () => {
+    const db = path.join(dir, 'store');
+    // What a kill at that moment leaves: the folders, and a catalog file of a process now gone, with no valid header.
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => gone.once('exit', resolve));
+    fs.mkdirSync(path.join(db, 'tmp'), { recursive: true });
+    fs.writeFileSync(path.join(db, `catalog.duckdb.creating-${gone.pid}`), '');
+    fs.writeFileSync(path.join(db, `catalog.duckdb.creating-${gone.pid}.wal`), 'x');
+    const report = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db, pricesFile: prices });
+    expect(report.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+    expect(fs.readdirSync(db).sort()).toEqual(['catalog.duckdb', 'spans', 'tmp']);
+  });
+
+  it('several processes opening one new store at once share one catalog, and none is refused', async () => {
+    const db = path.join(dir, 'store');
+    const opened = await Promise.all([0, 1, 2, 3].map(() => new Promise<number | null>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', `const { Store } = await import(${JSON.stringify(storeModule)}); (await Store.open(${JSON.stringify(db)})).close();`], { stdio: 'ignore' });
+      children.push(child);
+      child.once('exit', resolve);
+    })));
+    expect(opened).toEqual([0, 0, 0, 0]);
+    expect(fs.readdirSync(db).sort()).toEqual(['catalog.duckdb', 'tmp']);
+    const report = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db, pricesFile: prices });
+    expect(report.totals).toMatchObject({ runs: 2, ghost_commits: 1 });
+  });
+
   it('a job killed mid-ingest leaves the store usable; the next run completes the ingest and counts each span once', async () => {
     const db = path.join(dir, 'store');
     const traces = path.join(dir, 'traces');
