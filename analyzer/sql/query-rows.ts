@@ -210,6 +210,14 @@ export interface SpanCountRow {
   n: number;
 }
 
+/** A row of queries/span-partitions.sql (span_partitions). */
+export interface SpanPartitionsRow {
+  day: string;
+  service_folder: string | null;
+  folder: string;
+  spans: bigint;
+}
+
 /** A row of queries/steering.sql (steering). */
 export interface SteeringRow {
   service: string | null;
@@ -282,6 +290,11 @@ export interface WriteSpanFilesRow {
   Files: string[];
 }
 
+/** A row of queries/write-span-partition.sql (write_span_partition). */
+export interface WriteSpanPartitionRow {
+  Count: bigint;
+}
+
 /** The row type of each query that declares its columns, by file name. */
 export interface QueryRows {
   'cancel-depth-by-framework': CancelDepthByFrameworkRow;
@@ -307,6 +320,7 @@ export interface QueryRows {
   'runs': RunsRow;
   'skipped-lines': SkippedLinesRow;
   'span-count': SpanCountRow;
+  'span-partitions': SpanPartitionsRow;
   'steering': SteeringRow;
   'store-version': StoreVersionRow;
   'timeline': TimelineRow;
@@ -314,4 +328,5 @@ export interface QueryRows {
   'tokens-after-stop': TokensAfterStopRow;
   'touched-span-files': TouchedSpanFilesRow;
   'write-span-files': WriteSpanFilesRow;
+  'write-span-partition': WriteSpanPartitionRow;
 }

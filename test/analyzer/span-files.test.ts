@@ -86,6 +86,29 @@ describe('the Parquet store', () => {
     expect(again.totals.runs).toBe(report.totals.runs);
   });
 
+  it('a write of many partitions (one PARTITION_BY COPY) and of few (a COPY each) name their folders alike, and lose no span', async () => {
+    const [line] = lines('g2-ghost-email.jsonl');
+    const odd = ['a/b', 'x y', 'per%cent', 'q?&=#', '..', 'quo\'te"', '日本語', 'plus+'];
+    const names = [...odd, ...Array.from({ length: 32 }, (_v, i) => `svc-${i}`)];
+    const traces = (some: string[]): string => `${some.map((name, i) => line!.replace(/"stringValue":"checkout-agent"/g, `"stringValue":${JSON.stringify(name)}`).replace(/"(traceId|spanId|parentSpanId)":"[0-9a-f]{2}/g, (_m, key: string) => `"${key}":"${String(i).padStart(2, '0')}`)).join('\n')}\n`;
+    const folders = (store: string): string[] => [...new Set((fs.readdirSync(path.join(store, 'spans'), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).map((f) => path.dirname(f)))].sort();
+    const many = write('many/t.jsonl', traces(names));
+    const manyReport = await analyze({ inputs: [many], db, pricesFile: prices });
+    expect(manyReport.groups.map((g) => g.service).sort()).toEqual([...names].sort());
+    const few = write('few/t.jsonl', traces(odd));
+    const fewDb = path.join(dir, 'few-store');
+    const fewReport = await analyze({ inputs: [few], db: fewDb, pricesFile: prices });
+    expect(fewReport.groups.map((g) => g.service).sort()).toEqual([...odd].sort());
+    expect(folders(db)).toHaveLength(names.length);
+    expect(folders(fewDb)).toHaveLength(odd.length);
+    for (const f of folders(fewDb)) expect(folders(db), f).toContain(f);
+    expect(folders(fewDb)).toContain(path.join('day=2026-09-21', 'service_folder=a%2Fb'));
+    await withStore(fewDb, async (store) => {
+      const [{ n }] = (await sqlRows(store, 'SELECT sum(spans)::INT AS n FROM span_files')) as [{ n: number }];
+      expect(n).toBe(fewReport.input.spans_read);
+    });
+  });
+
   it('rewrites a day whole when it gets new spans: still one file per day and service, the old ones gone, no span twice', async () => {
     const [first, second] = lines('g2-ghost-email.jsonl');
     write('a.jsonl', `${first}\n`);

@@ -9,7 +9,7 @@ import { ingestFiles, queryRows, sqlRows } from '../helpers/trace-builder.js';
 /**
  * The queries of the store's Parquet span files (analyzer/span-files.ts) and
  * of its retention and version, each on its own: file-span-counts,
- * load-span-files, touched-span-files, record-span-files, prepare-spans,
+ * load-span-files, span-partitions, write-span-partition, touched-span-files, record-span-files, prepare-spans,
  * prepare-spans-view, prepare-spans-empty, set-pruned-before,
  * pruned-span-counts, drop-pruned, set-store-version (with store-version).
  */
@@ -39,6 +39,20 @@ describe('span file queries', () => {
     expect(await count('SELECT count(*) AS n FROM spans')).toBe(0);
     await store.run(query('load-span-files'), { files: listValue(files) });
     expect(await count('SELECT count(*) AS n FROM spans')).toBe(total);
+    await store.connection.run('DELETE FROM spans');
+  });
+
+  it('span-partitions and write-span-partition: one row per day and service, with its folder as DuckDB names it; each written whole to its file', async () => {
+    await store.run(query('load-span-files'), { files: listValue(files) });
+    const partitions = await queryRows(store, 'span-partitions');
+    expect(partitions.map((p) => p['folder'])).toEqual(files.map((f) => path.relative(path.join(store.folder, 'spans'), path.dirname(f))));
+    expect(partitions.reduce((n, p) => n + Number(p['spans']), 0)).toBe(total);
+    const out = path.join(store.folder, 'probe.parquet');
+    for (const p of partitions) {
+      await store.run(query('write-span-partition'), { day: p['day'] as string, service_folder: p['service_folder'] as string, file: out });
+      const written = await store.connection.runAndReadAll('SELECT count(*)::INT AS n FROM read_parquet($file) WHERE service_folder IS NOT DISTINCT FROM $folder', { file: out, folder: p['service_folder'] as string });
+      expect(written.getRowObjectsJS()[0]!['n']).toBe(Number(p['spans']));
+    }
     await store.connection.run('DELETE FROM spans');
   });
 

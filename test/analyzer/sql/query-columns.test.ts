@@ -55,6 +55,7 @@ function storeParams(file: string): Record<string, unknown> {
     'replace-span-files': { days: listValue(['1970-01-01']) },
     'report-span-files': { since_ns: null, until_ns: null },
     'write-span-files': { dir: fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), pattern: 'probe_{i}' },
+    'write-span-partition': { day: '1970-01-01', service_folder: null, file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), 'probe.parquet') },
   };
   return byFile[file] ?? PARAMS[file] ?? {};
 }
