@@ -27,8 +27,9 @@ export interface AnalyzerBench {
   warm: Measurement;
   /** Every column of the store's Parquet files read (max of each), with the store's memory limit. */
   bareScan: Measurement;
-  /** The store's Parquet files on disk. */
+  /** The store's Parquet files on disk, and the OTLP/JSON read. */
   parquetMb: number;
+  inputMb: number;
   /** cold ÷ bare read. */
   ratioToBareRead: number;
   /** warm ÷ bare scan of the same Parquet. */
@@ -117,6 +118,7 @@ export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
       warm,
       bareScan: scan,
       parquetMb: sizeMb(path.join(store, 'spans')),
+      inputMb: fs.statSync(file).size / 1024 / 1024,
       ratioToBareRead: cold.seconds / read.seconds,
       ratioToBareScan: warm.seconds / scan.seconds,
     };

@@ -20,6 +20,8 @@ export interface FaultTiming {
   maxLoopDelayMs: number;
   p99LoopDelayMs: number;
   dropped: number;
+  /** The app process's peak resident memory. */
+  peakRssMb: number;
 }
 
 export interface CollectorFaultsBench {
@@ -54,7 +56,7 @@ const started = performance.now();
 for (let i = 0; i < Number(process.env.RUNS); i++) await agent(i);
 const ms = performance.now() - started;
 loop.disable();
-console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), maxLoopDelayMs: loop.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'} }));
+console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), maxLoopDelayMs: loop.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'}, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
 process.exit(0);
 `;
 
@@ -82,6 +84,7 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
   maxLoopDelayMs: median(xs.map((x) => x.maxLoopDelayMs)),
   p99LoopDelayMs: median(xs.map((x) => x.p99LoopDelayMs)),
   dropped: median(xs.map((x) => x.dropped)),
+  peakRssMb: Math.max(...xs.map((x) => x.peakRssMb)),
 });
 
 export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<CollectorFaultsBench> {

@@ -1,100 +1,123 @@
-/** `npm run bench`: every benchmark, reported as ratios against a baseline measured in the same run. */
-import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
+/**
+ * `npm run bench`: every benchmark, as one table of ratios against baselines
+ * measured in the same run. Progress goes to stderr, the table to stdout.
+ *   --json FILE  where the results go as JSON (default .bench-out/bench.json)
+ *   --doc FILE   also write FILE's table from that JSON, and the JSON beside it
+ *                (docs/benchmarks.md: docs/benchmarks.json)
+ * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes.
+ */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { benchAnalyzer } from './analyzer.js';
+import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
+import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
 import { benchCollectorFaults, FAULTS } from './collector-faults.js';
+import { renderTable, ratioRow, valueRow, withResults, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
 import { benchHungCollector, benchStopBurst } from './stop-burst.js';
-import { benchToolCall, type Figures } from './tool-call.js';
+import { benchToolCall } from './tool-call.js';
+import { writeDoc } from './write-doc.js';
 
-const fmt = (n: number): string => n.toFixed(0).padStart(7);
-
-/** What the bench prints, kept to be written into docs/benchmarks.md with `--doc FILE` (the figures there are this output, not prose). */
-const printed: string[] = [];
-const out = (line = ''): void => {
-  printed.push(line);
-  process.stdout.write(`${line}\n`);
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const docArg = process.argv.indexOf('--doc');
-const docFile = docArg >= 0 ? process.argv[docArg + 1] : undefined;
-const startedAt = Date.now();
-
-function report(title: string, f: Figures): void {
-  out(title);
-  out(`  bare function            ${fmt(f.bareNs)} ns`);
-  out(`  bare OpenTelemetry span  ${fmt(f.bareSpanNs)} ns`);
-  out(`  afterstop run.tool()     ${fmt(f.afterstopNs)} ns`);
-  out(`  ratio to the bare span   ${f.ratioToBareSpan.toFixed(2)}x (target <= 1.50x)`);
-  out(`  ratio to the bare call   ${f.ratioToBare.toFixed(1)}x`);
-}
-
-const tool = await benchToolCall();
-out(`one tool call (median of ${tool.rounds} rounds of ${tool.iterations} calls)`);
-report('- cost to the caller (spans exported afterwards):', tool.hotPath);
-report('- including the export of its spans (the loop yields every 100 calls):', tool.withExport);
-
-const sdk = await benchSdkStream('openai');
-const aiSdk = await benchSdkStream('ai-sdk');
-for (const [r, what] of [[sdk, 'a streamed model call of 1,000 chunks through the openai client'], [aiSdk, 'an AI SDK streamText turn: a tool call (a POST) and a streamed answer of 1,000 chunks']] as const) {
-  out(`\n${what} (median of ${r.rounds} rounds of ${r.callsPerRound} calls)`);
-  out(`  bare                       ${r.bareMsPerCall.toFixed(2)} ms`);
-  out(`  under afterstop/register   ${r.instrumentedMsPerCall.toFixed(2)} ms`);
-  out(`  extra time                 ${(r.extra * 100).toFixed(1)}% (target < 5%)`);
-  out(`  client CPU per call        ${r.bareCpuMsPerCall.toFixed(1)} ms bare, ${r.instrumentedCpuMsPerCall.toFixed(1)} ms instrumented: ${(r.cpuExtra * 100).toFixed(1)}% extra`);
-}
-
-const faults = await benchCollectorFaults();
-out(`\nan agent loop exporting over OTLP/HTTP to a collector in trouble (median of ${faults.rounds} rounds of ${faults.runs} runs; each run a tool call doing a millisecond of I/O and a model call of 20 chunks)`);
-out(`  without afterstop          ${faults.bare.msPerRun.toFixed(3)} ms per run, event-loop delay p99 ${faults.bare.p99LoopDelayMs.toFixed(1)} ms, longest ${faults.bare.maxLoopDelayMs.toFixed(1)} ms`);
-for (const f of FAULTS) {
-  const t = faults.byFault[f];
-  out(`  collector ${f.padEnd(8)}         ${t.msPerRun.toFixed(3)} ms per run, ${t.ratioToHealthy.toFixed(2)}x the healthy collector, event-loop delay p99 ${t.p99LoopDelayMs.toFixed(1)} ms, longest ${t.maxLoopDelayMs.toFixed(1)} ms, ${t.dropped} spans dropped`);
-}
-
-const burst = await benchStopBurst();
-out(`\na burst of Stops: ${burst.runs} concurrent runs cancelled at once, the file exporter, a healthy disk (baseline: every span the app made)`);
-out(`  spans written              ${burst.spansWritten} of ${burst.spans} (${((burst.spansWritten / burst.spans) * 100).toFixed(1)}%)`);
-out(`  cancel requests written    ${burst.cancelRequestsWritten} of ${burst.cancelRequests} (${((burst.cancelRequestsWritten / burst.cancelRequests) * 100).toFixed(1)}%)`);
-out(`  the burst itself           ${burst.workMs.toFixed(0)} ms, heap after ${burst.heapAfterMb.toFixed(1)} MiB`);
-for (const runs of [5_000, 100_000]) {
-  const hung = await benchHungCollector(runs);
-  out(`\n${hung.runs} runs cancelled against a collector that never answers, no shutdown() (baseline: the app's own work)`);
-  out(`  the app's work             ${hung.workMs.toFixed(0)} ms`);
-  out(`  its exit after the work    ${hung.exitAfterWorkMs.toFixed(0)} ms (${(hung.exitAfterWorkMs / Math.max(1, hung.workMs)).toFixed(1)}x the work), heap after GC ${hung.heapAfterGcMb.toFixed(1)} MiB`);
-}
-
-// The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans.
-const sizes = (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number);
 const work = path.resolve(process.env['BENCH_DIR'] ?? '.bench-out');
-const analyzer = sizes.map((n) => {
-  process.stderr.write(`bench: analyzer over ${n} spans...\n`);
+const jsonFile = path.resolve(arg('--json') ?? path.join(work, 'bench.json'));
+const docFile = arg('--doc');
+const startedAt = Date.now();
+const progress = (what: string): void => void process.stderr.write(`bench: ${what}...\n`);
+const rows: BenchRow[] = [];
+const details: Record<string, unknown> = {};
+
+progress('one tool call');
+const tool = await benchToolCall();
+details['toolCall'] = tool;
+for (const [id, f, what] of [['tool-call', tool.hotPath, 'cost to the caller'], ['tool-call-with-export', tool.withExport, 'with the export of its spans']] as const) {
+  rows.push(ratioRow({ id, work: `one tool call, run.tool(), ${what} (median of ${tool.rounds} × ${tool.iterations})`, value: f.afterstopNs, unit: 'ns', baseline: 'a bare OpenTelemetry span', baselineValue: f.bareSpanNs, peakRssMb: null }, 1.2));
+}
+
+for (const client of ['openai', 'ai-sdk'] as const) {
+  progress(`a streamed ${client} call`);
+  const r = await benchSdkStream(client);
+  details[client === 'openai' ? 'sdkStream' : 'aiSdkStream'] = r;
+  const what = client === 'openai' ? 'a streamed model call of 1,000 chunks, openai client' : 'an AI SDK streamText turn (a tool call, 1,000 chunks)';
+  rows.push(ratioRow({ id: `${client}-stream`, work: `${what}, under afterstop/register`, value: r.instrumentedMsPerCall, unit: 'ms', baseline: 'bare', baselineValue: r.bareMsPerCall, peakRssMb: null }, 1.05));
+  rows.push(ratioRow({ id: `${client}-stream-cpu`, work: `${what}, client CPU`, value: r.instrumentedCpuMsPerCall, unit: 'ms', baseline: 'bare', baselineValue: r.bareCpuMsPerCall, peakRssMb: null }, null));
+}
+
+progress('an agent loop exporting to collectors in trouble');
+const faults = await benchCollectorFaults();
+details['collectorFaults'] = faults;
+const healthy = faults.byFault.healthy;
+rows.push(valueRow(
+  { id: 'exporter-pause', work: `longest event-loop pause, an agent loop exporting over OTLP/HTTP (median of ${faults.rounds} × ${faults.runs} runs)`, value: healthy.maxLoopDelayMs, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.maxLoopDelayMs, peakRssMb: healthy.peakRssMb },
+  { text: '≤ 5 ms', met: (v) => v <= 5 },
+));
+rows.push(ratioRow({ id: 'collector-healthy', work: 'time per run, a healthy collector', value: healthy.msPerRun, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.msPerRun, peakRssMb: healthy.peakRssMb }, null));
+for (const f of FAULTS.filter((x) => x !== 'healthy')) {
+  const t = faults.byFault[f];
+  rows.push(ratioRow({ id: `collector-${f}`, work: `time per run, a collector that ${({ '500': 'answers 500', reset: 'resets every connection', hang: 'never answers', down: 'is not there' } as const)[f]} (${t.dropped} spans dropped)`, value: t.msPerRun, unit: 'ms', baseline: 'a healthy collector', baselineValue: healthy.msPerRun, peakRssMb: t.peakRssMb }, null));
+}
+
+progress('a burst of Stops');
+const burst = await benchStopBurst();
+details['stopBurst'] = burst;
+rows.push(valueRow(
+  { id: 'stop-burst', work: `spans written, ${burst.runs} concurrent runs Stopped at once, the file exporter`, value: burst.spansWritten, unit: 'spans', baseline: 'spans made', baselineValue: burst.spans, peakRssMb: null },
+  { text: `all ${burst.spans}`, met: (v) => v === burst.spans },
+));
+for (const runs of [5_000, 100_000]) {
+  progress(`${runs} Stops against a hung collector`);
+  const hung = await benchHungCollector(runs);
+  details[`hungCollector${runs}`] = hung;
+  rows.push(ratioRow({ id: `hung-exit-${runs}`, work: `exit after the work, ${runs} runs Stopped, a collector that never answers, no shutdown()`, value: hung.exitAfterWorkMs, unit: 'ms', baseline: "the app's work", baselineValue: hung.workMs, peakRssMb: null }, null));
+}
+
+// The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans, each in its own process.
+const sizes = (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number);
+const analyzer: AnalyzerBench[] = sizes.map((n) => {
+  progress(`the analyzer over ${n} spans`);
   return benchAnalyzer(n, work);
 });
-out(`\nleak-report over generated OTLP/JSON, the store in Parquet (seconds, peak RSS; DuckDB memory_limit ${process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT})`);
+details['analyzer'] = analyzer;
+details['memoryLimit'] = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT;
+const spans = (n: number): string => n.toLocaleString('en-US');
 for (const a of analyzer) {
-  out(`- ${a.spans} spans (${a.parquetMb.toFixed(0)} MB of Parquet)`);
-  out(`  bare DuckDB read_json      ${a.bareRead.seconds.toFixed(2)} s  ${a.bareRead.peakRssMb.toFixed(0)} MB`);
-  out(`  ingest + report (cold)     ${a.cold.seconds.toFixed(2)} s  ${a.cold.peakRssMb.toFixed(0)} MB  ${a.ratioToBareRead.toFixed(2)}x the bare read`);
-  out(`  bare scan of the Parquet   ${a.bareScan.seconds.toFixed(2)} s  ${a.bareScan.peakRssMb.toFixed(0)} MB (every column read once)`);
-  out(`  report from the store      ${a.warm.seconds.toFixed(2)} s  ${a.warm.peakRssMb.toFixed(0)} MB  ${a.ratioToBareScan.toFixed(2)}x the bare scan (peak target < 2048 MB)`);
+  rows.push(ratioRow({ id: `ingest-report-${a.spans}`, work: `ingest + report, cold, ${spans(a.spans)} spans of OTLP/JSON (${a.inputMb.toFixed(0)} MB)`, value: a.cold.seconds, unit: 's', baseline: 'a bare typed read_json', baselineValue: a.bareRead.seconds, peakRssMb: a.cold.peakRssMb }, 1.3));
+  rows.push(ratioRow({ id: `report-store-${a.spans}`, work: `report from the store, ${spans(a.spans)} spans (${a.parquetMb.toFixed(0)} MB of Parquet)`, value: a.warm.seconds, unit: 's', baseline: "a bare scan of the store's Parquet", baselineValue: a.bareScan.seconds, peakRssMb: a.warm.peakRssMb }, 2));
+}
+const largest = analyzer[analyzer.length - 1];
+if (largest !== undefined) {
+  const peak = Math.max(largest.cold.peakRssMb, largest.warm.peakRssMb);
+  const atTen = largest.spans >= 10_000_000;
+  rows.push(valueRow(
+    { id: 'analyzer-peak-memory', work: `peak memory, ingest or report, ${spans(largest.spans)} spans`, value: peak, unit: 'MB', baseline: 'the bare read_json', baselineValue: largest.bareRead.peakRssMb, peakRssMb: peak },
+    atTen ? { text: '< 1024 MB', met: (v) => v < 1024 } : { text: '< 1024 MB at 10,000,000 (not measured)', met: () => false },
+  ));
 }
 if (analyzer.length > 1) {
-  const [small, large] = [analyzer[0]!, analyzer[analyzer.length - 1]!];
-  const perSpan = (m: (a: typeof small) => number) => (a: typeof small): number => m(a) / a.spans;
-  const growth = (m: (a: typeof small) => number): string => (perSpan(m)(large) / perSpan(m)(small)).toFixed(2);
-  out(`  growth from ${small.spans} to ${large.spans} spans, time per span (1.00 = linear): ingest ${growth((a) => a.cold.seconds)}x, report ${growth((a) => a.warm.seconds)}x`);
+  const [small, large] = [analyzer[0]!, largest!];
+  for (const [id, what, time] of [['growth-ingest', 'ingest + report', (a: AnalyzerBench) => a.cold.seconds], ['growth-report', 'report from the store', (a: AnalyzerBench) => a.warm.seconds]] as const) {
+    const perSpan = (a: AnalyzerBench): number => time(a) / a.spans;
+    rows.push(valueRow(
+      { id, work: `${what}: time per span at ${spans(large.spans)} over ${spans(small.spans)} (1.00 = linear)`, value: perSpan(large) / perSpan(small), unit: 'x', baseline: `per span at ${spans(small.spans)}`, baselineValue: null, peakRssMb: null },
+      { text: '≤ 1.10× (linear)', met: (v) => v <= 1.1 },
+    ));
+  }
 }
-if (docFile !== undefined) {
-  const START = '<!-- bench:start -->';
-  const END = '<!-- bench:end -->';
-  const text = fs.readFileSync(docFile, 'utf8');
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`${docFile} has no ${START} / ${END} markers`);
-  const header = `Measured ${new Date().toISOString().slice(0, 10)} on Node ${process.version}, ${os.cpus().length} CPUs, by \`npm run bench -- --doc ${docFile}\`${process.env['BENCH_SPANS'] ? ` with BENCH_SPANS=${process.env['BENCH_SPANS']}` : ''} (${((Date.now() - startedAt) / 60_000).toFixed(0)} min). Its output, as printed:`;
-  fs.writeFileSync(docFile, `${text.slice(0, a + START.length)}\n${header}\n\n\`\`\`\n${printed.join('\n').replace(/^\n+/, '')}\n\`\`\`\n${text.slice(b)}`);
-  process.stderr.write(`bench: wrote ${docFile}\n`);
-}
-if (process.env['BENCH_JSON']) out(JSON.stringify({ toolCall: tool, sdkStream: sdk, aiSdkStream: aiSdk, collectorFaults: faults, analyzer }));
+
+const results: BenchResults = {
+  measuredAt: new Date().toISOString(),
+  node: process.version,
+  cpus: os.cpus().length,
+  spans: sizes,
+  minutes: (Date.now() - startedAt) / 60_000,
+  rows,
+  details,
+};
+fs.mkdirSync(path.dirname(jsonFile), { recursive: true });
+fs.writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`${renderTable(JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as BenchResults)}\n`);
+process.stderr.write(`bench: wrote ${jsonFile}\n`);
+if (docFile !== undefined) writeDoc(jsonFile, docFile);

@@ -1,0 +1,36 @@
+import * as fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ratioRow, renderMarkdown, renderTable, valueRow, withResults, type BenchResults } from '../../bench/results.js';
+
+const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
+const base = { work: 'w', unit: 'ms' as const, baseline: 'bare', peakRssMb: null };
+const results = (rows: BenchResults['rows']): BenchResults => ({ measuredAt: '2026-12-02T00:00:00.000Z', node: 'v24.0.0', cpus: 2, spans: [1000], minutes: 1, rows, details: {} });
+
+describe('the bench results', () => {
+  it('a ratio row is the value over its baseline, met only within its target', () => {
+    expect(ratioRow({ ...base, id: 'a', value: 12, baselineValue: 10 }, 1.3)).toMatchObject({ ratio: 1.2, target: '≤ 1.3×', met: true });
+    expect(ratioRow({ ...base, id: 'b', value: 14, baselineValue: 10 }, 1.3)).toMatchObject({ ratio: 1.4, met: false });
+    expect(ratioRow({ ...base, id: 'c', value: 14, baselineValue: 10 }, null)).toMatchObject({ target: null, met: null });
+    expect(valueRow({ ...base, id: 'd', value: 6, baselineValue: 3 }, { text: '≤ 5 ms', met: (v) => v <= 5 })).toMatchObject({ ratio: 2, met: false });
+  });
+
+  it('renders one table, every row in it, columns aligned, and Markdown with its cells escaped', () => {
+    const r = results([ratioRow({ ...base, id: 'a', work: 'short', value: 12, baselineValue: 10 }, 1.3), ratioRow({ ...base, id: 'b', work: 'a much longer | piped name', value: 30, baselineValue: 10 }, 2)]);
+    const lines = renderTable(r).split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[2]).toContain('1.20×');
+    expect(lines[3]).toContain('NOT MET');
+    expect(lines[2]!.indexOf('12.0 ms')).toBe(lines[3]!.indexOf('30.0 ms'));
+    const md = renderMarkdown(r, 'x.json');
+    expect(md).toContain('a much longer \\| piped name');
+    expect(md.split('\n').filter((l) => l.startsWith('|'))).toHaveLength(4);
+  });
+
+  it('docs/benchmarks.md shows what docs/benchmarks.json holds (npm run bench -- --doc docs/benchmarks.md writes both)', () => {
+    const doc = fs.readFileSync(`${docs}benchmarks.md`, 'utf8');
+    const recorded = JSON.parse(fs.readFileSync(`${docs}benchmarks.json`, 'utf8')) as BenchResults;
+    expect(recorded.rows.length).toBeGreaterThan(10);
+    expect(withResults(doc, recorded, 'benchmarks.json')).toBe(doc);
+  });
+});
