@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExportResultCode } from '@opentelemetry/core';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { BoundedBatchSpanProcessor, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
+import { BoundedBatchSpanProcessor, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
 import { distModule, runModule, tempDir } from '../../helpers/child.js';
 import { TestExporter, type ExporterMode } from '../../helpers/test-exporter.js';
 
@@ -186,6 +186,51 @@ describe('BoundedBatchSpanProcessor: off the caller stack', () => {
     while (exporter.batches.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(exporter.exportedNames()).toEqual(['s0', 's1']);
     expect(queue.stats().exported).toBe(2);
+  });
+});
+
+describe('BoundedBatchSpanProcessor: a batch in slices', () => {
+  const big = { maxQueueSize: 2048, maxExportBatchSize: 512 };
+
+  it(`hands a large batch to the exporter ${EXPORT_SLICE} spans at a time, the app getting a turn of the event loop between two`, async () => {
+    const exporter = testExporter('ok');
+    const { queue, end } = setupQueue(exporter, big);
+    for (let i = 0; i < 512; i++) end(`s${i}`);
+    // A timer of the app's, due now: it runs before the second slice is handed.
+    let batchesWhenTimerRan = -1;
+    setTimeout(() => (batchesWhenTimerRan = exporter.batches.length), 0);
+    await queue.flushSoon(5000);
+    expect(exporter.batches.map((b) => b.length)).toEqual(Array(512 / EXPORT_SLICE).fill(EXPORT_SLICE));
+    expect(exporter.exportedNames()).toEqual(names(0, 512));
+    expect(batchesWhenTimerRan).toBeGreaterThan(0);
+    expect(batchesWhenTimerRan).toBeLessThan(512 / EXPORT_SLICE);
+    expect(queue.stats()).toEqual({ queued: 0, exported: 512, dropped: 0, failedExports: 0 });
+  });
+
+  it('a slice still waiting its turn when the process exits is written by flushSync, once', async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, big);
+    for (let i = 0; i < 200; i++) end(`s${i}`);
+    await tick(); // the drain starts: the first slice is with the exporter, the others wait
+    await tick();
+    queue.flushSync();
+    const handed = [...exporter.batches.flat(), ...exporter.syncBatches.flat()].map((s) => s.name);
+    expect(handed.sort()).toEqual(names(0, 200).sort());
+    expect(exporter.syncBatches.flat().length).toBeGreaterThan(0);
+    // Nothing handed twice when the drain goes on after the exit flush.
+    await tick();
+    await tick();
+    await tick();
+    expect([...exporter.batches.flat(), ...exporter.syncBatches.flat()]).toHaveLength(200);
+  });
+
+  it('a batch one of whose slices failed counts those spans as dropped and the batch as failed', async () => {
+    const exporter = testExporter('fail');
+    const { queue, end } = setupQueue(exporter, big);
+    for (let i = 0; i < 130; i++) end(`s${i}`);
+    await queue.flushSoon(2000);
+    expect(queue.stats()).toMatchObject({ exported: 0, dropped: 130, failedExports: 3 });
+    expect(queue.collectorFailing()).toBe(true);
   });
 });
 
