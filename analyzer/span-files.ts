@@ -95,6 +95,7 @@ export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<Pr
   const { files, runs } = await store.transaction(async () => {
     const files = await store.typedRows('prune-span-files', { before_ns: beforeNs });
     const runs = await store.typedRows('prune-run-facts', { before_ns: beforeNs });
+    await store.script(query('prune-facts'));
     // Remembered, so that a trace file read again does not bring those days back.
     await store.run(query('set-pruned-before'), { day: new Date(Number(beforeNs / 1_000_000n)).toISOString().slice(0, 10) });
     return { files, runs };

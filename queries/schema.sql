@@ -1,5 +1,5 @@
 -- @name schema
--- @description The store's tables: the Parquet files that hold the spans (span_files), the spans of an ingest while it runs, the facts of every run, the files already read, the lines that could not be read.
+-- @description The store's tables: the Parquet files that hold the spans (span_files), the spans of an ingest while it runs, the facts of every run, of its tool calls and ghost commits, the compensations, the files already read, the lines that could not be read.
 -- @returns nothing; creates what is missing, changes nothing that exists
 
 -- The store's spans live in Parquet files partitioned by day and service (store.ts): these are the live ones.
@@ -81,6 +81,20 @@ CREATE TABLE IF NOT EXISTS run_facts (
   start_ns BIGINT, end_ns BIGINT, unended BOOLEAN, outcome VARCHAR, cancelled BOOLEAN, c_ns BIGINT,
   cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN
 );
+
+-- One row per tool call of a run (tool-call-facts.sql), kept the same way: a report reads it, not the spans.
+CREATE TABLE IF NOT EXISTS tool_call_facts (
+  run_id VARCHAR, call_id VARCHAR, tool_name VARCHAR, start_ns BIGINT, has_span BOOLEAN, executed BOOLEAN,
+  end_ns BIGINT, result VARCHAR, effect VARCHAR, kind VARCHAR, trace_id VARCHAR
+);
+
+-- One row per ghost commit of a run (ghost-commit-facts.sql), and the compensations that may cover them
+-- (compensation-facts.sql), kept the same way.
+CREATE TABLE IF NOT EXISTS ghost_commit_facts (
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, tool_call_id VARCHAR, tool VARCHAR, effect VARCHAR,
+  time_ns BIGINT, after_stop_ns BIGINT, compensable BOOLEAN, inferred BOOLEAN, possible_kind VARCHAR, sent_ns BIGINT
+);
+CREATE TABLE IF NOT EXISTS compensation_facts (tool_call_id VARCHAR, run_id VARCHAR, trace_id VARCHAR);
 
 -- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);

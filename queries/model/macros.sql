@@ -123,7 +123,7 @@ WITH extracted AS (
     CASE WHEN attr(ks, vs, 'afterstop.run.id') IS NOT NULL THEN true
          ELSE coalesce(len(list_filter(ks, k -> starts_with(k, 'gen_ai.') OR starts_with(k, 'ai.') OR starts_with(k, 'llm.')
            OR starts_with(k, 'openinference.') OR starts_with(k, 'traceloop.'))) > 0, false) END AS agent_like,
-    -- Tool call ids in a model's output: those spans keep all their attributes (prepare-tool-calls.sql reads them).
+    -- Tool call ids in a model's output: those spans keep all their attributes (tool-call-facts.sql reads them).
     coalesce(len(list_filter(ks, k -> k = 'ai.response.toolCalls'
       OR (starts_with(k, 'gen_ai.completion.') AND ends_with(k, '.id') AND contains(k, '.tool_calls.'))
       OR (starts_with(k, 'llm.output_messages.') AND ends_with(k, '.tool_call.id')))) > 0, false) AS output_tool_calls,

@@ -19,7 +19,7 @@ tool_checks AS (
     count(*) FILTER (WHERE t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns > r.c_ns)
       AND (t.end_ns IS NULL OR t.end_ns > r.c_ns + $budget_ns)) AS slow_tools,
     count(*) FILTER (WHERE t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns >= r.c_ns)) AS tools_at_stop
-  FROM runs AS r JOIN report_tool_calls AS t ON t.run_id = r.run_id
+  FROM runs AS r JOIN tool_call_facts AS t ON t.run_id = r.run_id
   GROUP BY r.run_id
 ),
 levels AS (

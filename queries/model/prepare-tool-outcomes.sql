@@ -16,7 +16,7 @@ outcomes AS (
     t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
     coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
     r.c_ns, r.conversation_id
-  FROM report_tool_calls AS t JOIN report_runs AS r ON r.run_id = t.run_id
+  FROM tool_call_facts AS t JOIN report_runs AS r ON r.run_id = t.run_id
   WHERE r.cancelled
 ),
 -- A repair after C in the same conversation (the same run, without one) that lists the call.

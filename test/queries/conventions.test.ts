@@ -3,7 +3,7 @@ import { analyzeTraces, traces } from '../helpers/trace-builder.js';
 
 /**
  * Foreign conventions mapped onto the leak model (prepare-spans, prepare-runs,
- * prepare-tool-calls): OpenInference and OpenLLMetry spans, deprecated GenAI keys.
+ * tool-call-facts): OpenInference and OpenLLMetry spans, deprecated GenAI keys.
  */
 describe('conventions', () => {
   it('OpenInference: an AGENT root is the run, LLM and TOOL spans are model and tool calls, with their token counts and ids', async () => {
@@ -19,7 +19,7 @@ describe('conventions', () => {
       ['tool', r.spanId, 'openinference', null],
     ]);
     expect(spans[1]).toMatchObject({ model: 'gpt-4o', input_tokens: 50, output_tokens: 7 });
-    const calls = await a.table('report_tool_calls');
+    const calls = await a.table('tool_call_facts');
     expect(calls.map((c) => [c['call_id'], c['tool_name'], c['has_span'], c['executed']])).toEqual([['call_9', 'lookup', true, true]]);
     const run = (await a.table('report_runs'))[0]!;
     expect(run).toMatchObject({ framework: 'openinference', conversation_id: 'sess-1', cancelled: false });

@@ -138,11 +138,14 @@ describe('bad inputs, one by one', () => {
     const source = path.join(dir, 'rotating-lines.json');
     fs.writeFileSync(source, JSON.stringify(lines));
     // The writer: appends line by line to traces.jsonl, and every 3 lines renames it aside and starts a new one (the listing races the renames).
+    // Halfway it waits until a report has run while it wrote (a slow machine must not let it finish first).
+    const halfway = path.join(dir, 'rotating-go-on');
     const writer = runModule(`
       import * as fs from 'node:fs';
       const lines = JSON.parse(fs.readFileSync(${JSON.stringify(source)}, 'utf8'));
       const live = ${JSON.stringify(path.join(folder, 'traces.jsonl'))};
       for (let i = 0; i < lines.length; i++) {
+        if (i === lines.length / 2) while (!fs.existsSync(${JSON.stringify(halfway)})) await new Promise((r) => setTimeout(r, 5));
         fs.appendFileSync(live, lines[i] + '\\n');
         if (i % 3 === 2) fs.renameSync(live, ${JSON.stringify(folder)} + '/traces-' + String(i).padStart(5, '0') + '.jsonl');
         if (i % 2 === 0) await new Promise((r) => setTimeout(r, 1));
@@ -156,6 +159,7 @@ describe('bad inputs, one by one', () => {
       const r = await analyze({ inputs: [folder], db, pricesFile: prices });
       expect(r.totals.runs).toBeLessThanOrEqual(N);
       reports++;
+      fs.writeFileSync(halfway, '');
     }
     const w = await writer;
     expect(w.code, w.stderr).toBe(0);

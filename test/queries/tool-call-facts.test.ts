@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, ns, traces } from '../helpers/trace-builder.js';
 
-/** prepare-tool-calls.sql: one row per tool call (report_tool_calls), from its start marker and/or execute_tool span. */
-describe('prepare-tool-calls', () => {
+/** tool-call-facts.sql: one row per tool call (the store's tool_call_facts, kept at ingest), from its start marker and/or execute_tool span. */
+describe('tool-call-facts', () => {
   it('merges the start marker and the span of a call; a call that never ended has no span', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900 });
     r.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
     r.tool({ name: 'fetch', callId: 'c2', startMs: 60 });
     const a = await analyzeTraces(t);
-    const [c1, c2] = await a.table('report_tool_calls', 'ORDER BY call_id');
+    const [c1, c2] = await a.table('tool_call_facts', 'ORDER BY call_id');
     expect(c1).toMatchObject({ run_id: r.spanId, call_id: 'c1', tool_name: 'send_email', has_span: true, result: 'late', effect: 'irreversible', trace_id: r.traceId });
     expect([c1!['start_ns'], c1!['end_ns']]).toEqual([ns(50), ns(400)]);
     expect(c2).toMatchObject({ call_id: 'c2', tool_name: 'fetch', has_span: false, end_ns: null, result: null, effect: 'unknown' });
@@ -24,8 +25,23 @@ describe('prepare-tool-calls', () => {
     const r2 = t.run({ startMs: 1000, endMs: 1900 });
     r2.tool({ name: 'y', callId: 'same', startMs: 1030, endMs: 1040 });
     const a = await analyzeTraces(t);
-    const rows = await a.table('report_tool_calls', 'ORDER BY start_ns');
+    const rows = await a.table('tool_call_facts', 'ORDER BY start_ns');
     expect(rows.map((c) => [c['run_id'], c['call_id']])).toEqual([[r1.spanId, anonymous], [r1.spanId, 'same'], [r2.spanId, 'same']]);
     a.close();
   });
+
+  it('is kept per trace: a run’s calls go when its trace is read again (recomputed), and with its run when the retention forgets it (prune-facts)', async () => {
+    const t = traces();
+    const r1 = t.run({ startMs: 0, endMs: 900 });
+    r1.tool({ name: 'a', callId: 'c1', startMs: 10, endMs: 20 });
+    const r2 = t.run({ startMs: 1000, endMs: 1900 });
+    r2.tool({ name: 'b', callId: 'c2', startMs: 1010, endMs: 1020 });
+    const a = await analyzeTraces(t);
+    expect((await a.table('tool_call_facts', 'ORDER BY call_id')).map((c) => c['call_id'])).toEqual(['c1', 'c2']);
+    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
+    await a.store.script(query('prune-facts'));
+    expect((await a.table('tool_call_facts')).map((c) => c['call_id'])).toEqual(['c2']);
+    a.close();
+  });
 });
+

@@ -1,7 +1,7 @@
--- @name prepare_tool_calls
--- @description One row per tool call of a run, keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
--- @returns nothing; creates the temporary table report_tool_calls
-CREATE OR REPLACE TEMPORARY TABLE report_tool_calls AS
+-- @name tool_call_facts
+-- @description One row per tool call of a run of the traces just touched (DuckDB: touched_traces, inserted into the store's tool_call_facts at ingest, so that a report over an unchanged store does not redo it; ClickHouse: every trace read, the session's tool_call_facts), keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
+-- @returns nothing; fills tool_call_facts
+@store_insert(tool_call_facts)
 WITH executed AS (
   SELECT
     run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
@@ -11,14 +11,15 @@ WITH executed AS (
     CASE WHEN role = 'tool' THEN effect END AS effect,
     tool_kind,
     trace_id
-  FROM report_spans
-  WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
+  FROM @assigned_spans
+  WHERE (role = 'tool' OR name = 'afterstop.tool.start') AND run_id IS NOT NULL AND @touched(trace_id)
 ),
 output_keys AS (
   SELECT s.run_id, s.trace_id, s.end_ns, s.output_attrs AS attrs, k
-  FROM report_spans AS s
+  FROM @assigned_spans AS s
   @array_join(@map_keys(s.output_attrs), k)
-  WHERE s.run_id IS NOT NULL AND s.output_tool_calls
+  -- The rare spans with tool call ids in their output first, then whether their trace was touched.
+  WHERE s.output_tool_calls AND s.run_id IS NOT NULL AND @touched(s.trace_id)
     AND (@full_match(k, 'gen_ai\.completion\.\d+\.tool_calls\.\d+\.id')
       OR @full_match(k, 'llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.id')
       OR k = 'ai.response.toolCalls')

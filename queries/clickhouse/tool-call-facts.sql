@@ -1,8 +1,8 @@
--- Generated from queries/model/prepare-tool-calls.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
--- @name prepare_tool_calls
--- @description One row per tool call of a run, keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
--- @returns nothing; creates the temporary table report_tool_calls
-CREATE OR REPLACE TEMPORARY TABLE report_tool_calls AS
+-- Generated from queries/model/tool-call-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
+-- @name tool_call_facts
+-- @description One row per tool call of a run of the traces just touched (DuckDB: touched_traces, inserted into the store's tool_call_facts at ingest, so that a report over an unchanged store does not redo it; ClickHouse: every trace read, the session's tool_call_facts), keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
+-- @returns nothing; fills tool_call_facts
+CREATE OR REPLACE TEMPORARY TABLE tool_call_facts AS
 WITH executed AS (
   SELECT
     run_id, coalesce(tool_call_id, span_id) AS call_id, tool_name, start_ns,
@@ -13,13 +13,14 @@ WITH executed AS (
     tool_kind,
     trace_id
   FROM report_spans
-  WHERE run_id IS NOT NULL AND (role = 'tool' OR name = 'afterstop.tool.start')
+  WHERE (role = 'tool' OR name = 'afterstop.tool.start') AND run_id IS NOT NULL AND true
 ),
 output_keys AS (
   SELECT s.run_id AS run_id, s.trace_id AS trace_id, s.end_ns AS end_ns, s.output_attrs AS attrs, k
   FROM report_spans AS s
   ARRAY JOIN mapKeys(s.output_attrs) AS k
-  WHERE s.run_id IS NOT NULL AND s.output_tool_calls
+  -- The rare spans with tool call ids in their output first, then whether their trace was touched.
+  WHERE s.output_tool_calls AND s.run_id IS NOT NULL AND true
     AND (match(k, '^(?:gen_ai\\.completion\\.\\d+\\.tool_calls\\.\\d+\\.id)$')
       OR match(k, '^(?:llm\\.output_messages\\.\\d+\\.message\\.tool_calls\\.\\d+\\.tool_call\\.id)$')
       OR k = 'ai.response.toolCalls')

@@ -1,0 +1,7 @@
+-- Generated from queries/model/compensation-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
+-- @name compensation_facts
+-- @description The succeeded compensations (afterstop.tool.compensate, outcome succeeded) of the traces just touched, by the tool call id they name (DuckDB: touched_traces, inserted into the store's compensation_facts at ingest; ClickHouse: every trace read, the session's compensation_facts). A compensation may lie in another trace than its ghost commit: prepare-ghost-commits.sql matches them at report time.
+-- @returns nothing; fills compensation_facts
+INSERT INTO compensation_facts BY NAME
+SELECT DISTINCT tool_call_id, run_id, trace_id FROM spans
+WHERE trace_id IN (SELECT trace_id FROM touched_traces) AND name = 'afterstop.tool.compensate' AND compensation_outcome = 'succeeded' AND tool_call_id IS NOT NULL;
