@@ -39,24 +39,21 @@ export async function writeSpanFiles(store: Store): Promise<void> {
   fs.mkdirSync(store.spansDir, { recursive: true });
   const stamp = `part-${Date.now()}-${randomUUID().slice(0, 8)}`;
   const partitions = await store.typedRows('span-partitions');
-  const files: string[] = [];
-  // Rows in any order within a file (nothing reads them in order): DuckDB then writes with every thread.
-  await store.connection.run('SET preserve_insertion_order = false');
-  try {
-    if (partitions.length <= COPY_PER_PARTITION_UP_TO) {
-      for (const p of partitions) {
-        const file = path.join(store.spansDir, ...p.folder.split('/'), `${stamp}-0.parquet`);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        await store.run(query('write-span-partition'), { day: p.day, service_folder: p.service_folder, file });
-        files.push(file);
-      }
-    } else {
+  // Rows in any order within a file: nothing reads them in order.
+  const files = await store.inAnyOrder(async () => {
+    if (partitions.length > COPY_PER_PARTITION_UP_TO) {
       const written = await store.typedRows('write-span-files', { dir: store.spansDir, pattern: `${stamp}-{i}` });
-      files.push(...written.flatMap((w) => w.Files ?? []));
+      return written.flatMap((w) => w.Files ?? []);
     }
-  } finally {
-    await store.connection.run('RESET preserve_insertion_order');
-  }
+    const out: string[] = [];
+    for (const p of partitions) {
+      const file = path.join(store.spansDir, ...p.folder.split('/'), `${stamp}-0.parquet`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      await store.run(query('write-span-partition'), { day: p.day, service_folder: p.service_folder, file });
+      out.push(file);
+    }
+    return out;
+  });
   if (files.length > 0) {
     const counts = await store.typedRows('file-span-counts', { files: listValue(files) });
     const days = [...new Set(counts.map((c) => c.day))];

@@ -148,6 +148,19 @@ export class Store {
     return typedRows<QueryRows[N]>(q, await this.rows(q, params));
   }
 
+  /**
+   * Run `body` with DuckDB free to keep rows in any order, so that it writes with every thread: for
+   * statements whose rows nothing reads in order (the working spans, the Parquet files).
+   */
+  async inAnyOrder<T>(body: () => Promise<T>): Promise<T> {
+    await this.connection.run('SET preserve_insertion_order = false');
+    try {
+      return await body();
+    } finally {
+      await this.connection.run('RESET preserve_insertion_order');
+    }
+  }
+
   /** Run `body` in one transaction: committed when it resolves, rolled back when it throws (and the error passed on). */
   async transaction<T>(body: () => Promise<T>): Promise<T> {
     await this.connection.run('BEGIN TRANSACTION');

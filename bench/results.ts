@@ -37,16 +37,19 @@ export interface BenchResults {
   details: Record<string, unknown>;
 }
 
+type Measured = Omit<BenchRow, 'ratio' | 'target' | 'met'>;
+
+const ratioOf = (row: Measured): number | null => (row.baselineValue === null || row.baselineValue === 0 ? null : row.value / row.baselineValue);
+
 /** A row with a ratio target: met when value ÷ baseline is at most `max`. */
-export function ratioRow(row: Omit<BenchRow, 'ratio' | 'target' | 'met'>, max: number | null): BenchRow {
-  const ratio = row.baselineValue === null || row.baselineValue === 0 ? null : row.value / row.baselineValue;
+export function ratioRow(row: Measured, max: number | null): BenchRow {
+  const ratio = ratioOf(row);
   return { ...row, ratio, target: max === null ? null : `≤ ${max}×`, met: max === null || ratio === null ? null : ratio <= max };
 }
 
 /** A row with a target on the value itself (`≤ 5 ms`, `< 1024 MB`). */
-export function valueRow(row: Omit<BenchRow, 'ratio' | 'target' | 'met'>, target: { text: string; met: (value: number) => boolean }): BenchRow {
-  const ratio = row.baselineValue === null || row.baselineValue === 0 ? null : row.value / row.baselineValue;
-  return { ...row, ratio, target: target.text, met: target.met(row.value) };
+export function valueRow(row: Measured, target: { text: string; met: (value: number) => boolean }): BenchRow {
+  return { ...row, ratio: ratioOf(row), target: target.text, met: target.met(row.value) };
 }
 
 const number = (n: number, unit: Unit): string => {

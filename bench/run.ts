@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
 import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
 import { benchCollectorFaults, FAULTS } from './collector-faults.js';
-import { renderTable, ratioRow, valueRow, withResults, type BenchResults, type BenchRow } from './results.js';
+import { renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
 import { benchHungCollector, benchStopBurst } from './stop-burst.js';
 import { benchToolCall } from './tool-call.js';
@@ -118,6 +118,6 @@ const results: BenchResults = {
 };
 fs.mkdirSync(path.dirname(jsonFile), { recursive: true });
 fs.writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
-process.stdout.write(`${renderTable(JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as BenchResults)}\n`);
+process.stdout.write(`${renderTable(results)}\n`);
 process.stderr.write(`bench: wrote ${jsonFile}\n`);
 if (docFile !== undefined) writeDoc(jsonFile, docFile);

@@ -62,21 +62,20 @@ async function storeFiles(
   maxLineBytes = FAST_PATH_MAX_LINE,
 ): Promise<FileCounts | undefined> {
   try {
-    // Rows in any order: DuckDB then writes with every thread (dedupe-spans.sql does not rely on order).
-    await store.connection.run('SET preserve_insertion_order = false');
-    await store.run(query('store-files'), {
-      files: listValue(files),
-      compression: DUCKDB_COMPRESSION[compression],
-      source,
-      max_object_bytes: BigInt(maxLineBytes),
-      ingest_id: ingestId,
-    });
+    // Rows in any order (dedupe-spans.sql does not rely on order).
+    await store.inAnyOrder(() =>
+      store.run(query('store-files'), {
+        files: listValue(files),
+        compression: DUCKDB_COMPRESSION[compression],
+        source,
+        max_object_bytes: BigInt(maxLineBytes),
+        ingest_id: ingestId,
+      }),
+    );
   } catch (error) {
     // A full disk is not the files' fault: the ingest stops (nothing marked read) rather than reading them carefully.
     if (isStorageFailure(error)) throw error;
     return undefined;
-  } finally {
-    await store.connection.run('RESET preserve_insertion_order');
   }
   const counts = await store.typedRows('file-counts', { ingest_id: ingestId });
   return new Map(counts.map((c) => [c.file, { spans: Number(c.spans), invalid: Number(c.invalid) }]));

@@ -371,17 +371,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       );
       if (!this.handing.delete(batch)) return; // written at exit meanwhile
     }
-    if (batch.length <= EXPORT_SLICE) {
-      this.lastFailed = !(await this.exportSlice(batch));
-      return;
-    }
     // Handed in slices, a macrotask apart: serialising a whole batch at once held the app's event loop
     // 23 ms (512 spans, the first export). The slices still waiting stay where flushSync sees them.
-    const slices: ReadableSpan[][] = [];
-    for (let i = 0; i < batch.length; i += EXPORT_SLICE) slices.push(batch.slice(i, i + EXPORT_SLICE));
-    for (const slice of slices.slice(1)) this.handing.add(slice);
-    const sent: Promise<boolean>[] = [this.exportSlice(slices[0]!)];
-    for (const slice of slices.slice(1)) {
+    const [first, ...rest] = Array.from({ length: Math.ceil(batch.length / EXPORT_SLICE) }, (_v, i) => batch.slice(i * EXPORT_SLICE, (i + 1) * EXPORT_SLICE));
+    for (const slice of rest) this.handing.add(slice);
+    const sent = [this.exportSlice(first ?? [])];
+    for (const slice of rest) {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.handing.delete(slice)) sent.push(this.exportSlice(slice));
     }
