@@ -1,6 +1,7 @@
 /** Private state shapes; not part of the public API. */
-import type { Attributes, Context, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Tracer } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { DeferredMarker } from './export/deferred-markers.js';
 import type { CancelState, ExportStats, ExporterKind } from './types.js';
 
 export interface ResolvedConfig {
@@ -29,6 +30,13 @@ export interface Pipeline {
   readonly mode: 'own' | 'joined' | 'disabled';
   /** Where marker spans can be handed directly (see markers.ts); undefined: through the tracer. */
   readonly markerProcessor?: SpanProcessor | undefined;
+  /**
+   * Write `marker` only if its fact is still open when spans are next exported (deferred-markers.ts):
+   * only afterstop's own queue, which takes every span of the run, can; false (or absent): write it now.
+   */
+  deferMarker?(marker: DeferredMarker): boolean;
+  /** The deferred marker's fact closed: it is never written if it was still waiting. */
+  withdrawMarker?(marker: DeferredMarker): void;
   /** Export what is queued now; bounded by `timeoutMs`; never rejects. */
   flush(timeoutMs: number): Promise<void>;
   stats(): ExportStats;
@@ -46,10 +54,13 @@ export interface RunScope {
   readonly cancelState: CancelState;
   readonly flushTimeoutMs: number;
   /**
-   * Write a marker span (start = end = now) under `parent` (default: the run
+   * Write a marker span (start = end = `time`, by default now) under `parent` (default: the run
    * span). `attributes` is kept as given: pass a fresh object, never touch it after.
    */
-  marker(name: string, attributes: Attributes, parent?: Context): void;
+  marker(name: string, attributes: Attributes, parent?: Context, time?: HrTime): void;
+  /** Defer `marker` to the next export (Pipeline.deferMarker); false: the caller writes it now. */
+  deferMarker(marker: DeferredMarker): boolean;
+  withdrawMarker(marker: DeferredMarker): void;
   /** Flush the pipeline now (bounded); used for evidence that must survive a crash. */
   flushEvidence(): Promise<void>;
   childStarted(child: object, kind: 'tool' | 'model'): void;

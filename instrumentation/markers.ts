@@ -29,16 +29,16 @@ import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base'
  * records a fact even if the process dies or the span it describes never ends.
  */
 export interface MarkerWriter {
-  /** `parentSpan` is `parent`'s span context, when the caller has it at hand. */
-  write(name: string, attributes: Attributes, parent: Context, parentSpan?: SpanContext): void;
+  /** `parentSpan` is `parent`'s span context, when the caller has it at hand; `time` defaults to now. */
+  write(name: string, attributes: Attributes, parent: Context, parentSpan?: SpanContext, time?: HrTime): void;
 }
 
 /** Markers through the tracer, like any span: works with every tracer provider. */
 export class TracerMarkerWriter implements MarkerWriter {
   constructor(private readonly tracer: Tracer) {}
 
-  write(name: string, attributes: Attributes, parent: Context): void {
-    const now = hrTime();
+  write(name: string, attributes: Attributes, parent: Context, _parentSpan?: SpanContext, time?: HrTime): void {
+    const now = time ?? hrTime();
     const span = this.tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: now, attributes }, parent);
     span.end(now);
   }
@@ -142,11 +142,11 @@ export class DirectMarkerWriter implements MarkerWriter {
     private readonly scope: InstrumentationScope,
   ) {}
 
-  write(name: string, attributes: Attributes, parent: Context, parentSpan?: SpanContext): void {
+  write(name: string, attributes: Attributes, parent: Context, parentSpan?: SpanContext, time?: HrTime): void {
     const parentContext = parentSpan ?? trace.getSpanContext(parent);
     if (parentContext === undefined || (parentContext.traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (isTracingSuppressed(parent)) return;
-    const marker = new MarkerSpan(name, attributes, parentContext, hrTime(), this.resource, this.scope);
+    const marker = new MarkerSpan(name, attributes, parentContext, time ?? hrTime(), this.resource, this.scope);
     this.processor.onStart(marker as unknown as Parameters<SpanProcessor['onStart']>[0], parent);
     this.processor.onEnd(marker);
   }

@@ -224,6 +224,9 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     config,
     mode: 'own',
     markerProcessor: processor,
+    // Every span of a run goes through this queue: a tool call's start marker waits for the next export.
+    deferMarker: (marker) => processor.defer(marker),
+    withdrawMarker: (marker) => void processor.withdraw(marker),
     flush: (timeoutMs) => processor.flushSoon(timeoutMs),
     stats: () => processor.stats(),
     async shutdown() {

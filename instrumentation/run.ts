@@ -9,6 +9,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type HrTime,
   type Span,
   type SpanContext,
   type Tracer,
@@ -16,6 +17,7 @@ import {
 import { hrTime, isTracingSuppressed } from '@opentelemetry/core';
 import { CancelledError, isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
+import type { DeferredMarker } from './export/deferred-markers.js';
 import type { Pipeline, RunScope } from './internal-types.js';
 import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { startModelCall } from './model.js';
@@ -170,9 +172,17 @@ export class InstrumentedRun implements Run, RunScope {
 
   // --- RunScope
 
-  marker(name: string, attributes: Attributes, parent?: Context): void {
-    if (parent === undefined) this.markers.write(name, attributes, this.context, this.spanContext);
-    else this.markers.write(name, attributes, parent);
+  marker(name: string, attributes: Attributes, parent?: Context, time?: HrTime): void {
+    if (parent === undefined) this.markers.write(name, attributes, this.context, this.spanContext, time);
+    else this.markers.write(name, attributes, parent, undefined, time);
+  }
+
+  deferMarker(marker: DeferredMarker): boolean {
+    return this.pipeline.deferMarker?.(marker) ?? false;
+  }
+
+  withdrawMarker(marker: DeferredMarker): void {
+    this.pipeline.withdrawMarker?.(marker);
   }
 
   flushEvidence(): Promise<void> {

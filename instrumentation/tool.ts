@@ -28,12 +28,13 @@ import {
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
 import { contextWithTool, type CommitSink } from './run-context.js';
+import type { DeferredMarker } from './export/deferred-markers.js';
 import type { CommitEvidence, Run, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
 
 /** One tool execution: a start marker, an `execute_tool` span, commit markers. Ends once. */
-export class InstrumentedToolCall implements ToolCall, CommitSink {
+export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarker {
   readonly callId: string;
   /** A context whose active span is the tool span: the body runs in it. */
   readonly context: Context;
@@ -42,6 +43,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
   private readonly effect: ToolEffect;
   private readonly idempotencyKey: string | undefined;
   private readonly name: string;
+  private readonly kind: ToolCallOptions['kind'];
+  private readonly startTime: HrTime;
   private result: ToolResultDelivery | undefined;
   private ended = false;
   private inflight = true;
@@ -58,11 +61,11 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
       [ATTR_GEN_AI_TOOL_NAME]: options.name,
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
     });
-    // The effect class is on the start marker too: a call that never ends (the process died) is still known by it.
-    const start: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect });
-    // A step's (or compensation's) kind is on its start marker too: a call that never ends is still known as one.
-    if (options.kind === 'step' || options.kind === 'compensate') start[ATTR_TOOL_KIND] = options.kind;
-    run.marker(SPAN_TOOL_START, start);
+    this.kind = options.kind;
+    this.startTime = hrTime();
+    // The start marker tells of a call that may never end: with afterstop's own queue it is written only if
+    // the call is still open when spans are next exported (a call that ended by then has its span).
+    if (!run.deferMarker(this)) this.writeDeferred();
     const attributes: Attributes = Object.assign({}, this.identity, {
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
       [ATTR_TOOL_EFFECT]: this.effect,
@@ -71,7 +74,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     if (options.kind === 'step' || options.kind === 'compensate') attributes[ATTR_TOOL_KIND] = options.kind;
     setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
     this.name = options.name;
-    this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: hrTime(), attributes }, run.context);
+    this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: this.startTime, attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (commit-detection.ts) finds this call in the body's context.
     // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
@@ -82,6 +85,15 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
 
   get signal(): AbortSignal {
     return this.run.signal;
+  }
+
+  /** The start marker, at the call's start: now, or at the first export while the call is still open. */
+  writeDeferred(): void {
+    // The effect class is on the start marker too: a call that never ends (the process died) is still known by it.
+    const start: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect });
+    // A step's (or compensation's) kind is on its start marker too: a call that never ends is still known as one.
+    if (this.kind === 'step' || this.kind === 'compensate') start[ATTR_TOOL_KIND] = this.kind;
+    this.run.marker(SPAN_TOOL_START, start, undefined, this.startTime);
   }
 
   // Tool bodies destructure their context (`async ({ signal, commit }) => …`): the
@@ -145,6 +157,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink {
     if (this.ended) return;
     this.ended = true;
     try {
+      // Its span, about to end, tells of its start: a start marker not written yet never is.
+      this.run.withdrawMarker(this);
       this.finish(options, endTime);
     } catch (error) {
       reportInternalError('tool end', error);

@@ -3,6 +3,8 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
+import { ATTR_TOOL_EFFECT } from '../semconv.js';
+import { DeferredMarkers, type DeferredMarker } from './deferred-markers.js';
 
 export interface QueueOptions {
   maxQueueSize: number;
@@ -66,8 +68,12 @@ class SpanRing {
   }
 }
 
-/** afterstop's markers (cancel request and ack, tool start and commit, repair, settle...): the product's evidence. */
-const isEvidence = (span: ReadableSpan): boolean => span.name.startsWith('afterstop.');
+/**
+ * afterstop's markers (cancel request and ack, tool start and commit, repair, settle...): the product's
+ * evidence; and afterstop's tool spans, which stand for their start markers when those were never written
+ * (a call that ended before the next export: deferred-markers.ts).
+ */
+const isEvidence = (span: ReadableSpan): boolean => span.name.startsWith('afterstop.') || span.attributes[ATTR_TOOL_EFFECT] !== undefined;
 
 /**
  * The queue: at most `capacity` spans, afterstop's markers apart from the other spans. When it is full, the
@@ -149,6 +155,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private openFlush: OpenFlush | undefined;
   /** A batch taken from the ring and waiting for resource attributes before export. */
   private readonly handing = new Set<ReadableSpan[]>();
+  /** Markers written only if their fact is still open when spans are next taken for export. */
+  private readonly deferred = new DeferredMarkers();
   private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
   /** Of `dropped`, the spans the full queue evicted (the rest were in failed exports), and those of exports that timed out. */
   private queueFull = 0;
@@ -176,7 +184,34 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   stats(): ExportStats {
-    return { queued: this.ring.length, ...this.counters };
+    return { queued: this.waiting(), ...this.counters };
+  }
+
+  /**
+   * Write `marker` when spans are next taken for export, unless it is withdrawn first (deferred-markers.ts).
+   * False once the queue is shut down: the caller writes it now.
+   */
+  defer(marker: DeferredMarker): boolean {
+    if (this.isShutdown || this.exiting) return false;
+    this.deferred.add(marker);
+    this.arm();
+    return true;
+  }
+
+  /** The deferred marker's fact closed: true when it was never written (it never will be). */
+  withdraw(marker: DeferredMarker): boolean {
+    return this.deferred.withdraw(marker);
+  }
+
+  /** Spans queued, and deferred markers that the next export writes. */
+  private waiting(): number {
+    return this.ring.length + this.deferred.size;
+  }
+
+  /** The next batch: the deferred markers written into the queue first, so that an open fact goes out with it. */
+  private takeBatch(): ReadableSpan[] {
+    this.deferred.writeAll();
+    return this.ring.take(this.options.maxExportBatchSize);
   }
 
   /** What the self-metrics report: the stats, the queue's capacity, the spans handed to the exporter, and the drops by cause. */
@@ -234,7 +269,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       for (;;) {
         await this.drain(deadline);
         // Checked and closed in one step: a span queued before this is drained, one after it gets a new flush.
-        if (this.ring.length === 0 || this.exiting || Date.now() >= deadline) {
+        if (this.waiting() === 0 || this.exiting || Date.now() >= deadline) {
           flush.draining = false;
           return;
         }
@@ -286,7 +321,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (!this.exporter.exportSync) return;
     const batches: ReadableSpan[][] = [...this.handing];
     this.handing.clear();
-    while (this.ring.length > 0) batches.push(this.ring.take(this.options.maxExportBatchSize));
+    while (this.waiting() > 0) batches.push(this.takeBatch());
     for (const batch of batches) {
       let written = false;
       this.handed += batch.length;
@@ -342,18 +377,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
    * scheduled try goes on from there.
    */
   private drain(deadline?: number): Promise<void> {
-    const goOn = (): boolean => this.ring.length > 0 && !this.exiting && (deadline === undefined ? !this.lastFailed : Date.now() < deadline);
+    const goOn = (): boolean => this.waiting() > 0 && !this.exiting && (deadline === undefined ? !this.lastFailed : Date.now() < deadline);
     if (this.exporting !== undefined) {
       // Wait for the drain under way, then drain whatever arrived meanwhile.
       return this.exporting.then(() => (goOn() ? this.drain(deadline) : undefined));
     }
     this.lastFailed = false;
     const run = (async () => {
-      while (goOn()) await this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
+      while (goOn()) await this.exportBatch(this.takeBatch());
     })();
     this.exporting = run.finally(() => {
       this.exporting = undefined;
-      if (this.ring.length > 0 && !this.isShutdown) this.arm();
+      if (this.waiting() > 0 && !this.isShutdown) this.arm();
     });
     return this.exporting;
   }

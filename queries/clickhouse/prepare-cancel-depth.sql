@@ -1,6 +1,6 @@
 -- Generated from queries/model/prepare-cancel-depth.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_cancel_depth
--- @description Cancel depth (METRICS.md §8) per cancelled run, 0 to 4, one level each, stopping at the first that fails: 1 loop — no model or tool call starts after C, the Stop request (compensation work, afterstop.tool.kind = compensate, is not loop work); 2 model — every model call in flight at C ended within the budget; 3 tools — every tool call in flight at C ended within the budget (one that never ended fails); 4 effects — no ghost commit (and, for a foreign run without tool markers, no tool running at C, whose effect the trace cannot show). One row per cancelled run.
+-- @description Cancel depth (METRICS.md §8) per cancelled run, 0 to 4, one level each, stopping at the first that fails: 1 loop — no model or tool call starts after C, the Stop request (compensation work, afterstop.tool.kind = compensate, is not loop work); 2 model — every model call in flight at C ended within the budget; 3 tools — every tool call in flight at C ended within the budget (one that never ended fails); 4 effects — no ghost commit (and, for a foreign run without afterstop's tool markers or tool spans, no tool running at C, whose effect the trace cannot show). One row per cancelled run.
 -- @param budget_ns Int64 the budget (METRICS.md: 1 s = 1000000000)
 -- @returns nothing; creates the temporary table report_cancel_depth
 CREATE OR REPLACE TEMPORARY TABLE report_cancel_depth AS
@@ -11,7 +11,8 @@ span_checks AS (
     count(*) FILTER (WHERE (s.role IN ('model', 'tool') OR s.name = 'afterstop.tool.start') AND s.start_ns >= r.c_ns
       AND coalesce(s.tool_kind, '') <> 'compensate') AS work_after,
     count(*) FILTER (WHERE s.role = 'model' AND s.start_ns < r.c_ns AND s.end_ns > r.c_ns AND s.end_ns > r.c_ns + {budget_ns:Int64}) AS slow_models,
-    count(*) FILTER (WHERE s.name IN ('afterstop.tool.start', 'afterstop.tool.commit')) AS tool_markers
+    -- afterstop's tool evidence: its markers, or the tool spans of its own tracer (scope afterstop)
+    count(*) FILTER (WHERE s.name IN ('afterstop.tool.start', 'afterstop.tool.commit') OR (s.role = 'tool' AND s.scope = 'afterstop')) AS tool_markers
   FROM runs AS r JOIN report_spans AS s ON s.run_id = r.run_id
   GROUP BY r.run_id
 ),

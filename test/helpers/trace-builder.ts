@@ -50,6 +50,8 @@ interface Span {
   attrs: [string, AttrValue][];
   status?: Status;
   exceptions?: { type?: string; message?: string }[];
+  /** The instrumentation scope's name (default afterstop). */
+  scope?: string;
 }
 
 function anyValue(v: AttrValue): Record<string, unknown> {
@@ -125,7 +127,7 @@ export class Run {
   }
 
   /** Any span of the run; parent defaults to the run span ('missing': a parent never exported). */
-  span(o: { name: string; startMs: number; endMs?: number; parent?: string; kind?: number; spanId?: string } & SpanOptions): string {
+  span(o: { name: string; startMs: number; endMs?: number; parent?: string; kind?: number; spanId?: string; scope?: string } & SpanOptions): string {
     const spanId = o.spanId ?? this.t.newSpanId();
     this.t.add(this.options.service, {
       traceId: this.traceId, spanId, parentSpanId: o.parent === 'missing' ? this.t.newSpanId() : (o.parent ?? this.spanId),
@@ -133,6 +135,7 @@ export class Run {
       attrs: [...this.common(), ...pairs(o.attrs)],
       ...(o.status ? { status: o.status } : {}),
       ...(o.exceptions ? { exceptions: o.exceptions } : {}),
+      ...(o.scope ? { scope: o.scope } : {}),
     });
     return spanId;
   }
@@ -166,10 +169,13 @@ export class Run {
   /**
    * A tool call: its afterstop.tool.start marker (unless startMarker is false) and,
    * when endMs is given, its `execute_tool` span. Without endMs it never ended.
+   * Without a start marker it is a foreign tool span (scope `foreign`), unless
+   * `scope` says afterstop wrote it (a call that ended before the next export).
    */
   tool(o: {
     name: string; callId?: string; startMs: number; endMs?: number; result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
     effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string; toolKind?: 'step' | 'compensate';
+    scope?: string;
   } & SpanOptions): string {
     const spanId = this.t.newSpanId();
     const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.kind': o.toolKind });
@@ -181,7 +187,8 @@ export class Run {
       'gen_ai.operation.name': 'execute_tool', 'afterstop.tool.effect': o.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey,
       'afterstop.tool.result': o.result, 'error.type': o.errorType,
     });
-    return this.span({ ...o, spanId, name: `execute_tool ${o.name}`, attrs: [...call, ...attrs, ...pairs(o.attrs)] });
+    const scope = o.scope ?? (o.startMarker === false ? 'foreign' : undefined);
+    return this.span({ ...o, spanId, name: `execute_tool ${o.name}`, attrs: [...call, ...attrs, ...pairs(o.attrs)], ...(scope ? { scope } : {}) });
   }
 
   /** An afterstop.tool.commit marker under its tool span; name, effect and key default to the tool's. */
@@ -251,7 +258,7 @@ export class Traces {
         resourceSpans: [{
           resource: { attributes: kvs([['service.name', service], ['afterstop.schema.version', '0.1']]) },
           scopeSpans: [{
-            scope: { name: 'afterstop', version: '0.1.0' },
+            scope: { name: s.scope ?? 'afterstop', version: '0.1.0' },
             spans: [{
               traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind,
               startTimeUnixNano: String(s.startNs), endTimeUnixNano: String(s.endNs), attributes: kvs(s.attrs),

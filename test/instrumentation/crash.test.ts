@@ -120,6 +120,24 @@ describe('evidence survives SIGKILL', () => {
     expect(commits[0]!.line).toBeGreaterThan(request.line);
   });
 
+  it('a tool call still open at an export has its start marker on disk when the process is killed in it', async () => {
+    const result = await crashingChild(`
+      const { flush } = await import(${JSON.stringify(INDEX)});
+      const run = startRun({ agentName: 'hang', runId: 'run-hang' });
+      await run.tool({ name: 'charge', callId: 'call-hang', effect: 'irreversible' }, async () => {
+        await flush(5000);
+        process.kill(process.pid, 'SIGKILL');
+      });
+    `);
+    expectKilled(result);
+    const read = await onDisk();
+    expect(read.skipped).toEqual([]);
+    const starts = named(read.spans, 'afterstop.tool.start');
+    expect(starts).toHaveLength(1);
+    expect(starts[0]!.attributes).toMatchObject({ 'gen_ai.tool.call.id': 'call-hang', 'afterstop.tool.effect': 'irreversible', 'afterstop.run.id': 'run-hang' });
+    expect(named(read.spans, 'execute_tool charge')).toHaveLength(0);
+  });
+
   it('control: without a cancel, nothing is written before the kill', async () => {
     const result = await crashingChild(`
       const run = startRun({ agentName: 'control', runId: 'run-control' });
@@ -149,7 +167,8 @@ describe('the process ends without shutdown()', () => {
   const expectAllOnDisk = async (): Promise<void> => {
     const read = await onDisk();
     expect(read.skipped).toEqual([]);
-    expect(read.spans.map((s) => s.name).sort()).toEqual(['afterstop.tool.start', 'execute_tool lookup', 'invoke_agent exit']);
+    // The tool call ended before any export: its span tells of its start, no marker is needed.
+    expect(read.spans.map((s) => s.name).sort()).toEqual(['execute_tool lookup', 'invoke_agent exit']);
   };
 
   it('a natural exit writes what is queued (beforeExit flush)', async () => {
@@ -172,6 +191,19 @@ describe('the process ends without shutdown()', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('app bug');
     await expectAllOnDisk();
+  });
+});
+
+describe('a tool call open at exit', () => {
+  it('process.exit() inside a tool body writes its start marker (the synchronous flush writes the deferred markers)', async () => {
+    const result = await crashingChild(`
+      const run = startRun({ agentName: 'exit-open', runId: 'run-exit-open' });
+      await run.tool({ name: 'send', callId: 'call-exit-open', effect: 'irreversible' }, () => process.exit(4));
+    `);
+    expect(result.code).toBe(4);
+    const spans = (await onDisk()).spans;
+    expect(named(spans, 'afterstop.tool.start').map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['call-exit-open']);
+    expect(named(spans, 'execute_tool send')).toHaveLength(0);
   });
 });
 

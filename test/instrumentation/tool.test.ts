@@ -1,6 +1,6 @@
 import { context, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRun } from '../../instrumentation/index.js';
+import { flush, startRun } from '../../instrumentation/index.js';
 import { captureTraces, named, only, sleep, type TraceCapture } from '../helpers/capture.js';
 
 let capture: TraceCapture;
@@ -10,7 +10,7 @@ beforeAll(() => {
 afterAll(() => capture.close());
 
 describe('run.tool', () => {
-  it('writes a start marker and an execute_tool span, and returns the value', async () => {
+  it('writes an execute_tool span, and returns the value; a call that ended before the next export needs no start marker', async () => {
     const run = startRun({ agentName: 'support', conversationId: 'conv-t' });
     const value = await run.tool(
       { name: 'lookup', callId: 'call_1', effect: 'read', idempotencyKey: 'k-1' },
@@ -24,21 +24,9 @@ describe('run.tool', () => {
     run.end();
     const spans = await capture.spans(run.id);
     const runSpan = only(spans, 'invoke_agent support');
-    const start = only(spans, 'afterstop.tool.start');
     const tool = only(spans, 'execute_tool lookup');
-    expect(start.parentSpanId).toBe(runSpan.spanId);
-    expect(start.startNs).toBe(start.endNs);
-    expect(start.startNs).toBeLessThanOrEqual(tool.startNs);
-    expect(start.attributes).toEqual({
-      'afterstop.run.id': run.id,
-      'afterstop.framework': 'manual',
-      'gen_ai.conversation.id': 'conv-t',
-      'gen_ai.agent.name': 'support',
-      'gen_ai.tool.name': 'lookup',
-      'gen_ai.tool.call.id': 'call_1',
-      // The effect class is on the start marker too: a call that never ends is still known by it.
-      'afterstop.tool.effect': 'read',
-    });
+    // Its span tells of its start; the marker is for a call still open when spans are exported.
+    expect(named(spans, 'afterstop.tool.start')).toEqual([]);
     expect(tool.parentSpanId).toBe(runSpan.spanId);
     expect(tool.attributes).toMatchObject({
       'gen_ai.operation.name': 'execute_tool',
@@ -50,6 +38,38 @@ describe('run.tool', () => {
     });
     expect(tool.attributes['afterstop.tool.signal_observed']).toBeUndefined();
     expect(tool.statusCode).toBe(0);
+  });
+
+  it('writes the start marker, at the call\'s start, when the call is still open at an export', async () => {
+    const run = startRun({ agentName: 'support', conversationId: 'conv-t' });
+    const value = await run.tool({ name: 'slow', callId: 'call_open', effect: 'irreversible', kind: 'step' }, async () => {
+      // An export while the body runs: the call may never end, so its start must be on record now.
+      await flush(5000);
+      await sleep(5);
+      return 'done';
+    });
+    expect(value).toBe('done');
+    run.end();
+    const spans = await capture.spans(run.id);
+    const runSpan = only(spans, 'invoke_agent support');
+    const start = only(spans, 'afterstop.tool.start');
+    const tool = only(spans, 'execute_tool slow');
+    expect(start.parentSpanId).toBe(runSpan.spanId);
+    expect(start.startNs).toBe(start.endNs);
+    // Written at the export, dated at the start: the same instant as the span's.
+    expect(start.startNs).toBe(tool.startNs);
+    expect(start.attributes).toEqual({
+      'afterstop.run.id': run.id,
+      'afterstop.framework': 'manual',
+      'gen_ai.conversation.id': 'conv-t',
+      'gen_ai.agent.name': 'support',
+      'gen_ai.tool.name': 'slow',
+      'gen_ai.tool.call.id': 'call_open',
+      // The effect class and the kind are on the start marker too: a call that never ends is still known by them.
+      'afterstop.tool.effect': 'irreversible',
+      'afterstop.tool.kind': 'step',
+    });
+    expect(tool.endNs - tool.startNs).toBeGreaterThan(4_000_000n);
   });
 
   it('defaults the effect to unknown and generates a call id', async () => {
@@ -193,17 +213,19 @@ describe('commit marker', () => {
 });
 
 describe('time order', () => {
-  it('puts every start marker at or before its tool span, and spans in the order they happened', async () => {
+  it('dates every start marker at its tool span\'s start, and puts spans in the order they happened', async () => {
     const run = startRun({});
-    for (let i = 0; i < 50; i++) await run.tool({ name: 'quick', callId: `q${i}` }, () => i);
+    // Every other call is open across an export, so it has a start marker.
+    for (let i = 0; i < 50; i++) await run.tool({ name: 'quick', callId: `q${i}` }, async () => (i % 2 === 0 ? flush(5000) : i));
     run.end();
     const spans = await capture.spans(run.id);
     const starts = named(spans, 'afterstop.tool.start');
     const tools = named(spans, 'execute_tool quick');
     expect(tools).toHaveLength(50);
-    for (const tool of tools) {
-      const start = starts.find((s) => s.attributes['gen_ai.tool.call.id'] === tool.attributes['gen_ai.tool.call.id'])!;
-      expect(start.startNs).toBeLessThanOrEqual(tool.startNs);
+    expect(starts.map((s) => s.attributes['gen_ai.tool.call.id']).sort()).toEqual(Array.from({ length: 25 }, (_, i) => `q${i * 2}`).sort());
+    for (const start of starts) {
+      const tool = tools.find((t) => t.attributes['gen_ai.tool.call.id'] === start.attributes['gen_ai.tool.call.id'])!;
+      expect(start.startNs).toBe(tool.startNs);
     }
     const ordered = [...tools].sort((a, b) => Number(a.startNs - b.startNs)).map((t) => t.attributes['gen_ai.tool.call.id']);
     expect(ordered).toEqual(Array.from({ length: 50 }, (_, i) => `q${i}`));
@@ -220,6 +242,7 @@ describe('tool calls started after the cancel', () => {
     const spans = await capture.spans(run.id);
     expect(named(spans, 'execute_tool after')).toHaveLength(1);
     expect(only(spans, 'execute_tool after').attributes['afterstop.tool.result']).toBe('late');
-    expect(named(spans, 'afterstop.tool.start')).toHaveLength(1);
+    // It ended before the next export: its span is the record of its start.
+    expect(named(spans, 'afterstop.tool.start')).toHaveLength(0);
   });
 });

@@ -12,6 +12,11 @@ describe('ghost-commit-facts', () => {
     r.tool({ name: 'mail', callId: 'b', startMs: 20 }); // started, never ended, no commit: possible
     const foreign = t.run({ startMs: 1000, endMs: 1900, outcome: 'cancelled' });
     foreign.tool({ name: 'post', startMs: 1010, endMs: 1950, startMarker: false }); // no markers: inferred
+    // afterstop's own call that ended before the next export: no start marker, its span is of afterstop's
+    // tracer (SEMCONV.md). Not a foreign run: nothing inferred, and without a commit marker no ghost.
+    const mine = t.run({ startMs: 2000, endMs: 2900, outcome: 'cancelled' });
+    mine.cancelRequest(2100);
+    mine.tool({ name: 'charge', callId: 'm', startMs: 2010, endMs: 2300, effect: 'irreversible', startMarker: false, scope: 'afterstop' });
     const a = await analyzeTraces(t);
     const rows = await a.table('ghost_commit_facts', 'ORDER BY time_ns');
     expect(rows.map((g) => [g['tool'], g['compensable'], g['inferred'], g['possible_kind']])).toEqual([

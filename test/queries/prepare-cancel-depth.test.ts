@@ -21,6 +21,10 @@ const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   'tool in flight at C never ended': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50 })],
   'tool in flight at C ends after C + 1 s': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 1200 })],
   'ghost commit': [3, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300 }); r.commit({ callId: 'a', atMs: 200 }); }],
+  // A call afterstop recorded that ended before the next export has no start marker (SEMCONV.md): its span,
+  // of afterstop's tracer, is the evidence; a foreign one's effect cannot be seen, even with an effect class.
+  'afterstop tool span without start marker, in flight at C, ends in budget': [4, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false, scope: 'afterstop' })],
+  'foreign tool span in flight at C, ends in budget': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false })],
   'quiet': [4, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 10, endMs: 60 }); r.commit({ callId: 'a', atMs: 50 }); }],
 };
 

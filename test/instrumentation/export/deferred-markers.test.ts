@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { BoundedBatchSpanProcessor, type QueueOptions } from '../../../instrumentation/export/queue.js';
+import type { DeferredMarker } from '../../../instrumentation/export/deferred-markers.js';
+import { TestExporter } from '../../helpers/test-exporter.js';
+
+const defaults: QueueOptions = { maxQueueSize: 100, maxExportBatchSize: 50, scheduledDelayMs: 60_000, exportTimeoutMs: 60_000 };
+
+const providers: BasicTracerProvider[] = [];
+afterEach(async () => {
+  for (const provider of providers.splice(0)) await provider.shutdown().catch(() => {});
+});
+
+/** A real SDK provider whose one span processor is the queue under test, and markers that end a span when written. */
+function setup(options: Partial<QueueOptions> = {}) {
+  const exporter = new TestExporter('ok');
+  const queue = new BoundedBatchSpanProcessor(exporter, { ...defaults, ...options });
+  const provider = new BasicTracerProvider({ spanProcessors: [queue] });
+  providers.push(provider);
+  const tracer = provider.getTracer('deferred-test');
+  const end = (name: string, attributes: Record<string, string> = {}): void => tracer.startSpan(name, { attributes }).end();
+  let writes = 0;
+  const marker = (name: string): DeferredMarker => ({
+    writeDeferred: () => {
+      writes++;
+      end(name);
+    },
+  });
+  return { exporter, queue, end, marker, writes: () => writes };
+}
+
+describe('deferred markers', () => {
+  it('a marker still open at an export is written into that export, once', async () => {
+    const { exporter, queue, end, marker, writes } = setup();
+    const open = marker('afterstop.tool.start open');
+    expect(queue.defer(open)).toBe(true);
+    end('execute_tool other');
+    // A deferred marker counts as waiting: the exit hook and the flush see it.
+    expect(queue.stats().queued).toBe(2);
+    await queue.flushSoon(1000);
+    expect(exporter.exportedNames().sort()).toEqual(['afterstop.tool.start open', 'execute_tool other']);
+    // Closing it later changes nothing: it was written.
+    expect(queue.withdraw(open)).toBe(false);
+    await queue.flushSoon(1000);
+    expect(writes()).toBe(1);
+    expect(queue.stats()).toMatchObject({ queued: 0, exported: 2, dropped: 0 });
+  });
+
+  it('a marker withdrawn before the export is never written', async () => {
+    const { exporter, queue, end, marker, writes } = setup();
+    const closed = marker('afterstop.tool.start closed');
+    queue.defer(closed);
+    expect(queue.withdraw(closed)).toBe(true);
+    end('execute_tool closed');
+    await queue.flushSoon(1000);
+    expect(exporter.exportedNames()).toEqual(['execute_tool closed']);
+    expect(writes()).toBe(0);
+  });
+
+  it('a deferred marker alone arms the timer: it goes out with no span queued and nobody flushing', async () => {
+    const { exporter, queue, marker } = setup({ scheduledDelayMs: 20 });
+    queue.defer(marker('afterstop.tool.start hung'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(exporter.exportedNames()).toEqual(['afterstop.tool.start hung']);
+  });
+
+  it('the synchronous write at exit writes the deferred markers', () => {
+    const { exporter, queue, end, marker } = setup();
+    queue.defer(marker('afterstop.tool.start at-exit'));
+    end('invoke_agent r');
+    queue.flushSync();
+    expect(exporter.syncBatches.flat().map((s) => s.name).sort()).toEqual(['afterstop.tool.start at-exit', 'invoke_agent r']);
+    expect(queue.stats().queued).toBe(0);
+  });
+
+  it('a marker that throws when written is reported, and the others are still written', async () => {
+    const { exporter, queue, marker } = setup();
+    queue.defer({
+      writeDeferred: () => {
+        throw new Error('hostile');
+      },
+    });
+    queue.defer(marker('afterstop.tool.start fine'));
+    await queue.flushSoon(1000);
+    expect(exporter.exportedNames()).toEqual(['afterstop.tool.start fine']);
+  });
+
+  it('after shutdown nothing is deferred: the caller writes the marker itself', async () => {
+    const { queue, marker } = setup();
+    await queue.shutdown();
+    expect(queue.defer(marker('afterstop.tool.start late'))).toBe(false);
+  });
+
+  it("a full queue keeps afterstop's tool spans with the markers: they stand for start markers never written", () => {
+    const { exporter, queue, end } = setup({ maxQueueSize: 4, maxExportBatchSize: 1000 });
+    exporter.mode = 'hang';
+    end('execute_tool mine', { 'afterstop.tool.effect': 'irreversible' });
+    for (let i = 0; i < 6; i++) end(`chat m${i}`);
+    queue.flushSync();
+    const kept = exporter.syncBatches.flat().map((s) => s.name);
+    expect(kept).toContain('execute_tool mine');
+    expect(kept).toHaveLength(4);
+  });
+});
