@@ -57,7 +57,7 @@ function distribution(count: number, p50: number | null, p95: number | null, p99
  * touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them), per
  * report in ClickHouse.
  */
-export const FACTS = ['run-facts', 'tool-call-facts', 'ghost-commit-facts', 'compensation-facts'] as const;
+export const FACTS = ['run-facts', 'cancel-span-facts', 'tool-call-facts', 'ghost-commit-facts', 'compensation-facts'] as const;
 
 /** The prepare chain after report_spans ({@link prepareReportSpans}). */
 export const PREPARE = [

@@ -10,7 +10,7 @@ import { query, type Query } from './queries.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of another version is refused. */
-export const STORE_VERSION = '8';
+export const STORE_VERSION = '9';
 
 /**
  * DuckDB's memory limit unless AFTERSTOP_MEMORY_LIMIT says otherwise. The

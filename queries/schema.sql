@@ -96,6 +96,11 @@ CREATE TABLE IF NOT EXISTS ghost_commit_facts (
 );
 CREATE TABLE IF NOT EXISTS compensation_facts (tool_call_id VARCHAR, run_id VARCHAR, trace_id VARCHAR);
 
+-- One row per cancelled run (cancel-span-facts.sql): what its spans say around C, kept the same way.
+CREATE TABLE IF NOT EXISTS cancel_span_facts (
+  run_id VARCHAR, trace_id VARCHAR, quiet_end_ns BIGINT, work_after BIGINT, inflight_model_end_ns BIGINT, tool_evidence BOOLEAN
+);
+
 -- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 

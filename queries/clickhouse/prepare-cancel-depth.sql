@@ -5,17 +5,6 @@
 -- @returns nothing; creates the temporary table report_cancel_depth
 CREATE OR REPLACE TEMPORARY TABLE report_cancel_depth AS
 WITH runs AS (SELECT run_id, service, agent, framework, c_ns, a_ns FROM report_runs WHERE cancelled),
--- What fails a level, counted per run.
-span_checks AS (
-  SELECT r.run_id AS run_id,
-    count(*) FILTER (WHERE (s.role IN ('model', 'tool') OR s.name = 'afterstop.tool.start') AND s.start_ns >= r.c_ns
-      AND coalesce(s.tool_kind, '') <> 'compensate') AS work_after,
-    count(*) FILTER (WHERE s.role = 'model' AND s.start_ns < r.c_ns AND s.end_ns > r.c_ns AND s.end_ns > r.c_ns + {budget_ns:Int64}) AS slow_models,
-    -- afterstop's tool evidence: its markers, or the tool spans of its own tracer (scope afterstop)
-    count(*) FILTER (WHERE s.name IN ('afterstop.tool.start', 'afterstop.tool.commit') OR (s.role = 'tool' AND s.scope = 'afterstop')) AS tool_markers
-  FROM runs AS r JOIN report_spans AS s ON s.run_id = r.run_id
-  GROUP BY r.run_id
-),
 tool_checks AS (
   SELECT r.run_id AS run_id,
     count(*) FILTER (WHERE t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns > r.c_ns)
@@ -27,14 +16,15 @@ tool_checks AS (
 levels AS (
   SELECT
     r.run_id AS run_id, r.service AS service, r.agent AS agent, r.framework AS framework,
+    -- What the run's spans say around C, kept at ingest (cancel-span-facts.sql).
     coalesce(sc.work_after, 0) = 0 AS loop_ok,
-    coalesce(sc.slow_models, 0) = 0 AS model_ok,
+    coalesce(sc.inflight_model_end_ns <= r.c_ns + {budget_ns:Int64}, true) AS model_ok,
     coalesce(tc.slow_tools, 0) = 0 AS tools_ok,
     -- A foreign run (no afterstop tool markers) with a tool running at C cannot show whether its effect
     -- happened: no level 4 without evidence.
-    r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(sc.tool_markers, 0) > 0 OR coalesce(tc.tools_at_stop, 0) = 0) AS effects_ok
+    r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(sc.tool_evidence, false) OR coalesce(tc.tools_at_stop, 0) = 0) AS effects_ok
   FROM runs AS r
-  LEFT JOIN span_checks AS sc ON sc.run_id = r.run_id
+  LEFT JOIN cancel_span_facts AS sc ON sc.run_id = r.run_id
   LEFT JOIN tool_checks AS tc ON tc.run_id = r.run_id
 )
 SELECT *,
