@@ -8,13 +8,12 @@ import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/qu
 import { FileSpanExporter } from './export/file-exporter.js';
 import { observeQueue } from './export/self-metrics.js';
 import type { Pipeline, ResolvedConfig } from './internal-types.js';
-import { ATTR_AFTERSTOP_SCHEMA_VERSION, SCHEMA_VERSION } from './semconv.js';
+import { AFTERSTOP_SCOPE, ATTR_AFTERSTOP_SCHEMA_VERSION, SCHEMA_VERSION } from './semconv.js';
 import { reportInternalError, settleWithin } from './safe.js';
 import type { AfterstopConfig, ExportStats, ExporterKind } from './types.js';
 import { defaultTracesDir } from './traces-dir.js';
 import { VERSION } from './version.js';
 
-const TRACER_NAME = 'afterstop';
 const NO_STATS: ExportStats = { queued: 0, exported: 0, dropped: 0, failedExports: 0 };
 
 type Env = Record<string, string | undefined>;
@@ -220,7 +219,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
   // After start: the MeterProvider the SDK registers for OTEL_METRICS_EXPORTER (if any) is the global one now.
   const unobserve = observeQueue(processor);
   return {
-    tracer: trace.getTracer(TRACER_NAME, VERSION),
+    tracer: trace.getTracer(AFTERSTOP_SCOPE, VERSION),
     config,
     mode: 'own',
     markerProcessor: processor,
@@ -243,7 +242,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
 }
 
 function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOwnExporter: boolean): Pipeline {
-  const tracer = trace.getTracer(TRACER_NAME, VERSION);
+  const tracer = trace.getTracer(AFTERSTOP_SCOPE, VERSION);
   const appFlush = (timeoutMs: number): Promise<void> =>
     typeof provider.forceFlush === 'function' ? settleWithin(provider.forceFlush(), timeoutMs) : Promise.resolve();
   const processor = addOwnExporter ? makeProcessor(config) : undefined;
@@ -280,7 +279,7 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
  */
 export function disabledPipeline(config: ResolvedConfig, silent = false): Pipeline {
   return {
-    tracer: silent ? new ProxyTracerProvider().getTracer(TRACER_NAME) : trace.getTracer(TRACER_NAME, VERSION),
+    tracer: silent ? new ProxyTracerProvider().getTracer(AFTERSTOP_SCOPE) : trace.getTracer(AFTERSTOP_SCOPE, VERSION),
     config,
     mode: 'disabled',
     flush: () => Promise.resolve(),

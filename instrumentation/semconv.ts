@@ -62,6 +62,8 @@ export const ATTR_INFLIGHT_MODEL_CALLS = 'afterstop.inflight.model_calls';
 export const CANCEL_REASON_MAX_LENGTH = 256;
 
 // --- tools
+/** The instrumentation scope of every span afterstop writes: the analyzer tells afterstop's tool spans by it. */
+export const AFTERSTOP_SCOPE = 'afterstop';
 export const SPAN_TOOL_START = 'afterstop.tool.start';
 export const SPAN_TOOL_COMMIT = 'afterstop.tool.commit';
 export const SPAN_TOOL_COMPENSATE = 'afterstop.tool.compensate';

@@ -1,19 +1,14 @@
 -- Generated from queries/model/ghost-commit-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name ghost_commit_facts
--- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), and a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung). Inferred: for runs without commit or tool-start markers or tool spans of afterstop's tracer (scope afterstop: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
+-- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), and a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
 -- @returns nothing; fills ghost_commit_facts (compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended for a possible one, else NULL)
 INSERT INTO ghost_commit_facts BY NAME
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
 WITH s AS (
-  SELECT sp.run_id, sp.trace_id, sp.span_id, sp.name, sp.role, sp.scope, sp.status_code, sp.start_ns, sp.end_ns, sp.tool_call_id,
+  SELECT sp.run_id, sp.trace_id, sp.span_id, sp.name, sp.role, sp.status_code, sp.start_ns, sp.end_ns, sp.tool_call_id,
     sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, r.c_ns
   FROM spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
   WHERE sp.trace_id IN (SELECT trace_id FROM touched_traces) AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role = 'tool')
-),
--- Runs afterstop instrumented: a commit or start marker, or a tool span of afterstop's own tracer (a call
--- that ended before the next export has no start marker, SEMCONV.md).
-runs_with_markers AS (
-  SELECT DISTINCT run_id FROM s WHERE name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR (role = 'tool' AND scope = 'afterstop')
 ),
 -- Tool calls that ended (their execute_tool span was exported) or committed, by run and call id.
 finished_calls AS (
@@ -48,4 +43,5 @@ SELECT
   false, true, NULL, NULL
 FROM s
 WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND s.status_code <> 2
-  AND s.run_id NOT IN (SELECT run_id FROM runs_with_markers);
+  -- Runs afterstop recorded the tools of (cancel-span-facts.sql, computed just before) are not foreign.
+  AND s.run_id NOT IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence);

@@ -3,7 +3,7 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
-import { ATTR_TOOL_EFFECT } from '../semconv.js';
+import { AFTERSTOP_SCOPE, ATTR_TOOL_EFFECT } from '../semconv.js';
 import { DeferredMarkers, type DeferredMarker } from './deferred-markers.js';
 
 export interface QueueOptions {
@@ -73,7 +73,8 @@ class SpanRing {
  * evidence; and afterstop's tool spans, which stand for their start markers when those were never written
  * (a call that ended before the next export: deferred-markers.ts).
  */
-const isEvidence = (span: ReadableSpan): boolean => span.name.startsWith('afterstop.') || span.attributes[ATTR_TOOL_EFFECT] !== undefined;
+const isEvidence = (span: ReadableSpan): boolean =>
+  span.name.startsWith('afterstop.') || (span.attributes[ATTR_TOOL_EFFECT] !== undefined && span.instrumentationScope.name === AFTERSTOP_SCOPE);
 
 /**
  * The queue: at most `capacity` spans, afterstop's markers apart from the other spans. When it is full, the
@@ -208,7 +209,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     return this.ring.length + this.deferred.size;
   }
 
-  /** The next batch: the deferred markers written into the queue first, so that an open fact goes out with it. */
+  /**
+   * The next batch: the deferred markers written into the queue first, so that an open fact goes out with it.
+   * Empty when only deferred markers waited and none was written (an unsampled run's): nothing to export.
+   */
   private takeBatch(): ReadableSpan[] {
     this.deferred.writeAll();
     return this.ring.take(this.options.maxExportBatchSize);
@@ -321,7 +325,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     if (!this.exporter.exportSync) return;
     const batches: ReadableSpan[][] = [...this.handing];
     this.handing.clear();
-    while (this.waiting() > 0) batches.push(this.takeBatch());
+    for (let batch = this.takeBatch(); batch.length > 0; batch = this.takeBatch()) batches.push(batch);
     for (const batch of batches) {
       let written = false;
       this.handed += batch.length;
@@ -384,7 +388,11 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     this.lastFailed = false;
     const run = (async () => {
-      while (goOn()) await this.exportBatch(this.takeBatch());
+      while (goOn()) {
+        const batch = this.takeBatch();
+        if (batch.length === 0) break;
+        await this.exportBatch(batch);
+      }
     })();
     this.exporting = run.finally(() => {
       this.exporting = undefined;

@@ -19,7 +19,7 @@ levels AS (
     coalesce(sc.work_after, 0) = 0 AS loop_ok,
     coalesce(sc.inflight_model_end_ns <= r.c_ns + $budget_ns, true) AS model_ok,
     coalesce(tc.slow_tools, 0) = 0 AS tools_ok,
-    -- A foreign run (no afterstop tool markers) with a tool running at C cannot show whether its effect
+    -- A foreign run (afterstop did not record its tools) with a tool running at C cannot show whether its effect
     -- happened: no level 4 without evidence.
     r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(sc.tool_evidence, false) OR coalesce(tc.tools_at_stop, 0) = 0) AS effects_ok
   FROM runs AS r

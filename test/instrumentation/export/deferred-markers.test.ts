@@ -11,13 +11,13 @@ afterEach(async () => {
   for (const provider of providers.splice(0)) await provider.shutdown().catch(() => {});
 });
 
-/** A real SDK provider whose one span processor is the queue under test, and markers that end a span when written. */
+/** A real SDK provider whose one span processor is the queue under test (spans of afterstop's tracer), and markers that end a span when written. */
 function setup(options: Partial<QueueOptions> = {}) {
   const exporter = new TestExporter('ok');
   const queue = new BoundedBatchSpanProcessor(exporter, { ...defaults, ...options });
   const provider = new BasicTracerProvider({ spanProcessors: [queue] });
   providers.push(provider);
-  const tracer = provider.getTracer('deferred-test');
+  const tracer = provider.getTracer('afterstop');
   const end = (name: string, attributes: Record<string, string> = {}): void => tracer.startSpan(name, { attributes }).end();
   let writes = 0;
   const marker = (name: string): DeferredMarker => ({
@@ -70,6 +70,17 @@ describe('deferred markers', () => {
     end('invoke_agent r');
     queue.flushSync();
     expect(exporter.syncBatches.flat().map((s) => s.name).sort()).toEqual(['afterstop.tool.start at-exit', 'invoke_agent r']);
+    expect(queue.stats().queued).toBe(0);
+  });
+
+  it('a deferred marker that writes nothing (an unsampled run\'s) leaves no empty export behind', async () => {
+    const { exporter, queue } = setup();
+    queue.defer({ writeDeferred: () => {} });
+    await queue.flushSoon(1000);
+    queue.defer({ writeDeferred: () => {} });
+    queue.flushSync();
+    expect(exporter.batches).toEqual([]);
+    expect(exporter.syncBatches).toEqual([]);
     expect(queue.stats().queued).toBe(0);
   });
 
