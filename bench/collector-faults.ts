@@ -28,6 +28,8 @@ export interface CollectorFaultsBench {
   runs: number;
   rounds: number;
   bare: FaultTiming;
+  /** The same app under afterstop with its export off (`OTEL_TRACES_EXPORTER=none`): afterstop loaded, no span exported. */
+  exportOff: FaultTiming;
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
 }
 
@@ -90,9 +92,10 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
 export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;
   try {
-    const timings: Record<Fault | 'bare', FaultTiming[]> = { bare: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
+    const timings: Record<Fault | 'bare' | 'off', FaultTiming[]> = { bare: [], off: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
     for (let i = 0; i < rounds; i++) {
       timings.bare.push(await runApp(false, { RUNS: String(runs) }));
+      timings.off.push(await runApp(true, { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
       for (const f of FAULTS) {
         // The pipeline's defaults, but for a short export timeout: a hung collector then fails exports every 2 s.
         timings[f].push(await runApp(true, { RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }));
@@ -103,7 +106,7 @@ export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<Col
       const m = medianOf(timings[f]);
       return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
     })) as CollectorFaultsBench['byFault'];
-    return { runs, rounds, bare: medianOf(timings.bare), byFault };
+    return { runs, rounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), byFault };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }

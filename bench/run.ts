@@ -54,6 +54,7 @@ rows.push(valueRow(
   { id: 'exporter-pause', work: `longest event-loop pause, an agent loop exporting over OTLP/HTTP (median of ${faults.rounds} × ${faults.runs} runs)`, value: healthy.maxLoopDelayMs, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.maxLoopDelayMs, peakRssMb: healthy.peakRssMb },
   { text: '≤ 5 ms', met: (v) => v <= 5 },
 ));
+rows.push(ratioRow({ id: 'exporter-pause-export-off', work: "longest event-loop pause, the same loop exporting, against afterstop with its export off (OTEL_TRACES_EXPORTER=none)", value: healthy.maxLoopDelayMs, unit: 'ms', baseline: 'afterstop loaded, nothing exported', baselineValue: faults.exportOff.maxLoopDelayMs, peakRssMb: faults.exportOff.peakRssMb }, null));
 rows.push(ratioRow({ id: 'collector-healthy', work: 'time per run, a healthy collector', value: healthy.msPerRun, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.msPerRun, peakRssMb: healthy.peakRssMb }, null));
 for (const f of FAULTS.filter((x) => x !== 'healthy')) {
   const t = faults.byFault[f];

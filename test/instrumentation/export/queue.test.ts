@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExportResultCode } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { BoundedBatchSpanProcessor, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
+import { BoundedBatchSpanProcessor, COLD_SLICE, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
 import { distModule, runModule, tempDir } from '../../helpers/child.js';
 import { TestExporter, type ExporterMode } from '../../helpers/test-exporter.js';
 
@@ -189,6 +190,35 @@ describe('BoundedBatchSpanProcessor: off the caller stack', () => {
   });
 });
 
+describe('BoundedBatchSpanProcessor: resource attributes still being detected', () => {
+  it('waits once per resource, not once per span, and every exported span carries the detected attributes', async () => {
+    const exporter = testExporter('ok');
+    const queue = new BoundedBatchSpanProcessor(exporter, { ...defaults, maxQueueSize: 2048, maxExportBatchSize: 512 });
+    // Two providers (two resources, each with an attribute a detector is still filling in) on one queue.
+    const resources = ['a', 'b'].map((host) => resourceFromAttributes({ 'service.name': `svc-${host}`, 'host.id': new Promise<string>((resolve) => setTimeout(() => resolve(`host-${host}`), 5)) }));
+    const waits = resources.map(() => 0);
+    resources.forEach((resource, i) => {
+      const wait = resource.waitForAsyncAttributes!.bind(resource);
+      resource.waitForAsyncAttributes = () => {
+        waits[i]!++;
+        return wait();
+      };
+    });
+    const tracers = resources.map((resource) => {
+      const provider = new BasicTracerProvider({ resource, spanProcessors: [queue] });
+      providers.push(provider);
+      return provider.getTracer('queue-test');
+    });
+    for (let i = 0; i < 400; i++) tracers[i % 2]!.startSpan(`s${i}`).end();
+    expect(resources.every((r) => r.asyncAttributesPending)).toBe(true);
+    await queue.flushSoon(5000);
+    expect(exporter.exportedNames()).toHaveLength(400);
+    expect(waits).toEqual([1, 1]);
+    const hosts = new Set(exporter.batches.flat().map((span) => `${String(span.resource.attributes['service.name'])}/${String(span.resource.attributes['host.id'])}`));
+    expect([...hosts].sort()).toEqual(['svc-a/host-a', 'svc-b/host-b']);
+  });
+});
+
 describe('BoundedBatchSpanProcessor: a batch in slices', () => {
   const big = { maxQueueSize: 2048, maxExportBatchSize: 512 };
 
@@ -196,15 +226,26 @@ describe('BoundedBatchSpanProcessor: a batch in slices', () => {
     const exporter = testExporter('ok');
     const { queue, end } = setupQueue(exporter, big);
     for (let i = 0; i < 512; i++) end(`s${i}`);
-    // A timer of the app's, due now: it runs before the second slice is handed.
-    let batchesWhenTimerRan = -1;
-    setTimeout(() => (batchesWhenTimerRan = exporter.batches.length), 0);
+    // The app's timers, each due at once: some run while slices are still being handed.
+    const seen: number[] = [];
+    let done = false;
+    const watch = (): void => {
+      seen.push(exporter.batches.length);
+      if (!done) setTimeout(watch, 0);
+    };
+    setTimeout(watch, 0);
     await queue.flushSoon(5000);
-    expect(exporter.batches.map((b) => b.length)).toEqual(Array(512 / EXPORT_SLICE).fill(EXPORT_SLICE));
+    done = true;
+    // The queue's first slice of all is small (the exporter's code is cold), then full slices.
+    expect(exporter.batches.map((b) => b.length)).toEqual([COLD_SLICE, ...Array<number>(512 / EXPORT_SLICE - 1).fill(EXPORT_SLICE), EXPORT_SLICE - COLD_SLICE]);
     expect(exporter.exportedNames()).toEqual(names(0, 512));
-    expect(batchesWhenTimerRan).toBeGreaterThan(0);
-    expect(batchesWhenTimerRan).toBeLessThan(512 / EXPORT_SLICE);
-    expect(queue.stats()).toEqual({ queued: 0, exported: 512, dropped: 0, failedExports: 0 });
+    expect(seen.some((handed) => handed > 0 && handed < 512 / EXPORT_SLICE)).toBe(true);
+    // A later batch: full slices only.
+    for (let i = 512; i < 1024; i++) end(`s${i}`);
+    await queue.flushSoon(5000);
+    expect(exporter.batches.slice(512 / EXPORT_SLICE + 1).map((b) => b.length)).toEqual(Array<number>(512 / EXPORT_SLICE).fill(EXPORT_SLICE));
+    expect(exporter.exportedNames()).toEqual(names(0, 1024));
+    expect(queue.stats()).toEqual({ queued: 0, exported: 1024, dropped: 0, failedExports: 0 });
   });
 
   it('a slice still waiting its turn when the process exits is written by flushSync, once', async () => {
