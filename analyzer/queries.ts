@@ -21,6 +21,8 @@ export interface Query {
   columns: QueryColumn[];
   sql: string;
   file: string;
+  /** Its parameters are session variables it reads (a DuckDB view, `-- @binds variables`), set before it runs. */
+  bindsVariables: boolean;
 }
 
 /** The queries folder: beside `dist/` when built, beside `analyzer/` in the source tree. */
@@ -54,6 +56,7 @@ export function parseQuery(text: string, file: string): Query {
     }),
     sql: text,
     file,
+    bindsVariables: header('binds')[0]?.startsWith('variables') ?? false,
   };
 }
 

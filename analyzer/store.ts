@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
+import { sessionVariable } from './sql/dialect.js';
 import type { QueryRows } from './sql/query-rows.js';
 import { typedRows } from './sql/typed-rows.js';
 import { query, type Query } from './queries.js';
@@ -133,7 +134,19 @@ export class Store {
 
   /** Run a query that returns nothing (one statement), with its parameters bound. */
   async run(q: Query, params: Params = {}): Promise<void> {
+    if (q.bindsVariables) return this.runWithVariables(q, params);
     await this.connection.run(q.sql, this.bind(q, params), listTypes(q));
+  }
+
+  /** A view's query (`@session_view`): each parameter set, bound, as the session variable the view reads; then the view. */
+  private async runWithVariables(q: Query, params: Params): Promise<void> {
+    const bound = this.bind(q, params) ?? {};
+    for (const p of q.params) {
+      const type = p.type.replace(/\?$/, '');
+      if (!/^[A-Z]+(\[\])?$/.test(type)) throw new Error(`${q.file}: parameter ${p.name}: no type ${p.type}`);
+      await this.connection.run(`SET VARIABLE ${sessionVariable(q.name, p.name)} = CAST($value AS ${type})`, { value: bound[p.name] as DuckDBValue });
+    }
+    await this.connection.run(q.sql);
   }
 
   /** Run a query and return its rows as plain JSON-like objects (BIGINT as string, see DuckDB's JSON conversion). */

@@ -188,6 +188,12 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: () => 'spans',
     clickhouse: () => 'report_spans',
   },
+  session_view: {
+    arity: 1,
+    doc: "the statement's head for a relation the report's queries read: a view in DuckDB (its parameters read from session variables, sessionVariable), the session's temporary table in ClickHouse",
+    duckdb: (a) => `CREATE OR REPLACE TEMP VIEW ${arg(a, 0)} AS`,
+    clickhouse: (a) => `CREATE OR REPLACE TEMPORARY TABLE ${arg(a, 0)} AS`,
+  },
   store_insert: {
     arity: 1,
     doc: "the statement's head for a table of facts: inserted into the store's table in DuckDB, the session's temporary table in ClickHouse",
@@ -203,6 +209,16 @@ export const CONSTRUCTS: Record<string, Construct> = {
       `CREATE OR REPLACE TEMPORARY TABLE report_spans AS\nSELECT s.* REPLACE (\n    if(assigned.span_id IS NOT NULL, assigned.role, s.role) AS role,\n    if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id)\nFROM spans AS s\nLEFT JOIN (\n${arg(a, 0)}\n) AS assigned ON assigned.trace_id = s.trace_id AND assigned.span_id = s.span_id`,
   },
 };
+
+/**
+ * The session variable a DuckDB view reads a parameter of its query from
+ * (`@session_view`): a view cannot take parameters, so the store sets the
+ * variable, the value bound, before it creates the view (Store.run).
+ */
+export const sessionVariable = (queryName: string, param: string): string => `${queryName}_${param}`;
+
+/** The header line of a DuckDB rendering whose parameters are session variables (queries.ts reads it). */
+export const BINDS_VARIABLES = '-- @binds variables (a view takes no parameters: each is the session variable <query name>_<parameter>)';
 
 /** A parameter's type as each dialect names it (the model files use DuckDB's; `?` after it: may be NULL). */
 export function paramType(type: string, dialect: Dialect): string {

@@ -1,4 +1,4 @@
-import { CONSTRUCTS, nameQualifiedColumns, paramType, skipString, type Dialect } from './dialect.js';
+import { BINDS_VARIABLES, CONSTRUCTS, nameQualifiedColumns, paramType, sessionVariable, skipString, type Dialect } from './dialect.js';
 
 /**
  * A model file (queries/model/) rendered for one dialect: its header with the
@@ -58,6 +58,8 @@ interface Context {
   params: Map<string, string>;
   fragments: Map<string, Fragment>;
   file: string;
+  /** DuckDB's rendering of a view (@session_view): each $param is read from its session variable, named after this query. */
+  variablesOf?: string | undefined;
 }
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
@@ -130,7 +132,8 @@ function renderBody(sql: string, ctx: Context): string {
       if (m && c === '$') {
         const type = ctx.params.get(m[0]);
         if (type === undefined) throw new Error(`${ctx.file}: $${m[0]} is not declared by a -- @param line`);
-        out += ctx.dialect === 'duckdb' ? `$${m[0]}` : `{${m[0]}:${paramType(type, 'clickhouse')}}`;
+        if (ctx.dialect === 'clickhouse') out += `{${m[0]}:${paramType(type, 'clickhouse')}}`;
+        else out += ctx.variablesOf === undefined ? `$${m[0]}` : `getvariable('${sessionVariable(ctx.variablesOf, m[0])}')`;
         i = i + 1 + m[0].length;
         continue;
       }
@@ -182,7 +185,13 @@ export function renderQuery(model: ModelFile, dialect: Dialect, fragments: Map<s
     params.set(m[2] ?? '', m[4] ?? '');
     return `${m[1]}${m[2]}${m[3]}${paramType(m[4] ?? '', dialect)}${m[5]}`;
   });
-  let body = renderBody(lines.slice(headerEnd < 0 ? lines.length : headerEnd).join('\n'), { dialect, params, fragments, extra, file: `queries/model/${model.file}.sql` });
+  const source = lines.slice(headerEnd < 0 ? lines.length : headerEnd).join('\n');
+  // A DuckDB view takes no parameters: its query's are session variables, named after the query (@name).
+  const view = dialect === 'duckdb' && params.size > 0 && /@session_view\(/.test(source);
+  const variablesOf = view ? /^--\s*@name\s+(\S+)/m.exec(model.text)?.[1] : undefined;
+  if (view && variablesOf === undefined) throw new Error(`queries/model/${model.file}.sql: a view with parameters needs a -- @name header`);
+  if (view) renderedHeader.push(BINDS_VARIABLES);
+  let body = renderBody(source, { dialect, params, fragments, extra, file: `queries/model/${model.file}.sql`, variablesOf });
   body = body.trimEnd();
   // ClickHouse takes one statement per request, without the closing semicolon DuckDB's files carry.
   if (dialect === 'clickhouse') body = nameQualifiedColumns(body.replace(/;$/, ''), `queries/model/${model.file}.sql`);

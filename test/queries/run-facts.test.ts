@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, ns, traces } from '../helpers/trace-builder.js';
 
 /** run-facts.sql (kept at ingest) and prepare-runs.sql (the window over it): one row per run (report_runs) with C, A, the settle marker and the window. */
@@ -44,6 +45,22 @@ describe('prepare-runs', () => {
     const rows = await runs(t, { sinceMs: 1000, untilMs: 3000 });
     expect(rows.map((r) => r['in_window'])).toEqual([false, true, true, false]);
     expect((await runs(t, { sinceMs: 2500 })).map((r) => r['in_window'])).toEqual([false, false, false, true]);
+  });
+
+  it('a second report on the same session takes its own window, an open end replacing a bound (DuckDB reads it from session variables)', async () => {
+    const t = traces();
+    for (const startMs of [0, 1000, 2000]) t.run({ startMs, endMs: startMs + 500 });
+    const a = await analyzeTraces(t, { sinceMs: 1000, untilMs: 2000 });
+    try {
+      const inWindow = async () => (await a.table('report_runs', 'ORDER BY start_ns')).map((r) => r['in_window']);
+      expect(await inWindow()).toEqual([false, true, false]);
+      await a.store.run(query('prepare-runs'), { since_ns: null, until_ns: ns(1000) });
+      expect(await inWindow()).toEqual([true, false, false]);
+      await a.store.run(query('prepare-runs'), { since_ns: null, until_ns: null });
+      expect(await inWindow()).toEqual([true, true, true]);
+    } finally {
+      a.close();
+    }
   });
 
   // METRICS.md (intro): a run is cancelled when (inferred) a foreign trace shows an abort;

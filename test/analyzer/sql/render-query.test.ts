@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nameQualifiedColumns } from '../../../analyzer/sql/dialect.js';
 import { modelDialects, parseFragments, renderQuery } from '../../../analyzer/sql/render-query.js';
+import { parseQuery } from '../../../analyzer/queries.js';
 
 const fragments = parseFragments(`-- @fragment twice(x)
 -- a comment above the body
@@ -22,6 +23,19 @@ describe('renderQuery', () => {
     expect(ch).toContain('-- @param since_ns Nullable(Int64) from');
     expect(ch).toContain('SELECT 1 WHERE {since_ns:Nullable(Int64)} IS NULL LIMIT {limit:UInt64}\n');
     expect(ch.trimEnd().endsWith(';')).toBe(false);
+  });
+
+  it('a view (@session_view) reads its parameters from session variables in DuckDB; ClickHouse keeps a table that binds them', () => {
+    const text = '-- @name prepare_x\n-- @param since_ns BIGINT? from\n-- @returns nothing\n@session_view(report_x)\nSELECT * FROM t WHERE $since_ns IS NULL OR start_ns >= $since_ns;';
+    const duck = renderQuery({ file: 'prepare-x', text }, 'duckdb', fragments);
+    expect(duck).toContain('\n-- @binds variables');
+    expect(duck).toContain("CREATE OR REPLACE TEMP VIEW report_x AS\nSELECT * FROM t WHERE getvariable('prepare_x_since_ns') IS NULL OR start_ns >= getvariable('prepare_x_since_ns');");
+    expect(parseQuery(duck, 'prepare-x.sql').bindsVariables).toBe(true);
+    const ch = renderQuery({ file: 'prepare-x', text }, 'clickhouse', fragments);
+    expect(ch).not.toContain('@binds');
+    expect(ch).toContain('CREATE OR REPLACE TEMPORARY TABLE report_x AS\nSELECT * FROM t WHERE {since_ns:Nullable(Int64)} IS NULL');
+    // Without parameters a view binds nothing.
+    expect(parseQuery(renderQuery({ file: 'v', text: '-- @name v\n@session_view(v)\nSELECT 1;' }, 'duckdb', fragments), 'v.sql').bindsVariables).toBe(false);
   });
 
   it('expands fragments with their arguments, nested constructs inside', () => {
