@@ -140,6 +140,12 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: (a) => `string_agg(DISTINCT ${arg(a, 0)}, ${arg(a, 1)} ORDER BY ${arg(a, 0)})`,
     clickhouse: (a) => `arrayStringConcat(arraySort(groupUniqArray(${arg(a, 0)})), ${arg(a, 1)})`,
   },
+  tuple_get: {
+    arity: 2,
+    doc: "a tuple's element by its position from 1 (the position a literal), the tuple written (a, b)",
+    duckdb: (a) => `struct_extract_at(${arg(a, 0)}, ${arg(a, 1)})`,
+    clickhouse: (a) => `tupleElement(${arg(a, 0)}, ${arg(a, 1)})`,
+  },
   map_keys: {
     arity: 1,
     doc: "a map's keys",

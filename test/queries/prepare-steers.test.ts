@@ -28,6 +28,23 @@ describe('prepare-steers', () => {
     ]);
   });
 
+  it('the enqueuing run is the first enqueue’s, even after another run’s earlier mark; without an enqueue, the first mark’s', async () => {
+    const t = traces();
+    const early = t.run({ conversation: 'c', startMs: 0, endMs: 1000 });
+    early.steerInject('s1', 100);
+    early.steerInject('s2', 300);
+    const late = t.run({ conversation: 'c', startMs: 2000, endMs: 3000 });
+    late.steerEnqueue('s1', 2100);
+    late.steerInject('s2', 2200);
+    const a = await analyzeTraces(t);
+    const rows = await a.table('report_steers', 'ORDER BY steer_id');
+    a.close();
+    expect(rows.map((s) => [s['steer_id'], s['run_id'], s['trace_id'], s['dropped']])).toEqual([
+      ['s1', late.spanId, late.traceId, false],
+      ['s2', early.spanId, early.traceId, false],
+    ]);
+  });
+
   it('a steer explicitly dropped after its inject is dropped', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 1000 });

@@ -99,13 +99,17 @@ describe('the dialect constructs give one value on both engines', () => {
     await both(`SELECT @json_double('{"input": 2.5}', 'input') AS v`, 2.5);
     await both(`SELECT count(*) AS v FROM (SELECT 1 AS one) AS o @array_join(@json_array('[{"a": 1}, {"a": 2}]'), e)`, 2);
   });
+  it('tuple_get: an element of a tuple an aggregate chose', async () => {
+    await both("SELECT @tuple_get(argMin(('r1', 't1'), 2), 2) AS v", 't1');
+    await both("SELECT @tuple_get(argMin((x, 'k'), (x <> 'b', x)), 1) AS v FROM (SELECT 'a' AS x UNION ALL SELECT 'b' AS x UNION ALL SELECT 'c' AS x) AS t", 'b');
+  });
   it('fragments: stop_offset and run_local_id read alike', async () => {
     await both('SELECT @stop_offset(-3000000) AS v', '3.000 ms before Stop');
     await both('SELECT @stop_offset(12345678) AS v', '12.346 ms after Stop');
     await both("SELECT @run_local_id('trace:run:1') AS v", 'run:1');
   });
   it('every construct is exercised here', () => {
-    const tested = ['try_bigint', 'try_double', 'round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_rank', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join'];
+    const tested = ['try_bigint', 'try_double', 'round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_rank', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join', 'tuple_get'];
     // The store/session constructs (touched, assigned_spans, store_insert, update_spans, session_view) are run by assign-runs, run-facts and prepare-runs on both engines (test/analyzer/clickhouse/report.test.ts).
     const session = ['touched', 'assigned_spans', 'store_insert', 'update_spans', 'session_view'];
     expect(Object.keys(CONSTRUCTS).sort()).toEqual([...tested, ...session].sort());
