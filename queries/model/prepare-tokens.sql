@@ -33,20 +33,24 @@ counted AS (
     END AS BIGINT) AS output_after
   FROM calls
 ),
--- Each call's price: its model's exact name first, else the longest listed name it extends by a version tag.
+-- Each model's price, chosen once per model name (not per call): its exact name first, else the longest
+-- listed name it extends by a version tag.
+models AS (
+  SELECT DISTINCT model FROM counted WHERE model IS NOT NULL
+),
 prices AS (
-  SELECT c.run_id, c.span_id, p.input_usd_per_mtok, p.output_usd_per_mtok,
-    row_number() OVER (PARTITION BY c.run_id, c.span_id ORDER BY CASE WHEN c.model = p.model THEN 1 ELSE 0 END DESC, length(p.model) DESC) AS choice
-  FROM counted AS c CROSS JOIN report_prices AS p
-  WHERE c.model = p.model
-    OR (@starts_with(c.model, p.model) AND @full_match(substring(c.model, length(p.model) + 1), $version_suffix))
+  SELECT m.model AS called, p.input_usd_per_mtok, p.output_usd_per_mtok,
+    row_number() OVER (PARTITION BY m.model ORDER BY CASE WHEN m.model = p.model THEN 1 ELSE 0 END DESC, length(p.model) DESC) AS choice
+  FROM models AS m CROSS JOIN report_prices AS p
+  WHERE m.model = p.model
+    OR (@starts_with(m.model, p.model) AND @full_match(substring(m.model, length(p.model) + 1), $version_suffix))
 )
 SELECT
   c.run_id, c.service, c.agent, c.framework, c.trace_id, c.span_id, coalesce(c.model, '(unknown)') AS model, c.how,
   c.start_ns >= c.c_ns AS started_after, c.input_after, c.output_after,
-  p.run_id IS NOT NULL AS priced,
+  p.called IS NOT NULL AS priced,
   coalesce(c.input_after * p.input_usd_per_mtok / 1e6 + c.output_after * p.output_usd_per_mtok / 1e6, 0) AS cost_usd
-FROM counted AS c LEFT JOIN (SELECT * FROM prices WHERE choice = 1) AS p ON p.run_id = c.run_id AND p.span_id = c.span_id
+FROM counted AS c LEFT JOIN (SELECT * FROM prices WHERE choice = 1) AS p ON p.called = c.model
 UNION ALL
 -- A foreign run stopped during a model call whose span was never exported (the AI SDK never ends the step in
 -- flight): the call is known from the run's model name, its tokens are not (inferred). It is known so during
