@@ -33,7 +33,7 @@ WITH found AS (
   FROM report_runs AS r WHERE r.has_request AND r.a_ns IS NULL
   UNION ALL
   SELECT 'tokens_after_stop', 2, any_value(t.trace_id), t.run_id, NULL, NULL,
-    sum(t.input_after) || ' input and ' || sum(t.output_after) || ' output tokens after Stop (' || string_agg(DISTINCT t.model, ', ' ORDER BY t.model) || '), $' || printf('%.6f', sum(t.cost_usd))
+    sum(t.input_after) || ' input and ' || sum(t.output_after) || ' output tokens after Stop (' || CASE WHEN count(t.model) = 0 THEN NULL ELSE array_to_string(list_sort(list_distinct(list(t.model))), ', ') END || '), $' || printf('%.6f', sum(t.cost_usd))
   FROM report_tokens AS t GROUP BY t.run_id HAVING sum(t.input_after) + sum(t.output_after) > 0
   UNION ALL
   SELECT CASE WHEN e.kind = 'cleanup' THEN 'cleanup_error' ELSE 'post_cancel_error' END, CASE WHEN e.kind = 'cleanup' THEN 3 ELSE 2 END,

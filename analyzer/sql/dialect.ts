@@ -137,7 +137,9 @@ export const CONSTRUCTS: Record<string, Construct> = {
   sorted_distinct: {
     arity: 2,
     doc: 'aggregate: the distinct values, sorted, joined by the separator',
-    duckdb: (a) => `string_agg(DISTINCT ${arg(a, 0)}, ${arg(a, 1)} ORDER BY ${arg(a, 0)})`,
+    // A list sorted once per group: DuckDB's ordered aggregate (string_agg DISTINCT ... ORDER BY) cost twice as much
+    // (findings' tokens after Stop, 32,258 runs: 46-56 ms against 17-25 ms). No value at all is NULL, as string_agg's.
+    duckdb: (a) => `CASE WHEN count(${arg(a, 0)}) = 0 THEN NULL ELSE array_to_string(list_sort(list_distinct(list(${arg(a, 0)}))), ${arg(a, 1)}) END`,
     clickhouse: (a) => `arrayStringConcat(arraySort(groupUniqArray(${arg(a, 0)})), ${arg(a, 1)})`,
   },
   tuple_get: {
