@@ -142,9 +142,10 @@ export class Store {
   private async runWithVariables(q: Query, params: Params): Promise<void> {
     const bound = this.bind(q, params) ?? {};
     for (const p of q.params) {
-      const type = p.type.replace(/\?$/, '');
-      if (!/^[A-Z]+(\[\])?$/.test(type)) throw new Error(`${q.file}: parameter ${p.name}: no type ${p.type}`);
-      await this.connection.run(`SET VARIABLE ${sessionVariable(q.name, p.name)} = CAST($value AS ${type})`, { value: bound[p.name] as DuckDBValue });
+      const type = declaredType(p.type);
+      if (type === undefined) throw new Error(`${q.file}: parameter ${p.name}: no DuckDB type for ${p.type}`);
+      // Typed as declared: a NULL (an open end of the window) binds with its type, as the view compares it.
+      await this.connection.run(`SET VARIABLE ${sessionVariable(q.name, p.name)} = $value`, { value: bound[p.name] as DuckDBValue }, { value: type });
     }
     await this.connection.run(q.sql);
   }
@@ -277,6 +278,14 @@ async function createWaitingForLock(file: string, options: Record<string, string
 
 const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE };
 
+/** A parameter's type as its header declares it (`BIGINT`, `VARCHAR[]`), as DuckDB's; undefined for a name not here. */
+function declaredType(declared: string): DuckDBType | undefined {
+  const item = /^(\w+)\[\]$/.exec(declared)?.[1];
+  if (item === undefined) return ITEM_TYPES[declared];
+  const type = ITEM_TYPES[item];
+  return type === undefined ? undefined : LIST(type);
+}
+
 /**
  * The types of a query's list parameters, from its header (`VARCHAR[]`): a list
  * value alone is typed by its first item, so a list that starts with NULL, or
@@ -284,9 +293,8 @@ const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEG
  */
 function listTypes(q: Query): Record<string, DuckDBType> | undefined {
   const types = q.params.flatMap((p) => {
-    const item = /^(\w+)\[\]$/.exec(p.type)?.[1];
-    const type = item === undefined ? undefined : ITEM_TYPES[item];
-    return type === undefined ? [] : [[p.name, LIST(type)] as const];
+    const type = p.type.endsWith('[]') ? declaredType(p.type) : undefined;
+    return type === undefined ? [] : [[p.name, type] as const];
   });
   return types.length > 0 ? Object.fromEntries(types) : undefined;
 }

@@ -66,6 +66,9 @@ function roundHalfAway(x: string, digits: string): string {
   return `(sign(${x}) * floor(abs(${x})${scale} + 0.5)${unscale})`;
 }
 
+/** ClickHouse's head for a relation of the session: a temporary table (ClickHouse builds what DuckDB keeps or views). */
+const chSessionTable = (name: string): string => `CREATE OR REPLACE TEMPORARY TABLE ${name} AS`;
+
 export const CONSTRUCTS: Record<string, Construct> = {
   starts_with: {
     arity: 2,
@@ -200,13 +203,13 @@ export const CONSTRUCTS: Record<string, Construct> = {
     arity: 1,
     doc: "the statement's head for a relation the report's queries read: a view in DuckDB (its parameters read from session variables, sessionVariable), the session's temporary table in ClickHouse",
     duckdb: (a) => `CREATE OR REPLACE TEMP VIEW ${arg(a, 0)} AS`,
-    clickhouse: (a) => `CREATE OR REPLACE TEMPORARY TABLE ${arg(a, 0)} AS`,
+    clickhouse: (a) => chSessionTable(arg(a, 0)),
   },
   store_insert: {
     arity: 1,
     doc: "the statement's head for a table of facts: inserted into the store's table in DuckDB, the session's temporary table in ClickHouse",
     duckdb: (a) => `INSERT INTO ${arg(a, 0)} BY NAME`,
-    clickhouse: (a) => `CREATE OR REPLACE TEMPORARY TABLE ${arg(a, 0)} AS`,
+    clickhouse: (a) => chSessionTable(arg(a, 0)),
   },
   update_spans: {
     arity: 1,

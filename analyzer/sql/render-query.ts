@@ -1,3 +1,4 @@
+import { parseQuery } from '../queries.js';
 import { BINDS_VARIABLES, CONSTRUCTS, nameQualifiedColumns, paramType, sessionVariable, skipString, type Dialect } from './dialect.js';
 
 /**
@@ -188,8 +189,7 @@ export function renderQuery(model: ModelFile, dialect: Dialect, fragments: Map<s
   const source = lines.slice(headerEnd < 0 ? lines.length : headerEnd).join('\n');
   // A DuckDB view takes no parameters: its query's are session variables, named after the query (@name).
   const view = dialect === 'duckdb' && params.size > 0 && /@session_view\(/.test(source);
-  const variablesOf = view ? /^--\s*@name\s+(\S+)/m.exec(model.text)?.[1] : undefined;
-  if (view && variablesOf === undefined) throw new Error(`queries/model/${model.file}.sql: a view with parameters needs a -- @name header`);
+  const variablesOf = view ? parseQuery(model.text, `queries/model/${model.file}.sql`).name : undefined;
   if (view) renderedHeader.push(BINDS_VARIABLES);
   let body = renderBody(source, { dialect, params, fragments, extra, file: `queries/model/${model.file}.sql`, variablesOf });
   body = body.trimEnd();
