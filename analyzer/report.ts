@@ -52,13 +52,6 @@ function distribution(count: number, p50: number | null, p95: number | null, p99
   return { count, p50, p95, p99, max };
 }
 
-/**
- * The facts kept per run (queries/*-facts.sql), after assign-runs: computed at ingest for the traces it
- * touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them), per
- * report in ClickHouse.
- */
-export const FACTS = ['run-facts', 'cancel-span-facts', 'tool-call-facts', 'ghost-commit-facts', 'compensation-facts'] as const;
-
 /** The prepare chain after report_spans ({@link prepareReportSpans}). */
 export const PREPARE = [
   'prepare-runs',
@@ -66,8 +59,6 @@ export const PREPARE = [
   'prepare-tool-outcomes',
   'prepare-tokens',
   'prepare-post-cancel-errors',
-  'prepare-replays',
-  'prepare-steers',
   'prepare-cancel-depth',
   'prepare-cancel-latency',
 ] as const;

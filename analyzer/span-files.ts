@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
 import type { Store } from './store.js';
+import { SCOPE_FACTS } from './facts.js';
 
 /**
  * The store's spans as Parquet files, a folder per day (of the span's start,
@@ -93,6 +94,7 @@ export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<Pr
     const files = await store.typedRows('prune-span-files', { before_ns: beforeNs });
     const runs = await store.typedRows('prune-run-facts', { before_ns: beforeNs });
     await store.script(query('prune-facts'));
+    for (const name of SCOPE_FACTS) await store.run(query(name));
     // Remembered, so that a trace file read again does not bring those days back.
     await store.run(query('set-pruned-before'), { day: new Date(Number(beforeNs / 1_000_000n)).toISOString().slice(0, 10) });
     return { files, runs };

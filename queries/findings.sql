@@ -43,11 +43,11 @@ WITH found AS (
   UNION ALL
   SELECT 'replay_duplicate', 1, d.trace_id, d.run_id, d.tool, d.start_ns,
     d.tool || ' committed ' || d.effect_key || ' again (first by run ' || coalesce(substring(d.first_run_id, position(':' IN d.first_run_id) + 1), '?') || ')'
-  FROM report_replays AS d
+  FROM replay_facts AS d
   UNION ALL
   SELECT CASE WHEN s.violation THEN 'steer_violation' ELSE 'steer_dropped' END, 3, s.trace_id, s.run_id, NULL, coalesce(s.injected_ns, s.enqueued_ns),
     'steering message ' || s.steer_id || CASE WHEN s.violation THEN ' injected inside a tool batch' ELSE ' never injected' END
-  FROM report_steers AS s WHERE s.violation OR s.dropped
+  FROM steer_facts AS s WHERE s.violation OR s.dropped
   UNION ALL
   SELECT 'unended_run', 2, r.trace_id, r.run_id, NULL, r.start_ns, 'the run span was never exported (the process hung or died)'
   FROM report_runs AS r WHERE r.unended

@@ -101,6 +101,24 @@ CREATE TABLE IF NOT EXISTS cancel_span_facts (
   run_id VARCHAR, trace_id VARCHAR, quiet_end_ns BIGINT, work_after BIGINT, inflight_model_end_ns BIGINT, tool_evidence BOOLEAN
 );
 
+-- The steering marks and the commits of each run (steer-mark-facts.sql, commit-facts.sql), kept the same way;
+-- and what they come to per scope, a conversation's marks and commits lying in several traces
+-- (steer-facts.sql, replay-facts.sql): recomputed for the scopes an ingest or a prune touched (touched_scopes).
+CREATE TABLE IF NOT EXISTS steer_mark_facts (
+  run_id VARCHAR, trace_id VARCHAR, name VARCHAR, start_ns BIGINT, steer_id VARCHAR, position VARCHAR, scope VARCHAR
+);
+CREATE TABLE IF NOT EXISTS commit_facts (
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR
+);
+CREATE TABLE IF NOT EXISTS steer_facts (
+  scope VARCHAR, steer_id VARCHAR, run_id VARCHAR, trace_id VARCHAR, enqueued_ns BIGINT, injected_ns BIGINT, position VARCHAR,
+  dropped_marker BOOLEAN, inject_ms DOUBLE, dropped BOOLEAN, violation BOOLEAN
+);
+CREATE TABLE IF NOT EXISTS replay_facts (
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR,
+  first_run_id VARCHAR
+);
+
 -- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 

@@ -1,6 +1,6 @@
 -- Generated from queries/model/steering.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name steering
--- @description Steering health (METRICS.md §7) per group (of the enqueuing run) and in total, from report_steers: the inject latency distribution (nearest rank), dropped steers and injects inside a tool batch.
+-- @description Steering health (METRICS.md §7) per group (of the enqueuing run) and in total, from steer_facts (steer-facts.sql): the inject latency distribution (nearest rank), dropped steers and injects inside a tool batch.
 -- @returns rows (one per group and a total row)
 -- @column service      text?
 -- @column agent        text?
@@ -22,7 +22,7 @@ SELECT
   max(t.inject_ms) AS inject_max,
   count(t.steer_id) FILTER (WHERE t.dropped) AS dropped,
   count(t.steer_id) FILTER (WHERE t.violation) AS violations
-FROM report_runs AS r LEFT JOIN report_steers AS t ON t.run_id = r.run_id
+FROM report_runs AS r LEFT JOIN steer_facts AS t ON t.run_id = r.run_id
 WHERE r.in_window
 GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
 ORDER BY total, r.service, r.agent, r.framework;

@@ -1,5 +1,6 @@
 import { query } from '../queries.js';
-import { assembleReport, FACTS, PREPARE, prepareParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
+import { FACTS, SCOPE_FACTS } from '../facts.js';
+import { assembleReport, PREPARE, prepareParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
 import type { SpanCountRow } from '../sql/query-rows.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
@@ -25,7 +26,7 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
     until_ns: until === null ? 2n ** 62n : dayStart(until) + 2n * DAY_NS,
   });
   await source.run(query('clickhouse/assign-runs'));
-  for (const name of FACTS) await source.run(query(`clickhouse/${name}`));
+  for (const name of [...FACTS, ...SCOPE_FACTS]) await source.run(query(`clickhouse/${name}`));
   const prices = Object.entries(options.prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
   await source.run(query('clickhouse/load-prices'), { prices: JSON.stringify(prices) });
   // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
 import { isStorageFailure } from '../errors.js';
 import { query } from '../queries.js';
-import { FACTS } from '../report.js';
+import { FACTS, SCOPE_FACTS } from '../facts.js';
 import type { Store } from '../store.js';
 import { discoverTraceFiles, type Compression, type TraceFile } from './discover.js';
 import type { SkippedLine } from './otlp-json.js';
@@ -267,6 +267,8 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.run(query('assign-runs'));
   // The facts of the runs of the traces just touched (their spans are all in the working table), kept for reports.
   for (const name of FACTS) await store.run(query(name));
+  await store.script(query('note-touched-scopes'));
+  for (const name of SCOPE_FACTS) await store.run(query(name));
   progress?.('writing the spans to Parquet');
   await writeSpanFiles(store);
   await record(store, [...read, ...todo.filter((f) => f.size === 0).map((file) => ({ file, spans: 0, skipped: [] }))]);

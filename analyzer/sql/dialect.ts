@@ -193,6 +193,12 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: (a) => `${arg(a, 0)} IN (SELECT trace_id FROM touched_traces)`,
     clickhouse: () => 'true',
   },
+  touched_scope: {
+    arity: 1,
+    doc: "the scope (conversation, run or trace) is one an ingest or a prune just touched (DuckDB's store, touched_scopes); in ClickHouse every scope read",
+    duckdb: (a) => `${arg(a, 0)} IN (SELECT scope FROM touched_scopes)`,
+    clickhouse: () => 'true',
+  },
   assigned_spans: {
     arity: 0,
     doc: "the spans with their runs assigned (assign-runs.sql): the store's spans in DuckDB, the session's report_spans in ClickHouse",

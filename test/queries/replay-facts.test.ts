@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, traces, type Traces } from '../helpers/trace-builder.js';
 
-/** prepare-replays.sql: commits of an effect already committed by another execution (report_replays), METRICS.md §6. */
+/** replay-facts.sql: commits of an effect already committed by another execution (the store's replay_facts), METRICS.md §6. */
 const replays = async (t: Traces) => {
   const a = await analyzeTraces(t);
-  const rows = await a.table('report_replays', 'ORDER BY start_ns');
+  const rows = await a.table('replay_facts', 'ORDER BY start_ns');
   a.close();
   return rows;
 };
@@ -17,7 +17,7 @@ const commitIn = (t: Traces, conversation: string, startMs: number, commits: { c
   return r;
 };
 
-describe('prepare-replays', () => {
+describe('replay-facts', () => {
   it('the same idempotency key committed again in a later run of the conversation is a duplicate', async () => {
     const t = traces();
     const first = commitIn(t, 'thread-7', 0, [{ callId: 'n1', key: 'order-42', atMs: 300 }]);

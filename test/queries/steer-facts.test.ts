@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, traces } from '../helpers/trace-builder.js';
 
-/** prepare-steers.sql: one row per steer id and conversation (report_steers), METRICS.md §7. */
-describe('prepare-steers', () => {
+/** steer-facts.sql: one row per steer id and scope (the store's steer_facts), METRICS.md §7. */
+describe('steer-facts', () => {
   it('inject_ms, violations, drops (never injected, or explicitly dropped), across the runs of a conversation', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c', startMs: 0, endMs: 1000 });
@@ -16,7 +16,7 @@ describe('prepare-steers', () => {
     const other = t.run({ conversation: 'd', startMs: 0, endMs: 1000 });
     other.steerEnqueue('s1', 100);
     const a = await analyzeTraces(t);
-    const rows = await a.table('report_steers', 'ORDER BY scope, steer_id');
+    const rows = await a.table('steer_facts', 'ORDER BY scope, steer_id');
     a.close();
     expect(rows.map((s) => [s['scope'], s['steer_id'], s['run_id'], s['inject_ms'], s['position'], s['dropped'], s['violation']])).toEqual([
       ['c', 's1', r.spanId, 300.5, 'between_steps', false, false],
@@ -37,7 +37,7 @@ describe('prepare-steers', () => {
     late.steerEnqueue('s1', 2100);
     late.steerInject('s2', 2200);
     const a = await analyzeTraces(t);
-    const rows = await a.table('report_steers', 'ORDER BY steer_id');
+    const rows = await a.table('steer_facts', 'ORDER BY steer_id');
     a.close();
     expect(rows.map((s) => [s['steer_id'], s['run_id'], s['trace_id'], s['dropped']])).toEqual([
       ['s1', late.spanId, late.traceId, false],
@@ -50,7 +50,7 @@ describe('prepare-steers', () => {
     const r = t.run({ startMs: 0, endMs: 1000 });
     r.steerEnqueue('s', 100); r.steerInject('s', 200); r.steerDrop('s', 300);
     const a = await analyzeTraces(t);
-    const [row] = await a.table('report_steers');
+    const [row] = await a.table('steer_facts');
     a.close();
     expect(row).toMatchObject({ scope: `run:${r.traceId}:${r.spanId}`, dropped: true, inject_ms: 100 });
   });

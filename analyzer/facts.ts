@@ -1,0 +1,13 @@
+/**
+ * The facts kept per run (queries/*-facts.sql), after assign-runs: computed at ingest for the traces it
+ * touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them), per
+ * report in ClickHouse.
+ */
+export const FACTS = ['run-facts', 'cancel-span-facts', 'tool-call-facts', 'ghost-commit-facts', 'compensation-facts', 'steer-mark-facts', 'commit-facts'] as const;
+
+/**
+ * What the steering marks and the commits come to per scope (a conversation's lie in several traces), after
+ * FACTS: recomputed in DuckDB for the scopes an ingest or a prune touched (touched_scopes), from the marks
+ * and commits of every trace of the scope the store keeps; per report in ClickHouse.
+ */
+export const SCOPE_FACTS = ['steer-facts', 'replay-facts'] as const;
