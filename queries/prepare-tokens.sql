@@ -1,18 +1,15 @@
 -- Generated from queries/model/prepare-tokens.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_tokens
--- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C: whether it started after C (the loop went on), how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model: its exact name, else the longest price-table name it extends by a date or version tag only (gpt-4o-2024-08-06 is gpt-4o; gpt-4o-mini is not: unpriced without its own entry).
+-- @description Tokens billed after Stop (METRICS.md §4), one row per model call of a cancelled run in the window that ended after C (model-call-facts.sql): whether it started after C (the loop went on), how many input and output tokens after C, how the figure was obtained (observed, estimated, unknown) and what it cost at the price of its model: its exact name, else the longest price-table name it extends by a date or version tag only (gpt-4o-2024-08-06 is gpt-4o; gpt-4o-mini is not: unpriced without its own entry).
 -- @param version_suffix VARCHAR the pattern (RE2, whole match) of what may follow a listed name: a date or version tag (prices.ts)
 -- @returns nothing; creates the temporary table report_tokens (needs report_prices)
 CREATE OR REPLACE TEMPORARY TABLE report_tokens AS
 WITH calls AS (
   SELECT
-    r.run_id, r.service, r.agent, r.framework, r.trace_id, s.span_id, s.model,
-    s.start_ns, s.end_ns, r.c_ns, s.input_tokens, s.output_tokens, s.output_tokens_after_cancel,
-    s.start_ns + coalesce(CAST(round(s.time_to_first_chunk_s * 1e9, 0) AS BIGINT), 0) AS f_ns
-  FROM report_spans AS s JOIN report_runs AS r ON r.run_id = s.run_id
-  WHERE r.in_window AND r.cancelled AND s.role = 'model'
-    -- An aborted model call of an inferred cancel ended at C by definition (it is the abort evidence): it was in flight.
-    AND (s.end_ns > r.c_ns OR (r.cancel_inferred AND s.is_cancellation AND s.start_ns < r.c_ns))
+    r.run_id, r.service, r.agent, r.framework, r.trace_id, m.span_id, m.model,
+    m.start_ns, m.end_ns, r.c_ns, m.input_tokens, m.output_tokens, m.output_tokens_after_cancel, m.f_ns
+  FROM model_call_facts AS m JOIN report_runs AS r ON r.run_id = m.run_id
+  WHERE r.in_window AND NOT m.cut_step
 ),
 counted AS (
   SELECT
@@ -53,14 +50,8 @@ SELECT
   coalesce(c.input_after * p.input_usd_per_mtok / 1e6 + c.output_after * p.output_usd_per_mtok / 1e6, 0) AS cost_usd
 FROM counted AS c LEFT JOIN (SELECT * FROM prices WHERE choice = 1) AS p ON p.called = c.model
 UNION ALL
--- A foreign run stopped during a model call whose span was never exported (the AI SDK never ends the step in
--- flight): the call is known from the run's model name, its tokens are not (inferred). It is known so during
--- the first step (no model or tool span at all), or when the root says a step was cut (finish reason "other")
--- and no exported model span is that step. Otherwise, once a tool ran, the step in flight may have finished.
-SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(any_value(s.model), '(unknown)'), 'unknown', false, 0, 0, false, 0
-FROM report_runs AS r JOIN report_spans AS s ON s.run_id = r.run_id
-WHERE r.in_window AND r.cancel_inferred
-GROUP BY r.run_id, r.service, r.agent, r.framework, r.trace_id
-HAVING count(s.model) > 0 AND (count(*) FILTER (WHERE s.role IN ('model', 'tool')) = 0
-  OR (count(*) FILTER (WHERE s.role = 'run' AND s.finish_reason = 'other') > 0
-    AND count(*) FILTER (WHERE s.role = 'model' AND (coalesce(s.finish_reason = 'other', false) OR s.is_cancellation)) = 0));
+-- A run stopped during a model call whose span was never exported (model-call-facts.sql): the call is known
+-- from the run's model name, its tokens are not (inferred).
+SELECT r.run_id, r.service, r.agent, r.framework, r.trace_id, NULL, coalesce(m.model, '(unknown)'), 'unknown', false, 0, 0, false, 0
+FROM model_call_facts AS m JOIN report_runs AS r ON r.run_id = m.run_id
+WHERE r.in_window AND m.cut_step;

@@ -119,6 +119,14 @@ CREATE TABLE IF NOT EXISTS replay_facts (
   first_run_id VARCHAR
 );
 
+-- The model calls that may have billed tokens after Stop and the tool call ids each history repair lists
+-- (model-call-facts.sql, repair-facts.sql), per run, kept the same way.
+CREATE TABLE IF NOT EXISTS model_call_facts (
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, model VARCHAR, start_ns BIGINT, end_ns BIGINT, input_tokens BIGINT,
+  output_tokens BIGINT, output_tokens_after_cancel BIGINT, f_ns BIGINT, cut_step BOOLEAN
+);
+CREATE TABLE IF NOT EXISTS repair_facts (run_id VARCHAR, trace_id VARCHAR, start_ns BIGINT, conversation_id VARCHAR, call_id VARCHAR);
+
 -- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 

@@ -33,7 +33,7 @@ SELECT
   CAST(coalesce(sum(g.n), 0) AS BIGINT) AS ghost_commits,
   CAST(coalesce(sum(t.input), 0) AS BIGINT) AS input,
   CAST(coalesce(sum(t.output), 0) AS BIGINT) AS output,
-  CAST(coalesce(sum(t.usd), 0) AS DOUBLE) AS ghost_tax_usd
+  CAST(round(coalesce(sum(t.usd), 0), 9) AS DOUBLE) AS ghost_tax_usd
 FROM runs AS r CROSS JOIN unit AS u
 LEFT JOIN tokens AS t ON t.run_id = r.run_id
 LEFT JOIN ghosts AS g ON g.run_id = r.run_id

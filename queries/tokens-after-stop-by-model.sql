@@ -14,7 +14,7 @@
 SELECT
   t.service, t.agent, t.framework, GROUPING(t.service, t.agent, t.framework) = 7 AS total,
   t.model, CAST(sum(t.input_after) AS BIGINT) AS input, CAST(sum(t.output_after) AS BIGINT) AS output,
-  CAST(sum(t.cost_usd) AS DOUBLE) AS ghost_tax_usd, min(t.priced) AS priced
+  CAST(round(sum(t.cost_usd), 9) AS DOUBLE) AS ghost_tax_usd, min(t.priced) AS priced
 FROM report_tokens AS t
 GROUP BY GROUPING SETS ((t.service, t.agent, t.framework, t.model), (t.model))
 ORDER BY total DESC, t.service, t.agent, t.framework, ghost_tax_usd DESC, t.model;

@@ -1,6 +1,6 @@
 -- Generated from queries/model/tokens-after-stop.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name tokens_after_stop
--- @description Tokens billed after Stop and the ghost tax (METRICS.md §4, §10), per group and in total, from report_tokens.
+-- @description Tokens billed after Stop and the ghost tax (METRICS.md §4, §10), per group and in total, from report_tokens. Sums of dollars are rounded to 9 decimals (a billionth of a dollar), here and in tokens-after-stop-by-model.sql and timeline.sql: a sum of floating-point costs depends in its last bits on the order its rows come in, which differs between engines and threads.
 -- @returns rows (one per group and a total row)
 -- @column service                  text?
 -- @column agent                    text?
@@ -24,7 +24,7 @@ SELECT
   count(t.run_id) FILTER (WHERE NOT t.priced AND (t.input_after > 0 OR t.output_after > 0)) AS unpriced_calls,
   -- Model calls started after C: the loop went on after Stop (afterstop addition to METRICS.md §4).
   count(t.run_id) FILTER (WHERE t.started_after) AS calls_started_after_stop,
-  CAST(coalesce(sum(t.cost_usd), 0) AS DOUBLE) AS ghost_tax_usd
+  CAST(round(coalesce(sum(t.cost_usd), 0), 9) AS DOUBLE) AS ghost_tax_usd
 FROM report_runs AS r LEFT JOIN report_tokens AS t ON t.run_id = r.run_id
 WHERE r.in_window
 GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())

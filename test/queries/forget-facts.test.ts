@@ -18,6 +18,8 @@ describe('forget-facts', () => {
     const first = traces();
     const r = first.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
     r.cancelRequest(100);
+    r.model({ startMs: 50, endMs: 400, model: 'gpt-4o', input: 1, output: 9 });
+    r.repair(500, ['k1']);
     const other = first.run({ conversation: 'd', startMs: 0, endMs: 500 });
     other.model({ startMs: 0, endMs: 100, model: 'gpt-4o', input: 1, output: 1 });
     const file = path.join(dir, 'a.jsonl');
@@ -35,6 +37,9 @@ describe('forget-facts', () => {
       const runs = await sqlRows(store, 'SELECT run_id, a_ns IS NOT NULL AS acked FROM run_facts ORDER BY run_id');
       expect(runs).toHaveLength(2);
       expect(runs.find((x) => x['run_id'] === r.spanId)?.['acked']).toBe(true);
+      // The grown trace's model calls and repairs are recomputed once, not doubled.
+      expect(await sqlRows(store, 'SELECT count(*) AS n FROM model_call_facts')).toEqual([{ n: 1 }]);
+      expect(await sqlRows(store, 'SELECT count(*) AS n FROM repair_facts')).toEqual([{ n: 1 }]);
     } finally {
       store.close();
     }
