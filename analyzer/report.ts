@@ -52,7 +52,7 @@ function distribution(count: number, p50: number | null, p95: number | null, p99
   return { count, p50, p95, p99, max };
 }
 
-/** The prepare chain after report_spans ({@link prepareReportSpans}). */
+/** The prepare chain: over the facts the ingest kept, not the spans (report_spans, {@link prepareReportSpans}, is not built for a report). */
 export const PREPARE = [
   'prepare-runs',
   'prepare-ghost-commits',
@@ -154,10 +154,12 @@ export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | '
   return (name) => params[name] ?? {};
 }
 
-/** The prepare queries, in order, with the parameters they take from the report's options. */
+/**
+ * The prepare queries, in order, with the parameters they take from the report's options. They read the
+ * facts the ingest kept, not the spans: report_spans ({@link prepareReportSpans}) is not built for a report.
+ */
 export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
   await loadPriceTable(store, options.prices);
-  await prepareReportSpans(store, toNs(options.since), toNs(options.until));
   const params = prepareParams(options);
   for (const name of PREPARE) await store.run(query(name), params(name));
 }

@@ -127,6 +127,13 @@ CREATE TABLE IF NOT EXISTS model_call_facts (
 );
 CREATE TABLE IF NOT EXISTS repair_facts (run_id VARCHAR, trace_id VARCHAR, start_ns BIGINT, conversation_id VARCHAR, call_id VARCHAR);
 
+-- The spans with status ERROR (not the cancellation) and the orphan-process markers (error-span-facts.sql,
+-- orphan-process-facts.sql), per run, kept the same way.
+CREATE TABLE IF NOT EXISTS error_span_facts (
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, end_ns BIGINT, status_message VARCHAR, error_type VARCHAR, exception_text VARCHAR
+);
+CREATE TABLE IF NOT EXISTS orphan_process_facts (run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, pid VARCHAR);
+
 -- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 

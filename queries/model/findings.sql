@@ -52,7 +52,7 @@ WITH found AS (
   FROM report_runs AS r WHERE r.unended
   UNION ALL
   SELECT 'orphan_process', 2, s.trace_id, s.run_id, NULL, s.start_ns, 'child process ' || coalesce(s.pid, '?') || ' outlived its run'
-  FROM report_spans AS s WHERE s.name = 'afterstop.process.orphan'
+  FROM orphan_process_facts AS s
 )
 SELECT f.kind, f.severity, f.trace_id, f.run_id, r.conversation_id, f.tool, coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail
 FROM found AS f JOIN report_runs AS r ON r.run_id = f.run_id

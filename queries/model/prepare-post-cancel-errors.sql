@@ -1,5 +1,5 @@
 -- @name prepare_post_cancel_errors
--- @description Post-cancel errors (METRICS.md §5), one row per error: kind next_run — the next run of a cancelled run's conversation (the first to start after its end, or after C when it never ended) has a span with status ERROR that is not a cancellation; counted once, with the ERROR span that ended first as root cause, classified orphan_tool_call_rejected when it names a tool call without a result, else other. Kind cleanup — a span of the cancelled run itself with ERROR ending after C, except the cancellation.
+-- @description Post-cancel errors (METRICS.md §5), one row per error: kind next_run — the next run of a cancelled run's conversation (the first to start after its end, or after C when it never ended) has a span with status ERROR that is not a cancellation; counted once, with the ERROR span that ended first as root cause, classified orphan_tool_call_rejected when it names a tool call without a result, else other. Kind cleanup — a span of the cancelled run itself with ERROR ending after C, except the cancellation. The ERROR spans are error-span-facts.sql's.
 -- @returns nothing; creates the temporary table report_post_cancel_errors
 CREATE OR REPLACE TEMPORARY TABLE report_post_cancel_errors AS
 WITH candidates AS (
@@ -14,8 +14,7 @@ errors AS (
   SELECT n.run_id, n.next_id, s.trace_id, s.span_id, s.end_ns,
     trim(coalesce(s.status_message, '') || ' ' || coalesce(s.error_type, '') || ' ' ||
       coalesce(s.exception_text, '')) AS text
-  FROM next_run AS n JOIN report_spans AS s ON s.run_id = n.next_id
-  WHERE s.status_code = 2 AND NOT s.is_cancellation
+  FROM next_run AS n JOIN error_span_facts AS s ON s.run_id = n.next_id
 ),
 first_error AS (
   SELECT run_id, any_value(next_id) AS next_id, argMin(trace_id, end_ns) AS trace_id, argMin(span_id, end_ns) AS span_id,
@@ -30,5 +29,5 @@ FROM first_error
 UNION ALL
 SELECT 'cleanup', r.run_id, r.run_id, s.trace_id, s.span_id, s.end_ns,
   trim(coalesce(s.status_message, '') || ' ' || coalesce(s.error_type, '')), 'cleanup'
-FROM report_runs AS r JOIN report_spans AS s ON s.run_id = r.run_id
-WHERE r.cancelled AND s.status_code = 2 AND s.end_ns > r.c_ns AND NOT s.is_cancellation;
+FROM report_runs AS r JOIN error_span_facts AS s ON s.run_id = r.run_id
+WHERE r.cancelled AND s.end_ns > r.c_ns;

@@ -20,6 +20,8 @@ describe('forget-facts', () => {
     r.cancelRequest(100);
     r.model({ startMs: 50, endMs: 400, model: 'gpt-4o', input: 1, output: 9 });
     r.repair(500, ['k1']);
+    r.span({ name: 'cleanup', startMs: 600, endMs: 700, status: { code: 'error', message: 'cleanup failed' } });
+    r.processOrphan(1200);
     const other = first.run({ conversation: 'd', startMs: 0, endMs: 500 });
     other.model({ startMs: 0, endMs: 100, model: 'gpt-4o', input: 1, output: 1 });
     const file = path.join(dir, 'a.jsonl');
@@ -40,6 +42,8 @@ describe('forget-facts', () => {
       // The grown trace's model calls and repairs are recomputed once, not doubled.
       expect(await sqlRows(store, 'SELECT count(*) AS n FROM model_call_facts')).toEqual([{ n: 1 }]);
       expect(await sqlRows(store, 'SELECT count(*) AS n FROM repair_facts')).toEqual([{ n: 1 }]);
+      expect(await sqlRows(store, 'SELECT count(*) AS n FROM error_span_facts')).toEqual([{ n: 1 }]);
+      expect(await sqlRows(store, 'SELECT count(*) AS n FROM orphan_process_facts')).toEqual([{ n: 1 }]);
     } finally {
       store.close();
     }

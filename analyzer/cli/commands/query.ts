@@ -93,7 +93,7 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
     const missing = q.params.filter((p) => !(p.name in params)).map((p) => p.name);
     if (missing.length > 0) throw new InputError(`${name}: give --param ${missing.map((m) => `${m}=...`).join(' --param ')}`);
     const rows = await withStore(options.db, async (store) => {
-      // Queries over the report's tables (report_spans, report_runs, ...) need them prepared first.
+      // Queries over the report's tables (report_runs, report_tokens, ...) need them prepared first.
       if (q.sql.includes('report_')) {
         await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, prices: loadPrices(options.prices) });
       }

@@ -1,0 +1,8 @@
+-- Generated from queries/model/error-span-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
+-- @name error_span_facts
+-- @description The spans with status ERROR that are not the cancellation itself, of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's error_span_facts at ingest, so that a report over an unchanged store does not read the spans again; ClickHouse: every trace read, the session's error_span_facts), with what they say (status message, error type, exception). prepare-post-cancel-errors.sql picks the post-cancel errors among them: those of the next run of a cancelled run's conversation, and those of the cancelled run after C.
+-- @returns nothing; fills error_span_facts
+INSERT INTO error_span_facts BY NAME
+SELECT run_id, trace_id, span_id, end_ns, status_message, error_type, exception_text
+FROM spans
+WHERE status_code = 2 AND NOT is_cancellation AND run_id IS NOT NULL AND trace_id IN (SELECT trace_id FROM touched_traces);
