@@ -2,8 +2,7 @@
 -- @description Before run-facts.sql and the other *-facts.sql recompute them: forget the facts of the runs, tool calls, ghost commits, compensations, cancelled runs' spans around C, steering marks, commits, model calls, repairs, ERROR spans and orphan processes of the traces that just got spans (touched_traces). The scopes of the marks and commits forgotten start the temporary table touched_scopes (note-touched-scopes.sql adds the new ones): a scope a trace leaves is recomputed too.
 -- @returns nothing; deletes from run_facts, tool_call_facts, ghost_commit_facts, compensation_facts, cancel_span_facts, steer_mark_facts, commit_facts, model_call_facts, repair_facts, error_span_facts and orphan_process_facts; creates the temporary table touched_scopes
 CREATE OR REPLACE TEMP TABLE touched_scopes AS
-SELECT scope FROM steer_mark_facts WHERE trace_id IN (SELECT trace_id FROM touched_traces)
-UNION SELECT scope FROM commit_facts WHERE trace_id IN (SELECT trace_id FROM touched_traces);
+SELECT DISTINCT scope FROM scope_members WHERE trace_id IN (SELECT trace_id FROM touched_traces);
 DELETE FROM run_facts WHERE trace_id IN (SELECT trace_id FROM touched_traces);
 DELETE FROM tool_call_facts WHERE trace_id IN (SELECT trace_id FROM touched_traces);
 DELETE FROM ghost_commit_facts WHERE trace_id IN (SELECT trace_id FROM touched_traces);

@@ -10,8 +10,7 @@ DELETE FROM repair_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts);
 DELETE FROM error_span_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts);
 DELETE FROM orphan_process_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts);
 CREATE OR REPLACE TEMP TABLE touched_scopes AS
-SELECT scope FROM steer_mark_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts)
-UNION SELECT scope FROM commit_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts);
+SELECT DISTINCT scope FROM scope_members WHERE run_id NOT IN (SELECT run_id FROM run_facts);
 DELETE FROM steer_mark_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts);
 DELETE FROM commit_facts WHERE run_id NOT IN (SELECT run_id FROM run_facts);
 DELETE FROM steer_facts WHERE scope IN (SELECT scope FROM touched_scopes);

@@ -114,6 +114,11 @@ CREATE TABLE IF NOT EXISTS steer_facts (
   scope VARCHAR, steer_id VARCHAR, run_id VARCHAR, trace_id VARCHAR, enqueued_ns BIGINT, injected_ns BIGINT, position VARCHAR,
   dropped_marker BOOLEAN, inject_ms DOUBLE, dropped BOOLEAN, violation BOOLEAN
 );
+-- Which scope each kept mark and commit belongs to: the one list of the tables with a scope, that
+-- forget-facts.sql, note-touched-scopes.sql and prune-facts.sql read to know the scopes to recompute.
+CREATE VIEW IF NOT EXISTS scope_members AS
+SELECT scope, trace_id, run_id FROM steer_mark_facts
+UNION ALL SELECT scope, trace_id, run_id FROM commit_facts;
 CREATE TABLE IF NOT EXISTS replay_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR,
   first_run_id VARCHAR
