@@ -1,7 +1,7 @@
 /** Private state shapes; not part of the public API. */
 import type { Attributes, Context, HrTime, Tracer } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { DeferredMarker } from './export/deferred-markers.js';
+import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
 import type { CancelState, ExportStats, ExporterKind } from './types.js';
 
 export interface ResolvedConfig {
@@ -34,9 +34,9 @@ export interface Pipeline {
    * Write `marker` only if its fact is still open when spans are next exported (deferred-markers.ts):
    * only afterstop's own queue, which takes every span of the run, can; false (or absent): write it now.
    */
-  deferMarker?(marker: DeferredMarker): boolean;
+  deferMarker?(marker: DeferredMarker): DeferredEntry | undefined;
   /** The deferred marker's fact closed: it is never written if it was still waiting. */
-  withdrawMarker?(marker: DeferredMarker): void;
+  withdrawMarker?(entry: DeferredEntry): void;
   /** Export what is queued now; bounded by `timeoutMs`; never rejects. */
   flush(timeoutMs: number): Promise<void>;
   stats(): ExportStats;
@@ -58,11 +58,12 @@ export interface RunScope {
    * span). `attributes` is kept as given: pass a fresh object, never touch it after.
    */
   marker(name: string, attributes: Attributes, parent?: Context, time?: HrTime): void;
-  /** Defer `marker` to the next export (Pipeline.deferMarker); false: the caller writes it now. */
-  deferMarker(marker: DeferredMarker): boolean;
-  withdrawMarker(marker: DeferredMarker): void;
+  /** Defer `marker` to the next export (Pipeline.deferMarker); undefined: the caller writes it now. */
+  deferMarker(marker: DeferredMarker): DeferredEntry | undefined;
+  withdrawMarker(entry: DeferredEntry): void;
   /** Flush the pipeline now (bounded); used for evidence that must survive a crash. */
   flushEvidence(): Promise<void>;
-  childStarted(child: object, kind: 'tool' | 'model'): void;
-  childEnded(child: object, kind: 'tool' | 'model'): void;
+  /** A tool or model call started: its start number, which it hands back, once, when it ends. */
+  childStarted(kind: 'tool' | 'model'): number;
+  childEnded(kind: 'tool' | 'model', started: number): void;
 }

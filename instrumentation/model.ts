@@ -45,6 +45,8 @@ export class InstrumentedModelCall implements ModelCall {
   private reported: ModelUsage | undefined;
   private ended = false;
   private readonly model: string;
+  /** Its start number in the run (RunScope.childStarted). */
+  private readonly started: number;
 
   constructor(
     private readonly run: RunScope,
@@ -61,7 +63,7 @@ export class InstrumentedModelCall implements ModelCall {
     this.model = options.model;
     this.span = run.tracer.startSpan(`${operation} ${options.model}`, { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, run.context);
     this.cancelSeen = run.cancelState !== 'none';
-    run.childStarted(this, 'model');
+    this.started = run.childStarted('model');
     // Callers pass these around as callbacks (`stream.on('data', call.chunk)`): bind.
     this.chunk = this.chunk.bind(this);
     this.usage = this.usage.bind(this);
@@ -93,7 +95,7 @@ export class InstrumentedModelCall implements ModelCall {
     if (this.ended) return;
     this.ended = true;
     safely('model end', () => this.finish(options), undefined);
-    this.run.childEnded(this, 'model');
+    this.run.childEnded('model', this.started);
   }
 
   private finish(options: ModelEndOptions): void {

@@ -225,7 +225,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     markerProcessor: processor,
     // Every span of a run goes through this queue: a tool call's start marker waits for the next export.
     deferMarker: (marker) => processor.defer(marker),
-    withdrawMarker: (marker) => void processor.withdraw(marker),
+    withdrawMarker: (entry) => void processor.withdraw(entry),
     flush: (timeoutMs) => processor.flushSoon(timeoutMs),
     stats: () => processor.stats(),
     async shutdown() {

@@ -1,4 +1,5 @@
 import { context, createContextKey, type Attributes, type Context } from '@opentelemetry/api';
+import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run } from './types.js';
 
 /**
@@ -22,11 +23,11 @@ export interface CommitSink {
  * its HTTP requests are not the tool's commits.)
  */
 export function contextWithRun(ctx: Context, run: Run): Context {
-  return ctx.setValue(RUN_KEY, run).deleteValue(TOOL_KEY);
+  return OverlayContext.set(ctx, RUN_KEY, run).deleteValue(TOOL_KEY);
 }
 
 export function contextWithTool(ctx: Context, tool: CommitSink): Context {
-  return ctx.setValue(TOOL_KEY, tool);
+  return OverlayContext.set(ctx, TOOL_KEY, tool);
 }
 
 /** The run of the active context, if any. */

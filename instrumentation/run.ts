@@ -17,7 +17,7 @@ import {
 import { hrTime, isTracingSuppressed } from '@opentelemetry/core';
 import { CancelledError, isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
-import type { DeferredMarker } from './export/deferred-markers.js';
+import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
 import type { Pipeline, RunScope } from './internal-types.js';
 import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { startModelCall } from './model.js';
@@ -114,9 +114,16 @@ export class InstrumentedRun implements Run, RunScope {
   private cancelId: string | undefined;
   private cancelFlush: Promise<void> = RESOLVED;
   private ended = false;
-  private readonly inflightTools = new Set<object>();
-  private readonly inflightModels = new Set<object>();
-  private settle: { waiting: Set<object>; timer: NodeJS.Timeout | undefined } | undefined;
+  /**
+   * What is in flight, counted: a call's start number (`childStarted`) tells whether it was in flight at
+   * the cancel request when it ends. (Counters, not sets of the calls: a set's add and delete on every
+   * call, and the rehashing they cause, cost more than the rest of the bookkeeping.)
+   */
+  private inflightTools = 0;
+  private inflightModels = 0;
+  private childrenStarted = 0;
+  /** After a cancel request: the children started before it that have not ended yet. */
+  private settle: { startedBefore: number; waiting: number; timer: NodeJS.Timeout | undefined } | undefined;
   private readonly settleDeadlineMs: number | false;
   private readonly processes: ProcessTracker;
   private readonly detachSignal: () => void;
@@ -146,7 +153,7 @@ export class InstrumentedRun implements Run, RunScope {
     if (options.conversationId !== undefined) this.common[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
     if (agent !== undefined) this.common[ATTR_GEN_AI_AGENT_NAME] = agent;
     this.span.setAttributes(this.common);
-    this.context = contextWithRun(trace.setSpan(context.active(), this.span), this);
+    this.context = trace.setSpan(contextWithRun(context.active(), this), this.span);
     this.markers = markerWriterFor(this.span, this.tracer, pipeline.markerProcessor);
     this.settleDeadlineMs = options.settleDeadlineMs ?? pipeline.config.settleDeadlineMs;
     this.steering = steeringFor(this);
@@ -177,26 +184,29 @@ export class InstrumentedRun implements Run, RunScope {
     else this.markers.write(name, attributes, parent, undefined, time);
   }
 
-  deferMarker(marker: DeferredMarker): boolean {
-    return this.pipeline.deferMarker?.(marker) ?? false;
+  deferMarker(marker: DeferredMarker): DeferredEntry | undefined {
+    return this.pipeline.deferMarker?.(marker);
   }
 
-  withdrawMarker(marker: DeferredMarker): void {
-    this.pipeline.withdrawMarker?.(marker);
+  withdrawMarker(entry: DeferredEntry): void {
+    this.pipeline.withdrawMarker?.(entry);
   }
 
   flushEvidence(): Promise<void> {
     return this.pipeline.flush(this.pipeline.config.flushTimeoutMs);
   }
 
-  childStarted(child: object, kind: 'tool' | 'model'): void {
-    (kind === 'tool' ? this.inflightTools : this.inflightModels).add(child);
+  childStarted(kind: 'tool' | 'model'): number {
+    if (kind === 'tool') this.inflightTools++;
+    else this.inflightModels++;
+    return this.childrenStarted++;
   }
 
-  childEnded(child: object, kind: 'tool' | 'model'): void {
-    (kind === 'tool' ? this.inflightTools : this.inflightModels).delete(child);
+  childEnded(kind: 'tool' | 'model', started: number): void {
+    if (kind === 'tool') this.inflightTools--;
+    else this.inflightModels--;
     const settle = this.settle;
-    if (settle && settle.waiting.delete(child) && settle.waiting.size === 0) this.writeSettle();
+    if (settle !== undefined && started < settle.startedBefore && --settle.waiting === 0) this.writeSettle();
   }
 
   // --- Run
@@ -314,16 +324,16 @@ export class InstrumentedRun implements Run, RunScope {
 
   private inflightCounts(): Attributes {
     return {
-      [ATTR_INFLIGHT_TOOL_CALLS]: this.inflightTools.size,
-      [ATTR_INFLIGHT_MODEL_CALLS]: this.inflightModels.size,
+      [ATTR_INFLIGHT_TOOL_CALLS]: this.inflightTools,
+      [ATTR_INFLIGHT_MODEL_CALLS]: this.inflightModels,
     };
   }
 
   private startSettle(): void {
     if (this.settleDeadlineMs === false) return;
-    const waiting = new Set<object>([...this.inflightTools, ...this.inflightModels]);
-    this.settle = { waiting, timer: undefined };
-    if (waiting.size === 0) {
+    const waiting = this.inflightTools + this.inflightModels;
+    this.settle = { startedBefore: this.childrenStarted, waiting, timer: undefined };
+    if (waiting === 0) {
       this.writeSettle();
       return;
     }
@@ -344,7 +354,7 @@ export class InstrumentedRun implements Run, RunScope {
         this.marker(SPAN_CANCEL_SETTLE, {
           ...this.common,
           [ATTR_CANCEL_ID]: this.cancelId ?? '',
-          [ATTR_CANCEL_UNSETTLED]: settle.waiting.size,
+          [ATTR_CANCEL_UNSETTLED]: settle.waiting,
         }),
       undefined,
     );

@@ -28,7 +28,7 @@ import {
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
 import { contextWithTool, type CommitSink } from './run-context.js';
-import type { DeferredMarker } from './export/deferred-markers.js';
+import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
 import type { CommitEvidence, Run, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
@@ -39,7 +39,6 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   /** A context whose active span is the tool span: the body runs in it. */
   readonly context: Context;
   private readonly span: Span;
-  private readonly identity: Attributes;
   private readonly effect: ToolEffect;
   private readonly idempotencyKey: string | undefined;
   private readonly name: string;
@@ -48,6 +47,10 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private result: ToolResultDelivery | undefined;
   private ended = false;
   private inflight = true;
+  /** Its start number in the run (RunScope.childStarted). */
+  private readonly started: number;
+  /** Its start marker, while it waits for the next export. */
+  private readonly deferred: DeferredEntry | undefined;
 
   constructor(
     private readonly run: RunScope,
@@ -56,31 +59,30 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     this.callId = options.callId ?? `call_${randomUUID()}`;
     this.effect = options.effect ?? 'unknown';
     this.idempotencyKey = options.idempotencyKey;
-    // Object.assign, not spread: V8 copies these dotted-key objects about ten times faster.
-    this.identity = Object.assign({}, run.common, {
-      [ATTR_GEN_AI_TOOL_NAME]: options.name,
-      [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
-    });
     this.kind = options.kind;
+    this.name = options.name;
     this.startTime = hrTime();
     // The start marker tells of a call that may never end: with afterstop's own queue it is written only if
     // the call is still open when spans are next exported (a call that ended by then has its span).
-    if (!run.deferMarker(this)) this.writeDeferred();
-    const attributes: Attributes = Object.assign({}, this.identity, {
+    this.deferred = run.deferMarker(this);
+    if (this.deferred === undefined) this.writeDeferred();
+    // Object.assign, not spread: V8 copies these dotted-key objects about ten times faster.
+    const attributes: Attributes = Object.assign({}, run.common, {
+      [ATTR_GEN_AI_TOOL_NAME]: options.name,
+      [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
       [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_EXECUTE_TOOL,
       [ATTR_TOOL_EFFECT]: this.effect,
     });
     if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
     if (options.kind === 'step' || options.kind === 'compensate') attributes[ATTR_TOOL_KIND] = options.kind;
     setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
-    this.name = options.name;
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: this.startTime, attributes }, run.context);
     const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (commit-detection.ts) finds this call in the body's context.
     // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
     if (options.detectCommits === true && !httpCommitsDetected()) detectHttpCommitsForManualTools();
     this.context = options.detectCommits === true ? contextWithTool(ctx, this) : ctx;
-    run.childStarted(this, 'tool');
+    this.started = run.childStarted('tool');
   }
 
   get signal(): AbortSignal {
@@ -90,10 +92,15 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   /** The start marker, at the call's start: now, or at the first export while the call is still open. */
   writeDeferred(): void {
     // The effect class is on the start marker too: a call that never ends (the process died) is still known by it.
-    const start: Attributes = Object.assign({}, this.identity, { [ATTR_TOOL_EFFECT]: this.effect });
+    const start: Attributes = Object.assign(this.identity(), { [ATTR_TOOL_EFFECT]: this.effect });
     // A step's (or compensation's) kind is on its start marker too: a call that never ends is still known as one.
     if (this.kind === 'step' || this.kind === 'compensate') start[ATTR_TOOL_KIND] = this.kind;
     this.run.marker(SPAN_TOOL_START, start, undefined, this.startTime);
+  }
+
+  /** The run's common attributes and the call's name and id: on its markers. (Made when a marker is written, not per call.) */
+  private identity(): Attributes {
+    return Object.assign({}, this.run.common, { [ATTR_GEN_AI_TOOL_NAME]: this.name, [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId });
   }
 
   // Tool bodies destructure their context (`async ({ signal, commit }) => …`): the
@@ -137,7 +144,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private writeCommit(evidence: CommitEvidence, extra?: Attributes): Promise<void> {
     try {
       const state = this.run.cancelState;
-      const attributes: Attributes = Object.assign({}, extra, this.identity, {
+      const attributes: Attributes = Object.assign({}, extra, this.identity(), {
         [ATTR_TOOL_EFFECT]: this.effect,
         [ATTR_CANCEL_STATE]: state,
         [ATTR_TOOL_COMMIT_EVIDENCE]: evidence,
@@ -158,7 +165,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     this.ended = true;
     try {
       // Its span, about to end, tells of its start: a start marker not written yet never is.
-      this.run.withdrawMarker(this);
+      if (this.deferred !== undefined) this.run.withdrawMarker(this.deferred);
       this.finish(options, endTime);
     } catch (error) {
       reportInternalError('tool end', error);
@@ -174,7 +181,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   bodyEnded(): void {
     if (!this.inflight) return;
     this.inflight = false;
-    this.run.childEnded(this, 'tool');
+    this.run.childEnded('tool', this.started);
   }
 
   private finish(options: ToolEndOptions, endTime: HrTime | undefined): void {

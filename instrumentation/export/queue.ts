@@ -4,7 +4,7 @@ import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/s
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
 import { AFTERSTOP_SCOPE, ATTR_TOOL_EFFECT } from '../semconv.js';
-import { DeferredMarkers, type DeferredMarker } from './deferred-markers.js';
+import { DeferredMarkers, type DeferredEntry, type DeferredMarker } from './deferred-markers.js';
 
 export interface QueueOptions {
   maxQueueSize: number;
@@ -204,18 +204,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
 
   /**
    * Write `marker` when spans are next taken for export, unless it is withdrawn first (deferred-markers.ts).
-   * False once the queue is shut down: the caller writes it now.
+   * Undefined once the queue is shut down: the caller writes it now.
    */
-  defer(marker: DeferredMarker): boolean {
-    if (this.isShutdown || this.exiting) return false;
-    this.deferred.add(marker);
+  defer(marker: DeferredMarker): DeferredEntry | undefined {
+    if (this.isShutdown || this.exiting) return undefined;
+    const entry = this.deferred.add(marker);
     this.arm();
-    return true;
+    return entry;
   }
 
   /** The deferred marker's fact closed: true when it was never written (it never will be). */
-  withdraw(marker: DeferredMarker): boolean {
-    return this.deferred.withdraw(marker);
+  withdraw(entry: DeferredEntry): boolean {
+    return this.deferred.withdraw(entry);
   }
 
   /** Spans queued, and deferred markers that the next export writes. */

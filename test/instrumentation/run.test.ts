@@ -212,18 +212,22 @@ describe('settle', () => {
 
   it('waits for every child in flight at the request, and only those', async () => {
     const run = startRun({});
+    const done = run.startTool({ name: 'done' });
+    done.end();
     const tool = run.startTool({ name: 't' });
     const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
     await run.cancel();
     const late = run.startTool({ name: 'after' });
     tool.end();
+    // A call started after the request that ends first settles nothing: it was not in flight at the request.
+    late.end();
     expect(named(await capture.spans(run.id), 'afterstop.cancel.settle')).toHaveLength(0);
     model.end();
     const spans = await capture.spans(run.id);
     const settle = only(spans, 'afterstop.cancel.settle');
     expect(settle.attributes['afterstop.cancel.unsettled']).toBe(0);
     expect(settle.startNs).toBeGreaterThanOrEqual(only(spans, 'chat gpt-4o').endNs);
-    late.end();
+    expect(only(spans, 'afterstop.cancel.request').attributes).toMatchObject({ 'afterstop.inflight.tool_calls': 1, 'afterstop.inflight.model_calls': 1 });
     run.end();
   });
 

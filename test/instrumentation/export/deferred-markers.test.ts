@@ -32,15 +32,15 @@ function setup(options: Partial<QueueOptions> = {}) {
 describe('deferred markers', () => {
   it('a marker still open at an export is written into that export, once', async () => {
     const { exporter, queue, end, marker, writes } = setup();
-    const open = marker('afterstop.tool.start open');
-    expect(queue.defer(open)).toBe(true);
+    const open = queue.defer(marker('afterstop.tool.start open'));
+    expect(open).toBeDefined();
     end('execute_tool other');
     // A deferred marker counts as waiting: the exit hook and the flush see it.
     expect(queue.stats().queued).toBe(2);
     await queue.flushSoon(1000);
     expect(exporter.exportedNames().sort()).toEqual(['afterstop.tool.start open', 'execute_tool other']);
     // Closing it later changes nothing: it was written.
-    expect(queue.withdraw(open)).toBe(false);
+    expect(queue.withdraw(open!)).toBe(false);
     await queue.flushSoon(1000);
     expect(writes()).toBe(1);
     expect(queue.stats()).toMatchObject({ queued: 0, exported: 2, dropped: 0 });
@@ -48,9 +48,10 @@ describe('deferred markers', () => {
 
   it('a marker withdrawn before the export is never written', async () => {
     const { exporter, queue, end, marker, writes } = setup();
-    const closed = marker('afterstop.tool.start closed');
-    queue.defer(closed);
+    const closed = queue.defer(marker('afterstop.tool.start closed'))!;
     expect(queue.withdraw(closed)).toBe(true);
+    // Withdrawn once: a second withdraw finds nothing waiting.
+    expect(queue.withdraw(closed)).toBe(false);
     end('execute_tool closed');
     await queue.flushSoon(1000);
     expect(exporter.exportedNames()).toEqual(['execute_tool closed']);
@@ -99,7 +100,24 @@ describe('deferred markers', () => {
   it('after shutdown nothing is deferred: the caller writes the marker itself', async () => {
     const { queue, marker } = setup();
     await queue.shutdown();
-    expect(queue.defer(marker('afterstop.tool.start late'))).toBe(false);
+    expect(queue.defer(marker('afterstop.tool.start late'))).toBeUndefined();
+  });
+
+  it('many calls deferred and withdrawn between exports: the open ones are written, the list stays bounded', async () => {
+    const { exporter, queue, marker, writes } = setup();
+    const held: ReturnType<typeof queue.defer>[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const entry = queue.defer(marker(`afterstop.tool.start c${i}`))!;
+      // Every thousandth call is still open at the export; the others ended first.
+      if (i % 1000 === 0) held.push(entry);
+      else queue.withdraw(entry);
+    }
+    expect(queue.stats().queued).toBe(10);
+    // Withdrawn entries are swept: the list is within twice what is open, or the sweep threshold.
+    expect((queue as unknown as { deferred: { entries: unknown[] } }).deferred.entries.length).toBeLessThanOrEqual(1024);
+    await queue.flushSoon(1000);
+    expect(writes()).toBe(10);
+    expect(exporter.exportedNames().sort()).toEqual(held.map((_, k) => `afterstop.tool.start c${k * 1000}`).sort());
   });
 
   it("a full queue keeps afterstop's tool spans with the markers: they stand for start markers never written", () => {
