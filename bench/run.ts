@@ -51,7 +51,11 @@ const faults = await benchCollectorFaults();
 details['collectorFaults'] = faults;
 const healthy = faults.byFault.healthy;
 rows.push(valueRow(
-  { id: 'exporter-pause', work: `longest event-loop pause, an agent loop exporting over OTLP/HTTP (median of ${faults.rounds} × ${faults.runs} runs)`, value: healthy.maxLoopDelayMs, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.maxLoopDelayMs, peakRssMb: healthy.peakRssMb },
+  { id: 'exporter-pause', work: `longest event-loop pause, an agent loop exporting over OTLP/HTTP, its first export included (median of ${faults.rounds} × ${faults.runs} runs)`, value: healthy.maxLoopDelayMs, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.maxLoopDelayMs, peakRssMb: healthy.peakRssMb },
+  { text: '≤ 5 ms', met: (v) => v <= 5 },
+));
+rows.push(valueRow(
+  { id: 'exporter-pause-steady', work: 'longest event-loop pause, the same loop from its 100th run on (past the first export)', value: healthy.steadyMaxLoopDelayMs, unit: 'ms', baseline: 'the app without afterstop', baselineValue: faults.bare.steadyMaxLoopDelayMs, peakRssMb: healthy.peakRssMb },
   { text: '≤ 5 ms', met: (v) => v <= 5 },
 ));
 rows.push(ratioRow({ id: 'exporter-pause-export-off', work: "longest event-loop pause, the same loop exporting, against afterstop with its export off (OTEL_TRACES_EXPORTER=none)", value: healthy.maxLoopDelayMs, unit: 'ms', baseline: 'afterstop loaded, nothing exported', baselineValue: faults.exportOff.maxLoopDelayMs, peakRssMb: faults.exportOff.peakRssMb }, null));

@@ -43,7 +43,10 @@ export interface AfterstopConfig {
   maxFileBytes?: number;
   /** Spans held while the exporter is slow or down; beyond it the oldest are dropped and counted. Default 4096. */
   maxQueueSize?: number;
-  /** Spans per export. Default 512. */
+  /**
+   * The most spans one export takes. Default 512. An export starts once 64 spans wait (or at
+   * `scheduledDelayMs`), and takes what waits then, up to this, in requests of 64 at most.
+   */
   maxExportBatchSize?: number;
   /** How long a span waits in the queue at most before an export starts. Default 1000 ms. */
   scheduledDelayMs?: number;

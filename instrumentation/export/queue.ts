@@ -27,6 +27,15 @@ export const EXPORT_SLICE = 64;
  */
 export const COLD_SLICE = 8;
 
+/**
+ * An export starts once this many spans wait (or the timer fires), however large a batch may be: spans then
+ * leave the app's heap soon, and the answers to their requests come back spread out. At 512, each full batch
+ * went out as eight requests at once whose answers were handled in one turn of the event loop, and the
+ * queued spans were copied by every minor GC: pauses of 5-10 ms at each batch. While an export is out, spans
+ * gather, and the next takes up to a whole batch: the throughput to a distant collector is a batch per round trip.
+ */
+export const EXPORT_AT = EXPORT_SLICE;
+
 /** `batch` cut in slices: the first `first` spans long, the others {@link EXPORT_SLICE}. */
 function slices(batch: ReadableSpan[], first: number): ReadableSpan[][] {
   const out = [batch.slice(0, first)];
@@ -181,6 +190,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   private afterShutdown = 0;
 
   private readonly options: QueueOptions;
+  /** Spans waiting that start an export ({@link EXPORT_AT}, or the batch size when smaller). */
+  private readonly exportAt: number;
 
   constructor(
     private readonly exporter: SyncCapableExporter,
@@ -190,6 +201,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     // A batch larger than the queue would never fill: the queue would overflow first.
     const maxExportBatchSize = Math.min(maxQueueSize, Math.max(1, Math.floor(options.maxExportBatchSize) || 1));
     this.options = { ...options, maxQueueSize, maxExportBatchSize };
+    this.exportAt = Math.min(EXPORT_AT, maxExportBatchSize);
     this.ring = new SpanQueue(maxQueueSize);
   }
 
@@ -255,7 +267,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       this.counters.dropped++;
       this.queueFull++;
     }
-    if (this.ring.length >= this.options.maxExportBatchSize) this.kick();
+    if (this.ring.length >= this.exportAt) this.kick();
     else this.arm();
   }
 
@@ -390,12 +402,23 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Export batches until the queue is empty; one drain at a time. A flush someone waits for goes on until
-   * its `deadline` (ms since the epoch); a drain of the timer's stops at a failed export, and the next
-   * scheduled try goes on from there.
+   * Export batches; one drain at a time. A flush someone waits for goes on until the queue is empty or its
+   * `deadline` (ms since the epoch); a drain of the timer's goes on while full batches wait, and stops at a
+   * failed export, and the next scheduled try goes on from there.
    */
   private drain(deadline?: number): Promise<void> {
-    const goOn = (): boolean => this.waiting() > 0 && !this.exiting && (deadline === undefined ? !this.lastFailed : Date.now() < deadline);
+    // A drain of the timer's (or of spans enough, EXPORT_AT) sends what waits, then goes on only while
+    // enough wait again: the rest goes at the next tick or when enough gather (a busy app sent a request of
+    // one to three spans after every batch). A flush sends everything.
+    let first = true;
+    const goOn = (): boolean => {
+      if (this.waiting() === 0 || this.exiting) return false;
+      if (deadline !== undefined) return Date.now() < deadline;
+      if (this.lastFailed) return false;
+      const full = first || this.ring.length >= this.exportAt;
+      first = false;
+      return full;
+    };
     if (this.exporting !== undefined) {
       // Wait for the drain under way, then drain whatever arrived meanwhile.
       return this.exporting.then(() => (goOn() ? this.drain(deadline) : undefined));

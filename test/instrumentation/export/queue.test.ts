@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ExportResultCode } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { BoundedBatchSpanProcessor, COLD_SLICE, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
+import { BoundedBatchSpanProcessor, COLD_SLICE, EXPORT_AT, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
 import { distModule, runModule, tempDir } from '../../helpers/child.js';
 import { TestExporter, type ExporterMode } from '../../helpers/test-exporter.js';
 
@@ -176,6 +176,41 @@ describe('BoundedBatchSpanProcessor: off the caller stack', () => {
     await tick();
     expect(exporter.batches.map((b) => b.length)).toEqual([4]);
     expect(queue.stats().exported).toBe(4);
+  });
+
+  it(`starts an export once ${EXPORT_AT} spans wait, however large a batch may be, and the next takes what gathered meanwhile, up to a batch`, async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxQueueSize: 4096, maxExportBatchSize: 512, scheduledDelayMs: 60_000 });
+    for (let i = 0; i < EXPORT_AT - 1; i++) end(`s${i}`);
+    await tick();
+    expect(exporter.batches).toHaveLength(0);
+    end('last');
+    for (let i = 0; i < 5; i++) await tick();
+    expect(exporter.batches.flat()).toHaveLength(EXPORT_AT);
+    // While that export is out, 600 spans gather: the next export takes a batch of them (512, in slices), then the rest.
+    for (let i = 0; i < 600; i++) end(`g${i}`);
+    exporter.release();
+    for (let i = 0; i < 20; i++) await tick();
+    expect(exporter.batches.flat()).toHaveLength(EXPORT_AT + 600);
+    expect(Math.max(...exporter.batches.map((b) => b.length))).toBe(EXPORT_SLICE);
+    expect(queue.stats()).toMatchObject({ queued: 0, exported: EXPORT_AT + 600 });
+  });
+
+  it('after a batch, goes on only while full batches wait: what is left waits for the timer, or a flush (no request of a few spans after each batch)', async () => {
+    const exporter = testExporter('hang');
+    const { queue, end } = setupQueue(exporter, { maxExportBatchSize: 4, scheduledDelayMs: 60_000 });
+    for (let i = 0; i < 4; i++) end(`s${i}`);
+    await tick();
+    expect(exporter.batches.map((b) => b.length)).toEqual([4]);
+    // While the first batch is out: one full batch more, and two spans.
+    for (let i = 4; i < 10; i++) end(`s${i}`);
+    exporter.release();
+    for (let i = 0; i < 5; i++) await tick();
+    expect(exporter.batches.map((b) => b.length)).toEqual([4, 4]);
+    expect(queue.stats()).toMatchObject({ queued: 2, exported: 8 });
+    await queue.flushSoon(1000);
+    expect(exporter.batches.map((b) => b.length)).toEqual([4, 4, 2]);
+    expect(queue.stats()).toMatchObject({ queued: 0, exported: 10 });
   });
 
   it('exports a partial batch when scheduledDelayMs passes', async () => {
