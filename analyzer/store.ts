@@ -188,10 +188,9 @@ export class Store {
     }
   }
 
-  /** Run a file of several statements (schema, macros). */
+  /** Run a file of several statements (schema, macros), in one call: DuckDB runs them in order, and stops at the first that fails. */
   async script(q: Query): Promise<void> {
-    const statements = await this.connection.extractStatements(q.sql);
-    for (let i = 0; i < statements.count; i++) await (await statements.prepare(i)).run();
+    await this.connection.run(q.sql);
   }
 
   /**
