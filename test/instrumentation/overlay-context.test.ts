@@ -80,6 +80,20 @@ describe("a run's contexts", () => {
     expect(tool.parentSpanId).toBe(only(spans, 'invoke_agent ctx').spanId);
   });
 
+  it("are overlays, not the API's BaseContexts (whose self-capturing closures V8's minor GC keeps, with the run and span, across a scavenge)", async () => {
+    const run = startRun({ agentName: 'ctx' });
+    let inBody: unknown;
+    await run.tool({ name: 'lookup', detectCommits: true }, async () => {
+      inBody = context.active();
+    });
+    const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
+    model.end();
+    run.end();
+    expect(inBody).toBeInstanceOf(OverlayContext);
+    expect((run as unknown as { context: unknown }).context).toBeInstanceOf(OverlayContext);
+    expect((model as unknown as { context: unknown }).context).toBeInstanceOf(OverlayContext);
+  });
+
   it("parent a span the body starts on the app's tracer under the tool span", async () => {
     const run = startRun({ agentName: 'ctx' });
     await run.tool({ name: 'fetch' }, async () => {
