@@ -32,7 +32,8 @@ export interface Pipeline {
   readonly markerProcessor?: SpanProcessor | undefined;
   /**
    * Write `marker` only if its fact is still open when spans are next exported (deferred-markers.ts):
-   * only afterstop's own queue, which takes every span of the run, can; false (or absent): write it now.
+   * only afterstop's own queue, which takes every span of the run, can; undefined (or absent): write it now.
+   * What it returns is handed to `withdrawMarker`.
    */
   deferMarker?(marker: DeferredMarker): DeferredEntry | undefined;
   /** The deferred marker's fact closed: it is never written if it was still waiting. */

@@ -98,9 +98,9 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     this.run.marker(SPAN_TOOL_START, start, undefined, this.startTime);
   }
 
-  /** The run's common attributes and the call's name and id: on its markers. (Made when a marker is written, not per call.) */
-  private identity(): Attributes {
-    return Object.assign({}, this.run.common, { [ATTR_GEN_AI_TOOL_NAME]: this.name, [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId });
+  /** `extra`, then the run's common attributes and the call's name and id: what its markers carry. (Made when a marker is written, not per call.) */
+  private identity(extra?: Attributes): Attributes {
+    return Object.assign({}, extra, this.run.common, { [ATTR_GEN_AI_TOOL_NAME]: this.name, [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId });
   }
 
   // Tool bodies destructure their context (`async ({ signal, commit }) => …`): the
@@ -144,7 +144,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private writeCommit(evidence: CommitEvidence, extra?: Attributes): Promise<void> {
     try {
       const state = this.run.cancelState;
-      const attributes: Attributes = Object.assign({}, extra, this.identity(), {
+      const attributes: Attributes = Object.assign(this.identity(extra), {
         [ATTR_TOOL_EFFECT]: this.effect,
         [ATTR_CANCEL_STATE]: state,
         [ATTR_TOOL_COMMIT_EVIDENCE]: evidence,

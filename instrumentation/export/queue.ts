@@ -410,22 +410,19 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     // A drain of the timer's (or of spans enough, EXPORT_AT) sends what waits, then goes on only while
     // enough wait again: the rest goes at the next tick or when enough gather (a busy app sent a request of
     // one to three spans after every batch). A flush sends everything.
-    let first = true;
-    const goOn = (): boolean => {
+    // `sent`: this drain has sent a batch already.
+    const goOn = (sent: boolean): boolean => {
       if (this.waiting() === 0 || this.exiting) return false;
       if (deadline !== undefined) return Date.now() < deadline;
-      if (this.lastFailed) return false;
-      const full = first || this.ring.length >= this.exportAt;
-      first = false;
-      return full;
+      return !this.lastFailed && (!sent || this.ring.length >= this.exportAt);
     };
     if (this.exporting !== undefined) {
       // Wait for the drain under way, then drain whatever arrived meanwhile.
-      return this.exporting.then(() => (goOn() ? this.drain(deadline) : undefined));
+      return this.exporting.then(() => (goOn(false) ? this.drain(deadline) : undefined));
     }
     this.lastFailed = false;
     const run = (async () => {
-      while (goOn()) {
+      for (let sent = false; goOn(sent); sent = true) {
         const batch = this.takeBatch();
         if (batch.length === 0) break;
         await this.exportBatch(batch);

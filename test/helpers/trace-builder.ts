@@ -375,6 +375,8 @@ export interface Analyzed {
   total(name: string): Promise<Row>;
   /** The rows of a prepared temporary table (`report_runs` ...), optionally filtered and ordered. */
   table(name: string, rest?: string): Promise<Row[]>;
+  /** The retention forgets `run`: its run_facts row goes, and prune-facts.sql takes what belongs to it. */
+  forgetRun(run: Run): Promise<void>;
   close(): void;
 }
 
@@ -392,6 +394,10 @@ export async function analyzeTraces(t: Traces | string[], o: PrepareOptions = {}
       return total;
     },
     table: (name, rest = '') => sqlRows(store, `SELECT * FROM ${name} ${rest}`),
+    forgetRun: async (run) => {
+      await store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${run.traceId}:${run.spanId}` });
+      await store.script(query('prune-facts'));
+    },
     close: () => store.close(),
   };
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, ns, traces } from '../helpers/trace-builder.js';
 
 /** cancel-span-facts.sql: per cancelled run, what its spans say around C (the store's cancel_span_facts, kept at ingest). C = 100 ms. */
@@ -47,8 +46,7 @@ describe('cancel-span-facts', () => {
     r2.cancelRequest(1100);
     const a = await analyzeTraces(t);
     expect((await a.table('cancel_span_facts', 'ORDER BY run_id')).map((f) => f['run_id']).sort()).toEqual([r1.spanId, r2.spanId].sort());
-    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
-    await a.store.script(query('prune-facts'));
+    await a.forgetRun(r1);
     expect((await a.table('cancel_span_facts')).map((f) => f['run_id'])).toEqual([r2.spanId]);
     a.close();
   });

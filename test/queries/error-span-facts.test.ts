@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, relMs, traces } from '../helpers/trace-builder.js';
 
 /** error-span-facts.sql: the ERROR spans of each run that are not the cancellation (the store's error_span_facts). */
@@ -24,8 +23,7 @@ describe('error-span-facts', () => {
     r2.span({ name: 'm2', startMs: 1000, endMs: 1100, status: { code: 'error', message: 'm2' } });
     const a = await analyzeTraces(t);
     expect((await a.table('error_span_facts', 'ORDER BY status_message')).map((e) => e['status_message'])).toEqual(['m1', 'm2']);
-    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
-    await a.store.script(query('prune-facts'));
+    await a.forgetRun(r1);
     expect((await a.table('error_span_facts')).map((e) => e['status_message'])).toEqual(['m2']);
     a.close();
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, relMs, traces } from '../helpers/trace-builder.js';
 
 /** model-call-facts.sql: the model calls of cancelled runs that may have billed tokens after C (the store's model_call_facts). */
@@ -49,8 +48,7 @@ describe('model-call-facts', () => {
     r2.model({ startMs: 1000, endMs: 1500, model: 'm2', output: 4 });
     const a = await analyzeTraces(t);
     expect((await a.table('model_call_facts', 'ORDER BY model')).map((m) => m['model'])).toEqual(['m1', 'm2']);
-    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
-    await a.store.script(query('prune-facts'));
+    await a.forgetRun(r1);
     expect((await a.table('model_call_facts')).map((m) => m['model'])).toEqual(['m2']);
     a.close();
   });

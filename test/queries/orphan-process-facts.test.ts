@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, relMs, traces } from '../helpers/trace-builder.js';
 
 /** orphan-process-facts.sql: the afterstop.process.orphan markers of each run (the store's orphan_process_facts). */
@@ -23,8 +22,7 @@ describe('orphan-process-facts', () => {
     r2.processOrphan(1950, 2);
     const a = await analyzeTraces(t);
     expect((await a.table('orphan_process_facts', 'ORDER BY pid')).map((o) => o['pid'])).toEqual(['1', '2']);
-    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
-    await a.store.script(query('prune-facts'));
+    await a.forgetRun(r1);
     expect((await a.table('orphan_process_facts')).map((o) => o['pid'])).toEqual(['2']);
     a.close();
   });

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, relMs, traces } from '../helpers/trace-builder.js';
 
 /** repair-facts.sql: one row per tool call id a history repair lists, with the repair's conversation (the store's repair_facts). */
@@ -31,8 +30,7 @@ describe('repair-facts', () => {
     r2.repair(1100, ['m2']);
     const a = await analyzeTraces(t);
     expect((await a.table('repair_facts', 'ORDER BY call_id')).map((m) => m['call_id'])).toEqual(['m1', 'm2']);
-    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
-    await a.store.script(query('prune-facts'));
+    await a.forgetRun(r1);
     expect((await a.table('repair_facts')).map((m) => m['call_id'])).toEqual(['m2']);
     a.close();
   });

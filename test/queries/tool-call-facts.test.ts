@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { query } from '../../analyzer/queries.js';
 import { analyzeTraces, ns, traces } from '../helpers/trace-builder.js';
 
 /** tool-call-facts.sql: one row per tool call (the store's tool_call_facts, kept at ingest), from its start marker and/or execute_tool span. */
@@ -38,8 +37,7 @@ describe('tool-call-facts', () => {
     r2.tool({ name: 'b', callId: 'c2', startMs: 1010, endMs: 1020 });
     const a = await analyzeTraces(t);
     expect((await a.table('tool_call_facts', 'ORDER BY call_id')).map((c) => c['call_id'])).toEqual(['c1', 'c2']);
-    await a.store.connection.run('DELETE FROM run_facts WHERE run_id = $run', { run: `${r1.traceId}:${r1.spanId}` });
-    await a.store.script(query('prune-facts'));
+    await a.forgetRun(r1);
     expect((await a.table('tool_call_facts')).map((c) => c['call_id'])).toEqual(['c2']);
     a.close();
   });
