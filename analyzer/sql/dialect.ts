@@ -131,9 +131,11 @@ export const CONSTRUCTS: Record<string, Construct> = {
   },
   nearest_rank: {
     arity: 2,
-    doc: 'aggregate: the nearest-rank percentile p of the non-NULL values (METRICS.md): the value at rank ceil(p * n) of the sorted values, NULL for none',
-    duckdb: (a) =>
-      `CASE WHEN count(${arg(a, 0)}) = 0 THEN NULL ELSE list_sort(list(${arg(a, 0)}) FILTER (WHERE ${arg(a, 0)} IS NOT NULL))[greatest(1, CAST(ceil((${arg(a, 1)}) * count(${arg(a, 0)})) AS BIGINT))] END`,
+    doc: 'aggregate: the nearest-rank percentile p (a constant) of the non-NULL values (METRICS.md): the value at rank ceil(p * n) of the sorted values, NULL for none',
+    // DuckDB's quantile_disc is that rank (its index is max(1, n - floor(n - p * n)): checked equal to ceil(p * n) for
+    // every n up to 1,600 at 24 values of p) and selects it without sorting a list: steering at 10M spans took
+    // 690 ms in the sorts of its list of 1.29M values.
+    duckdb: (a) => `quantile_disc(${arg(a, 0)}, ${arg(a, 1)})`,
     clickhouse: (a) =>
       `if(count(${arg(a, 0)}) = 0, NULL, arraySort(groupArray(${arg(a, 0)}))[greatest(1, toUInt64(ceil((${arg(a, 1)}) * count(${arg(a, 0)}))))])`,
   },
