@@ -77,5 +77,10 @@ export function isStorageFailure(error: unknown): boolean {
   return error instanceof Error && STORAGE_MESSAGE.test(error.message);
 }
 
+/** Whether an error is DuckDB refusing an allocation past its memory limit (it gives no code). */
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && /^Out of Memory Error\b/.test(error.message);
+}
+
 /** The first line of an error's message. */
 export const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;

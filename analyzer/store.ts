@@ -14,12 +14,29 @@ export type Params = Record<string, DuckDBValue>;
 export const STORE_VERSION = '10';
 
 /**
- * DuckDB's memory limit unless AFTERSTOP_MEMORY_LIMIT says otherwise. The
- * process peaks about 0.7 GB above it (measured: ingesting 10,000,000 spans
- * peaks at 1.7 GB with 1 GB, 2.06 GB with 1280 MB): 1 GB keeps ingest and
- * report under 2 GB.
+ * What DuckDB's read of OTLP/JSON needs per thread: it parses each thread's
+ * buffer of lines whole (measured at 10,000,000 spans: 1 thread needs about
+ * 290 MB, 2 about 380 MB, 4 over 700 MB, 8 over 1 GB; the same with lines 16
+ * times as long).
  */
-export const DEFAULT_MEMORY_LIMIT = '1GB';
+const READ_MB_PER_THREAD = 192;
+
+/** The smallest default: the ingest of 10,000,000 spans on 2 threads peaks at 958–997 MB with it (1.6–1.7 GB with 1 GB). */
+const MIN_DEFAULT_MEMORY_MB = 512;
+
+/**
+ * DuckDB's memory limit unless AFTERSTOP_MEMORY_LIMIT says otherwise: 512 MB,
+ * or 192 MB per thread where DuckDB runs more than two (it uses a thread per
+ * CPU), so that the JSON read runs on every thread. The process peaks about
+ * 0.45–0.5 GB above the limit. The smaller limit was not slower here: 10,000,000
+ * spans, cold, 102–121 s with 512 MB against 121–128 s with 1 GB.
+ */
+export function defaultMemoryLimit(threads = os.availableParallelism()): string {
+  return `${Math.max(MIN_DEFAULT_MEMORY_MB, READ_MB_PER_THREAD * threads)}MB`;
+}
+
+/** The memory limit a store opens with: AFTERSTOP_MEMORY_LIMIT, else {@link defaultMemoryLimit}. */
+export const memoryLimitSetting = (): string => process.env['AFTERSTOP_MEMORY_LIMIT'] ?? defaultMemoryLimit();
 
 /** The catalog's file in a store's folder. */
 const CATALOG = 'catalog.duckdb';
@@ -52,10 +69,10 @@ export class Store {
 
   /**
    * `memoryLimit`: DuckDB's memory_limit (default AFTERSTOP_MEMORY_LIMIT or
-   * {@link DEFAULT_MEMORY_LIMIT}); beyond it DuckDB spills to the store's `tmp`
+   * {@link defaultMemoryLimit}); beyond it DuckDB spills to the store's `tmp`
    * folder, so a report over millions of spans stays within a small machine.
    */
-  static async open(where: string, memoryLimit = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT): Promise<Store> {
+  static async open(where: string, memoryLimit = memoryLimitSetting()): Promise<Store> {
     const temporary = where === ':memory:';
     if (!temporary && fs.existsSync(where) && !fs.statSync(where).isDirectory()) {
       throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files); remove it or use another --db`, { path: where });
@@ -166,6 +183,30 @@ export class Store {
    * Run `body` with DuckDB free to keep rows in any order, so that it writes with every thread: for
    * statements whose rows nothing reads in order (the working spans, the Parquet files).
    */
+  /** The threads DuckDB runs a statement on. */
+  async threads(): Promise<number> {
+    const reader = await this.connection.runAndReadAll("SELECT CAST(current_setting('threads') AS BIGINT) AS n");
+    return Number(reader.getRowObjects()[0]?.['n'] ?? 1);
+  }
+
+  /** DuckDB's memory limit as it reports it (`488.2 MiB`). */
+  async memoryLimit(): Promise<string> {
+    const reader = await this.connection.runAndReadAll("SELECT current_setting('memory_limit') AS m");
+    return String(reader.getRowObjects()[0]?.['m'] ?? '');
+  }
+
+  /** Run `body` with DuckDB on `threads` threads, then on as many as before. */
+  async withThreads<T>(threads: number, body: () => Promise<T>): Promise<T> {
+    const before = await this.threads();
+    if (threads === before) return body();
+    await this.connection.run(`SET threads = ${Math.max(1, Math.floor(threads))}`);
+    try {
+      return await body();
+    } finally {
+      await this.connection.run(`SET threads = ${before}`);
+    }
+  }
+
   async inAnyOrder<T>(body: () => Promise<T>): Promise<T> {
     await this.connection.run('SET preserve_insertion_order = false');
     try {

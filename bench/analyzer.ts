@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
+import { memoryLimitSetting } from '../analyzer/store.js';
 import { projectRoot } from './child.js';
 import { generateTraces } from './generate-traces.js';
 
@@ -51,7 +51,7 @@ const FOOTER = `
   const seconds = (performance.now() - started) / 1000;
   console.log(JSON.stringify({ seconds, peakRssMb: process.resourceUsage().maxRSS / 1024 }));`;
 
-const MEMORY_LIMIT = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT;
+const MEMORY_LIMIT = memoryLimitSetting();
 
 function bareRead(file: string): Measurement {
   // The same explicit schema as queries/store-files.sql, materialised as one row per span.

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_MEMORY_LIMIT } from '../analyzer/store.js';
+import { memoryLimitSetting } from '../analyzer/store.js';
 import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
 import { benchCollectorFaults, FAULTS } from './collector-faults.js';
 import { renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
@@ -86,7 +86,7 @@ const analyzer: AnalyzerBench[] = sizes.map((n) => {
   return benchAnalyzer(n, work);
 });
 details['analyzer'] = analyzer;
-details['memoryLimit'] = process.env['AFTERSTOP_MEMORY_LIMIT'] ?? DEFAULT_MEMORY_LIMIT;
+details['memoryLimit'] = memoryLimitSetting();
 const spans = (n: number): string => n.toLocaleString('en-US');
 for (const a of analyzer) {
   rows.push(ratioRow({ id: `ingest-report-${a.spans}`, work: `ingest + report, cold, ${spans(a.spans)} spans of OTLP/JSON (${a.inputMb.toFixed(0)} MB)`, value: a.cold.seconds, unit: 's', baseline: 'a bare typed read_json', baselineValue: a.bareRead.seconds, peakRssMb: a.cold.peakRssMb }, 1.3));

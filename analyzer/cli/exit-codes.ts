@@ -1,6 +1,6 @@
 /**
  * The CLI's exit codes, each meaning one thing: 0 all is well, 1 a budget was broken, 2 bad usage or
- * unreadable input (one line on stderr naming what), 70 an internal error (a bug: the stack on stderr;
+ * unreadable input, or a memory limit (AFTERSTOP_MEMORY_LIMIT) DuckDB cannot work within (one line on stderr naming what), 70 an internal error (a bug: the stack on stderr;
  * EX_SOFTWARE of sysexits.h), 74 the store or a temporary file could not be written (a full disk, a quota,
  * a read-only file system: EX_IOERR; nothing was marked read, the same command reads it all again), so that a nightly job never reads a crash as a breached budget.
  */

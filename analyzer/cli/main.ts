@@ -13,7 +13,7 @@ import { leakReportCommand } from './commands/leak-report.js';
 import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
-import { InputError, StorageError } from '../errors.js';
+import { InputError, StorageError, firstLine, isOutOfMemory } from '../errors.js';
 import { EXIT_INTERNAL, EXIT_STORAGE, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
 /** Credentials in a URL (`//user:password@host`) are never echoed: commander repeats an invalid argument whole. */
@@ -66,10 +66,16 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * A command that threw: bad input or usage (an InputError) is one line and exit 2; storage that refused a
- * write (a StorageError) one line and exit 74; anything else is internal.
+ * A command that threw: bad input or usage (an InputError, or DuckDB out of memory within the limit the user
+ * set) is one line and exit 2; storage that refused a write (a StorageError) one line and exit 74; anything
+ * else is internal.
  */
 export function failed(error: unknown): ExitCode {
+  if (isOutOfMemory(error)) {
+    // The memory limit is the user's setting (or its default, store.ts): usage, not a bug.
+    process.stderr.write(`afterstop: DuckDB ran out of memory (${firstLine(error)}); raise AFTERSTOP_MEMORY_LIMIT\n`);
+    return EXIT_USAGE;
+  }
   const code = StorageError.isInstance(error) ? EXIT_STORAGE : InputError.isInstance(error) ? EXIT_USAGE : undefined;
   if (code === undefined) return internalError(error);
   process.stderr.write(`afterstop: ${redactCredentials((error as Error).message)}\n`);

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
-import { isStorageFailure } from '../errors.js';
+import { InputError, isOutOfMemory, isStorageFailure } from '../errors.js';
 import { query } from '../queries.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
 import type { Store } from '../store.js';
@@ -61,9 +61,9 @@ async function storeFiles(
   source: string | null,
   maxLineBytes = FAST_PATH_MAX_LINE,
 ): Promise<FileCounts | undefined> {
-  try {
+  const read = () =>
     // Rows in any order (dedupe-spans.sql does not rely on order).
-    await store.inAnyOrder(() =>
+    store.inAnyOrder(() =>
       store.run(query('store-files'), {
         files: listValue(files),
         compression: DUCKDB_COMPRESSION[compression],
@@ -72,13 +72,45 @@ async function storeFiles(
         ingest_id: ingestId,
       }),
     );
+  try {
+    await readWithinMemory(store, files, read);
   } catch (error) {
-    // A full disk is not the files' fault: the ingest stops (nothing marked read) rather than reading them carefully.
-    if (isStorageFailure(error)) throw error;
+    // A full disk or a memory limit too small is not the files' fault: the ingest stops (nothing marked read)
+    // rather than reading them carefully.
+    if (isStorageFailure(error) || InputError.isInstance(error)) throw error;
     return undefined;
   }
   const counts = await store.typedRows('file-counts', { ingest_id: ingestId });
   return new Map(counts.map((c) => [c.file, { spans: Number(c.spans), invalid: Number(c.invalid) }]));
+}
+
+/**
+ * Run DuckDB's read of `files`; when it runs out of memory (it needs about
+ * 190 MB per thread, store.ts), again on half the threads. Out of memory on
+ * one thread is the memory limit's fault, not the files': an InputError that
+ * names the setting. (The statement is one transaction: a read that failed
+ * stored nothing.)
+ */
+async function readWithinMemory(store: Store, files: string[], read: () => Promise<void>): Promise<void> {
+  let threads = await store.threads();
+  for (;;) {
+    try {
+      await store.withThreads(threads, read);
+      return;
+    } catch (error) {
+      if (!isOutOfMemory(error)) throw error;
+      if (threads > 1) {
+        threads = Math.ceil(threads / 2);
+        continue;
+      }
+      const limit = await store.memoryLimit();
+      throw new InputError(
+        `DuckDB ran out of memory reading ${files.join(', ')} within its memory limit (${limit}) on one thread; ` +
+          'raise AFTERSTOP_MEMORY_LIMIT (reading OTLP/JSON needs about 300 MB); nothing was marked read',
+        { path: files[0], cause: error },
+      );
+    }
+  }
 }
 
 /**
@@ -104,7 +136,7 @@ async function storeCarefully(store: Store, ingestId: number, file: TraceFile): 
       if (stored === undefined) return notStored(file, clean.skipped, 'DuckDB could not store its checked lines');
     }
   } catch (error) {
-    if (isStorageFailure(error)) throw error;
+    if (isStorageFailure(error) || InputError.isInstance(error)) throw error;
     return notStored(file, clean?.skipped ?? [], `its checked lines could not be stored (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);

@@ -121,10 +121,13 @@ describe('exit codes', () => {
     try {
       expect(failed(new TypeError('x is not a function'))).toBe(EXIT_INTERNAL);
       expect(failed(new InputError('/data/in.jsonl: not there'))).toBe(EXIT_USAGE);
+      // DuckDB's own words past its memory limit, in any statement: the limit is the user's setting.
+      expect(failed(new Error('Out of Memory Error: failed to allocate data of size 16.0 MiB (283.4 MiB/286.1 MiB used)\n\nPossible solutions:'))).toBe(EXIT_USAGE);
     } finally {
       process.stderr.write = stderr;
     }
     expect(said[0]).toMatch(/^afterstop: internal error \(please report it\): TypeError: x is not a function\n\s+at /);
     expect(said[1]).toBe('afterstop: /data/in.jsonl: not there\n');
+    expect(said[2]).toBe('afterstop: DuckDB ran out of memory (Out of Memory Error: failed to allocate data of size 16.0 MiB (283.4 MiB/286.1 MiB used)); raise AFTERSTOP_MEMORY_LIMIT\n');
   });
 });
