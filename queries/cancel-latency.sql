@@ -20,14 +20,14 @@
 SELECT
   l.service, l.agent, l.framework, GROUPING(l.service, l.agent, l.framework) = 7 AS total,
   count(l.ack_ms) AS ack_count,
-  quantile_disc(l.ack_ms, 0.50) AS ack_p50,
-  quantile_disc(l.ack_ms, 0.95) AS ack_p95,
-  quantile_disc(l.ack_ms, 0.99) AS ack_p99,
+  quantile_disc(l.ack_ms, [0.50, 0.95, 0.99])[1] AS ack_p50,
+  quantile_disc(l.ack_ms, [0.50, 0.95, 0.99])[2] AS ack_p95,
+  quantile_disc(l.ack_ms, [0.50, 0.95, 0.99])[3] AS ack_p99,
   max(l.ack_ms) AS ack_max,
   count(l.settle_ms) AS settle_count,
-  quantile_disc(l.settle_ms, 0.50) AS settle_p50,
-  quantile_disc(l.settle_ms, 0.95) AS settle_p95,
-  quantile_disc(l.settle_ms, 0.99) AS settle_p99,
+  quantile_disc(l.settle_ms, [0.50, 0.95, 0.99])[1] AS settle_p50,
+  quantile_disc(l.settle_ms, [0.50, 0.95, 0.99])[2] AS settle_p95,
+  quantile_disc(l.settle_ms, [0.50, 0.95, 0.99])[3] AS settle_p99,
   max(l.settle_ms) AS settle_max,
   count(*) FILTER (WHERE l.has_request AND l.a_ns IS NULL) AS unacknowledged_cancels
 FROM report_cancel_latency AS l

@@ -16,9 +16,9 @@
 SELECT
   r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(t.inject_ms) AS inject_count,
-  quantile_disc(t.inject_ms, 0.50) AS inject_p50,
-  quantile_disc(t.inject_ms, 0.95) AS inject_p95,
-  quantile_disc(t.inject_ms, 0.99) AS inject_p99,
+  quantile_disc(t.inject_ms, [0.50, 0.95, 0.99])[1] AS inject_p50,
+  quantile_disc(t.inject_ms, [0.50, 0.95, 0.99])[2] AS inject_p95,
+  quantile_disc(t.inject_ms, [0.50, 0.95, 0.99])[3] AS inject_p99,
   max(t.inject_ms) AS inject_max,
   count(t.steer_id) FILTER (WHERE t.dropped) AS dropped,
   count(t.steer_id) FILTER (WHERE t.violation) AS violations

@@ -20,14 +20,14 @@
 SELECT
   l.service AS service, l.agent AS agent, l.framework AS framework, GROUPING(l.service, l.agent, l.framework) = 7 AS total,
   count(l.ack_ms) AS ack_count,
-  if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.ack_ms))))]) AS ack_p50,
-  if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.ack_ms))))]) AS ack_p95,
-  if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.ack_ms))))]) AS ack_p99,
+  [if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.ack_ms))))]), if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.ack_ms))))]), if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.ack_ms))))])][1] AS ack_p50,
+  [if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.ack_ms))))]), if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.ack_ms))))]), if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.ack_ms))))])][2] AS ack_p95,
+  [if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.ack_ms))))]), if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.ack_ms))))]), if(count(l.ack_ms) = 0, NULL, arraySort(groupArray(l.ack_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.ack_ms))))])][3] AS ack_p99,
   max(l.ack_ms) AS ack_max,
   count(l.settle_ms) AS settle_count,
-  if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.settle_ms))))]) AS settle_p50,
-  if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.settle_ms))))]) AS settle_p95,
-  if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.settle_ms))))]) AS settle_p99,
+  [if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.settle_ms))))])][1] AS settle_p50,
+  [if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.settle_ms))))])][2] AS settle_p95,
+  [if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.settle_ms))))])][3] AS settle_p99,
   max(l.settle_ms) AS settle_max,
   count(*) FILTER (WHERE l.has_request AND l.a_ns IS NULL) AS unacknowledged_cancels
 FROM report_cancel_latency AS l

@@ -16,9 +16,9 @@
 SELECT
   r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
   count(t.inject_ms) AS inject_count,
-  if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.50) * count(t.inject_ms))))]) AS inject_p50,
-  if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.95) * count(t.inject_ms))))]) AS inject_p95,
-  if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.99) * count(t.inject_ms))))]) AS inject_p99,
+  [if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.50) * count(t.inject_ms))))]), if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.95) * count(t.inject_ms))))]), if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.99) * count(t.inject_ms))))])][1] AS inject_p50,
+  [if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.50) * count(t.inject_ms))))]), if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.95) * count(t.inject_ms))))]), if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.99) * count(t.inject_ms))))])][2] AS inject_p95,
+  [if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.50) * count(t.inject_ms))))]), if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.95) * count(t.inject_ms))))]), if(count(t.inject_ms) = 0, NULL, arraySort(groupArray(t.inject_ms))[greatest(1, toUInt64(ceil((0.99) * count(t.inject_ms))))])][3] AS inject_p99,
   max(t.inject_ms) AS inject_max,
   count(t.steer_id) FILTER (WHERE t.dropped) AS dropped,
   count(t.steer_id) FILTER (WHERE t.violation) AS violations

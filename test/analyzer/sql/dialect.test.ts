@@ -74,14 +74,19 @@ describe('the dialect constructs give one value on both engines', () => {
     await both("SELECT @matches('Error: Unprocessed tool calls', '(?i)unprocessed tool calls') AS v", true);
     await both("SELECT @regexp_replace('a.b.id', '\\.id$', '.name') AS v", 'a.b.name');
   });
-  it('nearest_rank: the value at rank ceil(p × n), exact where floating point would round up; NULL for none', async () => {
-    await both(`SELECT @nearest_rank(x, 0.50) AS v ${values([40, 10, 30, 20])}`, 20);
-    await both(`SELECT @nearest_rank(x, 0.95) AS v ${values([40, 10, 30, 20])}`, 40);
-    await both(`SELECT @nearest_rank(x, 0.95) AS v ${values(Array.from({ length: 20 }, (_, i) => i + 1))}`, 19);
-    await both(`SELECT @nearest_rank(x, 0.99) AS v ${values(Array.from({ length: 100 }, (_, i) => i + 1))}`, 99);
-    await both(`SELECT @nearest_rank(x, 0.95) AS v ${values(Array.from({ length: 300 }, (_, i) => i + 1))}`, 285);
-    await both(`SELECT @nearest_rank(x, 0.5) AS v ${values([7])}`, 7);
-    await both(`SELECT @nearest_rank(x, 0.5) AS v ${values([7])} WHERE x > 7`, null);
+  it('nearest_ranks: the values at rank ceil(p × n), exact where floating point would round up; NULL for none', async () => {
+    const ranks = (i: number): string => `@nearest_ranks(x, 0.50, 0.95, 0.99)[${i}] AS v`;
+    await both(`SELECT ${ranks(1)} ${values([40, 10, 30, 20])}`, 20);
+    await both(`SELECT ${ranks(2)} ${values([40, 10, 30, 20])}`, 40);
+    await both(`SELECT ${ranks(2)} ${values(Array.from({ length: 20 }, (_, i) => i + 1))}`, 19);
+    await both(`SELECT ${ranks(3)} ${values(Array.from({ length: 100 }, (_, i) => i + 1))}`, 99);
+    await both(`SELECT ${ranks(2)} ${values(Array.from({ length: 300 }, (_, i) => i + 1))}`, 285);
+    await both(`SELECT ${ranks(1)} ${values([7])}`, 7);
+    await both(`SELECT ${ranks(3)} ${values([7])}`, 7);
+    await both(`SELECT ${ranks(1)} ${values([7])} WHERE x > 7`, null);
+    // Any three percentiles, in the order given: the 0.25 of 1..8 is the value at rank 2, the 0.75 at rank 6.
+    await both(`SELECT @nearest_ranks(x, 0.75, 0.25, 1.0)[2] AS v ${values([8, 1, 7, 2, 6, 3, 5, 4])}`, 2);
+    await both(`SELECT @nearest_ranks(x, 0.75, 0.25, 1.0)[1] AS v ${values([8, 1, 7, 2, 6, 3, 5, 4])}`, 6);
   });
   it('sorted_distinct: the distinct values, sorted, joined', async () => {
     await both(`SELECT @sorted_distinct(CAST(x AS VARCHAR), ', ') AS v ${values([3, 1, 3, 2])}`, '1, 2, 3');
@@ -111,7 +116,7 @@ describe('the dialect constructs give one value on both engines', () => {
     await both("SELECT @run_local_id('trace:run:1') AS v", 'run:1');
   });
   it('every construct is exercised here', () => {
-    const tested = ['try_bigint', 'try_double', 'round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_rank', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join', 'tuple_get'];
+    const tested = ['try_bigint', 'try_double', 'round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_ranks', 'sorted_distinct', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join', 'tuple_get'];
     // The store/session constructs (touched, touched_scope, assigned_spans, store_insert, update_spans, session_view) are run by assign-runs, run-facts, steer-facts and prepare-runs on both engines (test/analyzer/clickhouse/report.test.ts).
     const session = ['touched', 'touched_scope', 'assigned_spans', 'store_insert', 'update_spans', 'session_view'];
     expect(Object.keys(CONSTRUCTS).sort()).toEqual([...tested, ...session].sort());
