@@ -11,19 +11,21 @@ WITH bounds AS (
 ),
 measures AS (SELECT 'ack' AS measure UNION ALL SELECT 'settle'),
 latencies AS (
-  SELECT 'ack' AS measure, run_id, ack_ms AS ms FROM report_cancel_latency WHERE ack_ms IS NOT NULL
+  SELECT 'ack' AS measure, ack_ms AS ms FROM report_cancel_latency WHERE ack_ms IS NOT NULL
   UNION ALL
-  SELECT 'settle', run_id, settle_ms FROM report_cancel_latency WHERE settle_ms IS NOT NULL
+  SELECT 'settle', settle_ms FROM report_cancel_latency WHERE settle_ms IS NOT NULL
 ),
--- Each latency in the first bucket whose bound it does not pass.
-placed AS (
-  SELECT l.measure, l.run_id, min(b.i) AS i
+-- How many latencies are within each bound (all of them within the last, unbounded one): a bucket holds the
+-- difference from the bound before it. Grouped by bucket, not by run: placing each latency in its first bucket
+-- grouped 640,000 latencies by run id at 10M spans (1.3 s of work in a 0.3-0.4 s query).
+within AS (
+  SELECT l.measure, b.i, count(*) AS n
   FROM latencies AS l CROSS JOIN bounds AS b
   WHERE b.upper_ms IS NULL OR l.ms <= b.upper_ms
-  GROUP BY l.measure, l.run_id
+  GROUP BY l.measure, b.i
 )
-SELECT m.measure, b.upper_ms, count(p.i) AS runs
+SELECT m.measure, b.upper_ms, coalesce(w.n, 0) - coalesce(v.n, 0) AS runs
 FROM measures AS m CROSS JOIN bounds AS b
-LEFT JOIN placed AS p ON p.measure = m.measure AND p.i = b.i
-GROUP BY m.measure, b.i, b.upper_ms
+LEFT JOIN within AS w ON w.measure = m.measure AND w.i = b.i
+LEFT JOIN within AS v ON v.measure = m.measure AND v.i = b.i - 1
 ORDER BY m.measure, b.i;
