@@ -55,6 +55,7 @@ function distribution(count: number, p50: number | null, p95: number | null, p99
 /** The prepare chain: over the facts the ingest kept, not the spans (report_spans, {@link prepareReportSpans}, is not built for a report). */
 export const PREPARE = [
   'prepare-runs',
+  'prepare-groups',
   'prepare-ghost-commits',
   'prepare-tool-outcomes',
   'prepare-tokens',

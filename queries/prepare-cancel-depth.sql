@@ -4,7 +4,7 @@
 -- @param budget_ns BIGINT the budget (METRICS.md: 1 s = 1000000000)
 -- @returns nothing; creates the temporary table report_cancel_depth
 CREATE OR REPLACE TEMPORARY TABLE report_cancel_depth AS
-WITH runs AS (SELECT run_id, service, agent, framework, c_ns, a_ns FROM report_runs WHERE cancelled),
+WITH runs AS (SELECT run_id, service, agent, framework, in_window, c_ns, a_ns FROM report_runs WHERE cancelled),
 tool_checks AS (
   SELECT r.run_id,
     count(*) FILTER (WHERE t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns > r.c_ns)
@@ -15,7 +15,7 @@ tool_checks AS (
 ),
 levels AS (
   SELECT
-    r.run_id, r.service, r.agent, r.framework,
+    r.run_id, r.service, r.agent, r.framework, r.in_window,
     -- What the run's spans say around C, kept at ingest (cancel-span-facts.sql).
     coalesce(sc.work_after, 0) = 0 AS loop_ok,
     coalesce(sc.inflight_model_end_ns <= r.c_ns + $budget_ns, true) AS model_ok,

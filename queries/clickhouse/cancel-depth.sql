@@ -12,13 +12,17 @@
 -- @column depth_3   int
 -- @column depth_4   int
 SELECT
-  r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  d.service AS service, d.agent AS agent, d.framework AS framework, GROUPING(d.service, d.agent, d.framework) = 7 AS total,
   count(d.run_id) FILTER (WHERE d.depth = 0) AS depth_0,
   count(d.run_id) FILTER (WHERE d.depth = 1) AS depth_1,
   count(d.run_id) FILTER (WHERE d.depth = 2) AS depth_2,
   count(d.run_id) FILTER (WHERE d.depth = 3) AS depth_3,
   count(d.run_id) FILTER (WHERE d.depth = 4) AS depth_4
-FROM report_runs AS r LEFT JOIN report_cancel_depth AS d ON d.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework
+FROM (
+  SELECT service, agent, framework, run_id, depth FROM report_cancel_depth WHERE in_window
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL FROM report_groups
+) AS d
+GROUP BY GROUPING SETS ((d.service, d.agent, d.framework), ())
+ORDER BY total, d.service, d.agent, d.framework

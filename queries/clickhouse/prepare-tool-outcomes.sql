@@ -9,7 +9,7 @@ WITH outcomes AS (
     -- A framework step (a LangGraph node, a workflow step) is not in the conversation: it cannot be lost from it.
     t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
     coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
-    r.c_ns AS c_ns, r.conversation_id AS conversation_id
+    r.c_ns AS c_ns, r.conversation_id AS conversation_id, r.service AS service, r.agent AS agent, r.framework AS framework, r.in_window AS in_window
   FROM tool_call_facts AS t JOIN report_runs AS r ON r.run_id = t.run_id
   WHERE r.cancelled
 ),
@@ -21,5 +21,7 @@ repaired AS (
 )
 SELECT
   o.run_id AS run_id, o.trace_id AS trace_id, o.call_id AS call_id, o.tool AS tool, o.start_ns AS start_ns, o.end_ns AS end_ns, o.result AS result, o.lost AS lost, o.late AS late,
-  p.run_id IS NOT NULL AS repaired
+  p.run_id IS NOT NULL AS repaired,
+  -- The run's group and whether it is in the window: orphan-tool-calls.sql groups without joining the runs again.
+  o.service AS service, o.agent AS agent, o.framework AS framework, o.in_window AS in_window
 FROM outcomes AS o LEFT JOIN repaired AS p ON p.run_id = o.run_id AND p.call_id = o.call_id

@@ -9,14 +9,14 @@
 -- @column depth_3        int
 -- @column depth_4        int
 SELECT
-  r.framework,
+  d.framework,
   count(d.run_id) AS cancelled_runs,
   count(d.run_id) FILTER (WHERE d.depth = 0) AS depth_0,
   count(d.run_id) FILTER (WHERE d.depth = 1) AS depth_1,
   count(d.run_id) FILTER (WHERE d.depth = 2) AS depth_2,
   count(d.run_id) FILTER (WHERE d.depth = 3) AS depth_3,
   count(d.run_id) FILTER (WHERE d.depth = 4) AS depth_4
-FROM report_runs AS r JOIN report_cancel_depth AS d ON d.run_id = r.run_id
-WHERE r.in_window
-GROUP BY r.framework
-ORDER BY r.framework NULLS LAST;
+FROM report_cancel_depth AS d
+WHERE d.in_window
+GROUP BY d.framework
+ORDER BY d.framework NULLS LAST;

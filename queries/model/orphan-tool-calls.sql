@@ -9,11 +9,15 @@
 -- @column repaired_tool_calls int
 -- @column late_results        int
 SELECT
-  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  o.service, o.agent, o.framework, GROUPING(o.service, o.agent, o.framework) = 7 AS total,
   count(o.call_id) FILTER (WHERE o.lost AND NOT o.repaired) AS orphan_tool_calls,
   count(o.call_id) FILTER (WHERE o.lost AND o.repaired) AS repaired_tool_calls,
   count(o.call_id) FILTER (WHERE o.late) AS late_results
-FROM report_runs AS r LEFT JOIN report_tool_outcomes AS o ON o.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework;
+FROM (
+  SELECT service, agent, framework, call_id, lost, repaired, late FROM report_tool_outcomes WHERE in_window
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL, NULL, NULL FROM report_groups
+) AS o
+GROUP BY GROUPING SETS ((o.service, o.agent, o.framework), ())
+ORDER BY total, o.service, o.agent, o.framework;

@@ -8,7 +8,7 @@ WITH outcomes AS (
     -- A framework step (a LangGraph node, a workflow step) is not in the conversation: it cannot be lost from it.
     t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
     coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
-    r.c_ns, r.conversation_id
+    r.c_ns, r.conversation_id, r.service, r.agent, r.framework, r.in_window
   FROM tool_call_facts AS t JOIN report_runs AS r ON r.run_id = t.run_id
   WHERE r.cancelled
 ),
@@ -20,5 +20,7 @@ repaired AS (
 )
 SELECT
   o.run_id, o.trace_id, o.call_id, o.tool, o.start_ns, o.end_ns, o.result, o.lost, o.late,
-  p.run_id IS NOT NULL AS repaired
+  p.run_id IS NOT NULL AS repaired,
+  -- The run's group and whether it is in the window: orphan-tool-calls.sql groups without joining the runs again.
+  o.service, o.agent, o.framework, o.in_window
 FROM outcomes AS o LEFT JOIN repaired AS p ON p.run_id = o.run_id AND p.call_id = o.call_id;

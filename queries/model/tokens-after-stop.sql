@@ -14,7 +14,7 @@
 -- @column calls_started_after_stop int
 -- @column ghost_tax_usd            float
 SELECT
-  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  t.service, t.agent, t.framework, GROUPING(t.service, t.agent, t.framework) = 7 AS total,
   CAST(coalesce(sum(t.input_after), 0) AS BIGINT) AS input,
   CAST(coalesce(sum(t.output_after), 0) AS BIGINT) AS output,
   count(t.run_id) FILTER (WHERE t.how = 'observed') AS observed_calls,
@@ -24,7 +24,11 @@ SELECT
   -- Model calls started after C: the loop went on after Stop (afterstop addition to METRICS.md §4).
   count(t.run_id) FILTER (WHERE t.started_after) AS calls_started_after_stop,
   CAST(@round(coalesce(sum(t.cost_usd), 0), 9) AS DOUBLE) AS ghost_tax_usd
-FROM report_runs AS r LEFT JOIN report_tokens AS t ON t.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework;
+FROM (
+  SELECT service, agent, framework, run_id, input_after, output_after, how, priced, started_after, cost_usd FROM report_tokens
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM report_groups
+) AS t
+GROUP BY GROUPING SETS ((t.service, t.agent, t.framework), ())
+ORDER BY total, t.service, t.agent, t.framework;

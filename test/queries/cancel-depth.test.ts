@@ -26,4 +26,19 @@ describe('cancel-depth', () => {
       [null, null, true, 1, 1, 1, 1, 1],
     ]);
   });
+
+  it('only runs in the window: a cancelled run that starts after it is not scored, nor is its group listed; a group with no cancelled run gets zeros', async () => {
+    const t = traces();
+    for (const [service, startMs] of [['a', 0], ['a', 5000], ['later', 6000]] as const) {
+      const r = t.run({ service, framework: 'vercel-ai', startMs, endMs: startMs + 900, outcome: 'cancelled' });
+      r.cancelRequest(startMs + 100); r.ack(startMs + 150);
+    }
+    t.run({ service: 'calm', framework: 'vercel-ai', startMs: 0, endMs: 100 });
+    const s = await analyzeTraces(t, { untilMs: 4000 });
+    const rows = await s.rows('cancel-depth');
+    const byFramework = await s.rows('cancel-depth-by-framework');
+    s.close();
+    expect(rows.map((r) => [r['service'], r['total'], r['depth_0'], r['depth_4']])).toEqual([['a', false, 0, 1], ['calm', false, 0, 0], [null, true, 0, 1]]);
+    expect(byFramework.map((r) => [r['framework'], r['cancelled_runs'], r['depth_4']])).toEqual([['vercel-ai', 1, 1]]);
+  });
 });

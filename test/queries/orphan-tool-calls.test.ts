@@ -22,6 +22,19 @@ describe('orphan-tool-calls', () => {
     expect(rows.map((x) => [x['service'], x['total'], ...figures(x)])).toEqual([['a', false, 2, 1, 2], ['b', false, 0, 0, 0], [null, true, 2, 1, 2]]);
   });
 
+  it('only runs in the window: an orphan of a run that starts after it is not counted, nor is its group listed', async () => {
+    const t = traces();
+    for (const [service, startMs] of [['a', 0], ['a', 5000], ['later', 6000]] as const) {
+      const r = t.run({ service, startMs, endMs: startMs + 900, outcome: 'cancelled' });
+      r.cancelRequest(startMs + 100); r.ack(startMs + 150);
+      r.tool({ name: 'x', callId: `never-${startMs}`, startMs: startMs + 50 });
+    }
+    const s = await analyzeTraces(t, { untilMs: 4000 });
+    const rows = await s.rows('orphan-tool-calls');
+    s.close();
+    expect(rows.map((x) => [x['service'], x['total'], ...figures(x)])).toEqual([['a', false, 1, 0, 0], [null, true, 1, 0, 0]]);
+  });
+
   it('a framework step (afterstop.tool.kind = step) is never an orphan, ended late or never', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
