@@ -8,9 +8,15 @@
 -- @column total            bool
 -- @column orphan_processes int
 SELECT
-  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  s.service, s.agent, s.framework, GROUPING(s.service, s.agent, s.framework) = 7 AS total,
   count(s.span_id) AS orphan_processes
-FROM report_runs AS r LEFT JOIN orphan_process_facts AS s ON s.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework;
+FROM (
+  SELECT r.service, r.agent, r.framework, x.span_id
+  FROM orphan_process_facts AS x JOIN report_runs AS r ON r.run_id = x.run_id
+  WHERE r.in_window
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL FROM report_groups
+) AS s
+GROUP BY GROUPING SETS ((s.service, s.agent, s.framework), ())
+ORDER BY total, s.service, s.agent, s.framework;

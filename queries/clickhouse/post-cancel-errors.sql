@@ -10,11 +10,17 @@
 -- @column other                     int
 -- @column cleanup_errors            int
 SELECT
-  r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  e.service AS service, e.agent AS agent, e.framework AS framework, GROUPING(e.service, e.agent, e.framework) = 7 AS total,
   count(e.span_id) FILTER (WHERE e.cause = 'orphan_tool_call_rejected') AS orphan_tool_call_rejected,
   count(e.span_id) FILTER (WHERE e.cause = 'other') AS other,
   count(e.span_id) FILTER (WHERE e.kind = 'cleanup') AS cleanup_errors
-FROM report_runs AS r LEFT JOIN report_post_cancel_errors AS e ON e.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework
+FROM (
+  SELECT r.service AS service, r.agent AS agent, r.framework AS framework, x.span_id AS span_id, x.cause AS cause, x.kind AS kind
+  FROM report_post_cancel_errors AS x JOIN report_runs AS r ON r.run_id = x.run_id
+  WHERE r.in_window
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL, NULL FROM report_groups
+) AS e
+GROUP BY GROUPING SETS ((e.service, e.agent, e.framework), ())
+ORDER BY total, e.service, e.agent, e.framework

@@ -8,10 +8,16 @@
 -- @column replay_duplicates      int
 -- @column replayed_conversations int
 SELECT
-  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  d.service, d.agent, d.framework, GROUPING(d.service, d.agent, d.framework) = 7 AS total,
   count(d.span_id) AS replay_duplicates,
   count(DISTINCT d.scope) AS replayed_conversations
-FROM report_runs AS r LEFT JOIN replay_facts AS d ON d.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework;
+FROM (
+  SELECT r.service, r.agent, r.framework, x.span_id, x.scope
+  FROM replay_facts AS x JOIN report_runs AS r ON r.run_id = x.run_id
+  WHERE r.in_window
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL FROM report_groups
+) AS d
+GROUP BY GROUPING SETS ((d.service, d.agent, d.framework), ())
+ORDER BY total, d.service, d.agent, d.framework;

@@ -27,6 +27,17 @@ describe('replay-duplicates', () => {
     ]);
   });
 
+  it('only runs in the window: a duplicate committed by a run that starts after it is not counted', async () => {
+    const t = traces();
+    run(t, 'a', 'thread-1', 0, 'n1', 'order-1');
+    run(t, 'a', 'thread-1', 1000, 'n1-replay', 'order-1');   // in the window
+    run(t, 'b', 'thread-1', 5000, 'n1-again', 'order-1');    // after it: neither counted nor its group listed
+    const s = await analyzeTraces(t, { untilMs: 4000 });
+    const rows = await s.rows('replay-duplicates');
+    s.close();
+    expect(rows.map((r) => [r['service'], r['total'], r['replay_duplicates'], r['replayed_conversations']])).toEqual([['a', false, 1, 1], [null, true, 1, 1]]);
+  });
+
   it('several commits inside one tool execution are not replays', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c', startMs: 0, endMs: 900 });
