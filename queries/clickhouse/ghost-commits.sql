@@ -13,14 +13,20 @@
 -- @column ghost_commits_possible          int
 -- @column ghost_commits_possible_alarming int
 SELECT
-  r.service AS service, r.agent AS agent, r.framework AS framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  g.service AS service, g.agent AS agent, g.framework AS framework, GROUPING(g.service, g.agent, g.framework) = 7 AS total,
   count(g.span_id) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL) AS ghost_commits,
   count(g.span_id) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL AND g.compensated) AS ghost_commits_compensated,
   count(g.span_id) FILTER (WHERE g.inferred) AS ghost_commits_inferred,
   count(g.span_id) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL AND g.effect IN ('irreversible', 'unknown')) AS ghost_commits_alarming,
   count(g.span_id) FILTER (WHERE g.possible_kind IS NOT NULL) AS ghost_commits_possible,
   count(g.span_id) FILTER (WHERE g.possible_kind IS NOT NULL AND g.effect IN ('irreversible', 'unknown')) AS ghost_commits_possible_alarming
-FROM report_runs AS r LEFT JOIN report_ghost_commits AS g ON g.run_id = r.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework), ())
-ORDER BY total, r.service, r.agent, r.framework
+FROM (
+  SELECT r.service AS service, r.agent AS agent, r.framework AS framework, x.span_id AS span_id, x.inferred AS inferred, x.possible_kind AS possible_kind, x.compensated AS compensated, x.effect AS effect
+  FROM report_ghost_commits AS x JOIN report_runs AS r ON r.run_id = x.run_id
+  WHERE r.in_window
+  UNION ALL
+  -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL, NULL, NULL, NULL FROM report_groups
+) AS g
+GROUP BY GROUPING SETS ((g.service, g.agent, g.framework), ())
+ORDER BY total, g.service, g.agent, g.framework
