@@ -219,14 +219,18 @@ interface Registered {
   shutdown(): Promise<void>;
 }
 
+/** What both providers' resources start from: afterstop's schema version. */
+const schemaResource = (): Resource => resourceFromAttributes({ [ATTR_AFTERSTOP_SCHEMA_VERSION]: SCHEMA_VERSION });
+
+/** The service name afterstop's config gives, unless OTEL_SERVICE_NAME does (the environment wins). */
+const configServiceName = (config: ResolvedConfig, env: Env): string | undefined =>
+  env['OTEL_SERVICE_NAME'] === undefined ? config.serviceName : undefined;
+
 /** The resource the NodeSDK gives afterstop's own: afterstop's schema version, what its default detectors find, the service name. */
 function ownResource(config: ResolvedConfig, env: Env): Resource {
-  const detected = resourceFromAttributes({ [ATTR_AFTERSTOP_SCHEMA_VERSION]: SCHEMA_VERSION }).merge(
-    detectResources({ detectors: [envDetector, processDetector, hostDetector] }),
-  );
-  return env['OTEL_SERVICE_NAME'] === undefined && config.serviceName !== undefined
-    ? detected.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.serviceName }))
-    : detected;
+  const detected = schemaResource().merge(detectResources({ detectors: [envDetector, processDetector, hostDetector] }));
+  const serviceName = configServiceName(config, env);
+  return serviceName === undefined ? detected : detected.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }));
 }
 
 function registerTracesOnly(processor: SpanProcessor, config: ResolvedConfig, env: Env): Registered {
@@ -238,9 +242,10 @@ function registerTracesOnly(processor: SpanProcessor, config: ResolvedConfig, en
 /** The NodeSDK, loaded only when the environment asks for what only it does (SDK_ONLY_ENV). */
 function registerNodeSdk(processor: SpanProcessor, config: ResolvedConfig, env: Env): Registered {
   const { NodeSDK } = requireModule('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const serviceName = configServiceName(config, env);
   const sdk = new NodeSDK({
-    resource: resourceFromAttributes({ [ATTR_AFTERSTOP_SCHEMA_VERSION]: SCHEMA_VERSION }),
-    ...(env['OTEL_SERVICE_NAME'] === undefined && config.serviceName !== undefined ? { serviceName: config.serviceName } : {}),
+    resource: schemaResource(),
+    ...(serviceName === undefined ? {} : { serviceName }),
     spanProcessors: [processor],
     instrumentations: [],
     // The SDK would otherwise start OTLP metric and log exporters by default;
@@ -255,8 +260,7 @@ function registerNodeSdk(processor: SpanProcessor, config: ResolvedConfig, env: 
 
 function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
   const processor = makeProcessor(config);
-  const sdk = SDK_ONLY_ENV.some((name) => env[name] !== undefined) ? registerNodeSdk(processor, config, env) : registerTracesOnly(processor, config, env);
-  const ownsGlobal = sdk.ownsGlobal;
+  const registered = SDK_ONLY_ENV.some((name) => env[name] !== undefined) ? registerNodeSdk(processor, config, env) : registerTracesOnly(processor, config, env);
   const unhook = hookProcessExit(processor, config.flushTimeoutMs);
   // After start: the MeterProvider the SDK registers for OTEL_METRICS_EXPORTER (if any) is the global one now.
   const unobserve = observeQueue(processor);
@@ -273,12 +277,12 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     async shutdown() {
       unhook();
       // The SDK's shutdown collects the metrics a last time: the queue's are observed until then.
-      await settleWithin(sdk.shutdown(), config.exportTimeoutMs);
+      await settleWithin(registered.shutdown(), config.exportTimeoutMs);
       unobserve();
       // Unregister the tracer provider the SDK registered (only if it was ours),
       // so that a later setup starts afresh. The context manager and propagator
       // stay: the app may have registered them, and they hold no spans.
-      if (ownsGlobal) trace.disable();
+      if (registered.ownsGlobal) trace.disable();
     },
   };
 }

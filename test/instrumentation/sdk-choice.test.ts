@@ -57,10 +57,9 @@ describe('the SDK afterstop registers', () => {
       expect(app.parentSpanId).toBe(tool.spanId);
       expect(said.traceparent).toBe(`00-${tool.traceId}-${tool.spanId}-01`);
     }
+    // Each app is its own process: all but its pid the same.
     const resource = async (traces: string) => {
-      const { pid: _pid, ...rest } = Object.fromEntries(
-        Object.entries((await readTraces(traces)).spans[0]!.resource).map(([k, v]) => [k === 'process.pid' ? 'pid' : k, v]),
-      );
+      const { 'process.pid': _pid, ...rest } = (await readTraces(traces)).spans[0]!.resource;
       return rest;
     };
     const aloneResource = await resource(alone.traces);
