@@ -145,12 +145,27 @@ export async function prepareReportSpans(store: Store, sinceNs: bigint | null, u
   }
 }
 
+/** The report's window as the queries take it: runs that start at or after since_ns and before until_ns (NULL: open). */
+export const windowParams = (options: Pick<ReportOptions, 'since' | 'until'>): { since_ns: bigint | null; until_ns: bigint | null } => ({
+  since_ns: toNs(options.since),
+  until_ns: toNs(options.until),
+});
+
+/** The window's parameters for a report query whose header declares them (one that reads facts, not report_runs). */
+const windowIfDeclared = (name: keyof QueryRows, options: Pick<ReportOptions, 'since' | 'until'>): Record<string, bigint | null> =>
+  query(name).params.some((p) => p.name === 'since_ns') ? windowParams(options) : {};
+
 /** The parameters the prepare queries take from the report's options (the same in DuckDB and ClickHouse). */
 export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
+  const window = windowParams(options);
   const params: Record<string, Record<string, bigint | string | null>> = {
-    'prepare-runs': { since_ns: toNs(options.since), until_ns: toNs(options.until) },
-    'prepare-tokens': { version_suffix: VERSION_SUFFIX },
-    'prepare-cancel-depth': { budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
+    'prepare-runs': window,
+    // Facts that carry their run's start keep the window's without joining the runs.
+    'prepare-ghost-commits': window,
+    'prepare-tool-outcomes': window,
+    'prepare-tokens': { ...window, version_suffix: VERSION_SUFFIX },
+    'prepare-cancel-latency': window,
+    'prepare-cancel-depth': { ...window, budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
   };
   return (name) => params[name] ?? {};
 }
@@ -208,7 +223,7 @@ export type ReportRows = <N extends keyof QueryRows>(name: N, params?: Record<st
 export async function assembleReport(rowsOf: ReportRows, options: ReportOptions, input: LeakReport['input']): Promise<LeakReport> {
   const merged = new Map<string, Partial<GroupRow>>();
   for (const name of AGGREGATES) {
-    for (const row of await rowsOf(name)) {
+    for (const row of await rowsOf(name, windowIfDeclared(name, options))) {
       const key = groupKey(row);
       merged.set(key, { ...merged.get(key), ...row });
     }

@@ -6,6 +6,5 @@
 -- @returns nothing; creates report_runs (DuckDB: a temporary view; ClickHouse: a temporary table)
 -- @binds variables (a view takes no parameters: each is the session variable <query name>_<parameter>)
 CREATE OR REPLACE TEMP VIEW report_runs AS
-SELECT *,
-  (getvariable('prepare_runs_since_ns') IS NULL OR start_ns >= getvariable('prepare_runs_since_ns')) AND (getvariable('prepare_runs_until_ns') IS NULL OR start_ns < getvariable('prepare_runs_until_ns')) AS in_window
+SELECT *, ((getvariable('prepare_runs_since_ns') IS NULL OR start_ns >= getvariable('prepare_runs_since_ns')) AND (getvariable('prepare_runs_until_ns') IS NULL OR start_ns < getvariable('prepare_runs_until_ns'))) AS in_window
 FROM run_facts;

@@ -82,37 +82,46 @@ CREATE TABLE IF NOT EXISTS run_facts (
   cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN
 );
 
--- One row per tool call of a run (tool-call-facts.sql), kept the same way: a report reads it, not the spans.
+-- One row per tool call of a cancelled run (tool-call-facts.sql), kept the same way: a report reads it, not the
+-- spans. A fact of a run carries the run's group, conversation, start (the report's window), C and A, so that the
+-- report reads it without joining the runs (a run and its facts lie in one trace: they change together).
 CREATE TABLE IF NOT EXISTS tool_call_facts (
   run_id VARCHAR, call_id VARCHAR, tool_name VARCHAR, start_ns BIGINT, has_span BOOLEAN, executed BOOLEAN,
-  end_ns BIGINT, result VARCHAR, effect VARCHAR, kind VARCHAR, trace_id VARCHAR
+  end_ns BIGINT, result VARCHAR, effect VARCHAR, kind VARCHAR, trace_id VARCHAR,
+  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT, c_ns BIGINT, a_ns BIGINT
 );
 
 -- One row per ghost commit of a run (ghost-commit-facts.sql), and the compensations that may cover them
 -- (compensation-facts.sql), kept the same way.
 CREATE TABLE IF NOT EXISTS ghost_commit_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, tool_call_id VARCHAR, tool VARCHAR, effect VARCHAR,
-  time_ns BIGINT, after_stop_ns BIGINT, compensable BOOLEAN, inferred BOOLEAN, possible_kind VARCHAR, sent_ns BIGINT
+  time_ns BIGINT, after_stop_ns BIGINT, compensable BOOLEAN, inferred BOOLEAN, possible_kind VARCHAR, sent_ns BIGINT,
+  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT
 );
 CREATE TABLE IF NOT EXISTS compensation_facts (tool_call_id VARCHAR, run_id VARCHAR, trace_id VARCHAR);
 
--- One row per cancelled run (cancel-span-facts.sql): what its spans say around C, kept the same way.
+-- One row per cancelled run (cancel-span-facts.sql): what its spans say around C, with the run's group, start,
+-- C, A and settle marker (the report's cancel latency and depth read no other table), kept the same way.
 CREATE TABLE IF NOT EXISTS cancel_span_facts (
-  run_id VARCHAR, trace_id VARCHAR, quiet_end_ns BIGINT, work_after BIGINT, inflight_model_end_ns BIGINT, tool_evidence BOOLEAN
+  run_id VARCHAR, trace_id VARCHAR, quiet_end_ns BIGINT, work_after BIGINT, inflight_model_end_ns BIGINT, tool_evidence BOOLEAN,
+  service VARCHAR, agent VARCHAR, framework VARCHAR, run_start_ns BIGINT, c_ns BIGINT, a_ns BIGINT, settle_marker_ns BIGINT,
+  has_request BOOLEAN
 );
 
 -- The steering marks and the commits of each run (steer-mark-facts.sql, commit-facts.sql), kept the same way;
 -- and what they come to per scope, a conversation's marks and commits lying in several traces
 -- (steer-facts.sql, replay-facts.sql): recomputed for the scopes an ingest or a prune touched (touched_scopes).
 CREATE TABLE IF NOT EXISTS steer_mark_facts (
-  run_id VARCHAR, trace_id VARCHAR, name VARCHAR, start_ns BIGINT, steer_id VARCHAR, position VARCHAR, scope VARCHAR
+  run_id VARCHAR, trace_id VARCHAR, name VARCHAR, start_ns BIGINT, steer_id VARCHAR, position VARCHAR, scope VARCHAR,
+  service VARCHAR, agent VARCHAR, framework VARCHAR, run_start_ns BIGINT
 );
 CREATE TABLE IF NOT EXISTS commit_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR
 );
 CREATE TABLE IF NOT EXISTS steer_facts (
   scope VARCHAR, steer_id VARCHAR, run_id VARCHAR, trace_id VARCHAR, enqueued_ns BIGINT, injected_ns BIGINT, position VARCHAR,
-  dropped_marker BOOLEAN, inject_ms DOUBLE, dropped BOOLEAN, violation BOOLEAN
+  dropped_marker BOOLEAN, inject_ms DOUBLE, dropped BOOLEAN, violation BOOLEAN,
+  service VARCHAR, agent VARCHAR, framework VARCHAR, run_start_ns BIGINT   -- the enqueuing run's group and start
 );
 -- Which scope each kept mark and commit belongs to: the one list of the tables with a scope, that
 -- forget-facts.sql, note-touched-scopes.sql and prune-facts.sql read to know the scopes to recompute.
@@ -128,7 +137,8 @@ CREATE TABLE IF NOT EXISTS replay_facts (
 -- (model-call-facts.sql, repair-facts.sql), per run, kept the same way.
 CREATE TABLE IF NOT EXISTS model_call_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, model VARCHAR, start_ns BIGINT, end_ns BIGINT, input_tokens BIGINT,
-  output_tokens BIGINT, output_tokens_after_cancel BIGINT, f_ns BIGINT, cut_step BOOLEAN
+  output_tokens BIGINT, output_tokens_after_cancel BIGINT, f_ns BIGINT, cut_step BOOLEAN,
+  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT, c_ns BIGINT
 );
 CREATE TABLE IF NOT EXISTS repair_facts (run_id VARCHAR, trace_id VARCHAR, start_ns BIGINT, conversation_id VARCHAR, call_id VARCHAR);
 

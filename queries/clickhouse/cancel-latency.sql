@@ -30,6 +30,11 @@ SELECT
   [if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.50) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.95) * count(l.settle_ms))))]), if(count(l.settle_ms) = 0, NULL, arraySort(groupArray(l.settle_ms))[greatest(1, toUInt64(ceil((0.99) * count(l.settle_ms))))])][3] AS settle_p99,
   max(l.settle_ms) AS settle_max,
   count(*) FILTER (WHERE l.has_request AND l.a_ns IS NULL) AS unacknowledged_cancels
-FROM report_cancel_latency AS l
+FROM (
+  SELECT service, agent, framework, ack_ms, settle_ms, has_request, a_ns FROM report_cancel_latency
+  UNION ALL
+  -- Every group of the window's runs, with no cancelled run of its own (prepare-groups.sql): its row, with zeros.
+  SELECT service, agent, framework, NULL, NULL, NULL, NULL FROM report_groups
+) AS l
 GROUP BY GROUPING SETS ((l.service, l.agent, l.framework), ())
 ORDER BY total, l.service, l.agent, l.framework

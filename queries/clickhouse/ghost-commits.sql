@@ -21,9 +21,9 @@ SELECT
   count(g.span_id) FILTER (WHERE g.possible_kind IS NOT NULL) AS ghost_commits_possible,
   count(g.span_id) FILTER (WHERE g.possible_kind IS NOT NULL AND g.effect IN ('irreversible', 'unknown')) AS ghost_commits_possible_alarming
 FROM (
-  SELECT r.service AS service, r.agent AS agent, r.framework AS framework, x.span_id AS span_id, x.inferred AS inferred, x.possible_kind AS possible_kind, x.compensated AS compensated, x.effect AS effect
-  FROM report_ghost_commits AS x JOIN report_runs AS r ON r.run_id = x.run_id
-  WHERE r.in_window
+  SELECT x.service AS service, x.agent AS agent, x.framework AS framework, x.span_id AS span_id, x.inferred AS inferred, x.possible_kind AS possible_kind, x.compensated AS compensated, x.effect AS effect
+  FROM report_ghost_commits AS x
+  WHERE x.in_window
   UNION ALL
   -- Every group of the window's runs, with nothing of its own (prepare-groups.sql): its row, with zeros.
   SELECT service, agent, framework, NULL, NULL, NULL, NULL, NULL FROM report_groups

@@ -1,30 +1,37 @@
 -- Generated from queries/model/prepare-cancel-depth.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_cancel_depth
 -- @description Cancel depth (METRICS.md §8) per cancelled run, 0 to 4, one level each, stopping at the first that fails: 1 loop — no model or tool call starts after C, the Stop request (compensation work, afterstop.tool.kind = compensate, is not loop work); 2 model — every model call in flight at C ended within the budget; 3 tools — every tool call in flight at C ended within the budget (one that never ended fails); 4 effects — no ghost commit (and, for a foreign run without afterstop's tool markers or tool spans, no tool running at C, whose effect the trace cannot show). One row per cancelled run.
+-- @param since_ns Nullable(Int64) runs that start at or after this time (NULL: no lower bound)
+-- @param until_ns Nullable(Int64) runs that start before this time (NULL: no upper bound)
 -- @param budget_ns Int64 the budget (METRICS.md: 1 s = 1000000000)
 -- @returns nothing; creates the temporary table report_cancel_depth
 CREATE OR REPLACE TEMPORARY TABLE report_cancel_depth AS
-WITH runs AS (SELECT run_id, service, agent, framework, in_window, c_ns, a_ns FROM report_runs WHERE cancelled),
+-- The cancelled runs with what their spans say around C (cancel-span-facts.sql, which carries the run's group,
+-- start and C): no join to the runs.
+WITH runs AS (
+  SELECT run_id, service, agent, framework, (({since_ns:Nullable(Int64)} IS NULL OR run_start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR run_start_ns < {until_ns:Nullable(Int64)})) AS in_window, c_ns, work_after, inflight_model_end_ns, tool_evidence
+  FROM cancel_span_facts
+),
+-- The tool calls of cancelled runs (tool-call-facts.sql) carry their run's C: counted per run without joining the runs.
 tool_checks AS (
-  SELECT r.run_id AS run_id,
-    count(*) FILTER (WHERE t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns > r.c_ns)
-      AND (t.end_ns IS NULL OR t.end_ns > r.c_ns + {budget_ns:Int64})) AS slow_tools,
-    count(*) FILTER (WHERE t.executed AND t.start_ns < r.c_ns AND (t.end_ns IS NULL OR t.end_ns >= r.c_ns)) AS tools_at_stop
-  FROM runs AS r JOIN tool_call_facts AS t ON t.run_id = r.run_id
-  GROUP BY r.run_id
+  SELECT t.run_id AS run_id,
+    count(*) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns > t.c_ns)
+      AND (t.end_ns IS NULL OR t.end_ns > t.c_ns + {budget_ns:Int64})) AS slow_tools,
+    count(*) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns >= t.c_ns)) AS tools_at_stop
+  FROM tool_call_facts AS t
+  GROUP BY t.run_id
 ),
 levels AS (
   SELECT
     r.run_id AS run_id, r.service AS service, r.agent AS agent, r.framework AS framework, r.in_window AS in_window,
     -- What the run's spans say around C, kept at ingest (cancel-span-facts.sql).
-    coalesce(sc.work_after, 0) = 0 AS loop_ok,
-    coalesce(sc.inflight_model_end_ns <= r.c_ns + {budget_ns:Int64}, true) AS model_ok,
+    coalesce(r.work_after, 0) = 0 AS loop_ok,
+    coalesce(r.inflight_model_end_ns <= r.c_ns + {budget_ns:Int64}, true) AS model_ok,
     coalesce(tc.slow_tools, 0) = 0 AS tools_ok,
     -- A foreign run (afterstop did not record its tools) with a tool running at C cannot show whether its effect
     -- happened: no level 4 without evidence.
-    r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(sc.tool_evidence, false) OR coalesce(tc.tools_at_stop, 0) = 0) AS effects_ok
+    r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(r.tool_evidence, false) OR coalesce(tc.tools_at_stop, 0) = 0) AS effects_ok
   FROM runs AS r
-  LEFT JOIN cancel_span_facts AS sc ON sc.run_id = r.run_id
   LEFT JOIN tool_checks AS tc ON tc.run_id = r.run_id
 )
 SELECT *,

@@ -5,6 +5,5 @@
 -- @param until_ns Nullable(Int64) runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates report_runs (DuckDB: a temporary view; ClickHouse: a temporary table)
 CREATE OR REPLACE TEMPORARY TABLE report_runs AS
-SELECT *,
-  ({since_ns:Nullable(Int64)} IS NULL OR start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR start_ns < {until_ns:Nullable(Int64)}) AS in_window
+SELECT *, (({since_ns:Nullable(Int64)} IS NULL OR start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR start_ns < {until_ns:Nullable(Int64)})) AS in_window
 FROM run_facts

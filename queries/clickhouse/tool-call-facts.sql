@@ -1,6 +1,6 @@
 -- Generated from queries/model/tool-call-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name tool_call_facts
--- @description One row per tool call of a run of the traces just touched (DuckDB: touched_traces, inserted into the store's tool_call_facts at ingest, so that a report over an unchanged store does not redo it; ClickHouse: every trace read, the session's tool_call_facts), keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
+-- @description One row per tool call of a cancelled run of the traces just touched, with the run's group, conversation, start (run_start_ns: the report's window), C and A (DuckDB: touched_traces, inserted into the store's tool_call_facts at ingest, so that a report over an unchanged store does not redo it; ClickHouse: every trace read, the session's tool_call_facts), keyed by its tool call id (the span id when it has none), known from its afterstop.tool.start marker, its execute_tool span, or a tool-call id in a model span's output: OpenLLMetry's gen_ai.completion.N.tool_calls.M.id, OpenInference's llm.output_messages.N.message.tool_calls.M.tool_call.id, the AI SDK's ai.response.toolCalls. A call known only from a model's output started when that model call ended.
 -- @returns nothing; fills tool_call_facts
 CREATE OR REPLACE TEMPORARY TABLE tool_call_facts AS
 WITH executed AS (
@@ -40,19 +40,25 @@ calls AS (
   SELECT run_id, call_id, tool_name, start_ns, is_span, end_ns, result, effect, tool_kind, trace_id, true AS executed FROM executed
   UNION ALL
   SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, NULL, trace_id, false FROM requested WHERE call_id IS NOT NULL
+),
+grouped AS (
+  SELECT
+    run_id,
+    call_id,
+    any_value(tool_name) AS tool_name,
+    -- A call executed starts when it executed; one only requested, when the model asked for it.
+    coalesce(min(start_ns) FILTER (WHERE executed), min(start_ns)) AS start_ns,
+    max(is_span) AS has_span,
+    max(executed) AS executed,          -- false: the model asked for it, nothing ran it
+    max(end_ns) AS end_ns,
+    any_value(result) AS result,
+    coalesce(any_value(effect), 'unknown') AS effect,
+    coalesce(any_value(tool_kind), 'tool') AS kind,    -- step: a framework step, not a tool call of the conversation
+    any_value(trace_id) AS trace_id
+  FROM calls
+  GROUP BY run_id, call_id
 )
-SELECT
-  run_id,
-  call_id,
-  any_value(tool_name) AS tool_name,
-  -- A call executed starts when it executed; one only requested, when the model asked for it.
-  coalesce(min(start_ns) FILTER (WHERE executed), min(start_ns)) AS start_ns,
-  max(is_span) AS has_span,
-  max(executed) AS executed,          -- false: the model asked for it, nothing ran it
-  max(end_ns) AS end_ns,
-  any_value(result) AS result,
-  coalesce(any_value(effect), 'unknown') AS effect,
-  coalesce(any_value(tool_kind), 'tool') AS kind,    -- step: a framework step, not a tool call of the conversation
-  any_value(trace_id) AS trace_id
-FROM calls
-GROUP BY run_id, call_id
+-- With its run's group, conversation, start, C and A: the report reads the calls without joining the runs.
+SELECT g.*, r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns, r.c_ns AS c_ns, r.a_ns AS a_ns
+FROM grouped AS g JOIN run_facts AS r ON r.run_id = g.run_id
+WHERE r.cancelled

@@ -10,10 +10,29 @@
 -- @column tool            text?
 -- @column time_ns         bigint
 -- @column detail          text
-WITH found AS (
+-- Tokens billed after Stop, one finding per run: only the first $limit by time can be shown (their order is
+-- (C, run), and every one shares its severity and kind), so the text, with its list of models, is made for those.
+WITH tokens AS (
+  SELECT t.run_id, any_value(t.trace_id) AS trace_id, any_value(t.conversation_id) AS conversation_id,
+    coalesce(any_value(t.c_ns), any_value(t.run_start_ns)) AS time_ns,
+    sum(t.input_after) AS input_after, sum(t.output_after) AS output_after, sum(t.cost_usd) AS cost_usd
+  FROM report_tokens AS t
+  GROUP BY t.run_id
+  HAVING sum(t.input_after) + sum(t.output_after) > 0
+  ORDER BY time_ns, t.run_id
+  LIMIT $limit
+),
+token_models AS (
+  SELECT m.run_id, @sorted_distinct(m.model, ', ') AS models
+  FROM report_tokens AS m
+  WHERE m.run_id IN (SELECT run_id FROM tokens)
+  GROUP BY m.run_id
+),
+-- Findings whose rows carry their run's window and conversation (the facts keep them, report_runs has them).
+own AS (
   SELECT CASE WHEN g.inferred THEN 'ghost_commit_inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible_ghost_commit' ELSE 'ghost_commit' END AS kind,
     CASE WHEN g.effect IN ('irreversible', 'unknown') AND NOT g.compensated THEN 1 ELSE 3 END AS severity,
-    g.trace_id, g.run_id, g.tool, g.time_ns,
+    g.trace_id, g.run_id, g.conversation_id, g.tool, g.time_ns,
     g.tool || ' (' || g.effect || ') ' || CASE
       WHEN g.possible_kind = 'request_sent' THEN 'may have committed after Stop: its request reached the service'
         || CASE WHEN g.sent_ns IS NULL THEN '' ELSE ' ' || @stop_offset(g.sent_ns - (g.time_ns - g.after_stop_ns)) END
@@ -23,21 +42,27 @@ WITH found AS (
       ELSE CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END || ' ' || @stop_offset(g.after_stop_ns)
     END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits AS g
+  WHERE g.in_window
   UNION ALL
-  SELECT 'orphan_tool_call', 2, o.trace_id, o.run_id, o.tool, coalesce(o.end_ns, o.start_ns),
+  SELECT 'orphan_tool_call', 2, o.trace_id, o.run_id, o.conversation_id, o.tool, coalesce(o.end_ns, o.start_ns),
     o.tool || ' call ' || o.call_id || ': ' || CASE WHEN o.end_ns IS NULL THEN 'never ended' ELSE 'result ' || coalesce(o.result, 'arrived after the run stopped listening') END || ', no history repair'
-  FROM report_tool_outcomes AS o WHERE o.lost AND NOT o.repaired
+  FROM report_tool_outcomes AS o WHERE o.in_window AND o.lost AND NOT o.repaired
   UNION ALL
-  SELECT 'unacknowledged_cancel', 2, r.trace_id, r.run_id, NULL, r.c_ns, 'Stop was requested and the loop never acknowledged it'
-  FROM report_runs AS r WHERE r.has_request AND r.a_ns IS NULL
+  SELECT 'unacknowledged_cancel', 2, r.trace_id, r.run_id, r.conversation_id, NULL, coalesce(r.c_ns, r.start_ns), 'Stop was requested and the loop never acknowledged it'
+  FROM report_runs AS r WHERE r.in_window AND r.has_request AND r.a_ns IS NULL
   UNION ALL
-  SELECT 'tokens_after_stop', 2, any_value(t.trace_id), t.run_id, NULL, NULL,
-    sum(t.input_after) || ' input and ' || sum(t.output_after) || ' output tokens after Stop (' || @sorted_distinct(t.model, ', ') || '), $' || printf('%.6f', sum(t.cost_usd))
-  FROM report_tokens AS t GROUP BY t.run_id HAVING sum(t.input_after) + sum(t.output_after) > 0
+  SELECT 'tokens_after_stop', 2, t.trace_id, t.run_id, t.conversation_id, NULL, t.time_ns,
+    t.input_after || ' input and ' || t.output_after || ' output tokens after Stop (' || m.models || '), $' || printf('%.6f', t.cost_usd)
+  FROM tokens AS t JOIN token_models AS m ON m.run_id = t.run_id
   UNION ALL
-  SELECT CASE WHEN e.kind = 'cleanup' THEN 'cleanup_error' ELSE 'post_cancel_error' END, CASE WHEN e.kind = 'cleanup' THEN 3 ELSE 2 END,
-    e.trace_id, e.error_run_id, NULL, e.time_ns,
-    CASE WHEN e.kind = 'cleanup' THEN 'error after Stop: ' ELSE e.cause || ' in the next run: ' END || @left(e.text, 200)
+  SELECT 'unended_run', 2, r.trace_id, r.run_id, r.conversation_id, NULL, r.start_ns, 'the run span was never exported (the process hung or died)'
+  FROM report_runs AS r WHERE r.in_window AND r.unended
+),
+-- Findings of facts that keep neither (few rows): joined to their runs once, below.
+linked AS (
+  SELECT CASE WHEN e.kind = 'cleanup' THEN 'cleanup_error' ELSE 'post_cancel_error' END AS kind, CASE WHEN e.kind = 'cleanup' THEN 3 ELSE 2 END AS severity,
+    e.trace_id, e.error_run_id AS run_id, NULL AS tool, e.time_ns,
+    CASE WHEN e.kind = 'cleanup' THEN 'error after Stop: ' ELSE e.cause || ' in the next run: ' END || @left(e.text, 200) AS detail
   FROM report_post_cancel_errors AS e
   UNION ALL
   SELECT 'replay_duplicate', 1, d.trace_id, d.run_id, d.tool, d.start_ns,
@@ -48,14 +73,17 @@ WITH found AS (
     'steering message ' || s.steer_id || CASE WHEN s.violation THEN ' injected inside a tool batch' ELSE ' never injected' END
   FROM steer_facts AS s WHERE s.violation OR s.dropped
   UNION ALL
-  SELECT 'unended_run', 2, r.trace_id, r.run_id, NULL, r.start_ns, 'the run span was never exported (the process hung or died)'
-  FROM report_runs AS r WHERE r.unended
-  UNION ALL
   SELECT 'orphan_process', 2, s.trace_id, s.run_id, NULL, s.start_ns, 'child process ' || coalesce(s.pid, '?') || ' outlived its run'
   FROM orphan_process_facts AS s
+),
+found AS (
+  SELECT kind, severity, trace_id, run_id, conversation_id, tool, time_ns, detail FROM own
+  UNION ALL
+  SELECT l.kind, l.severity, l.trace_id, l.run_id, r.conversation_id, l.tool, coalesce(l.time_ns, r.c_ns, r.start_ns), l.detail
+  FROM linked AS l JOIN report_runs AS r ON r.run_id = l.run_id
+  WHERE r.in_window
 )
-SELECT f.kind, f.severity, f.trace_id, f.run_id, r.conversation_id, f.tool, coalesce(f.time_ns, r.c_ns, r.start_ns) AS time_ns, f.detail
-FROM found AS f JOIN report_runs AS r ON r.run_id = f.run_id
-WHERE r.in_window
-ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, coalesce(f.time_ns, r.c_ns, r.start_ns), f.kind, f.run_id, f.tool, f.detail
+SELECT f.kind, f.severity, f.trace_id, f.run_id, f.conversation_id, f.tool, f.time_ns, f.detail
+FROM found AS f
+ORDER BY f.severity, f.kind = 'tokens_after_stop' DESC, f.time_ns, f.kind, f.run_id, f.tool, f.detail
 LIMIT $limit;

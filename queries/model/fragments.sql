@@ -7,6 +7,12 @@
 -- spans name). Span ids are unique only within a trace: the same ids in two traces are two runs.
 trace || ':' || local_id
 
+-- @fragment in_window(start)
+-- Does a run that starts at `start` lie in the report's window? The query declares the window's ends, $since_ns
+-- and $until_ns (NULL: an open end). A fact of a run carries its run's start (run_start_ns), so that a query
+-- over the facts keeps the window's without joining the runs.
+(($since_ns IS NULL OR start >= $since_ns) AND ($until_ns IS NULL OR start < $until_ns))
+
 -- @fragment run_local_id(run)
 -- A run's id as the report shows it (beside its trace id): the part after the trace id.
 substring(run, position(':' IN run) + 1)

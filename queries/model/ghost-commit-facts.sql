@@ -1,11 +1,12 @@
 -- @name ghost_commit_facts
 -- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), and a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
--- @returns nothing; fills ghost_commit_facts (compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended for a possible one, else NULL)
+-- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended for a possible one, else NULL)
 @store_insert(ghost_commit_facts)
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
 WITH s AS (
   SELECT sp.run_id, sp.trace_id, sp.span_id, sp.name, sp.role, sp.status_code, sp.start_ns, sp.end_ns, sp.tool_call_id,
-    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, r.c_ns
+    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, r.c_ns,
+    r.service, r.agent, r.framework, r.conversation_id, r.start_ns AS run_start_ns
   FROM @assigned_spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
   WHERE @touched(sp.trace_id) AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role = 'tool')
 ),
@@ -21,7 +22,9 @@ SELECT
   false AS inferred,
   CASE WHEN s.commit_evidence = 'request_sent' THEN 'request_sent' END AS possible_kind,
   CASE WHEN s.commit_evidence = 'request_sent' AND s.commit_unanswered_ms IS NOT NULL
-       THEN s.start_ns - CAST(@round(s.commit_unanswered_ms * 1e6, 0) AS BIGINT) END AS sent_ns
+       THEN s.start_ns - CAST(@round(s.commit_unanswered_ms * 1e6, 0) AS BIGINT) END AS sent_ns,
+  -- The run's group, conversation and start (the report's window): the report reads them without joining the runs.
+  s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
 FROM s
 WHERE s.name = 'afterstop.tool.commit' AND s.start_ns > s.c_ns
 UNION ALL
@@ -29,7 +32,8 @@ SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),
   coalesce(s.effect, 'unknown'), s.start_ns, s.start_ns - s.c_ns,
   true,
-  false, 'unended', NULL
+  false, 'unended', NULL,
+  s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
 FROM s
 LEFT JOIN finished_calls AS f ON f.run_id = s.run_id AND f.tool_call_id = s.tool_call_id
 WHERE s.name = 'afterstop.tool.start' AND s.tool_call_id IS NOT NULL
@@ -39,7 +43,8 @@ UNION ALL
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),
   coalesce(s.effect, 'unknown'), s.end_ns, s.end_ns - s.c_ns,
-  false, true, NULL, NULL
+  false, true, NULL, NULL,
+  s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
 FROM s
 WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND s.status_code <> 2
   -- Runs afterstop recorded the tools of (cancel-span-facts.sql, computed just before) are not foreign.

@@ -11,10 +11,10 @@
 -- @column ghost_commits_inferred int
 -- @column ghost_commits_possible int
 SELECT
-  r.service, r.agent, r.framework, GROUPING(r.service, r.agent, r.framework) = 7 AS total,
+  g.service, g.agent, g.framework, GROUPING(g.service, g.agent, g.framework) = 7 AS total,
   g.tool, g.effect, count(*) FILTER (WHERE NOT g.inferred AND g.possible_kind IS NULL) AS ghost_commits, count(*) FILTER (WHERE g.inferred) AS ghost_commits_inferred,
   count(*) FILTER (WHERE g.possible_kind IS NOT NULL) AS ghost_commits_possible
-FROM report_ghost_commits AS g JOIN report_runs AS r ON r.run_id = g.run_id
-WHERE r.in_window
-GROUP BY GROUPING SETS ((r.service, r.agent, r.framework, g.tool, g.effect), (g.tool, g.effect))
-ORDER BY total DESC, r.service, r.agent, r.framework, ghost_commits DESC, ghost_commits_inferred DESC, ghost_commits_possible DESC, g.tool, g.effect;
+FROM report_ghost_commits AS g
+WHERE g.in_window
+GROUP BY GROUPING SETS ((g.service, g.agent, g.framework, g.tool, g.effect), (g.tool, g.effect))
+ORDER BY total DESC, g.service, g.agent, g.framework, ghost_commits DESC, ghost_commits_inferred DESC, ghost_commits_possible DESC, g.tool, g.effect;

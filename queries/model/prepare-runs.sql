@@ -4,6 +4,5 @@
 -- @param until_ns BIGINT? runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates report_runs (DuckDB: a temporary view; ClickHouse: a temporary table)
 @session_view(report_runs)
-SELECT *,
-  ($since_ns IS NULL OR start_ns >= $since_ns) AND ($until_ns IS NULL OR start_ns < $until_ns) AS in_window
+SELECT *, @in_window(start_ns) AS in_window
 FROM run_facts;

@@ -1,16 +1,18 @@
 -- @name prepare_tool_outcomes
 -- @description What became of each tool call of a cancelled run (METRICS.md §3): lost when no result reached the conversation (never for a framework step, afterstop.tool.kind = step) (no ended execute_tool span, a result late / dropped / cancelled, or an end after A); repaired when a history repair of the same conversation at or after C lists its call id; late when it ended after A or is marked late.
+-- @param since_ns BIGINT? runs that start at or after this time (NULL: no lower bound)
+-- @param until_ns BIGINT? runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates the temporary table report_tool_outcomes
 CREATE OR REPLACE TEMPORARY TABLE report_tool_outcomes AS
+-- The calls of cancelled runs (tool-call-facts.sql), which carry their run's group, conversation, start, C and A.
 WITH outcomes AS (
   SELECT
     t.run_id, t.trace_id, t.call_id, coalesce(t.tool_name, '(unnamed)') AS tool, t.start_ns, t.end_ns, t.result,
     -- A framework step (a LangGraph node, a workflow step) is not in the conversation: it cannot be lost from it.
-    t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns)) AS lost,
-    coalesce(t.result = 'late' OR (r.a_ns IS NOT NULL AND t.end_ns > r.a_ns), false) AS late,
-    r.c_ns, r.conversation_id, r.service, r.agent, r.framework, r.in_window
-  FROM tool_call_facts AS t JOIN report_runs AS r ON r.run_id = t.run_id
-  WHERE r.cancelled
+    t.kind <> 'step' AND (NOT t.has_span OR t.end_ns IS NULL OR t.result IN ('late', 'dropped', 'cancelled') OR (t.a_ns IS NOT NULL AND t.end_ns > t.a_ns)) AS lost,
+    coalesce(t.result = 'late' OR (t.a_ns IS NOT NULL AND t.end_ns > t.a_ns), false) AS late,
+    t.c_ns, t.conversation_id, t.service, t.agent, t.framework, @in_window(t.run_start_ns) AS in_window
+  FROM tool_call_facts AS t
 ),
 -- A repair (repair-facts.sql) after C in the same conversation (the same run, without one) that lists the call.
 repaired AS (
@@ -21,6 +23,7 @@ repaired AS (
 SELECT
   o.run_id, o.trace_id, o.call_id, o.tool, o.start_ns, o.end_ns, o.result, o.lost, o.late,
   p.run_id IS NOT NULL AS repaired,
-  -- The run's group and whether it is in the window: orphan-tool-calls.sql groups without joining the runs again.
-  o.service, o.agent, o.framework, o.in_window
+  -- The run's group, whether it is in the window and its conversation: orphan-tool-calls.sql and findings.sql read
+  -- them without joining the runs.
+  o.service, o.agent, o.framework, o.in_window, o.conversation_id
 FROM outcomes AS o LEFT JOIN repaired AS p ON p.run_id = o.run_id AND p.call_id = o.call_id;

@@ -332,14 +332,24 @@ export async function storedRows(store: Store, sql: string): Promise<Row[]> {
   return sqlRows(store, sql.replaceAll('{stored}', 'report_spans'));
 }
 
+/** The report's window as its queries take it, given in ms after the base. */
+const windowOf = (o: PrepareOptions): { since_ns: bigint | null; until_ns: bigint | null } => ({
+  since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs),
+  until_ns: o.untilMs === undefined ? null : ns(o.untilMs),
+});
+
+/** `params` with the window's, for a query that declares them (one that reads the facts, which carry their run's start). */
+const withWindow = (name: string, o: PrepareOptions, params: Record<string, DuckDBValue> = {}): Record<string, DuckDBValue> =>
+  query(name).params.some((p) => p.name === 'since_ns') ? { ...windowOf(o), ...params } : params;
+
 /** Load prices and run the whole prepare chain. */
 export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
   await loadPrices(store, o.prices);
   // The report's own parameters (prepareParams), with the window given in ms after the base.
   const reportParams = prepareParams(o.budgetMs === undefined ? {} : { budgetMs: o.budgetMs });
-  const window = { since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs), until_ns: o.untilMs === undefined ? null : ns(o.untilMs) };
+  const window = windowOf(o);
   await prepareReportSpans(store, window.since_ns, window.until_ns);
-  for (const name of PREPARE) await store.run(query(name), name === 'prepare-runs' ? window : reportParams(name));
+  for (const name of PREPARE) await store.run(query(name), withWindow(name, o, Object.fromEntries(Object.entries(reportParams(name)).filter(([k]) => k !== 'since_ns' && k !== 'until_ns'))));
 }
 
 type Row = Record<string, unknown>;
@@ -387,9 +397,9 @@ export async function analyzeTraces(t: Traces | string[], o: PrepareOptions = {}
   await prepare(store, o);
   return {
     store,
-    rows: (name, params) => queryRows(store, name, params),
+    rows: (name, params) => queryRows(store, name, withWindow(name, o, params)),
     total: async (name) => {
-      const total = (await queryRows(store, name)).find((r) => r['total'] === true);
+      const total = (await queryRows(store, name, withWindow(name, o))).find((r) => r['total'] === true);
       if (!total) throw new Error(`${name}: no total row`);
       return total;
     },

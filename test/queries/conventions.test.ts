@@ -19,11 +19,17 @@ describe('conventions', () => {
       ['tool', r.spanId, 'openinference', null],
     ]);
     expect(spans[1]).toMatchObject({ model: 'gpt-4o', input_tokens: 50, output_tokens: 7 });
-    const calls = await a.table('tool_call_facts');
-    expect(calls.map((c) => [c['call_id'], c['tool_name'], c['has_span'], c['executed']])).toEqual([['call_9', 'lookup', true, true]]);
     const run = (await a.table('report_runs'))[0]!;
     expect(run).toMatchObject({ framework: 'openinference', conversation_id: 'sess-1', cancelled: false });
     a.close();
+    // The same run stopped (a span aborted: a foreign trace's cancel): its tool call, requested in the LLM's output
+    // and executed, is one call of the facts kept for cancelled runs.
+    r.span({ name: 'stream', startMs: 400, endMs: 450, status: { code: 'error', message: 'AbortError: aborted' } });
+    const stopped = await analyzeTraces(t);
+    expect((await stopped.table('report_runs'))[0]).toMatchObject({ cancelled: true });
+    const calls = await stopped.table('tool_call_facts');
+    expect(calls.map((c) => [c['call_id'], c['tool_name'], c['has_span'], c['executed']])).toEqual([['call_9', 'lookup', true, true]]);
+    stopped.close();
   });
 
   it('OpenLLMetry: deprecated GenAI usage keys, traceloop tool spans, tool call ids flattened in the completion', async () => {

@@ -28,4 +28,21 @@ describe('steering', () => {
     expect(await s.total('steering')).toMatchObject({ inject_count: 0, inject_p50: null, inject_p95: null, inject_max: null, dropped: 0, violations: 0 });
     s.close();
   });
+
+  it('only steers enqueued by runs in the window; a group of the window with no steer gets zeros, one outside is not listed', async () => {
+    const t = traces();
+    const inside = t.run({ service: 'a', conversation: 'c', startMs: 0, endMs: 900 });
+    inside.steerEnqueue('s1', 100); inside.steerInject('s1', 130, 'inside_tool_batch');
+    t.run({ service: 'quiet', conversation: 'q', startMs: 10, endMs: 900 });
+    const later = t.run({ service: 'late', conversation: 'l', startMs: 6000, endMs: 6900 });
+    later.steerEnqueue('s2', 6100); later.steerDrop('s2', 6110);
+    const s = await analyzeTraces(t, { untilMs: 5000 });
+    const rows = await s.rows('steering');
+    s.close();
+    expect(rows.map((r) => [r['service'], r['total'], r['inject_count'], r['inject_p50'], r['dropped'], r['violations']])).toEqual([
+      ['a', false, 1, 30, 0, 1],
+      ['quiet', false, 0, null, 0, 0],
+      [null, true, 1, 30, 0, 1],
+    ]);
+  });
 });

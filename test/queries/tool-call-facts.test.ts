@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, ns, traces } from '../helpers/trace-builder.js';
 
-/** tool-call-facts.sql: one row per tool call (the store's tool_call_facts, kept at ingest), from its start marker and/or execute_tool span. */
+/** tool-call-facts.sql: one row per tool call of a cancelled run (the store's tool_call_facts, kept at ingest), from its start marker and/or execute_tool span, with its run's group, conversation, start, C and A. */
 describe('tool-call-facts', () => {
   it('merges the start marker and the span of a call; a call that never ended has no span', async () => {
     const t = traces();
-    const r = t.run({ startMs: 0, endMs: 900 });
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
     r.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
     r.tool({ name: 'fetch', callId: 'c2', startMs: 60 });
     const a = await analyzeTraces(t);
@@ -18,10 +19,10 @@ describe('tool-call-facts', () => {
 
   it('keys a call without a tool call id by its span id; the same call id in two runs is two calls', async () => {
     const t = traces();
-    const r1 = t.run({ startMs: 0, endMs: 900 });
+    const r1 = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
     const anonymous = r1.tool({ name: 'x', startMs: 10, endMs: 20, startMarker: false });
     r1.tool({ name: 'y', callId: 'same', startMs: 30, endMs: 40 });
-    const r2 = t.run({ startMs: 1000, endMs: 1900 });
+    const r2 = t.run({ startMs: 1000, endMs: 1900, outcome: 'cancelled' });
     r2.tool({ name: 'y', callId: 'same', startMs: 1030, endMs: 1040 });
     const a = await analyzeTraces(t);
     const rows = await a.table('tool_call_facts', 'ORDER BY start_ns');
@@ -31,9 +32,9 @@ describe('tool-call-facts', () => {
 
   it('is kept per trace: a run’s calls go when its trace is read again (recomputed), and with its run when the retention forgets it (prune-facts)', async () => {
     const t = traces();
-    const r1 = t.run({ startMs: 0, endMs: 900 });
+    const r1 = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
     r1.tool({ name: 'a', callId: 'c1', startMs: 10, endMs: 20 });
-    const r2 = t.run({ startMs: 1000, endMs: 1900 });
+    const r2 = t.run({ startMs: 1000, endMs: 1900, outcome: 'cancelled' });
     r2.tool({ name: 'b', callId: 'c2', startMs: 1010, endMs: 1020 });
     const a = await analyzeTraces(t);
     expect((await a.table('tool_call_facts', 'ORDER BY call_id')).map((c) => c['call_id'])).toEqual(['c1', 'c2']);
@@ -41,5 +42,18 @@ describe('tool-call-facts', () => {
     expect((await a.table('tool_call_facts')).map((c) => c['call_id'])).toEqual(['c2']);
     a.close();
   });
-});
 
+  it('keeps only the calls of cancelled runs, each with its run’s group, conversation, start, C and A', async () => {
+    const t = traces();
+    const stopped = t.run({ service: 's', agent: 'support', framework: 'manual', conversation: 'conv', startMs: 100, endMs: 900, outcome: 'cancelled' });
+    stopped.cancelRequest(300); stopped.ack(350);
+    stopped.tool({ name: 'send_email', callId: 'c1', startMs: 200, endMs: 400 });
+    t.run({ conversation: 'conv', startMs: 1000, endMs: 1900, outcome: 'completed' }).tool({ name: 'lookup', callId: 'c2', startMs: 1010, endMs: 1020 });
+    const a = await analyzeTraces(t);
+    const rows = await a.table('tool_call_facts');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ call_id: 'c1', service: 's', agent: 'support', framework: 'manual', conversation_id: 'conv' });
+    expect([rows[0]!['run_start_ns'], rows[0]!['c_ns'], rows[0]!['a_ns']]).toEqual([ns(100), ns(300), ns(350)]);
+    a.close();
+  });
+});

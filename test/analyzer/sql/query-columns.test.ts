@@ -20,7 +20,7 @@ import { loadPrices } from '../../../analyzer/prices.js';
 const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
 const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
 const declared = listQueries().filter((q) => q.query.columns.length > 0);
-const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n } };
+const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n }, steering: { since_ns: null, until_ns: null } };
 
 const DUCKDB_TYPES: Record<ColumnType, RegExp> = { text: /^VARCHAR$/, int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/, bigint: /^(U?BIGINT|HUGEINT)$/, float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/, bool: /^BOOLEAN$/, 'text[]': /^VARCHAR\[\]$/ };
 const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = { text: /^String$/, int: /^U?Int(8|16|32|64|128)$/, bigint: /^U?Int(64|128)$/, float: /^(Float64|Float32|Decimal.*)$/, bool: /^(Bool|UInt8)$/, 'text[]': /^Array\(String\)$/ };
@@ -78,7 +78,7 @@ describe('each query returns the columns its header declares', () => {
     async (file, q) => {
       const source = ch.source('golden');
       const client = (source as unknown as { client: { query: (o: object) => Promise<{ text: () => Promise<string> }> } }).client;
-      const params = Object.fromEntries(q.params.map((p) => [p.name, String(PARAMS[file]?.[p.name] ?? '')]));
+      const params = Object.fromEntries(q.params.map((p) => { const v = PARAMS[file]?.[p.name]; return [p.name, v === null ? null : String(v ?? '')]; }));
       const text = await (await client.query({ query: q.sql, query_params: params, format: 'JSONCompactEachRowWithNamesAndTypes', clickhouse_settings: CLICKHOUSE_SETTINGS })).text();
       const [names, types] = text.split('\n').slice(0, 2).map((l) => JSON.parse(l) as string[]);
       expect(names).toEqual(q.columns.map((c) => c.name));
