@@ -35,8 +35,10 @@ counted AS (
 ),
 -- Each model's price, chosen once per model name (not per call): its exact name first, else the longest
 -- listed name it extends by a version tag.
+-- (Every kept model name, read from the facts rather than from counted: counted is then read once, so it is not
+-- written out as a CTE of its own; a name outside the window only chooses a price nobody joins.)
 models AS (
-  SELECT DISTINCT model FROM counted WHERE model IS NOT NULL
+  SELECT DISTINCT model FROM model_call_facts WHERE model IS NOT NULL
 ),
 prices AS (
   SELECT m.model AS called, p.input_usd_per_mtok, p.output_usd_per_mtok,

@@ -2,8 +2,8 @@
 -- @description What became of each tool call of a cancelled run (METRICS.md §3): lost when no result reached the conversation (never for a framework step, afterstop.tool.kind = step) (no ended execute_tool span, a result late / dropped / cancelled, or an end after A); repaired when a history repair of the same conversation at or after C lists its call id; late when it ended after A or is marked late.
 -- @param since_ns BIGINT? runs that start at or after this time (NULL: no lower bound)
 -- @param until_ns BIGINT? runs that start before this time (NULL: no upper bound)
--- @returns nothing; creates the temporary table report_tool_outcomes
-CREATE OR REPLACE TEMPORARY TABLE report_tool_outcomes AS
+-- @returns nothing; creates report_tool_outcomes (DuckDB: a temporary view: its two readers compute it for less than the table would cost to write; ClickHouse: a temporary table)
+@session_view(report_tool_outcomes)
 -- The calls of cancelled runs (tool-call-facts.sql), which carry their run's group, conversation, start, C and A.
 WITH outcomes AS (
   SELECT
@@ -15,10 +15,12 @@ WITH outcomes AS (
   FROM tool_call_facts AS t
 ),
 -- A repair (repair-facts.sql) after C in the same conversation (the same run, without one) that lists the call.
+-- (The calls read from the facts, which carry C and the conversation, rather than from outcomes: outcomes is
+-- then read once, so it is not written out as a CTE of its own.)
 repaired AS (
-  SELECT DISTINCT o.run_id, o.call_id
-  FROM outcomes AS o JOIN repair_facts AS p ON p.call_id = o.call_id
-  WHERE p.start_ns >= o.c_ns AND (p.conversation_id = o.conversation_id OR (o.conversation_id IS NULL AND p.run_id = o.run_id))
+  SELECT DISTINCT t.run_id, t.call_id
+  FROM tool_call_facts AS t JOIN repair_facts AS p ON p.call_id = t.call_id
+  WHERE p.start_ns >= t.c_ns AND (p.conversation_id = t.conversation_id OR (t.conversation_id IS NULL AND p.run_id = t.run_id))
 )
 SELECT
   o.run_id, o.trace_id, o.call_id, o.tool, o.start_ns, o.end_ns, o.result, o.lost, o.late,
