@@ -7,7 +7,7 @@
 -- @binds variables (a view takes no parameters: each is the session variable <query name>_<parameter>)
 CREATE OR REPLACE TEMP VIEW report_cancel_latency AS
 SELECT
-  q.run_id, q.trace_id, q.service, q.agent, q.framework, q.c_ns, q.a_ns, q.has_request,
+  q.run_id, q.trace_id, q.service, q.agent, q.framework, q.run_start_ns AS start_ns, q.c_ns, q.a_ns, q.has_request,
   CASE WHEN q.has_request AND q.a_ns IS NOT NULL THEN round((q.a_ns - q.c_ns) / 1e6, 3) END AS ack_ms,
   round(greatest(0, coalesce(q.settle_marker_ns, q.quiet_end_ns, q.c_ns) - q.c_ns) / 1e6, 3) AS settle_ms
 FROM cancel_span_facts AS q

@@ -6,7 +6,7 @@
 -- @returns nothing; creates report_cancel_latency, one row per cancelled run in the window, from cancel_span_facts alone (it carries the run's group, start, C, A and settle marker) (DuckDB: a temporary view: a view costs less than the table it would write (1M spans: about 150 ms of the report); ClickHouse: a temporary table)
 CREATE OR REPLACE TEMPORARY TABLE report_cancel_latency AS
 SELECT
-  q.run_id AS run_id, q.trace_id AS trace_id, q.service AS service, q.agent AS agent, q.framework AS framework, q.c_ns AS c_ns, q.a_ns AS a_ns, q.has_request AS has_request,
+  q.run_id AS run_id, q.trace_id AS trace_id, q.service AS service, q.agent AS agent, q.framework AS framework, q.run_start_ns AS start_ns, q.c_ns AS c_ns, q.a_ns AS a_ns, q.has_request AS has_request,
   CASE WHEN q.has_request AND q.a_ns IS NOT NULL THEN (sign((q.a_ns - q.c_ns) / 1e6) * floor(abs((q.a_ns - q.c_ns) / 1e6) * 1e3 + 0.5) / 1e3) END AS ack_ms,
   (sign(greatest(0, coalesce(q.settle_marker_ns, q.quiet_end_ns, q.c_ns) - q.c_ns) / 1e6) * floor(abs(greatest(0, coalesce(q.settle_marker_ns, q.quiet_end_ns, q.c_ns) - q.c_ns) / 1e6) * 1e3 + 0.5) / 1e3) AS settle_ms
 FROM cancel_span_facts AS q

@@ -10,8 +10,9 @@
 -- @column input          int
 -- @column output         int
 -- @column ghost_tax_usd  float
+-- The cancelled runs in the window (report_cancel_latency: one row each, from the facts kept for them).
 WITH runs AS (
-  SELECT run_id, service, start_ns FROM report_runs WHERE in_window AND cancelled
+  SELECT run_id, service, start_ns FROM report_cancel_latency
 ),
 unit AS (
   SELECT CASE WHEN coalesce(max(start_ns) - min(start_ns), 0) <= CAST(172800000000000 AS BIGINT) THEN 'hour' ELSE 'day' END AS unit,

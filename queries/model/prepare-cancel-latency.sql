@@ -5,7 +5,7 @@
 -- @returns nothing; creates report_cancel_latency, one row per cancelled run in the window, from cancel_span_facts alone (it carries the run's group, start, C, A and settle marker) (DuckDB: a temporary view: a view costs less than the table it would write (1M spans: about 150 ms of the report); ClickHouse: a temporary table)
 @session_view(report_cancel_latency)
 SELECT
-  q.run_id, q.trace_id, q.service, q.agent, q.framework, q.c_ns, q.a_ns, q.has_request,
+  q.run_id, q.trace_id, q.service, q.agent, q.framework, q.run_start_ns AS start_ns, q.c_ns, q.a_ns, q.has_request,
   CASE WHEN q.has_request AND q.a_ns IS NOT NULL THEN @round((q.a_ns - q.c_ns) / 1e6, 3) END AS ack_ms,
   @round(greatest(0, coalesce(q.settle_marker_ns, q.quiet_end_ns, q.c_ns) - q.c_ns) / 1e6, 3) AS settle_ms
 FROM cancel_span_facts AS q
