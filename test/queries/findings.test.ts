@@ -81,6 +81,29 @@ describe('findings', () => {
     expect(rows.map((f) => f['kind'])).toEqual(['ghost_commit', 'replay_duplicate']);
   });
 
+  it('tokens after Stop within $limit: the first runs by C, each with its models, before the rest of severity 2', async () => {
+    const t = traces();
+    // Four runs with tokens billed after Stop, their C out of start order; one with two models.
+    for (const [i, c] of [[0, 400], [1, 100], [2, 300], [3, 200]] as const) {
+      const r = t.run({ conversation: `c${i}`, startMs: i * 10, endMs: 900 });
+      r.cancelRequest(c);
+      r.model({ startMs: c + 10, endMs: c + 50, model: 'gpt-4o', input: 100 + i, output: 10 });
+      if (i === 3) r.model({ startMs: c + 20, endMs: c + 60, model: 'gpt-4o-mini', input: 1, output: 1 });
+    }
+    const s = await analyzeTraces(t);
+    const rows = await s.rows('findings', { limit: 2n });
+    const all = await s.rows('findings', { limit: 100n });
+    s.close();
+    expect(rows.map((f) => [f['kind'], f['conversation_id'], f['time_ns']])).toEqual([
+      ['tokens_after_stop', 'c1', ns(100)],
+      ['tokens_after_stop', 'c3', ns(200)],
+    ]);
+    expect(rows[1]!['detail']).toBe('104 input and 11 output tokens after Stop (gpt-4o, gpt-4o-mini), $0.000358');
+    // With room for all: every run's tokens, then the unacknowledged cancels (the same severity, after money).
+    expect(all.filter((f) => f['kind'] === 'tokens_after_stop').map((f) => f['conversation_id'])).toEqual(['c1', 'c3', 'c2', 'c0']);
+    expect(all.slice(0, 4).every((f) => f['kind'] === 'tokens_after_stop')).toBe(true);
+  });
+
   it('only runs in the window', async () => {
     const s = await analyzeTraces(scenario(), { sinceMs: 1500 });
     const rows = await s.rows('findings', { limit: 100n });
