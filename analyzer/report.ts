@@ -152,7 +152,7 @@ export const windowParams = (options: Pick<ReportOptions, 'since' | 'until'>): {
 });
 
 /** The window's parameters for a report query whose header declares them (one that reads facts, not report_runs). */
-const windowIfDeclared = (name: keyof QueryRows, options: Pick<ReportOptions, 'since' | 'until'>): Record<string, bigint | null> =>
+export const windowIfDeclared = (name: keyof QueryRows, options: Pick<ReportOptions, 'since' | 'until'>): Record<string, bigint | null> =>
   query(name).params.some((p) => p.name === 'since_ns') ? windowParams(options) : {};
 
 /** The parameters the prepare queries take from the report's options (the same in DuckDB and ClickHouse). */

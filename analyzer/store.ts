@@ -238,15 +238,17 @@ export class Store {
     await this.connection.run(q.sql);
   }
 
-  /** Whether the store says it is of this version (false when it has no version table yet: a new store). */
+  /**
+   * Whether the store says it is of this version (false when it has no version table yet: a new store). A store
+   * of this version has all of schema.sql's tables: a change to them is a new STORE_VERSION.
+   */
   private async isCurrentVersion(): Promise<boolean> {
-    try {
-      const [row] = await this.typedRows('store-version');
-      return row?.value === STORE_VERSION;
-    } catch {
-      // No store_meta yet (a new catalog): the schema makes it, and checkVersion says what it is.
-      return false;
-    }
+    const reader = await this.connection.runAndReadAll(
+      "SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'store_meta'",
+    );
+    if (Number(reader.getRowObjects()[0]?.['n'] ?? 0) === 0) return false;
+    const [row] = await this.typedRows('store-version');
+    return row?.value === STORE_VERSION;
   }
 
   /**

@@ -1,6 +1,8 @@
 -- @name schema
 -- @description The store's tables: the Parquet files that hold the spans (span_files), the spans of an ingest while it runs, the facts of every run, of its tool calls and ghost commits, the compensations, the files already read, the lines that could not be read.
 -- @returns nothing; creates what is missing, changes nothing that exists
+-- A change here is a new STORE_VERSION (analyzer/store.ts): a store of this version does not run it again, and
+-- test/analyzer/store.test.ts fails until the version is bumped.
 
 -- The store's spans live in Parquet files partitioned by day and service (store.ts): these are the live ones.
 CREATE TABLE IF NOT EXISTS span_files (

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyze } from '../../analyzer/index.js';
-import { Store } from '../../analyzer/store.js';
+import { createHash } from 'node:crypto';
+import { STORE_VERSION, Store } from '../../analyzer/store.js';
 
 /**
  * The store under two processes, and under a job killed mid-ingest: one waits
@@ -131,5 +132,35 @@ describe('the store and other processes', () => {
     const again = await analyze({ inputs: [traces], db, pricesFile: prices });
     expect(again.input.files_read).toBe(0);
     expect(again.totals).toEqual(clean.totals);
+  });
+});
+
+describe('the store version', () => {
+  it('changes with schema.sql: a store of this version does not run its schema again, so a changed table needs a new version', () => {
+    const schema = fs.readFileSync(fileURLToPath(new URL('../../queries/schema.sql', import.meta.url)));
+    const digest = createHash('sha256').update(schema).digest('hex');
+    // Changed schema.sql? Bump STORE_VERSION in analyzer/store.ts, then put the new pair here.
+    expect([STORE_VERSION, digest]).toEqual(['11', '6564a5b4468ea0bca0e9fc7d276407be32aaef1715861cb3e2d25070a3c5a6f3']);
+  });
+
+  it('a store of this version opens without its schema and keeps every table; a new one gets them', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-version-'));
+    try {
+      const tables = async (): Promise<string[]> => {
+        const store = await Store.open(folder);
+        try {
+          const reader = await store.connection.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name");
+          return reader.getRows().map((r) => String(r[0]));
+        } finally {
+          store.close();
+        }
+      };
+      const first = await tables();
+      expect(first).toContain('store_meta');
+      expect(first).toContain('run_facts');
+      expect(await tables()).toEqual(first);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -16,7 +16,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { loadPriceTable, PREPARE, prepareParams, prepareReportSpans } from '../../analyzer/report.js';
+import { loadPriceTable, PREPARE, prepareParams, prepareReportSpans, windowIfDeclared, windowParams } from '../../analyzer/report.js';
+import type { QueryRows } from '../../analyzer/sql/query-rows.js';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { query } from '../../analyzer/queries.js';
 import { Store } from '../../analyzer/store.js';
@@ -332,24 +333,26 @@ export async function storedRows(store: Store, sql: string): Promise<Row[]> {
   return sqlRows(store, sql.replaceAll('{stored}', 'report_spans'));
 }
 
-/** The report's window as its queries take it, given in ms after the base. */
-const windowOf = (o: PrepareOptions): { since_ns: bigint | null; until_ns: bigint | null } => ({
-  since_ns: o.sinceMs === undefined ? null : ns(o.sinceMs),
-  until_ns: o.untilMs === undefined ? null : ns(o.untilMs),
+/** The report's options for a window given in ms after the base (whole ms: the report's window is a Date). */
+const reportWindow = (o: PrepareOptions): { since?: Date; until?: Date } => {
+  const at = (ms: number): Date => new Date(Number(BASE_NS / 1_000_000n) + ms);
+  return { ...(o.sinceMs === undefined ? {} : { since: at(o.sinceMs) }), ...(o.untilMs === undefined ? {} : { until: at(o.untilMs) }) };
+};
+
+/** `params` with the window's, for a query that declares them (as the report passes them: report.ts's windowIfDeclared). */
+const withWindow = (name: string, o: PrepareOptions, params: Record<string, DuckDBValue> = {}): Record<string, DuckDBValue> => ({
+  ...windowIfDeclared(name as keyof QueryRows, reportWindow(o)),
+  ...params,
 });
 
-/** `params` with the window's, for a query that declares them (one that reads the facts, which carry their run's start). */
-const withWindow = (name: string, o: PrepareOptions, params: Record<string, DuckDBValue> = {}): Record<string, DuckDBValue> =>
-  query(name).params.some((p) => p.name === 'since_ns') ? { ...windowOf(o), ...params } : params;
-
-/** Load prices and run the whole prepare chain. */
+/** Load prices and run the whole prepare chain, with the parameters the report gives it (prepareParams). */
 export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
   await loadPrices(store, o.prices);
-  // The report's own parameters (prepareParams), with the window given in ms after the base.
-  const reportParams = prepareParams(o.budgetMs === undefined ? {} : { budgetMs: o.budgetMs });
-  const window = windowOf(o);
-  await prepareReportSpans(store, window.since_ns, window.until_ns);
-  for (const name of PREPARE) await store.run(query(name), withWindow(name, o, Object.fromEntries(Object.entries(reportParams(name)).filter(([k]) => k !== 'since_ns' && k !== 'until_ns'))));
+  const window = reportWindow(o);
+  const reportParams = prepareParams({ ...window, ...(o.budgetMs === undefined ? {} : { budgetMs: o.budgetMs }) });
+  const { since_ns, until_ns } = windowParams(window);
+  await prepareReportSpans(store, since_ns, until_ns);
+  for (const name of PREPARE) await store.run(query(name), reportParams(name));
 }
 
 type Row = Record<string, unknown>;

@@ -57,6 +57,21 @@ describe('afterstop query', () => {
     expect(md.stdout.split('\n')[1]).toMatch(/^\| --- \|/);
   });
 
+  it('a query over the facts takes the window of --since and --until, as leak-report does', () => {
+    const steering = (...window: string[]) => {
+      const out = afterstop('query', 'steering', '--db', db, '--format', 'json', ...window);
+      expect(out.status, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as Record<string, unknown>[]).find((r) => r['total'] === true);
+    };
+    // g6-steering.expected.json: two injects, one dropped, one violation; the golden traces are from 2026-09.
+    expect(steering()).toMatchObject({ inject_count: 2, dropped: 1, violations: 1 });
+    expect(steering('--since', '2026-10-01T00:00:00Z')).toMatchObject({ inject_count: 0, dropped: 0, violations: 0 });
+    expect(steering('--until', '2026-10-01T00:00:00Z')).toMatchObject({ inject_count: 2, dropped: 1, violations: 1 });
+    const byHand = afterstop('query', 'steering', '--db', db, '--param', 'since_ns=0');
+    expect(byHand.status).toBe(2);
+    expect(byHand.stderr).toMatch(/since_ns is the window: give --since and --until/);
+  });
+
   it('usage errors: an unknown or writing query, a parameter it does not take or of the wrong type, a missing one', () => {
     expect(afterstop('query', 'no-such-query', '--db', db).status).toBe(2);
     expect(afterstop('query', 'dedupe-spans', '--db', db).status).toBe(2);
