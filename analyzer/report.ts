@@ -151,23 +151,22 @@ export const windowParams = (options: Pick<ReportOptions, 'since' | 'until'>): {
   until_ns: toNs(options.until),
 });
 
-/** The window's parameters for a report query whose header declares them (one that reads facts, not report_runs). */
-export const windowIfDeclared = (name: keyof QueryRows, options: Pick<ReportOptions, 'since' | 'until'>): Record<string, bigint | null> =>
-  query(name).params.some((p) => p.name === 'since_ns') ? windowParams(options) : {};
+/** What a report query may declare as a parameter, from the report's options. */
+type ReportParamValues = { since_ns: bigint | null; until_ns: bigint | null; version_suffix: string; budget_ns: bigint };
 
-/** The parameters the prepare queries take from the report's options (the same in DuckDB and ClickHouse). */
-export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
-  const window = windowParams(options);
-  const params: Record<string, Record<string, bigint | string | null>> = {
-    'prepare-runs': window,
-    // Facts that carry their run's start keep the window's without joining the runs.
-    'prepare-ghost-commits': window,
-    'prepare-tool-outcomes': window,
-    'prepare-tokens': { ...window, version_suffix: VERSION_SUFFIX },
-    'prepare-cancel-latency': window,
-    'prepare-cancel-depth': { ...window, budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)) },
+/**
+ * The parameters a report query takes from the report's options: those its header declares (the window for a
+ * query over runs or over the facts, which carry their run's start; the price tags; the budget). The same in
+ * DuckDB and ClickHouse, whose renderings declare the same parameters.
+ */
+export function reportParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
+  const values: ReportParamValues = {
+    ...windowParams(options),
+    version_suffix: VERSION_SUFFIX,
+    budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)),
   };
-  return (name) => params[name] ?? {};
+  return (name) =>
+    Object.fromEntries(query(name).params.filter((p) => p.name in values).map((p) => [p.name, values[p.name as keyof ReportParamValues]]));
 }
 
 /**
@@ -176,7 +175,7 @@ export function prepareParams(options: Pick<ReportOptions, 'since' | 'until' | '
  */
 export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
   await loadPriceTable(store, options.prices);
-  const params = prepareParams(options);
+  const params = reportParams(options);
   for (const name of PREPARE) await store.run(query(name), params(name));
 }
 
@@ -222,8 +221,9 @@ export type ReportRows = <N extends keyof QueryRows>(name: N, params?: Record<st
  */
 export async function assembleReport(rowsOf: ReportRows, options: ReportOptions, input: LeakReport['input']): Promise<LeakReport> {
   const merged = new Map<string, Partial<GroupRow>>();
+  const params = reportParams(options);
   for (const name of AGGREGATES) {
-    for (const row of await rowsOf(name, windowIfDeclared(name, options))) {
+    for (const row of await rowsOf(name, params(name))) {
       const key = groupKey(row);
       merged.set(key, { ...merged.get(key), ...row });
     }

@@ -4,12 +4,12 @@
 -- @param since_ns BIGINT runs that start at or after this time (NULL: no lower bound)
 -- @param until_ns BIGINT runs that start before this time (NULL: no upper bound)
 -- @param version_suffix VARCHAR the pattern (RE2, whole match) of what may follow a listed name: a date or version tag (prices.ts)
--- @returns nothing; creates the temporary table report_tokens (needs report_prices), with each call's run, its group, conversation, start and C
+-- @returns nothing; creates the temporary table report_tokens (needs report_prices), with each call's run, its group, conversation and C (never NULL: a call is kept for its relation to C, model-call-facts.sql)
 CREATE OR REPLACE TEMPORARY TABLE report_tokens AS
 -- The calls (model-call-facts.sql) carry their run's group, conversation, start and C: no join to the runs.
 WITH calls AS (
   SELECT
-    m.run_id, m.service, m.agent, m.framework, m.conversation_id, m.run_start_ns, m.trace_id, m.span_id, m.model,
+    m.run_id, m.service, m.agent, m.framework, m.conversation_id, m.trace_id, m.span_id, m.model,
     m.start_ns, m.end_ns, m.c_ns, m.input_tokens, m.output_tokens, m.output_tokens_after_cancel, m.f_ns
   FROM model_call_facts AS m
   WHERE (($since_ns IS NULL OR m.run_start_ns >= $since_ns) AND ($until_ns IS NULL OR m.run_start_ns < $until_ns)) AND NOT m.cut_step
@@ -49,7 +49,7 @@ prices AS (
     OR (starts_with(m.model, p.model) AND regexp_full_match(substring(m.model, length(p.model) + 1), $version_suffix))
 )
 SELECT
-  c.run_id, c.service, c.agent, c.framework, c.conversation_id, c.run_start_ns, c.c_ns, c.trace_id, c.span_id, coalesce(c.model, '(unknown)') AS model, c.how,
+  c.run_id, c.service, c.agent, c.framework, c.conversation_id, c.c_ns, c.trace_id, c.span_id, coalesce(c.model, '(unknown)') AS model, c.how,
   c.start_ns >= c.c_ns AS started_after, c.input_after, c.output_after,
   p.called IS NOT NULL AS priced,
   coalesce(c.input_after * p.input_usd_per_mtok / 1e6 + c.output_after * p.output_usd_per_mtok / 1e6, 0) AS cost_usd
@@ -57,6 +57,6 @@ FROM counted AS c LEFT JOIN (SELECT * FROM prices WHERE choice = 1) AS p ON p.ca
 UNION ALL
 -- A run stopped during a model call whose span was never exported (model-call-facts.sql): the call is known
 -- from the run's model name, its tokens are not (inferred).
-SELECT m.run_id, m.service, m.agent, m.framework, m.conversation_id, m.run_start_ns, m.c_ns, m.trace_id, NULL, coalesce(m.model, '(unknown)'), 'unknown', false, 0, 0, false, 0
+SELECT m.run_id, m.service, m.agent, m.framework, m.conversation_id, m.c_ns, m.trace_id, NULL, coalesce(m.model, '(unknown)'), 'unknown', false, 0, 0, false, 0
 FROM model_call_facts AS m
 WHERE (($since_ns IS NULL OR m.run_start_ns >= $since_ns) AND ($until_ns IS NULL OR m.run_start_ns < $until_ns)) AND m.cut_step;

@@ -1,6 +1,6 @@
 import { query } from '../queries.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
-import { assembleReport, PREPARE, prepareParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
+import { assembleReport, PREPARE, reportParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
 import type { SpanCountRow } from '../sql/query-rows.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
@@ -30,7 +30,7 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   const prices = Object.entries(options.prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
   await source.run(query('clickhouse/load-prices'), { prices: JSON.stringify(prices) });
   // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.
-  const params = prepareParams(options);
+  const params = reportParams(options);
   for (const name of PREPARE) await source.run(query(`clickhouse/${name}`), params(name));
   const [count] = await source.typedRows<SpanCountRow>(query('clickhouse/span-count'));
   const spans = count?.n ?? 0;

@@ -15,7 +15,7 @@
 -- (C, run), and every one shares its severity and kind), so the text, with its list of models, is made for those.
 WITH tokens AS (
   SELECT t.run_id AS run_id, any_value(t.trace_id) AS trace_id, any_value(t.conversation_id) AS conversation_id,
-    coalesce(any_value(t.c_ns), any_value(t.run_start_ns)) AS time_ns,
+    any_value(t.c_ns) AS time_ns,
     sum(t.input_after) AS input_after, sum(t.output_after) AS output_after, sum(t.cost_usd) AS cost_usd
   FROM report_tokens AS t
   GROUP BY t.run_id

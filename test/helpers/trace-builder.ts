@@ -16,8 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { loadPriceTable, PREPARE, prepareParams, prepareReportSpans, windowIfDeclared, windowParams } from '../../analyzer/report.js';
-import type { QueryRows } from '../../analyzer/sql/query-rows.js';
+import { loadPriceTable, PREPARE, prepareReportSpans, reportParams, windowParams } from '../../analyzer/report.js';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { query } from '../../analyzer/queries.js';
 import { Store } from '../../analyzer/store.js';
@@ -339,20 +338,18 @@ const reportWindow = (o: PrepareOptions): { since?: Date; until?: Date } => {
   return { ...(o.sinceMs === undefined ? {} : { since: at(o.sinceMs) }), ...(o.untilMs === undefined ? {} : { until: at(o.untilMs) }) };
 };
 
-/** `params` with the window's, for a query that declares them (as the report passes them: report.ts's windowIfDeclared). */
-const withWindow = (name: string, o: PrepareOptions, params: Record<string, DuckDBValue> = {}): Record<string, DuckDBValue> => ({
-  ...windowIfDeclared(name as keyof QueryRows, reportWindow(o)),
+/** `params` with those the report gives the query (report.ts's reportParams: the window, the budget). */
+const withReportParams = (name: string, o: PrepareOptions, params: Record<string, DuckDBValue> = {}): Record<string, DuckDBValue> => ({
+  ...reportParams({ ...reportWindow(o), ...(o.budgetMs === undefined ? {} : { budgetMs: o.budgetMs }) })(name),
   ...params,
 });
 
-/** Load prices and run the whole prepare chain, with the parameters the report gives it (prepareParams). */
+/** Load prices and run the whole prepare chain, with the parameters the report gives it (reportParams). */
 export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
   await loadPrices(store, o.prices);
-  const window = reportWindow(o);
-  const reportParams = prepareParams({ ...window, ...(o.budgetMs === undefined ? {} : { budgetMs: o.budgetMs }) });
-  const { since_ns, until_ns } = windowParams(window);
+  const { since_ns, until_ns } = windowParams(reportWindow(o));
   await prepareReportSpans(store, since_ns, until_ns);
-  for (const name of PREPARE) await store.run(query(name), reportParams(name));
+  for (const name of PREPARE) await store.run(query(name), withReportParams(name, o));
 }
 
 type Row = Record<string, unknown>;
@@ -400,9 +397,9 @@ export async function analyzeTraces(t: Traces | string[], o: PrepareOptions = {}
   await prepare(store, o);
   return {
     store,
-    rows: (name, params) => queryRows(store, name, withWindow(name, o, params)),
+    rows: (name, params) => queryRows(store, name, withReportParams(name, o, params)),
     total: async (name) => {
-      const total = (await queryRows(store, name, withWindow(name, o))).find((r) => r['total'] === true);
+      const total = (await queryRows(store, name, withReportParams(name, o))).find((r) => r['total'] === true);
       if (!total) throw new Error(`${name}: no total row`);
       return total;
     },

@@ -4,7 +4,7 @@ import { DEFAULT_DB } from '../../analyze.js';
 import { InputError, firstLine } from '../../errors.js';
 import { loadPrices } from '../../prices.js';
 import { isReadOnly, listQueries, query, type Query } from '../../queries.js';
-import { prepareReport, windowParams } from '../../report.js';
+import { prepareReport, reportParams } from '../../report.js';
 import { renderRows, ROW_FORMATS, type RowFormat } from '../../render/rows.js';
 import { columns } from '../../render/text-table.js';
 import { withStore } from '../../store.js';
@@ -90,13 +90,13 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
       const at = p.indexOf('=');
       params[p.slice(0, at)] = coerceParam(q, p.slice(0, at), p.slice(at + 1));
     }
-    // A query over the facts (which carry their run's start) takes the report's window as parameters: --since and
-    // --until give them, as they give the prepared tables' (an open end is NULL), so that both agree.
-    for (const [key, value] of Object.entries(windowParams({ since: options.since, until: options.until }))) {
-      if (!q.params.some((p) => p.name === key)) continue;
+    // The parameters the report gives a query (for a read-only one, the window: --since and --until, an open end
+    // NULL) come from the options, as they do for the prepared tables it reads, so that both agree.
+    const fromOptions = reportParams({ since: options.since, until: options.until, budgetMs: options.budgetMs })(name);
+    for (const key of Object.keys(fromOptions)) {
       if (key in params) throw new InputError(`${name}: ${key} is the window: give --since and --until instead of --param ${key}`);
-      params[key] = value;
     }
+    Object.assign(params, fromOptions);
     const missing = q.params.filter((p) => !(p.name in params)).map((p) => p.name);
     if (missing.length > 0) throw new InputError(`${name}: give --param ${missing.map((m) => `${m}=...`).join(' --param ')}`);
     const rows = await withStore(options.db, async (store) => {
