@@ -21,6 +21,9 @@ export interface AnalyzerBench {
   spans: number;
   /** read_json of the file with the explicit schema, materialised a row per span (sample_size = 1, as afterstop reads). */
   bareRead: Measurement;
+  /** The same read kept: into a DuckDB database file, and into a Parquet file (the store's memory limit). */
+  bareReadIntoFile: Measurement;
+  bareReadIntoParquet: Measurement;
   /** Ingest into a new store (Parquet written) and report. */
   cold: Measurement;
   /** The report from the store: nothing new to ingest. */
@@ -32,6 +35,9 @@ export interface AnalyzerBench {
   inputMb: number;
   /** cold ÷ bare read. */
   ratioToBareRead: number;
+  /** The floor under it: the bare read kept (into a DuckDB file, into Parquet) ÷ the bare read. */
+  intoFileRatioToBareRead: number;
+  intoParquetRatioToBareRead: number;
   /** warm ÷ bare scan of the same Parquet. */
   ratioToBareScan: number;
 }
@@ -53,20 +59,42 @@ const FOOTER = `
 
 const MEMORY_LIMIT = memoryLimitSetting();
 
-function bareRead(file: string): Measurement {
+/**
+ * Where the bare read puts its rows: a table in memory (the baseline), a table in a DuckDB database file, or a
+ * Parquet file. The last two are what keeping the read costs DuckDB itself, with no leak model: the floor under
+ * any store that keeps its spans (afterstop's writes its rows to a table, then to Parquet).
+ */
+export type BareReadInto = 'memory' | 'duckdb-file' | 'parquet';
+
+function bareRead(file: string, into: BareReadInto, workDir: string): Measurement {
   // The same explicit schema as queries/store-files.sql, materialised as one row per span.
-  return measure(`
+  const kept = path.join(workDir, `bare-read-${process.pid}`);
+  fs.rmSync(kept, { recursive: true, force: true });
+  fs.mkdirSync(kept, { recursive: true });
+  const flat = "SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '${schema}'})))";
+  const statement =
+    into === 'parquet'
+      ? `COPY (${flat}) TO '${path.join(kept, 'spans.parquet')}' (FORMAT parquet, PARQUET_VERSION v2)`
+      : `CREATE TABLE spans AS ${flat}`;
+  // Kept: with the store's memory limit and rows in any order, as afterstop writes them.
+  const options = into === 'memory' ? '{}' : JSON.stringify({ memory_limit: MEMORY_LIMIT, temp_directory: path.join(kept, 'tmp') });
+  try {
+    return measure(`
     import * as fs from 'node:fs';
     import { DuckDBInstance } from '@duckdb/node-api';
     const sql = fs.readFileSync(${JSON.stringify(path.join(root, 'queries', 'store-files.sql'))}, 'utf8');
     const schema = sql.slice(sql.indexOf("columns = {resourceSpans: '") + 27, sql.indexOf("'})"));
-    const instance = await DuckDBInstance.create(':memory:');
+    const instance = await DuckDBInstance.create(${JSON.stringify(into === 'duckdb-file' ? path.join(kept, 'kept.duckdb') : ':memory:')}, ${options});
     const connection = await instance.connect();
     const started = performance.now();
-    await connection.run(\`CREATE TABLE spans AS SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '\${schema}'})))\`, { file: ${JSON.stringify(file)} });
+    ${into === 'memory' ? '' : "await connection.run('SET preserve_insertion_order = false');"}
+    await connection.run(\`${statement}\`, { file: ${JSON.stringify(file)} });
     connection.closeSync();
     instance.closeSync();
     ${FOOTER}`);
+  } finally {
+    fs.rmSync(kept, { recursive: true, force: true });
+  }
 }
 
 /** Every column of the store's Parquet files read once. */
@@ -107,19 +135,25 @@ export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
   const store = path.join(workDir, `store-${spans}`);
   fs.rmSync(store, { recursive: true, force: true });
   try {
-    const read = bareRead(file);
+    const read = bareRead(file, 'memory', workDir);
+    const intoFile = bareRead(file, 'duckdb-file', workDir);
+    const intoParquet = bareRead(file, 'parquet', workDir);
     const cold = analyzeOnce(file, store);
     const warm = analyzeOnce(file, store);
     const scan = bareScan(store);
     return {
       spans,
       bareRead: read,
+      bareReadIntoFile: intoFile,
+      bareReadIntoParquet: intoParquet,
       cold,
       warm,
       bareScan: scan,
       parquetMb: sizeMb(path.join(store, 'spans')),
       inputMb: fs.statSync(file).size / 1024 / 1024,
       ratioToBareRead: cold.seconds / read.seconds,
+      intoFileRatioToBareRead: intoFile.seconds / read.seconds,
+      intoParquetRatioToBareRead: intoParquet.seconds / read.seconds,
       ratioToBareScan: warm.seconds / scan.seconds,
     };
   } finally {
