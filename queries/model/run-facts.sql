@@ -5,7 +5,9 @@
 WITH per_run AS (
   SELECT
     run_id,
-    coalesce(argMin(trace_id, start_ns) FILTER (WHERE role = 'run'), argMin(trace_id, start_ns)) AS trace_id,
+    -- A run's key begins with its trace's id (run_key), so every span of a run lies in one trace: grouped by both,
+    -- no aggregate over the text of the trace id (such states are held outside DuckDB's memory limit).
+    trace_id,
     min(start_ns) AS first_ns,
     max(start_ns) FILTER (WHERE @run_key(trace_id, span_id) = run_id OR (role = 'run' AND @run_key(trace_id, attr_run_id) = run_id)) AS run_start_ns,
     max(end_ns) FILTER (WHERE @run_key(trace_id, span_id) = run_id OR (role = 'run' AND @run_key(trace_id, attr_run_id) = run_id)) AS run_end_ns,
@@ -29,7 +31,7 @@ WITH per_run AS (
     ) AS abort_evidence_ns
   FROM @assigned_spans
   WHERE run_id IS NOT NULL AND @touched(trace_id)
-  GROUP BY run_id
+  GROUP BY run_id, trace_id
 )
 SELECT
   run_id, trace_id, service, agent, framework, conversation_id,
