@@ -24,7 +24,7 @@ export interface AnalyzerBench {
   /** The same read kept: into a DuckDB database file, and into a Parquet file (the store's memory limit). */
   bareReadIntoFile: Measurement;
   bareReadIntoParquet: Measurement;
-  /** Ingest into a new store (Parquet written) and report. */
+  /** Ingest into a new store (Parquet written) and report, in a process set up as the command's (one libuv thread). */
   cold: Measurement;
   /** The report from the store: nothing new to ingest. */
   warm: Measurement;
@@ -114,9 +114,15 @@ function bareScan(store: string): Measurement {
     ${FOOTER}`);
 }
 
+/** The command's sizing of libuv's pool (analyzer/cli/thread-pool.ts), as `afterstop leak-report` runs. */
+const threadPoolModule = pathToFileURL(path.join(root, 'dist', 'analyzer', 'cli', 'thread-pool.js')).href;
+
 function analyzeOnce(file: string, db: string): Measurement {
+  // As the command runs it: libuv's pool sized before DuckDB's client loads (and starts it).
   return measure(`
-    import { analyze } from ${JSON.stringify(analyzerModule)};
+    const { useCliThreadPool } = await import(${JSON.stringify(threadPoolModule)});
+    useCliThreadPool(process.env);
+    const { analyze } = await import(${JSON.stringify(analyzerModule)});
     const started = performance.now();
     await analyze({ inputs: [${JSON.stringify(file)}], db: ${JSON.stringify(db)} });
     ${FOOTER}`);

@@ -3,8 +3,8 @@
  * The `afterstop` command. Builds the program; every command hands back a
  * promise of its exit code, and the process exits here, in one place.
  */
-import { realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// First: it sizes libuv's thread pool before DuckDB's client, loaded by the imports below, starts it.
+import { isCommandEntry } from './entry.js';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../../instrumentation/version.js';
 import { demoCommand } from './commands/demo.js';
@@ -93,18 +93,7 @@ function quietOnClosedStdout(): void {
   });
 }
 
-/** True when this file is the program being run (directly, or through the npm bin link). */
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isCommandEntry) {
   quietOnClosedStdout();
   process.exitCode = await main(process.argv).catch(internalError);
 }
