@@ -64,13 +64,14 @@ const MEMORY_LIMIT = memoryLimitSetting();
  * Parquet file. The last two are what keeping the read costs DuckDB itself, with no leak model: the floor under
  * any store that keeps its spans (afterstop's writes its rows to a table, then to Parquet).
  */
-export type BareReadInto = 'memory' | 'duckdb-file' | 'parquet';
+type BareReadInto = 'memory' | 'duckdb-file' | 'parquet';
 
 function bareRead(file: string, into: BareReadInto, workDir: string): Measurement {
   // The same explicit schema as queries/store-files.sql, materialised as one row per span.
+  // Where a kept read goes (none for the baseline, in memory).
   const kept = path.join(workDir, `bare-read-${process.pid}`);
   fs.rmSync(kept, { recursive: true, force: true });
-  fs.mkdirSync(kept, { recursive: true });
+  if (into !== 'memory') fs.mkdirSync(kept, { recursive: true });
   const flat = "SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '${schema}'})))";
   const statement =
     into === 'parquet'

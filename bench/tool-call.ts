@@ -31,7 +31,7 @@ export interface Figures {
    */
   contractSpanNs: number;
   afterstopNs: number;
-  /** afterstop ÷ bare span: the target is at most 1.5. */
+  /** afterstop ÷ bare span: the target is at most 1.2. */
   ratioToBareSpan: number;
   /** contract span ÷ bare span: the floor the contract sets under ratioToBareSpan. */
   contractRatioToBareSpan: number;
@@ -75,7 +75,9 @@ function median(values: number[]): number {
 export async function benchToolCall(iterations = 50_000, rounds = 11): Promise<ToolCallBench> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-'));
   setup({ tracesDir: dir, serviceName: 'bench', maxQueueSize: 8192 });
-  const run = startRun({ agentName: 'bench', conversationId: 'bench' });
+  const agentName = 'bench';
+  const conversationId = 'bench';
+  const run = startRun({ agentName, conversationId });
   const tracer = trace.getTracer('bench');
 
   const bare = (): Promise<number> => body();
@@ -94,8 +96,9 @@ export async function benchToolCall(iterations = 50_000, rounds = 11): Promise<T
         }
       },
     );
-  // The same attributes afterstop's tool span carries for this run and call (instrumentation/tool.ts).
-  const common = { [ATTR_RUN_ID]: run.id, [ATTR_FRAMEWORK]: 'manual', [ATTR_GEN_AI_CONVERSATION_ID]: 'bench', [ATTR_GEN_AI_AGENT_NAME]: 'bench' };
+  // The same attributes afterstop's tool span carries for this run and call (instrumentation/tool.ts). Written out
+  // beside bareSpan rather than shared with it through a helper: the indirection made the baseline 5 % slower.
+  const common = { [ATTR_RUN_ID]: run.id, [ATTR_FRAMEWORK]: 'manual', [ATTR_GEN_AI_CONVERSATION_ID]: conversationId, [ATTR_GEN_AI_AGENT_NAME]: agentName };
   const contractSpan = (i: number): Promise<number> =>
     tracer.startActiveSpan(
       `${GEN_AI_OPERATION_EXECUTE_TOOL} lookup`,
