@@ -1,5 +1,6 @@
 import { ingest, type IngestSummary } from './ingest/ingest.js';
 import { buildReport } from './report.js';
+import { loadTimelines, worstRuns } from './run-timeline.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { type Store, withStore } from './store.js';
 import type { LeakReport } from './types.js';
@@ -44,7 +45,12 @@ export async function analyze(options: AnalyzeOptions): Promise<LeakReport> {
   return withStore(options.db ?? DEFAULT_DB, async (store) => {
     const ingested = await withProgress(store, options, (progress) => ingest(store, options.inputs, progress));
     options.progress?.(`${ingested.spansAdded} new spans from ${ingested.read} of ${ingested.files} file(s); computing the report`);
-    return buildReport(store, report, ingested);
+    const built = await buildReport(store, report, ingested);
+    if ((options.timelines ?? 0) > 0) {
+      options.progress?.('drawing the runs of the worst findings');
+      built.timelines = await loadTimelines(store, worstRuns(built.findings, options.timelines ?? 0), options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {});
+    }
+    return built;
   });
 }
 

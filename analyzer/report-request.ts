@@ -11,6 +11,8 @@ export interface ReportRequest {
   findingsLimit?: number;
   /** A price table that replaces the shipped one. */
   pricesFile?: string;
+  /** Draw the runs of this many of the worst findings (distinct runs) into the report's `timelines`. Default 0: none. */
+  timelines?: number;
   /** A line of progress now and then; with a percentage while a long read runs (trace files, `trackProgress`). */
   progress?: (message: string, percentage?: number) => void;
 }

@@ -177,4 +177,128 @@ export interface LeakReport {
     skipped_count: number;
   };
   prices: { as_of: string | null; source: string };
+  /**
+   * The runs of the worst findings drawn against their Stop (an afterstop addition; present only when asked:
+   * the HTML report asks, `--timelines N`), in the order of their first finding.
+   */
+  timelines?: RunTimeline[];
+}
+
+// ------------------------------------------------------------- run timelines
+
+/**
+ * A run drawn against its Stop (`afterstop explain`, the HTML report's timelines; an afterstop addition).
+ * Times are milliseconds from the run's origin: C for a cancelled run, else its start.
+ */
+export interface RunTimeline {
+  /** The run's id within its trace, as the findings show it. */
+  run_id: string;
+  trace_id: string;
+  service: string | null;
+  agent: string | null;
+  framework: string | null;
+  conversation_id: string | null;
+  /** The instant the offsets count from: C, or the run's start when it was not cancelled (ISO-8601, and ns since the epoch as decimal text). */
+  origin: string;
+  origin_ns: string;
+  cancelled: boolean;
+  /** C comes from a foreign trace's abort evidence, not from an afterstop.cancel.request marker. */
+  cancel_inferred: boolean;
+  outcome: string | null;
+  start_ms: number;
+  /** null: the run span was never exported (the run never ended, or its process died). */
+  end_ms: number | null;
+  /** The acknowledgement and settle markers (afterstop.cancel.ack, afterstop.cancel.settle). */
+  ack_ms: number | null;
+  settle_ms: number | null;
+  /** The run's model calls, tool calls, commits and markers, in time order: each is one span of the run. */
+  items: TimelineItem[];
+  figures: RunFigures;
+  /** The next run of the conversation, when it failed after this Stop (a post-cancel error), on the same origin. */
+  next_run: RunTimeline | null;
+}
+
+interface TimelineItemBase {
+  /** The span it is drawn from. */
+  span_id: string;
+  start_ms: number;
+}
+
+export interface TimelineModelCall extends TimelineItemBase {
+  kind: 'model_call';
+  end_ms: number;
+  name: string;
+  model: string | null;
+  status: 'unset' | 'ok' | 'error';
+  /** It ended with an abort or cancel. */
+  cancelled: boolean;
+  started_after_stop: boolean;
+  /** What it billed after Stop (a call that ended after C), and how that is known. */
+  after_stop: { input: number; output: number; how: 'observed' | 'estimated' | 'unknown'; cost_usd: number; priced: boolean } | null;
+}
+
+export interface TimelineToolCall extends TimelineItemBase {
+  kind: 'tool_call';
+  /** null: it never ended (the span drawn is its afterstop.tool.start marker). */
+  end_ms: number | null;
+  tool: string | null;
+  call_id: string | null;
+  effect: string | null;
+  /** tool, step (a framework step) or compensate. */
+  tool_kind: string | null;
+  result: string | null;
+  status: 'unset' | 'ok' | 'error';
+  /** Its result never reached the conversation (an orphan), or it did only by a history repair. */
+  outcome: 'lost' | 'repaired' | null;
+  late: boolean;
+  /** A ghost the report draws on the call itself: possible (it never ended), inferred (a foreign trace's tool that ended after Stop). */
+  ghost: 'possible' | 'inferred' | null;
+  /** afterstop recorded it (its markers or its own tool span); false: a foreign span. */
+  recorded: boolean;
+}
+
+export interface TimelineCommit extends TimelineItemBase {
+  kind: 'commit';
+  tool: string | null;
+  call_id: string | null;
+  effect: string | null;
+  evidence: string | null;
+  /** known: it landed after Stop; possible: its request was sent before and its answer lost after Stop. */
+  ghost: 'known' | 'possible' | null;
+  compensated: boolean;
+  /** A possible ghost's request reached the service then. */
+  sent_ms: number | null;
+}
+
+export interface TimelineMarker extends TimelineItemBase {
+  kind: 'marker';
+  /** The marker's span name (afterstop.cancel.request, afterstop.history.repair, ...). */
+  name: string;
+}
+
+/** One element of a run's timeline, by kind. */
+export type TimelineItem = TimelineModelCall | TimelineToolCall | TimelineCommit | TimelineMarker;
+
+/** The figures of METRICS.md for one run, with why they are what they are. */
+export interface RunFigures {
+  cancel_ack_ms: number | null;
+  cancel_settle_ms: number | null;
+  /** 0 to 4 for a cancelled run (METRICS.md §8). */
+  cancel_depth: number | null;
+  /** What kept the depth from the next level, in words; null at 4 or for a run not cancelled. */
+  cancel_depth_reason: string | null;
+  ghost_commits: { known: number; possible: number; inferred: number; compensated: number };
+  orphan_tool_calls: { orphans: number; repaired: number; late_results: number; requested_never_run: number; never_ended: number; result_lost: number };
+  tokens_after_stop: {
+    input: number;
+    output: number;
+    observed_calls: number;
+    estimated_calls: number;
+    calls_without_usage: number;
+    calls_started_after_stop: number;
+    ghost_tax_usd: number;
+    unpriced_calls: number;
+  };
+  /** The next run's error after this Stop (METRICS.md §5). */
+  post_cancel_error: { run_id: string; cause: string; text: string; time: string } | null;
 }

@@ -8,6 +8,7 @@ import { isCommandEntry } from './entry.js';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../../instrumentation/version.js';
 import { demoCommand } from './commands/demo.js';
+import { explainCommand } from './commands/explain.js';
 import { ingestCommand } from './commands/ingest.js';
 import { leakReportCommand } from './commands/leak-report.js';
 import { pruneCommand } from './commands/prune.js';
@@ -31,6 +32,7 @@ export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
     .description('what an AI agent keeps doing after its user pressed Stop')
     .version(VERSION)
     .addCommand(leakReportCommand(done))
+    .addCommand(explainCommand(done))
     .addCommand(ingestCommand(done))
     .addCommand(queryCommand(done))
     .addCommand(pruneCommand(done))

@@ -56,8 +56,9 @@ export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'possibl
 export function worstFindings(report: LeakReport, limit: number): Finding[] {
   return report.findings.slice(0, limit);
 }
-export const FINDINGS_HEADER = ['severity', 'kind', 'time', 'tool', 'trace id', 'detail'];
-export const findingRow = (f: Finding): string[] => [String(f.severity), f.kind, f.time, f.tool ?? '', f.trace_id, f.detail];
+/** `#` is the finding's number in the report, which `afterstop explain N` takes. */
+export const FINDINGS_HEADER = ['#', 'severity', 'kind', 'time', 'tool', 'trace id', 'detail'];
+export const findingRow = (f: Finding, i: number): string[] => [String(i + 1), String(f.severity), f.kind, f.time, f.tool ?? '', f.trace_id, f.detail];
 
 /** Where the figures came from, in one line. */
 export function provenance(report: LeakReport): string {

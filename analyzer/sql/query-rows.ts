@@ -50,6 +50,25 @@ export interface CancelLatencyRow {
   unacknowledged_cancels: number;
 }
 
+/** A row of queries/explain-runs.sql (explain_runs). */
+export interface ExplainRunsRow {
+  run_id: string;
+  trace_id: string;
+  local_id: string;
+  service: string | null;
+  agent: string | null;
+  framework: string | null;
+  conversation_id: string | null;
+  start_ns: bigint;
+  end_ns: bigint | null;
+  outcome: string | null;
+  cancelled: boolean;
+  cancel_inferred: boolean;
+  c_ns: bigint | null;
+  a_ns: bigint | null;
+  settle_ns: bigint | null;
+}
+
 /** A row of queries/file-counts.sql (file_counts). */
 export interface FileCountsRow {
   file: string;
@@ -186,6 +205,81 @@ export interface ReportSpanFilesRow {
   path: string;
 }
 
+/** A row of queries/run-figures.sql (run_figures). */
+export interface RunFiguresRow {
+  run_id: string;
+  ack_ms: number | null;
+  settle_ms: number | null;
+  depth: number | null;
+  loop_ok: boolean | null;
+  model_ok: boolean | null;
+  tools_ok: boolean | null;
+  effects_ok: boolean | null;
+  work_after: number;
+  model_over_ms: number | null;
+  slow_tool: string | null;
+  slow_tool_ms: number | null;
+  tools_at_stop: number;
+  tool_evidence: boolean | null;
+  ghost_commits: number;
+  ghost_possible: number;
+  ghost_inferred: number;
+  ghost_compensated: number;
+  orphans: number;
+  repaired: number;
+  late: number;
+  orphans_requested: number;
+  orphans_unended: number;
+  orphans_result: number;
+  input_after: bigint;
+  output_after: bigint;
+  observed_calls: number;
+  estimated_calls: number;
+  unknown_calls: number;
+  started_after: number;
+  cost_usd: number;
+  unpriced_calls: number;
+  next_run_id: string | null;
+  error_cause: string | null;
+  error_text: string | null;
+  error_ns: bigint | null;
+  previous_run_id: string | null;
+}
+
+/** A row of queries/run-timeline.sql (run_timeline). */
+export interface RunTimelineRow {
+  run_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  role: string;
+  scope: string | null;
+  start_ns: bigint;
+  end_ns: bigint;
+  status_code: number;
+  is_cancellation: boolean;
+  tool: string | null;
+  call_id: string | null;
+  effect: string | null;
+  tool_kind: string | null;
+  result: string | null;
+  evidence: string | null;
+  model: string | null;
+  input_tokens: bigint | null;
+  output_tokens: bigint | null;
+  ghost: string | null;
+  compensated: boolean | null;
+  sent_ns: bigint | null;
+  tokens_how: string | null;
+  input_after: bigint | null;
+  output_after: bigint | null;
+  cost_usd: number | null;
+  priced: boolean | null;
+  lost: boolean | null;
+  repaired: boolean | null;
+  late: boolean | null;
+}
+
 /** A row of queries/runs.sql (runs). */
 export interface RunsRow {
   service: string | null;
@@ -301,6 +395,7 @@ export interface QueryRows {
   'cancel-depth': CancelDepthRow;
   'cancel-latency-histogram': CancelLatencyHistogramRow;
   'cancel-latency': CancelLatencyRow;
+  'explain-runs': ExplainRunsRow;
   'file-counts': FileCountsRow;
   'file-span-counts': FileSpanCountsRow;
   'findings': FindingsRow;
@@ -317,6 +412,8 @@ export interface QueryRows {
   'replace-span-files': ReplaceSpanFilesRow;
   'replay-duplicates': ReplayDuplicatesRow;
   'report-span-files': ReportSpanFilesRow;
+  'run-figures': RunFiguresRow;
+  'run-timeline': RunTimelineRow;
   'runs': RunsRow;
   'skipped-lines': SkippedLinesRow;
   'span-count': SpanCountRow;

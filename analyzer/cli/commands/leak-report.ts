@@ -18,6 +18,9 @@ import { silentProgress, stderrProgress } from '../progress.js';
 import { inputErrorExit, printSkipped } from '../stderr.js';
 import { parseTime } from '../time.js';
 
+/** Runs drawn in the HTML report unless --timelines says otherwise: the page stays a few hundred kB. */
+export const DEFAULT_TIMELINES = 20;
+
 export const REPORT_FORMATS = ['table', 'json', 'markdown', 'html', 'arrow'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
@@ -40,6 +43,7 @@ interface LeakReportOptions {
   maxLabelValues: number;
   clickhouse?: string;
   table: string;
+  timelines?: number;
   [budget: string]: unknown;
 }
 
@@ -108,6 +112,7 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
     .option('--budget-ms <ms>', 'cancel-depth budget', nonNegativeNumber, 1000)
     .option('--findings <n>', 'at most this many findings in the report', nonNegativeNumber, 1000)
     .option('--top <n>', 'findings listed by the table and markdown formats', nonNegativeNumber, 10)
+    .option('--timelines <n>', 'draw the runs of the worst findings against their Stop: in the HTML report (default 20), and with json in its timelines (default none)', nonNegativeNumber)
     .option('--no-progress', 'no progress on stderr')
     .option('--push-gateway <url>', 'push the figures as Prometheus metrics to this Pushgateway (replacing the last push of the same job and instance)', httpUrl)
     .option('--push-job <name>', 'the job label of the push', 'afterstop')
@@ -125,6 +130,7 @@ Examples:
   afterstop leak-report ./traces --since 24h --push-gateway http://pushgateway:9091 --format json --out leaks.json
   afterstop leak-report ./traces --prometheus-file /var/lib/node_exporter/textfile/afterstop.prom
   afterstop leak-report --clickhouse http://clickhouse:8123 --table otel.otel_traces --since 24h
+  afterstop explain 1                # the worst finding's run, drawn against its Stop
 
 Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage, unreadable input, or a failed export (push, metrics file).`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
@@ -170,6 +176,8 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
       ...(options.until !== undefined ? { until: options.until } : {}),
       budgetMs: options.budgetMs,
       findingsLimit: Math.floor(options.findings),
+      // Timelines are drawn from the store's spans (DuckDB); the ClickHouse source gives none.
+      timelines: options.clickhouse !== undefined ? 0 : Math.floor(options.timelines ?? (format === 'html' ? DEFAULT_TIMELINES : 0)),
       progress: (message, percentage) => progress.update(message, percentage),
     });
   } catch (error) {

@@ -205,7 +205,8 @@ describe('renderHtml', () => {
     expect(await page.locator('table.findings tbody tr').count()).toBe(report.findings.length);
     const finding = await page.locator('table.findings tbody tr').first().locator('td').allTextContents();
     const f = report.findings[0];
-    expect(finding).toEqual([f?.kind, String(f?.severity), f?.time, f?.tool ?? '–', f?.detail, f?.trace_id, f?.run_id]);
+    // Numbered as `afterstop explain N` takes them; no timeline drawn unless the report has them.
+    expect(finding).toEqual(['1', f?.kind, String(f?.severity), f?.time, f?.tool ?? '–', f?.detail, f?.trace_id, f?.run_id, '–']);
     expect(await page.locator('a').count()).toBe(0);
   });
 

@@ -54,6 +54,10 @@ function storeParams(file: string): Record<string, unknown> {
     'prune-span-files': { before_ns: 0n },
     'replace-span-files': { days: listValue(['1970-01-01']) },
     'report-span-files': { since_ns: null, until_ns: null },
+    // The golden ghost email (g2): a cancelled run whose next run failed.
+    'explain-runs': { id: '00000000000000000000000000000006', limit: 10n },
+    'run-figures': { runs: listValue(['00000000000000000000000000000006:0000000000000007', 'f0000000000000000000000000000006:000000000000000f']) },
+    'run-timeline': { runs: listValue(['00000000000000000000000000000006:0000000000000007']) },
     'write-span-files': { dir: fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), pattern: 'probe_{i}' },
     'write-span-partition': { day: '1970-01-01', service_folder: null, file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), 'probe.parquet') },
   };

@@ -1,0 +1,103 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { DEFAULT_DB } from '../../analyze.js';
+import { explain, parseExplainTarget, type Explanation } from '../../explain.js';
+import { pageStart } from '../../render/html.js';
+import { colorWanted } from '../../render/terminal.js';
+import { renderExplainHtml } from '../../render/timeline-html.js';
+import { renderExplainMarkdown, renderExplainTerminal } from '../../render/timeline-text.js';
+import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { nonNegativeNumber } from '../options.js';
+import { writeFileAtomic } from '../output.js';
+import { silentProgress, stderrProgress } from '../progress.js';
+import { inputErrorExit, printSkipped } from '../stderr.js';
+import { parseTime } from '../time.js';
+import { resolveFormat } from './leak-report.js';
+
+export const EXPLAIN_FORMATS = ['table', 'markdown', 'json', 'html'] as const;
+export type ExplainFormat = (typeof EXPLAIN_FORMATS)[number];
+
+interface ExplainOptions {
+  db: string;
+  prices?: string;
+  since?: Date;
+  until?: Date;
+  budgetMs: number;
+  format?: ExplainFormat;
+  out?: string;
+  progress: boolean;
+}
+
+/** `afterstop explain <finding | run id | trace id> [paths...]`: a run drawn against its Stop. */
+export function explainCommand(done: (code: Promise<ExitCode>) => void): Command {
+  return new Command('explain')
+    .description('draw a stopped run against time: the Stop, the acknowledgement, what was in flight, what went on after, and the commits that landed')
+    .argument('<target>', 'a finding number as leak-report lists it (3 or #3, over the same store and --since/--until), a run id, a run key (trace:run) or a trace id')
+    .argument('[paths...]', 'trace files, folders or globs to read into the store first (default: the folder the instrumentation writes, when it exists)')
+    .option('--db <folder>', 'the store leak-report keeps (:memory: to read the paths alone)', DEFAULT_DB)
+    .option('--prices <file>', 'a price table that replaces the shipped one')
+    .option('--since <time>', 'number findings as leak-report --since does (ISO-8601, or an age like 24h)', (v) => parseTime(v))
+    .option('--until <time>', 'number findings as leak-report --until does', (v) => parseTime(v))
+    .option('--budget-ms <ms>', 'cancel-depth budget', nonNegativeNumber, 1000)
+    .addOption(new Option('--format <format>', 'output format (default: table on a terminal, json otherwise, or what --out ends with)').choices(EXPLAIN_FORMATS))
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--no-progress', 'no progress on stderr')
+    .addHelpText('after', `
+Examples:
+  afterstop leak-report ./afterstop-traces && afterstop explain 1
+  afterstop explain 4bf92f3577b34da6a3ce929d0e0e4736 --format markdown --out ticket.md
+  afterstop explain 00f067aa0ba902b7 ./traces --db :memory:
+  afterstop explain 2 --format html --out run.html
+
+Exit codes: 0 drawn, 2 bad usage, unreadable input, or an id or finding the store does not hold.`)
+    .action((target: string, paths: string[], options: ExplainOptions) => done(explainAction(target, paths, options)));
+}
+
+function render(e: Explanation, format: ExplainFormat, color: boolean): string {
+  switch (format) {
+    case 'json': return `${JSON.stringify(e, null, 2)}\n`;
+    case 'markdown': return renderExplainMarkdown(e);
+    case 'html': return renderExplainHtml(e, pageStart);
+    case 'table': return renderExplainTerminal(e, { color, width: process.stdout.columns ?? 100 });
+  }
+}
+
+async function explainAction(targetText: string, paths: string[], options: ExplainOptions): Promise<ExitCode> {
+  const format = resolveFormat(options.format, options.out, process.stdout.isTTY === true) as ExplainFormat;
+  if (!(EXPLAIN_FORMATS as readonly string[]).includes(format)) {
+    process.stderr.write(`afterstop: explain writes ${EXPLAIN_FORMATS.join(', ')}; --out ${options.out} names another format: give --format\n`);
+    return EXIT_USAGE;
+  }
+  // No paths: what the instrumentation wrote since the last report, when its folder exists; else the store alone.
+  const tracesDir = defaultTracesDir();
+  if (paths.length === 0 && fs.existsSync(tracesDir)) paths = [path.resolve(tracesDir)];
+  const progress = options.progress ? stderrProgress() : silentProgress;
+  let explanation: Explanation;
+  try {
+    explanation = await explain({
+      target: parseExplainTarget(targetText),
+      inputs: paths,
+      db: options.db,
+      ...(options.prices !== undefined ? { pricesFile: options.prices } : {}),
+      ...(options.since !== undefined ? { since: options.since } : {}),
+      ...(options.until !== undefined ? { until: options.until } : {}),
+      budgetMs: options.budgetMs,
+      progress: (message) => progress.update(message),
+    });
+  } catch (error) {
+    progress.done();
+    return inputErrorExit(error);
+  }
+  progress.done();
+  const text = render(explanation, format, options.out === undefined && colorWanted(process.stdout));
+  if (options.out !== undefined) {
+    writeFileAtomic(options.out, text);
+    process.stderr.write(`afterstop: wrote ${options.out}\n`);
+  } else {
+    process.stdout.write(text);
+  }
+  printSkipped(explanation.skipped, ' (see skipped in --format json)');
+  return EXIT_OK;
+}

@@ -1,0 +1,94 @@
+import { listValue } from '@duckdb/node-api';
+import { DEFAULT_DB } from './analyze.js';
+import { InputError } from './errors.js';
+import { ingest } from './ingest/ingest.js';
+import { localRunId, prepareReport } from './report.js';
+import { reportOptions, type ReportRequest } from './report-request.js';
+import { loadTimelines } from './run-timeline.js';
+import { withStore, type Store } from './store.js';
+import { isFindingKind, type Finding, type RunTimeline, type SkippedInput } from './types.js';
+
+/** What `afterstop explain` is asked about: a finding by its number in the report (1 is the worst), or a run or trace by its id. */
+export type ExplainTarget = { finding: number } | { id: string };
+
+/** At most this many runs of one trace are drawn. */
+export const MAX_RUNS = 50;
+
+/** `3` or `#3` is the report's third finding; anything else is a run id, a run key (`trace:run`) or a trace id. */
+export function parseExplainTarget(text: string): ExplainTarget {
+  const trimmed = text.trim();
+  const number = /^#?(\d{1,9})$/.exec(trimmed);
+  if (number !== null) {
+    const n = Number(number[1]);
+    if (n < 1) throw new InputError(`finding ${trimmed}: findings are numbered from 1`);
+    return { finding: n };
+  }
+  if (trimmed === '') throw new InputError('give a run id, a trace id or a finding number');
+  return { id: trimmed };
+}
+
+export interface ExplainOptions extends ReportRequest {
+  target: ExplainTarget;
+  /** Trace files, folders and globs read into the store first (none: the store as it is). */
+  inputs: readonly string[];
+  db?: string;
+}
+
+export interface Explanation {
+  /** The finding asked about, as the report lists it. */
+  finding: Finding | null;
+  timelines: RunTimeline[];
+  /** Runs of the trace beyond {@link MAX_RUNS}, not drawn. */
+  runs_not_drawn: number;
+  skipped: SkippedInput[];
+}
+
+/** The store's key of the run a finding names, and the finding as the report shows it. */
+async function findingRun(store: Store, n: number): Promise<{ key: string; finding: Finding }> {
+  const rows = await store.typedRows('findings', { limit: BigInt(n) });
+  const row = rows[n - 1];
+  if (row === undefined) throw new InputError(`finding ${n}: the report has ${rows.length === 0 ? 'no findings' : `only ${rows.length} finding(s)`} in this window`);
+  if (!isFindingKind(row.kind)) throw new InputError(`finding ${n}: unknown kind ${row.kind}`);
+  return {
+    key: row.run_id,
+    finding: {
+      kind: row.kind, severity: row.severity, trace_id: row.trace_id, run_id: localRunId(row.run_id), conversation_id: row.conversation_id,
+      tool: row.tool, time: new Date(Number(row.time_ns / 1_000_000n)).toISOString(), detail: row.detail,
+    },
+  };
+}
+
+/**
+ * Read the inputs into the store (only what it has not seen), then draw the
+ * runs the target names against their Stop, with their figures. An id or a
+ * finding the store does not hold is an InputError (exit 2). The store is always closed.
+ */
+export async function explain(options: ExplainOptions): Promise<Explanation> {
+  const db = options.db ?? DEFAULT_DB;
+  const report = reportOptions(options);
+  return withStore(db, async (store) => {
+    const ingested = await ingest(store, options.inputs, options.progress);
+    const skipped = ingested.paths.length === 0 ? [] : await store.typedRows('skipped-lines', { files: listValue([...ingested.paths]) });
+    await prepareReport(store, report);
+    const target = options.target;
+    let finding: Finding | null = null;
+    let keys: string[];
+    let notDrawn = 0;
+    if ('finding' in target) {
+      const found = await findingRun(store, target.finding);
+      finding = found.finding;
+      keys = [found.key];
+      // The finding was numbered in the window; its run is drawn whole, with what lies outside the window.
+      if (report.since !== undefined || report.until !== undefined) await prepareReport(store, { ...report, since: undefined, until: undefined });
+    } else {
+      const rows = await store.typedRows('explain-runs', { id: target.id, limit: BigInt(MAX_RUNS + 1) });
+      if (rows.length === 0) {
+        throw new InputError(`${JSON.stringify(target.id)}: no run or trace of that id in the store ${db === ':memory:' ? '(in memory)' : db}; give a run id or a trace id as the report shows them, or a finding number`);
+      }
+      notDrawn = Math.max(0, rows.length - MAX_RUNS);
+      keys = rows.slice(0, MAX_RUNS).map((r) => r.run_id);
+    }
+    const timelines = await loadTimelines(store, keys, options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {});
+    return { finding, timelines, runs_not_drawn: notDrawn, skipped };
+  });
+}

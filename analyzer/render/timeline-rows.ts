@@ -1,0 +1,170 @@
+/**
+ * A run's timeline as the rows every format draws (terminal, Markdown, SVG):
+ * one per model call, tool call, commit and marker, in time order, each
+ * labelled once here so that the formats say the same thing. Nothing is
+ * computed that the report has not concluded: the rows only word it.
+ */
+import { int, usd } from './format.js';
+import type { RunTimeline, TimelineItem } from '../types.js';
+
+export interface TimelineRow {
+  /** The item drawn (null: the inferred Stop, which no span marks). */
+  item: TimelineItem | null;
+  start_ms: number;
+  /** A bar's end; null for an instant, or a call that never ended (drawn to the axis' end). */
+  end_ms: number | null;
+  /** Drawn as a bar (model and tool calls) or an instant (commits, markers). */
+  shape: 'bar' | 'instant';
+  /** Never ended: the bar runs to the end of the axis. */
+  open: boolean;
+  label: string;
+  /** What the report concluded of it, after the label (`← ghost`, `orphan`), or ''. */
+  note: string;
+  /** Worth an alarm: a ghost, work or tokens after Stop, an orphan, an error. */
+  alarm: boolean;
+  /** What was inferred rather than recorded (a foreign trace's Stop or ghost). */
+  inferred: boolean;
+  /** The Stop, the acknowledgement or the settle: drawn across every lane. */
+  line: 'stop' | 'ack' | 'settle' | null;
+}
+
+const MARKERS: Record<string, string> = {
+  'afterstop.cancel.request': 'Stop',
+  'afterstop.cancel.ack': 'ack',
+  'afterstop.cancel.settle': 'settle',
+  'afterstop.history.repair': 'history repair',
+  'afterstop.steer.enqueue': 'steering message queued',
+  'afterstop.steer.inject': 'steering message injected',
+  'afterstop.steer.drop': 'steering message dropped',
+  'afterstop.tool.compensate': 'compensation',
+  'afterstop.process.orphan': 'child process outlived its run',
+};
+const LINES: Record<string, TimelineRow['line']> = {
+  'afterstop.cancel.request': 'stop',
+  'afterstop.cancel.ack': 'ack',
+  'afterstop.cancel.settle': 'settle',
+};
+
+const ms = (value: number): string => `${int(value)} ms`;
+const effectOf = (effect: string | null): string => ` (${effect ?? 'unknown'})`;
+
+function row(item: TimelineItem, t: RunTimeline): TimelineRow {
+  const base = { item, start_ms: item.start_ms, end_ms: null, shape: 'instant' as const, open: false, alarm: false, inferred: false, line: null };
+  const afterStop = t.cancelled && item.start_ms >= 0;
+  switch (item.kind) {
+    case 'model_call': {
+      const notes: string[] = [];
+      if (item.started_after_stop) notes.push('started after Stop');
+      if (item.after_stop !== null && (item.after_stop.input + item.after_stop.output > 0 || item.after_stop.how === 'unknown')) {
+        const a = item.after_stop;
+        notes.push(a.how === 'unknown' ? 'tokens after Stop unknown (no usage)' : `${int(a.input + a.output)} tokens after Stop (${a.how}${a.priced ? `, ${usd(a.cost_usd)}` : ', no price'})`);
+      }
+      if (item.cancelled) notes.push('cancelled');
+      else if (item.status === 'error') notes.push('error');
+      return { ...base, shape: 'bar', end_ms: item.end_ms, label: item.model ?? item.name, note: notes.join(', '), alarm: notes.length > 0 && !item.cancelled };
+    }
+    case 'tool_call': {
+      const notes: string[] = [];
+      if (item.end_ms === null) notes.push('never ended');
+      if (item.ghost === 'possible') notes.push('← possible ghost: in flight at Stop, outcome not seen');
+      if (item.ghost === 'inferred') notes.push('← ghost (inferred: ended after Stop without error)');
+      if (item.outcome === 'lost') notes.push('orphan: no result in the conversation');
+      if (item.outcome === 'repaired') notes.push('result lost, repaired');
+      if (item.result !== null && item.result !== 'delivered') notes.push(`result ${item.result}`);
+      if (item.status === 'error') notes.push('error');
+      if (afterStop && item.tool_kind !== 'compensate') notes.unshift('started after Stop');
+      const kind = item.tool_kind === 'step' ? ' step' : item.tool_kind === 'compensate' ? ' compensation' : '';
+      return {
+        ...base, shape: 'bar', end_ms: item.end_ms, open: item.end_ms === null,
+        label: `${item.tool ?? '(unnamed tool)'}${kind}${effectOf(item.effect)}`, note: notes.join(', '),
+        alarm: item.ghost !== null || item.outcome === 'lost' || (afterStop && item.tool_kind !== 'compensate'), inferred: item.ghost === 'inferred' || !item.recorded,
+      };
+    }
+    case 'commit': {
+      const note = item.ghost === 'known'
+        ? `← ghost${item.compensated ? ', compensated' : ''}`
+        : item.ghost === 'possible'
+          ? `← possible ghost: request reached the service${item.sent_ms === null ? '' : ` at ${signedMs(item.sent_ms)}`}, its answer was lost${item.compensated ? '; compensated' : ''}`
+          : '';
+      const evidence = item.evidence === null ? '' : `, ${item.evidence}`;
+      return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${item.effect ?? 'unknown'}${evidence})`, note, alarm: item.ghost !== null };
+    }
+    case 'marker': {
+      const label = MARKERS[item.name] ?? item.name.replace(/^afterstop\./, '');
+      return { ...base, label, note: '', alarm: item.name === 'afterstop.process.orphan', line: LINES[item.name] ?? null };
+    }
+  }
+}
+
+/** An offset from Stop: `-412 ms`, `+0 ms`, `+1,204 ms`. */
+export function signedMs(value: number): string {
+  const rounded = Math.round(value);
+  return `${rounded < 0 ? '-' : '+'}${ms(Math.abs(rounded))}`;
+}
+
+/** The rows of a timeline, in time order; an inferred Stop gets a row of its own at 0. */
+export function timelineRows(t: RunTimeline): TimelineRow[] {
+  const rows = t.items.map((item) => row(item, t));
+  if (t.cancelled && !rows.some((r) => r.line === 'stop')) {
+    rows.push({
+      item: null, start_ms: 0, end_ms: null, shape: 'instant', open: false,
+      label: t.cancel_inferred ? 'Stop (inferred: the first span to end with an abort or cancel)' : 'Stop (the run ended cancelled)',
+      note: '', alarm: false, inferred: t.cancel_inferred, line: 'stop',
+    });
+  }
+  return rows.sort((a, b) => a.start_ms - b.start_ms || (a.line === 'stop' ? -1 : b.line === 'stop' ? 1 : 0));
+}
+
+/** The span of time a run's chart draws: the run and its items, with 0 (Stop) in it when it was cancelled. */
+export function timeRange(t: RunTimeline): { from: number; to: number } {
+  const times: number[] = t.cancelled ? [0, t.start_ms] : [t.start_ms];
+  if (t.end_ms !== null) times.push(t.end_ms);
+  for (const i of t.items) {
+    times.push(i.start_ms);
+    if ((i.kind === 'model_call' || i.kind === 'tool_call') && i.end_ms !== null) times.push(i.end_ms);
+    if (i.kind === 'commit' && i.sent_ms !== null) times.push(i.sent_ms);
+  }
+  const from = Math.min(...times);
+  let to = Math.max(...times);
+  if (to - from < 1) to = from + 1;
+  // A little room at the end for a call that never ended.
+  if (t.end_ms === null || t.items.some((i) => i.kind === 'tool_call' && i.end_ms === null)) to += (to - from) * 0.05;
+  return { from, to };
+}
+
+/** What a run is, in one line: its group, conversation and Stop. */
+export function runTitle(t: RunTimeline): string {
+  const group = `${t.service ?? '(no service)'} / ${t.agent ?? '–'} / ${t.framework ?? '–'}`;
+  const conversation = t.conversation_id === null ? '' : ` · conversation ${t.conversation_id}`;
+  const stop = t.cancelled ? ` · Stop${t.cancel_inferred ? ' (inferred)' : ''} at ${t.origin}` : ` · not cancelled, started ${t.origin}`;
+  return `${group}${conversation}${stop}`;
+}
+
+/** The run's figures (METRICS.md), as label and value lines, shared by the text formats and the page. */
+export function figureLines(t: RunTimeline): [string, string][] {
+  const f = t.figures;
+  if (!t.cancelled) {
+    return [['cancelled', 'no'], ['outcome', t.outcome ?? (t.end_ms === null ? 'never ended' : '–')]];
+  }
+  const lines: [string, string][] = [];
+  lines.push(['cancel depth', f.cancel_depth === null ? '–' : `${f.cancel_depth} of 4${f.cancel_depth_reason === null ? ': Stop stopped everything' : `: ${f.cancel_depth_reason}`}`]);
+  lines.push(['ack / settle', `${f.cancel_ack_ms === null ? 'never acknowledged' : ms(f.cancel_ack_ms)} / ${f.cancel_settle_ms === null ? '–' : ms(f.cancel_settle_ms)}`]);
+  const g = f.ghost_commits;
+  lines.push(['ghost commits', `${int(g.known)} known, ${int(g.possible)} possible, ${int(g.inferred)} inferred${g.compensated > 0 ? ` (${int(g.compensated)} compensated)` : ''}`]);
+  const o = f.orphan_tool_calls;
+  const why = [
+    o.requested_never_run > 0 ? `${int(o.requested_never_run)} requested by the model and never run` : '',
+    o.never_ended > 0 ? `${int(o.never_ended)} never ended` : '',
+    o.result_lost > 0 ? `${int(o.result_lost)} ended without their result reaching the conversation (late, dropped, cancelled, or after the ack)` : '',
+  ].filter(Boolean);
+  lines.push(['orphan tool calls', `${int(o.orphans)}${why.length > 0 ? `: ${why.join('; ')}` : ''}; ${int(o.repaired)} repaired, ${int(o.late_results)} late results`]);
+  const k = f.tokens_after_stop;
+  const how = [`${int(k.observed_calls)} call(s) observed`, `${int(k.estimated_calls)} estimated`, `${int(k.calls_without_usage)} without usage`].join(', ');
+  lines.push([
+    'tokens after Stop',
+    `${int(k.input)} input, ${int(k.output)} output (${how}); ${usd(k.ghost_tax_usd)}${k.unpriced_calls > 0 ? `, ${int(k.unpriced_calls)} call(s) without a price` : ''}; ${int(k.calls_started_after_stop)} model call(s) started after Stop`,
+  ]);
+  const e = f.post_cancel_error;
+  lines.push(['post-cancel error', e === null ? 'none' : `the next run ${e.run_id} failed at ${e.time}: ${e.cause}: ${e.text}`]);
+  return lines;
+}

@@ -1,0 +1,179 @@
+/**
+ * A run's timeline as inline SVG for the HTML report and `explain --format
+ * html`: a lane per model call and tool call, commits and markers as ticks
+ * on their own lanes, the Stop, the acknowledgement and the settle as
+ * vertical lines across every lane, work after Stop in the alarm colour, the
+ * next run of the conversation below on the same axis. No script; every
+ * string escaped. Every element drawn for a span carries `data-span-id`,
+ * `data-kind` and its times (`data-start-ms`, `data-end-ms`, from Stop), and
+ * the chart its axis (`data-from-ms`, `data-to-ms`, `data-plot-x`,
+ * `data-plot-width`), so that what is drawn can be read back and checked.
+ */
+import { escapeHtml, shorten } from './svg-chart.js';
+import { signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
+import type { RunTimeline } from '../types.js';
+
+const WIDTH = 1000;
+const LABEL_WIDTH = 280;
+const PLOT_X = LABEL_WIDTH + 10;
+const PLOT_WIDTH = WIDTH - PLOT_X - 36;
+const LANE = 20;
+const TOP = 28;
+/** At most this many lanes per run; the rest are counted below the chart. */
+export const MAX_LANES = 150;
+
+const COLORS = {
+  model: '#4e79a7',
+  tool: '#f28e2b',
+  step: '#b07aa1',
+  alarm: '#cf222e',
+  next: '#8c959f',
+  commit: '#59636e',
+  marker: '#59636e',
+  stop: '#cf222e',
+  ack: '#1a7f37',
+  settle: '#6639ba',
+};
+
+const num = (value: number): string => (Math.round(value * 100) / 100).toString();
+
+/** The x of a time on the axis. */
+const scaleOf = (range: { from: number; to: number }) => (ms: number): number => PLOT_X + ((ms - range.from) / (range.to - range.from)) * PLOT_WIDTH;
+
+/** Tick steps: 1, 2, 5 × 10^n ms, about six across the axis. */
+function ticks(range: { from: number; to: number }): number[] {
+  const raw = (range.to - range.from) / 6;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
+  const out: number[] = [];
+  for (let t = Math.ceil(range.from / step) * step; t <= range.to; t += step) out.push(Math.round(t * 1e6) / 1e6);
+  return out;
+}
+
+function data(r: TimelineRow): string {
+  const item = r.item;
+  if (item === null) return ' data-kind="stop-inferred" data-start-ms="0"';
+  const end = r.shape === 'bar' && r.end_ms !== null ? ` data-end-ms="${r.end_ms}"` : '';
+  return ` data-span-id="${escapeHtml(item.span_id)}" data-kind="${item.kind}" data-start-ms="${r.start_ms}"${end}`;
+}
+
+function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: boolean, next: boolean): string {
+  const title = `<title>${escapeHtml(`${signedMs(r.start_ms)} ${r.label}${r.note === '' ? '' : ` ${r.note}`}`)}</title>`;
+  const label = `<text class="lane-label${r.alarm ? ' alarm' : ''}" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">${escapeHtml(shorten(r.label, 44))}${title}</text>`;
+  const attrs = data(r);
+  if (r.shape === 'bar') {
+    const item = r.item;
+    const base = next ? COLORS.next : item?.kind === 'model_call' ? COLORS.model : item?.kind === 'tool_call' && item.tool_kind === 'step' ? COLORS.step : COLORS.tool;
+    const start = r.start_ms;
+    const end = r.end_ms ?? Number.NaN;
+    const x1 = x(start);
+    const x2 = r.open ? PLOT_X + PLOT_WIDTH : x(end);
+    const dash = r.inferred ? ' stroke-dasharray="3 2" stroke="#1f2328"' : '';
+    const parts: string[] = [];
+    const rect = (from: number, to: number, color: string, part: string): string =>
+      `<rect class="bar" x="${num(from)}" y="${y + 4}" width="${num(Math.max(1, to - from))}" height="12" fill="${color}"${dash}${attrs} data-part="${part}"${r.open ? ' data-open="true"' : ''}>${title}</rect>`;
+    const stopX = x(0);
+    if (cancelled && !next && x2 > stopX && start < 0) {
+      parts.push(rect(x1, stopX, base, 'before'), rect(stopX, x2, COLORS.alarm, 'after'));
+    } else {
+      parts.push(rect(x1, x2, cancelled && !next && start >= 0 ? COLORS.alarm : base, cancelled && !next && start >= 0 ? 'after' : 'before'));
+    }
+    if (r.open) parts.push(`<text class="open" x="${num(x2 - 2)}" y="${y + 14}" text-anchor="end">…</text>`);
+    // The note after the bar, or before it when the bar ends near the right edge.
+    // The note after the bar; else before it; else, with no room either side, inside it.
+    const place = x2 + 4 <= PLOT_X + PLOT_WIDTH - 220 ? 'after' : x1 - PLOT_X >= 220 ? 'before' : 'inside';
+    const noteX = place === 'after' ? x2 + 4 : place === 'before' ? x1 - 4 : x1 + 4;
+    const note = r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}${place === 'inside' ? ' inside' : ''}" x="${num(noteX)}" y="${y + 14}"${place === 'before' ? ' text-anchor="end"' : ''}>${escapeHtml(shorten(r.note, 70))}</text>`;
+    return `<g class="lane">${label}${parts.join('')}${note}</g>`;
+  }
+  const at = x(r.start_ms);
+  const item = r.item;
+  if (r.line !== null) {
+    // The Stop, ack and settle are drawn across the chart (stopLines); their lane only names them.
+    return `<g class="lane">${label}</g>`;
+  }
+  const color = r.alarm ? COLORS.alarm : item?.kind === 'commit' ? COLORS.commit : COLORS.marker;
+  const sent = item?.kind === 'commit' && item.sent_ms !== null
+    ? `<line class="in-flight" x1="${num(x(item.sent_ms))}" x2="${num(at)}" y1="${y + 10}" y2="${y + 10}" stroke="${color}" stroke-dasharray="2 2"${attrs} data-part="request"/>`
+    : '';
+  const shape = item?.kind === 'commit'
+    ? `<polygon class="mark commit" points="${num(at)},${y + 3} ${num(at + 6)},${y + 10} ${num(at)},${y + 17} ${num(at - 6)},${y + 10}" fill="${color}"${attrs}>${title}</polygon>`
+    : `<circle class="mark marker" cx="${num(at)}" cy="${y + 10}" r="4" fill="${color}"${attrs}>${title}</circle>`;
+  const note = r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}" x="${num(at + 9)}" y="${y + 14}"${at > PLOT_X + PLOT_WIDTH - 260 ? ` text-anchor="end" dx="-18"` : ''}>${escapeHtml(shorten(r.note, 80))}</text>`;
+  return `<g class="lane">${label}${sent}${shape}${note}</g>`;
+}
+
+/** The vertical lines of the Stop, ack and settle (the run's, not the next run's). */
+function stopLines(rows: TimelineRow[], x: (ms: number) => number, height: number): string {
+  return rows
+    .filter((r) => r.line !== null)
+    .map((r) => {
+      const color = COLORS[r.line!];
+      const dash = r.line === 'stop' ? (r.inferred ? ' stroke-dasharray="6 3"' : '') : r.line === 'ack' ? ' stroke-dasharray="4 2"' : ' stroke-dasharray="1 2"';
+      const name = r.line === 'stop' ? (r.inferred ? 'Stop (inferred)' : 'Stop') : (r.line ?? '');
+      const labelY = r.line === 'stop' ? TOP - 8 : TOP - 18;
+      return `<line class="${r.line}" x1="${num(x(r.start_ms))}" x2="${num(x(r.start_ms))}" y1="${TOP - 6}" y2="${height - 4}" stroke="${color}" stroke-width="${r.line === 'stop' ? 2 : 1.5}"${dash}${data(r)} data-ms="${r.start_ms}"><title>${escapeHtml(`${signedMs(r.start_ms)} ${name}`)}</title></line>`
+        + `<text class="line-label" x="${num(x(r.start_ms) + 3)}" y="${labelY}" fill="${color}">${escapeHtml(name)}</text>`;
+    })
+    .join('');
+}
+
+/** The lanes of one run, capped at MAX_LANES; and how many were left out. */
+const capped = (rows: TimelineRow[]): { shown: TimelineRow[]; left: number } => {
+  // The Stop, ack and settle are always drawn.
+  const lines = rows.filter((r) => r.line !== null);
+  const rest = rows.filter((r) => r.line === null);
+  const shown = rest.slice(0, Math.max(0, MAX_LANES - lines.length));
+  return { shown: [...lines, ...shown].sort((a, b) => a.start_ms - b.start_ms), left: rest.length - shown.length };
+};
+
+/** One run's chart: its lanes on its own axis (offsets from the Stop of the run explained). */
+function runSvg(t: RunTimeline, next: boolean): string {
+  const range = timeRange(t);
+  const x = scaleOf(range);
+  const own = capped(timelineRows(t));
+  const lanes: string[] = [];
+  let y = TOP + 4;
+  // The run's extent, behind its lanes.
+  const runEnd = t.end_ms === null ? PLOT_X + PLOT_WIDTH : x(t.end_ms);
+  const ownHeight = Math.max(1, own.shown.length) * LANE;
+  lanes.push(`<rect class="run" x="${num(x(t.start_ms))}" y="${y}" width="${num(Math.max(1, runEnd - x(t.start_ms)))}" height="${ownHeight}" fill="#f6f8fa" data-kind="run" data-start-ms="${t.start_ms}"${t.end_ms === null ? '' : ` data-end-ms="${t.end_ms}"`}><title>${escapeHtml(`run ${t.run_id}: ${signedMs(t.start_ms)} to ${t.end_ms === null ? 'never ended' : signedMs(t.end_ms)}`)}</title></rect>`);
+  for (const r of own.shown) {
+    lanes.push(lane(r, y, x, t.cancelled && !next, next));
+    y += LANE;
+  }
+  if (own.shown.length === 0) {
+    lanes.push(`<text class="more" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">no call or marker exported</text>`);
+    y += LANE;
+  }
+  if (own.left > 0) {
+    lanes.push(`<text class="more" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">… ${own.left} more not drawn</text>`);
+    y += LANE;
+  }
+  const height = y + 24;
+  const axis = ticks(range)
+    .map((tick) => `<line class="grid" x1="${num(x(tick))}" x2="${num(x(tick))}" y1="${TOP}" y2="${height - 20}"/><text class="tick" x="${num(x(tick))}" y="${height - 6}" text-anchor="middle">${escapeHtml(signedMs(tick))}</text>`)
+    .join('');
+  const label = next
+    ? `The next run of the conversation, ${t.run_id}, which failed after the Stop; offsets from that Stop`
+    : `Timeline of run ${t.run_id}: ${t.cancelled ? `Stop at ${t.origin}` : `not cancelled, started ${t.origin}`}; offsets from ${t.cancelled ? 'Stop' : 'its start'}`;
+  return `<svg class="timeline${next ? ' next-run' : ''}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escapeHtml(label)}"`
+    + ` data-run-id="${escapeHtml(t.run_id)}" data-trace-id="${escapeHtml(t.trace_id)}" data-origin-ns="${escapeHtml(t.origin_ns)}"`
+    + ` data-from-ms="${range.from}" data-to-ms="${range.to}" data-plot-x="${PLOT_X}" data-plot-width="${PLOT_WIDTH}">`
+    + `<title>${escapeHtml(label)}</title>${axis}${lanes.join('')}${next ? '' : stopLines(own.shown, x, height - 20)}</svg>`;
+}
+
+/** The run's timeline as SVG; the next run of its conversation, when it failed after this Stop, as a second chart below. */
+export function timelineSvg(t: RunTimeline): string {
+  if (t.next_run === null) return runSvg(t, false);
+  return `${runSvg(t, false)}<p class="next-run-title">The next run of the conversation, <code>${escapeHtml(t.next_run.run_id)}</code> (trace <code>${escapeHtml(t.next_run.trace_id)}</code>), failed after this Stop: ${escapeHtml(t.figures.post_cancel_error?.text ?? '')}</p>${runSvg(t.next_run, true)}`;
+}
+
+/** The timeline's look, for the page's style sheet. */
+export const TIMELINE_STYLE = `
+svg.timeline { display: block; max-width: 100%; height: auto; }
+svg.timeline .lane-label { font-size: 11px; } svg.timeline .alarm { fill: #cf222e; font-weight: 600; }
+svg.timeline .note { font-size: 10.5px; fill: #59636e; } svg.timeline .note.alarm { fill: #cf222e; } svg.timeline .note.inside { fill: #fff; font-weight: 600; }
+svg.timeline .line-label { font-size: 10.5px; font-weight: 600; } svg.timeline .more, svg.timeline .next-title { fill: #59636e; font-style: italic; }
+svg.timeline .grid { stroke: #eaeef2; } .next-run-title { font-size: 12px; color: #59636e; margin: 8px 0 2px; }
+`;

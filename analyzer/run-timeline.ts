@@ -1,0 +1,240 @@
+import { listValue } from '@duckdb/node-api';
+import { localRunId, prepareReportSpans } from './report.js';
+import type { Store } from './store.js';
+import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
+import type { Finding, RunFigures, RunTimeline, TimelineItem } from './types.js';
+
+/**
+ * Runs drawn against their Stop, from the store: the spans of each run
+ * (run-timeline.sql) and its figures (run-figures.sql), placed on one time
+ * axis. Needs the report's prepare chain (report.ts, prepareReport) in the
+ * store's session; reads the runs' spans from their files.
+ */
+
+const NS_PER_MS = 1_000_000n;
+/** Milliseconds from `origin` (ns), to the nanosecond. */
+const offset = (ns: bigint, origin: bigint): number => Number(ns - origin) / 1e6;
+const iso = (ns: bigint): string => new Date(Number(ns / NS_PER_MS)).toISOString();
+const status = (code: number): 'unset' | 'ok' | 'error' => (code === 2 ? 'error' : code === 1 ? 'ok' : 'unset');
+const fmt = (ms: number): string => `${Math.round(ms).toLocaleString('en-US')} ms`;
+
+/** What kept a cancelled run's depth from the next level (METRICS.md §8), in words. */
+export function depthReason(f: RunFiguresRow, budgetMs: number): string | null {
+  if (f.depth === null || f.depth >= 4) return null;
+  if (!f.loop_ok) return `the loop went on: ${f.work_after} model or tool call(s) started after Stop`;
+  if (!f.model_ok) return `a model call in flight at Stop ended ${fmt(f.model_over_ms ?? 0)} after it (budget ${fmt(budgetMs)})`;
+  if (!f.tools_ok) {
+    const tool = f.slow_tool ?? 'a tool call';
+    return f.slow_tool_ms === null ? `${tool} was running at Stop and never ended` : `${tool} was running at Stop and ended ${fmt(f.slow_tool_ms)} after it (budget ${fmt(budgetMs)})`;
+  }
+  const ghosts = f.ghost_commits + f.ghost_possible + f.ghost_inferred;
+  if (ghosts > 0) {
+    const parts = [
+      f.ghost_commits > 0 ? `${f.ghost_commits} ghost commit(s)` : '',
+      f.ghost_possible > 0 ? `${f.ghost_possible} possible ghost commit(s) (outcome not seen)` : '',
+      f.ghost_inferred > 0 ? `${f.ghost_inferred} inferred ghost commit(s)` : '',
+    ].filter(Boolean);
+    return `a side effect may have landed after Stop: ${parts.join(', ')}`;
+  }
+  return `${f.tools_at_stop} tool call(s) of a foreign trace were running at Stop: whether their effects landed cannot be seen`;
+}
+
+function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunFigures {
+  return {
+    cancel_ack_ms: f?.ack_ms ?? null,
+    cancel_settle_ms: f?.settle_ms ?? null,
+    cancel_depth: f?.depth ?? null,
+    cancel_depth_reason: f === undefined ? null : depthReason(f, budgetMs),
+    ghost_commits: { known: f?.ghost_commits ?? 0, possible: f?.ghost_possible ?? 0, inferred: f?.ghost_inferred ?? 0, compensated: f?.ghost_compensated ?? 0 },
+    orphan_tool_calls: {
+      orphans: f?.orphans ?? 0,
+      repaired: f?.repaired ?? 0,
+      late_results: f?.late ?? 0,
+      requested_never_run: f?.orphans_requested ?? 0,
+      never_ended: f?.orphans_unended ?? 0,
+      result_lost: f?.orphans_result ?? 0,
+    },
+    tokens_after_stop: {
+      input: Number(f?.input_after ?? 0),
+      output: Number(f?.output_after ?? 0),
+      observed_calls: f?.observed_calls ?? 0,
+      estimated_calls: f?.estimated_calls ?? 0,
+      calls_without_usage: f?.unknown_calls ?? 0,
+      calls_started_after_stop: f?.started_after ?? 0,
+      ghost_tax_usd: f?.cost_usd ?? 0,
+      unpriced_calls: f?.unpriced_calls ?? 0,
+    },
+    post_cancel_error:
+      f?.next_run_id != null && f.error_cause !== null
+        ? { run_id: localRunId(f.next_run_id), cause: f.error_cause, text: f.error_text ?? '', time: iso(f.error_ns ?? origin) }
+        : null,
+  };
+}
+
+/**
+ * The items of a run from its spans: model calls, tool calls (a call that
+ * never ended is drawn from its start marker), commits and markers. A tool's
+ * start marker is not drawn when its tool span is (the span carries the same start).
+ */
+export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint): TimelineItem[] {
+  const ended = new Set(rows.filter((r) => r.role === 'tool').map((r) => r.call_id ?? r.span_id));
+  const started = new Set(rows.filter((r) => r.name === 'afterstop.tool.start' && r.call_id !== null).map((r) => r.call_id));
+  const items: TimelineItem[] = [];
+  for (const r of rows) {
+    const start_ms = offset(r.start_ns, origin);
+    const base = { span_id: r.span_id, start_ms };
+    if (r.role === 'model') {
+      items.push({
+        ...base,
+        kind: 'model_call',
+        end_ms: offset(r.end_ns, origin),
+        name: r.name,
+        model: r.model,
+        status: status(r.status_code),
+        cancelled: r.is_cancellation,
+        started_after_stop: false,
+        after_stop: r.tokens_how === null ? null : {
+          input: Number(r.input_after ?? 0),
+          output: Number(r.output_after ?? 0),
+          how: r.tokens_how as 'observed' | 'estimated' | 'unknown',
+          cost_usd: r.cost_usd ?? 0,
+          priced: r.priced ?? false,
+        },
+      });
+    } else if (r.role === 'tool' || (r.name === 'afterstop.tool.start' && r.call_id !== null && !ended.has(r.call_id))) {
+      const unended = r.role !== 'tool';
+      items.push({
+        ...base,
+        kind: 'tool_call',
+        end_ms: unended ? null : offset(r.end_ns, origin),
+        tool: r.tool,
+        call_id: r.call_id,
+        effect: r.effect,
+        tool_kind: r.tool_kind,
+        result: r.result,
+        status: status(r.status_code),
+        outcome: r.lost ? (r.repaired ? 'repaired' : 'lost') : null,
+        late: r.late ?? false,
+        ghost: r.ghost === 'inferred' || r.ghost === 'possible' ? r.ghost : null,
+        recorded: unended || r.scope === 'afterstop' || (r.call_id !== null && started.has(r.call_id)),
+      });
+    } else if (r.name === 'afterstop.tool.commit') {
+      items.push({
+        ...base,
+        kind: 'commit',
+        tool: r.tool,
+        call_id: r.call_id,
+        effect: r.effect,
+        evidence: r.evidence,
+        ghost: r.ghost === 'known' || r.ghost === 'possible' ? r.ghost : null,
+        compensated: r.compensated ?? false,
+        sent_ms: r.sent_ns === null ? null : offset(r.sent_ns, origin),
+      });
+    } else if (r.role === 'marker' && r.name !== 'afterstop.tool.start') {
+      items.push({ ...base, kind: 'marker', name: r.name });
+    }
+  }
+  return items;
+}
+
+/** A run's timeline on `origin` (its C, or its start), from its rows. */
+function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunTimeline {
+  const items = timelineItems(rows, origin);
+  if (run.c_ns !== null) {
+    for (const item of items) if (item.kind === 'model_call' && item.start_ms >= offset(run.c_ns, origin)) item.started_after_stop = true;
+  }
+  return {
+    run_id: run.local_id,
+    trace_id: run.trace_id,
+    service: run.service,
+    agent: run.agent,
+    framework: run.framework,
+    conversation_id: run.conversation_id,
+    origin: iso(origin),
+    origin_ns: origin.toString(),
+    cancelled: run.cancelled,
+    cancel_inferred: run.cancel_inferred,
+    outcome: run.outcome,
+    start_ms: offset(run.start_ns, origin),
+    end_ms: run.end_ns === null ? null : offset(run.end_ns, origin),
+    ack_ms: run.a_ns === null ? null : offset(run.a_ns, origin),
+    settle_ms: run.settle_ns === null ? null : offset(run.settle_ns, origin),
+    items,
+    figures: figures(f, budgetMs, origin),
+    next_run: null,
+  };
+}
+
+/** The store's rows of a run by its key, or undefined. */
+async function runRow(store: Store, key: string): Promise<ExplainRunsRow | undefined> {
+  return (await store.typedRows('explain-runs', { id: key, limit: 1n })).find((r) => r.run_id === key);
+}
+
+/**
+ * The timelines of the given runs (store keys), in the order given: each a
+ * cancelled run with, when its Stop was followed by the next run's error,
+ * that run beside it. A next run given on its own is drawn as that: its
+ * cancelled run, itself beside. Runs the store does not hold are left out.
+ */
+export async function loadTimelines(store: Store, keys: readonly string[], options: { budgetMs?: number } = {}): Promise<RunTimeline[]> {
+  const budgetMs = options.budgetMs ?? 1000;
+  const runs = new Map<string, ExplainRunsRow>();
+  for (const key of new Set(keys)) {
+    const row = await runRow(store, key);
+    if (row !== undefined) runs.set(key, row);
+  }
+  if (runs.size === 0) return [];
+  const params = { runs: listValue([...runs.keys()]) };
+  let figureRows = await store.typedRows('run-figures', params);
+  // A next run stands for its cancelled run: draw that, with the next run beside it.
+  const main = new Map<string, string>();
+  for (const key of runs.keys()) main.set(key, figureRows.find((f) => f.run_id === key)?.previous_run_id ?? key);
+  const related = new Set<string>();
+  for (const key of main.values()) related.add(key);
+  for (const key of [...related]) {
+    if (!runs.has(key)) {
+      const row = await runRow(store, key);
+      if (row !== undefined) runs.set(key, row);
+    }
+  }
+  figureRows = await store.typedRows('run-figures', { ...params, runs: listValue([...runs.keys()]) });
+  for (const f of figureRows) {
+    if (f.next_run_id !== null && !runs.has(f.next_run_id)) {
+      const row = await runRow(store, f.next_run_id);
+      if (row !== undefined) runs.set(f.next_run_id, row);
+    }
+  }
+  const all = [...runs.values()];
+  const starts = all.map((r) => r.start_ns);
+  const first = starts.reduce((a, b) => (b < a ? b : a));
+  const last = starts.reduce((a, b) => (b > a ? b : a));
+  await prepareReportSpans(store, first, last + 1n);
+  const spanRows = await store.typedRows('run-timeline', { runs: listValue(all.map((r) => r.run_id)) });
+  const rowsOf = (key: string): RunTimelineRow[] => spanRows.filter((r) => r.run_id === key);
+  const figuresOf = (key: string): RunFiguresRow | undefined => figureRows.find((f) => f.run_id === key);
+  const out: RunTimeline[] = [];
+  const drawn = new Set<string>();
+  for (const key of keys) {
+    const mainKey = main.get(key);
+    if (mainKey === undefined || drawn.has(mainKey)) continue;
+    drawn.add(mainKey);
+    const run = runs.get(mainKey)!;
+    const origin = run.c_ns ?? run.start_ns;
+    const t = timeline(run, rowsOf(mainKey), figuresOf(mainKey), budgetMs, origin);
+    const nextKey = figuresOf(mainKey)?.next_run_id ?? null;
+    const next = nextKey === null ? undefined : runs.get(nextKey);
+    if (next !== undefined && nextKey !== null) t.next_run = timeline(next, rowsOf(nextKey), figuresOf(nextKey), budgetMs, origin);
+    out.push(t);
+  }
+  return out;
+}
+
+/** The store keys of the runs of the worst findings, each once, at most `limit`. */
+export function worstRuns(findings: readonly Finding[], limit: number): string[] {
+  const keys = new Set<string>();
+  for (const f of findings) {
+    if (keys.size >= limit) break;
+    keys.add(`${f.trace_id}:${f.run_id}`);
+  }
+  return [...keys];
+}

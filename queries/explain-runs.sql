@@ -1,0 +1,30 @@
+-- @name explain_runs
+-- @description The runs `afterstop explain` draws for an id: a run by the store's key (`<trace id>:<run id>`) or by its id within its trace (the same id in several traces gives each), or every run of a trace by the trace's id (hex, any case); in start order, at most $limit. Each with what its timeline is drawn against: start and end, C and whether it is inferred, A and the settle marker, outcome, group and conversation.
+-- @param id    VARCHAR the id as the user gave it
+-- @param limit UBIGINT at most this many runs
+-- @returns rows
+-- @column run_id          text     the store's key: trace id and run id
+-- @column trace_id        text
+-- @column local_id        text     the run's id within its trace, as the report shows it
+-- @column service         text?
+-- @column agent           text?
+-- @column framework       text?
+-- @column conversation_id text?
+-- @column start_ns        bigint
+-- @column end_ns          bigint?  NULL: the run span was never exported
+-- @column outcome         text?
+-- @column cancelled       bool
+-- @column cancel_inferred bool     no marker: C as a foreign trace shows it
+-- @column c_ns            bigint?
+-- @column a_ns            bigint?
+-- @column settle_ns       bigint?  the settle marker
+SELECT
+  r.run_id, r.trace_id, substring(r.run_id, position(':' IN r.run_id) + 1) AS local_id,
+  r.service, r.agent, r.framework, r.conversation_id, r.start_ns, r.end_ns, r.outcome,
+  r.cancelled, r.cancel_inferred, r.c_ns, r.a_ns, r.settle_marker_ns AS settle_ns
+FROM run_facts AS r
+WHERE r.run_id = $id
+   OR substring(r.run_id, position(':' IN r.run_id) + 1) = $id
+   OR r.trace_id = lower(trim($id))
+ORDER BY r.start_ns, r.run_id
+LIMIT $limit;

@@ -1,0 +1,55 @@
+-- @name run_timeline
+-- @description What a run's timeline draws (`afterstop explain`, the HTML report): the model calls, tool calls and afterstop markers of the given runs (report_spans, prepare-spans.sql), in time order, each with what the report concluded of it: a model call's tokens after Stop and how they are known (report_tokens), a tool call's fate in the conversation (report_tool_outcomes: lost, repaired, late), a commit's or an unended tool's ghost kind (report_ghost_commits: known, possible, inferred; compensated). Needs the report's prepare chain over an open window or one holding the runs.
+-- @param runs VARCHAR[] the runs, by the store's key
+-- @returns rows
+-- @column run_id           text
+-- @column span_id          text
+-- @column parent_span_id   text?
+-- @column name             text
+-- @column role             text     model | tool | marker
+-- @column scope            text?
+-- @column start_ns         bigint
+-- @column end_ns           bigint
+-- @column status_code      int      0 unset, 1 ok, 2 error
+-- @column is_cancellation  bool
+-- @column tool             text?
+-- @column call_id          text?
+-- @column effect           text?
+-- @column tool_kind        text?
+-- @column result           text?
+-- @column evidence         text?    a commit's evidence: manual, response, request_sent
+-- @column model            text?
+-- @column input_tokens     bigint?
+-- @column output_tokens    bigint?
+-- @column ghost            text?    known | possible | inferred
+-- @column compensated      bool?
+-- @column sent_ns          bigint?  a possible commit's request reached the service then
+-- @column tokens_how       text?    observed | estimated | unknown (a model call that ended after C)
+-- @column input_after      bigint?
+-- @column output_after     bigint?
+-- @column cost_usd         float?
+-- @column priced           bool?
+-- @column lost             bool?    the call's result never reached the conversation
+-- @column repaired         bool?
+-- @column late             bool?
+WITH s AS (
+  SELECT * FROM report_spans
+  WHERE run_id IN (SELECT unnest($runs)) AND role IN ('model', 'tool', 'marker')
+),
+outcomes AS (
+  SELECT run_id, call_id, bool_or(lost) AS lost, bool_or(repaired) AS repaired, bool_or(late) AS late
+  FROM report_tool_outcomes WHERE run_id IN (SELECT unnest($runs)) GROUP BY run_id, call_id
+)
+SELECT
+  s.run_id, s.span_id, s.parent_span_id, s.name, s.role, s.scope, s.start_ns, s.end_ns, CAST(s.status_code AS INTEGER) AS status_code, s.is_cancellation,
+  s.tool_name AS tool, s.tool_call_id AS call_id, s.effect, s.tool_kind, s.result, s.commit_evidence AS evidence,
+  s.model, s.input_tokens, s.output_tokens,
+  CASE WHEN g.span_id IS NULL THEN NULL WHEN g.inferred THEN 'inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible' ELSE 'known' END AS ghost,
+  g.compensated, g.sent_ns,
+  t.how AS tokens_how, t.input_after, t.output_after, t.cost_usd, t.priced,
+  o.lost, o.repaired, o.late
+FROM s
+LEFT JOIN report_ghost_commits AS g ON g.run_id = s.run_id AND g.span_id = s.span_id
+LEFT JOIN report_tokens AS t ON t.run_id = s.run_id AND t.span_id = s.span_id
+LEFT JOIN outcomes AS o ON (s.role = 'tool' OR s.name = 'afterstop.tool.start') AND o.run_id = s.run_id AND o.call_id = coalesce(s.tool_call_id, s.span_id)
+ORDER BY s.run_id, s.start_ns, s.end_ns, s.span_id;
