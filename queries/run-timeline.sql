@@ -37,7 +37,8 @@ WITH s AS (
   WHERE run_id IN (SELECT unnest($runs)) AND role IN ('model', 'tool', 'marker')
 ),
 outcomes AS (
-  SELECT run_id, call_id, bool_or(lost) AS lost, bool_or(repaired) AS repaired, bool_or(late) AS late
+  -- lost is NULL in report_tool_outcomes for a call without a result attribute that ended in time: not lost.
+  SELECT run_id, call_id, coalesce(bool_or(lost), false) AS lost, coalesce(bool_or(repaired), false) AS repaired, coalesce(bool_or(late), false) AS late
   FROM report_tool_outcomes WHERE run_id IN (SELECT unnest($runs)) GROUP BY run_id, call_id
 )
 SELECT
