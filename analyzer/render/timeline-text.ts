@@ -33,14 +33,15 @@ const LABEL_ROOM = 48;
 /** The bar cells of one row: `width` characters on the axis [from, to]. */
 function barCells(r: TimelineRow, width: number, range: { from: number; to: number }, cancelled: boolean): { text: string; after: boolean }[] {
   const col = (ms: number): number => Math.max(0, Math.min(width - 1, Math.round(((ms - range.from) / (range.to - range.from)) * (width - 1))));
-  const stop = col(0);
+  // The Stop's column, when the axis holds it (a next run's chart may lie wholly after it).
+  const stop = range.from <= 0 && range.to >= 0 ? col(0) : -1;
   const cells: { text: string; after: boolean }[] = Array.from({ length: width }, (_, i) => ({ text: i === stop ? STOP : ' ', after: false }));
   if (r.shape === 'bar') {
     const a = col(r.start_ms);
     const b = r.open || r.end_ms === null ? width - 1 : col(r.end_ms);
     for (let i = a; i <= b; i++) {
-      const after = cancelled && i > stop;
-      cells[i] = { text: after || (cancelled && i === stop && r.start_ms >= 0) ? AFTER : BEFORE, after: after || (cancelled && i === stop && r.start_ms >= 0) };
+      const after = cancelled && stop >= 0 && (i > stop || (i === stop && r.start_ms >= 0));
+      cells[i] = { text: after ? AFTER : BEFORE, after };
     }
   } else {
     const at = col(r.start_ms);
@@ -80,6 +81,7 @@ export function timelineLines(t: RunTimeline, options: TimelineTextOptions): str
   if (t.next_run !== null) {
     out.push('', paint('bold', `Next run of the conversation: ${terminalSafe(t.next_run.run_id)} of trace ${terminalSafe(t.next_run.trace_id)}`));
     out.push(...chartLines(t.next_run, timelineRows(t.next_run), timeRange(t.next_run), width, paint, false));
+    if (t.next_run.items.length === 0) out.push('  (no model call, tool call or marker of that run was exported: it failed before any)');
   }
   out.push('', paint('dim', `${BEFORE} before Stop  ${AFTER} after Stop  ${STOP} Stop  ${LINE} ack, settle  ${COMMIT} commit  ${MARK} marker  … never ended; offsets from Stop${t.cancelled ? '' : ' (here: from the run’s start; it was not cancelled)'}`));
   out.push('', paint('bold', 'Figures (METRICS.md)'));

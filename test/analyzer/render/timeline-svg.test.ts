@@ -83,8 +83,8 @@ const readCharts = (page: Page): Promise<DrawnChart[]> =>
       plotWidth: num(svg.getAttribute('data-plot-width')),
       stopX: stop === null ? null : num(stop.getAttribute('x1')),
       elements: [...svg.querySelectorAll('[data-span-id]')].map((el) => {
-        const g = el as SVGGraphicsElement;
-        const box = g.getBBox();
+        // The box the browser laid the element out in (SVGGraphicsElement.getBBox; the project's types have no DOM).
+        const box = (el as unknown as { getBBox(): { x: number; width: number } }).getBBox();
         const tag = el.tagName.toLowerCase();
         const x = tag === 'rect' ? num(el.getAttribute('x')) : tag === 'circle' ? num(el.getAttribute('cx')) : tag === 'line' ? num(el.getAttribute('x1')) : box.x + box.width / 2;
         const right = tag === 'rect' ? num(el.getAttribute('x')) + num(el.getAttribute('width')) : tag === 'line' ? num(el.getAttribute('x2')) : x;
@@ -170,7 +170,7 @@ describe('the HTML report’s timelines', () => {
     expect(foreign.timelines![0]!.cancel_inferred).toBe(true);
     const { page, problems } = await load(renderHtml(foreign), 'foreign');
     expect(problems).toEqual([]);
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __xss?: unknown }).__xss)).toBeUndefined();
     const stop = page.locator('svg.timeline line.stop');
     expect(await stop.getAttribute('stroke-dasharray')).toBe('6 3');
     expect(await page.locator('svg.timeline text.line-label').first().textContent()).toBe('Stop (inferred)');
