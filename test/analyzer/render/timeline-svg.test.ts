@@ -65,7 +65,7 @@ interface DrawnChart {
   plotX: number;
   plotWidth: number;
   stopX: number | null;
-  elements: { spanId: string; kind: string; part: string | null; startMs: number; endMs: number | null; x: number; right: number; bboxX: number }[];
+  elements: { spanId: string; kind: string; part: string | null; startMs: number; endMs: number | null; x: number; right: number }[];
 }
 
 /** Every timeline chart of the page, as the browser holds it. */
@@ -96,7 +96,6 @@ const readCharts = (page: Page): Promise<DrawnChart[]> =>
           endMs: el.hasAttribute('data-end-ms') ? num(el.getAttribute('data-end-ms')) : null,
           x,
           right,
-          bboxX: box.x,
         };
       }),
     };
