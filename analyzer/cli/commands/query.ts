@@ -4,7 +4,7 @@ import { DEFAULT_DB } from '../../analyze.js';
 import { InputError, firstLine } from '../../errors.js';
 import { loadPrices } from '../../prices.js';
 import { isReadOnly, listQueries, query, type Query } from '../../queries.js';
-import { prepareReport, reportParams } from '../../report.js';
+import { prepareReport, prepareReportSpans, reportParams, windowParams } from '../../report.js';
 import { renderRows, ROW_FORMATS, type RowFormat } from '../../render/rows.js';
 import { columns } from '../../render/text-table.js';
 import { withStore } from '../../store.js';
@@ -103,6 +103,11 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
       // Queries over the report's tables (report_runs, report_tokens, ...) need them prepared first.
       if (q.sql.includes('report_')) {
         await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, prices: loadPrices(options.prices) });
+      }
+      // And those over the window's spans (run-timeline.sql), the view of its Parquet files.
+      if (q.sql.includes('report_spans')) {
+        const window = windowParams({ since: options.since, until: options.until });
+        await prepareReportSpans(store, window.since_ns, window.until_ns);
       }
       try {
         return await store.rows(q, params);

@@ -57,6 +57,13 @@ describe('afterstop query', () => {
     expect(md.stdout.split('\n')[1]).toMatch(/^\| --- \|/);
   });
 
+  it('a query over the window’s spans (run-timeline) reads them from the store’s files; a list parameter comma-separated', () => {
+    const out = afterstop('query', 'run-timeline', '--db', db, '--param', 'runs=00000000000000000000000000000006:0000000000000007', '--format', 'json');
+    expect(out.status, out.stderr).toBe(0);
+    const rows = JSON.parse(out.stdout) as Record<string, unknown>[];
+    expect(rows.find((r) => r['name'] === 'afterstop.tool.commit')).toMatchObject({ tool: 'send_email', ghost: 'known' });
+  });
+
   it('a query over the facts takes the window of --since and --until, as leak-report does', () => {
     const steering = (...window: string[]) => {
       const out = afterstop('query', 'steering', '--db', db, '--format', 'json', ...window);
