@@ -1,5 +1,5 @@
 import { ingest, type IngestSummary } from './ingest/ingest.js';
-import { buildReport } from './report.js';
+import { buildReport, prepareReport } from './report.js';
 import { loadTimelines, worstRuns } from './run-timeline.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { type Store, withStore } from './store.js';
@@ -48,6 +48,8 @@ export async function analyze(options: AnalyzeOptions): Promise<LeakReport> {
     const built = await buildReport(store, report, ingested);
     if ((options.timelines ?? 0) > 0) {
       options.progress?.('drawing the runs of the worst findings');
+      // A run is drawn whole, and its next run may lie outside the window: its figures over no window.
+      if (report.since !== undefined || report.until !== undefined) await prepareReport(store, { ...report, since: undefined, until: undefined });
       built.timelines = await loadTimelines(store, worstRuns(built.findings, options.timelines ?? 0), options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {});
     }
     return built;

@@ -4,14 +4,11 @@ import { InputError } from './errors.js';
 import { ingest } from './ingest/ingest.js';
 import { localRunId, prepareReport } from './report.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
-import { loadTimelines } from './run-timeline.js';
+import { loadTimelines, type TimelineTarget } from './run-timeline.js';
 import { withStore, type Store } from './store.js';
-import { isFindingKind, type Finding, type RunTimeline, type SkippedInput } from './types.js';
+import { isFindingKind, type ExplainTarget, type Explanation, type Finding } from './types.js';
 
-/** What `afterstop explain` is asked about: a finding by its number in the report (1 is the worst), or a run or trace by its id. */
-export type ExplainTarget = { finding: number } | { id: string };
-
-/** At most this many runs of one trace are drawn. */
+/** At most this many runs an id matches are drawn. */
 export const MAX_RUNS = 50;
 
 /** `3` or `#3` is the report's third finding; anything else is a run id, a run key (`trace:run`) or a trace id. */
@@ -34,14 +31,6 @@ export interface ExplainOptions extends ReportRequest {
   db?: string;
 }
 
-export interface Explanation {
-  /** The finding asked about, as the report lists it. */
-  finding: Finding | null;
-  timelines: RunTimeline[];
-  /** Runs of the trace beyond {@link MAX_RUNS}, not drawn. */
-  runs_not_drawn: number;
-  skipped: SkippedInput[];
-}
 
 /** The store's key of the run a finding names, and the finding as the report shows it. */
 async function findingRun(store: Store, n: number): Promise<{ key: string; finding: Finding }> {
@@ -60,35 +49,39 @@ async function findingRun(store: Store, n: number): Promise<{ key: string; findi
 
 /**
  * Read the inputs into the store (only what it has not seen), then draw the
- * runs the target names against their Stop, with their figures. An id or a
- * finding the store does not hold is an InputError (exit 2). The store is always closed.
+ * runs the target names against their Stop, with their figures. A finding's
+ * number is that of the report over the window asked (`since`, `until`), as
+ * leak-report numbered it; the runs are drawn whole, their figures over no
+ * window. An id or a finding the store does not hold is an InputError (exit 2).
+ * The store is always closed.
  */
 export async function explain(options: ExplainOptions): Promise<Explanation> {
   const db = options.db ?? DEFAULT_DB;
   const report = reportOptions(options);
+  const open = { ...report, since: undefined, until: undefined };
   return withStore(db, async (store) => {
     const ingested = await ingest(store, options.inputs, options.progress);
     const skipped = ingested.paths.length === 0 ? [] : await store.typedRows('skipped-lines', { files: listValue([...ingested.paths]) });
-    await prepareReport(store, report);
     const target = options.target;
     let finding: Finding | null = null;
-    let keys: string[];
+    let targets: TimelineTarget[];
     let notDrawn = 0;
     if ('finding' in target) {
+      await prepareReport(store, report);
       const found = await findingRun(store, target.finding);
       finding = found.finding;
-      keys = [found.key];
-      // The finding was numbered in the window; its run is drawn whole, with what lies outside the window.
-      if (report.since !== undefined || report.until !== undefined) await prepareReport(store, { ...report, since: undefined, until: undefined });
+      targets = [{ key: found.key, ...(finding.kind === 'post_cancel_error' ? { asNextRun: true } : {}) }];
+      if (report.since !== undefined || report.until !== undefined) await prepareReport(store, open);
     } else {
-      const rows = await store.typedRows('explain-runs', { id: target.id, limit: BigInt(MAX_RUNS + 1) });
+      await prepareReport(store, open);
+      const rows = await store.typedRows('explain-runs', { id: target.id, limit: BigInt(MAX_RUNS) });
       if (rows.length === 0) {
         throw new InputError(`${JSON.stringify(target.id)}: no run or trace of that id in the store ${db === ':memory:' ? '(in memory)' : db}; give a run id or a trace id as the report shows them, or a finding number`);
       }
-      notDrawn = Math.max(0, rows.length - MAX_RUNS);
-      keys = rows.slice(0, MAX_RUNS).map((r) => r.run_id);
+      notDrawn = Math.max(0, (rows[0]?.matches ?? 0) - rows.length);
+      targets = rows.map((r) => ({ key: r.run_id }));
     }
-    const timelines = await loadTimelines(store, keys, options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {});
+    const timelines = await loadTimelines(store, targets, options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {});
     return { finding, timelines, runs_not_drawn: notDrawn, skipped };
   });
 }

@@ -130,7 +130,8 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint): 
         compensated: r.compensated ?? false,
         sent_ms: r.sent_ns === null ? null : offset(r.sent_ns, origin),
       });
-    } else if (r.role === 'marker' && r.name !== 'afterstop.tool.start') {
+    } else if (r.role === 'marker' && (r.name !== 'afterstop.tool.start' || r.call_id === null)) {
+      // (A tool start marker without a call id cannot be matched to its call: drawn as the marker it is.)
       items.push({ ...base, kind: 'marker', name: r.name });
     }
   }
@@ -165,76 +166,95 @@ function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFi
   };
 }
 
-/** The store's rows of a run by its key, or undefined. */
+/** The store's row of a run by its key, or undefined (explain-runs.sql gives a run named by its key first). */
 async function runRow(store: Store, key: string): Promise<ExplainRunsRow | undefined> {
-  return (await store.typedRows('explain-runs', { id: key, limit: 1n })).find((r) => r.run_id === key);
+  const [row] = await store.typedRows('explain-runs', { id: key, limit: 1n });
+  return row?.run_id === key ? row : undefined;
+}
+
+/** A run to draw, by the store's key. */
+export interface TimelineTarget {
+  key: string;
+  /** Draw the cancelled run whose Stop this run's error follows, this run beside it (a post-cancel error's finding). */
+  asNextRun?: boolean;
 }
 
 /**
- * The timelines of the given runs (store keys), in the order given: each a
+ * The timelines of the given runs, in the order given, each drawn once: a
  * cancelled run with, when its Stop was followed by the next run's error,
- * that run beside it. A next run given on its own is drawn as that: its
- * cancelled run, itself beside. Runs the store does not hold are left out.
+ * that run beside it. A target that is such a next run is drawn as that
+ * (its cancelled run, itself beside) when asked, or when it was not cancelled
+ * itself. Runs the store does not hold are left out. Needs the report's
+ * prepare chain over a window that holds the runs (an open one: report.ts,
+ * prepareReport), since the figures of a run outside it would read as none.
  */
-export async function loadTimelines(store: Store, keys: readonly string[], options: { budgetMs?: number } = {}): Promise<RunTimeline[]> {
+export async function loadTimelines(store: Store, targets: readonly TimelineTarget[], options: { budgetMs?: number } = {}): Promise<RunTimeline[]> {
   const budgetMs = options.budgetMs ?? 1000;
   const runs = new Map<string, ExplainRunsRow>();
-  for (const key of new Set(keys)) {
-    const row = await runRow(store, key);
-    if (row !== undefined) runs.set(key, row);
-  }
-  if (runs.size === 0) return [];
-  const params = { runs: listValue([...runs.keys()]) };
-  let figureRows = await store.typedRows('run-figures', params);
-  // A next run stands for its cancelled run: draw that, with the next run beside it.
-  const main = new Map<string, string>();
-  for (const key of runs.keys()) main.set(key, figureRows.find((f) => f.run_id === key)?.previous_run_id ?? key);
-  const related = new Set<string>();
-  for (const key of main.values()) related.add(key);
-  for (const key of [...related]) {
-    if (!runs.has(key)) {
+  const fetch = async (keys: Iterable<string>): Promise<void> => {
+    for (const key of keys) {
+      if (runs.has(key)) continue;
       const row = await runRow(store, key);
       if (row !== undefined) runs.set(key, row);
     }
+  };
+  const figuresOf = async (keys: Iterable<string>): Promise<Map<string, RunFiguresRow>> => {
+    const list = [...new Set(keys)].filter((k) => runs.has(k));
+    if (list.length === 0) return new Map();
+    return new Map((await store.typedRows('run-figures', { runs: listValue(list) })).map((f) => [f.run_id, f]));
+  };
+  await fetch(targets.map((t) => t.key));
+  const own = await figuresOf(targets.map((t) => t.key));
+  // The run each target is drawn as.
+  const mains: { target: string; main: string }[] = [];
+  for (const t of targets) {
+    const run = runs.get(t.key);
+    if (run === undefined) continue;
+    const previous = own.get(t.key)?.previous_run_id ?? null;
+    mains.push({ target: t.key, main: previous !== null && (t.asNextRun === true || !run.cancelled) ? previous : t.key });
   }
-  figureRows = await store.typedRows('run-figures', { ...params, runs: listValue([...runs.keys()]) });
-  for (const f of figureRows) {
-    if (f.next_run_id !== null && !runs.has(f.next_run_id)) {
-      const row = await runRow(store, f.next_run_id);
-      if (row !== undefined) runs.set(f.next_run_id, row);
-    }
+  await fetch(mains.map((m) => m.main));
+  const ofMains = await figuresOf(mains.map((m) => m.main));
+  const nexts = [...ofMains.values()].map((f) => f.next_run_id).filter((k): k is string => k !== null);
+  await fetch(nexts);
+  const figures = new Map([...ofMains, ...(await figuresOf(nexts.filter((k) => !ofMains.has(k))))]);
+  if (runs.size === 0) return [];
+  let first = 0n;
+  let last = 0n;
+  for (const [i, r] of [...runs.values()].entries()) {
+    if (i === 0 || r.start_ns < first) first = r.start_ns;
+    if (i === 0 || r.start_ns > last) last = r.start_ns;
   }
-  const all = [...runs.values()];
-  const starts = all.map((r) => r.start_ns);
-  const first = starts.reduce((a, b) => (b < a ? b : a));
-  const last = starts.reduce((a, b) => (b > a ? b : a));
   await prepareReportSpans(store, first, last + 1n);
-  const spanRows = await store.typedRows('run-timeline', { runs: listValue(all.map((r) => r.run_id)) });
-  const rowsOf = (key: string): RunTimelineRow[] => spanRows.filter((r) => r.run_id === key);
-  const figuresOf = (key: string): RunFiguresRow | undefined => figureRows.find((f) => f.run_id === key);
+  const byRun = new Map<string, RunTimelineRow[]>();
+  for (const row of await store.typedRows('run-timeline', { runs: listValue([...runs.keys()]) })) {
+    const list = byRun.get(row.run_id);
+    if (list === undefined) byRun.set(row.run_id, [row]);
+    else list.push(row);
+  }
   const out: RunTimeline[] = [];
   const drawn = new Set<string>();
-  for (const key of keys) {
-    const mainKey = main.get(key);
-    if (mainKey === undefined || drawn.has(mainKey)) continue;
-    drawn.add(mainKey);
-    const run = runs.get(mainKey)!;
+  for (const { main: key } of mains) {
+    const run = runs.get(key);
+    if (run === undefined || drawn.has(key)) continue;
+    drawn.add(key);
     const origin = run.c_ns ?? run.start_ns;
-    const t = timeline(run, rowsOf(mainKey), figuresOf(mainKey), budgetMs, origin);
-    const nextKey = figuresOf(mainKey)?.next_run_id ?? null;
+    const t = timeline(run, byRun.get(key) ?? [], figures.get(key), budgetMs, origin);
+    const nextKey = figures.get(key)?.next_run_id ?? null;
     const next = nextKey === null ? undefined : runs.get(nextKey);
-    if (next !== undefined && nextKey !== null) t.next_run = timeline(next, rowsOf(nextKey), figuresOf(nextKey), budgetMs, origin);
+    if (next !== undefined && nextKey !== null) t.next_run = timeline(next, byRun.get(nextKey) ?? [], figures.get(nextKey), budgetMs, origin);
     out.push(t);
   }
   return out;
 }
 
-/** The store keys of the runs of the worst findings, each once, at most `limit`. */
-export function worstRuns(findings: readonly Finding[], limit: number): string[] {
-  const keys = new Set<string>();
+/** The runs of the worst findings, each once, at most `limit`: a post-cancel error's as the next run of its Stop. */
+export function worstRuns(findings: readonly Finding[], limit: number): TimelineTarget[] {
+  const targets = new Map<string, TimelineTarget>();
   for (const f of findings) {
-    if (keys.size >= limit) break;
-    keys.add(`${f.trace_id}:${f.run_id}`);
+    if (targets.size >= limit) break;
+    const key = `${f.trace_id}:${f.run_id}`;
+    if (!targets.has(key)) targets.set(key, { key, ...(f.kind === 'post_cancel_error' ? { asNextRun: true } : {}) });
   }
-  return [...keys];
+  return [...targets.values()];
 }

@@ -302,3 +302,16 @@ export interface RunFigures {
   /** The next run's error after this Stop (METRICS.md §5). */
   post_cancel_error: { run_id: string; cause: string; text: string; time: string } | null;
 }
+
+/** What `afterstop explain` is asked about: a finding by its number in the report (1 is the worst), or a run or trace by its id. */
+export type ExplainTarget = { finding: number } | { id: string };
+
+/** What `afterstop explain` gives (its `--format json`). */
+export interface Explanation {
+  /** The finding asked about, as the report lists it. */
+  finding: Finding | null;
+  timelines: RunTimeline[];
+  /** Runs the id matched beyond the ones drawn. */
+  runs_not_drawn: number;
+  skipped: SkippedInput[];
+}

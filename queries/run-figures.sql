@@ -111,5 +111,9 @@ LEFT JOIN ghosts AS g ON g.run_id = w.run_id
 LEFT JOIN outcomes AS o ON o.run_id = w.run_id
 LEFT JOIN tokens AS k ON k.run_id = w.run_id
 LEFT JOIN next_errors AS e ON e.run_id = w.run_id
-LEFT JOIN (SELECT error_run_id, any_value(run_id) AS run_id FROM next_errors GROUP BY error_run_id) AS p ON p.error_run_id = w.run_id
+-- Two cancelled runs whose next run is the same: the later one's Stop is the one its error follows.
+LEFT JOIN (
+  SELECT e.error_run_id, arg_max(e.run_id, r.start_ns) AS run_id
+  FROM next_errors AS e JOIN report_runs AS r ON r.run_id = e.run_id GROUP BY e.error_run_id
+) AS p ON p.error_run_id = w.run_id
 ORDER BY w.run_id;

@@ -1,10 +1,12 @@
 /**
  * A run's timeline as the rows every format draws (terminal, Markdown, SVG):
  * one per model call, tool call, commit and marker, in time order, each
- * labelled once here so that the formats say the same thing. Nothing is
- * computed that the report has not concluded: the rows only word it.
+ * labelled once here so that the formats say the same thing. The rows word
+ * what the report concluded (ghosts, orphans, tokens after Stop); they add
+ * only where an item lies against the Stop.
  */
 import { int, usd } from './format.js';
+import { shorten } from './svg-chart.js';
 import type { RunTimeline, TimelineItem } from '../types.js';
 
 export interface TimelineRow {
@@ -48,13 +50,17 @@ const LINES: Record<string, TimelineRow['line']> = {
 const ms = (value: number): string => `${int(value)} ms`;
 const effectOf = (effect: string | null): string => ` (${effect ?? 'unknown'})`;
 
-function row(item: TimelineItem, t: RunTimeline): TimelineRow {
+/** At most this many characters of a trace's text (an error message, a stack) are shown in a row or a figure. */
+export const MAX_TEXT_CHARS = 300;
+
+function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
   const base = { item, start_ms: item.start_ms, end_ms: null, shape: 'instant' as const, open: false, alarm: false, inferred: false, line: null };
-  const afterStop = t.cancelled && item.start_ms >= 0;
+  // A next run's offsets count from the Stop before it: its own Stop, if any, is not that one.
+  const afterStop = !next && t.cancelled && item.start_ms >= 0;
   switch (item.kind) {
     case 'model_call': {
       const notes: string[] = [];
-      if (item.started_after_stop) notes.push('started after Stop');
+      if (item.started_after_stop && !next) notes.push('started after Stop');
       if (item.after_stop !== null && (item.after_stop.input + item.after_stop.output > 0 || item.after_stop.how === 'unknown')) {
         const a = item.after_stop;
         notes.push(a.how === 'unknown' ? 'tokens after Stop unknown (no usage)' : `${int(a.input + a.output)} tokens after Stop (${a.how}${a.priced ? `, ${usd(a.cost_usd)}` : ', no price'})`);
@@ -102,10 +108,10 @@ export function signedMs(value: number): string {
   return `${rounded < 0 ? '-' : '+'}${ms(Math.abs(rounded))}`;
 }
 
-/** The rows of a timeline, in time order; an inferred Stop gets a row of its own at 0. */
-export function timelineRows(t: RunTimeline): TimelineRow[] {
-  const rows = t.items.map((item) => row(item, t));
-  if (t.cancelled && !rows.some((r) => r.line === 'stop')) {
+/** The rows of a timeline (`next`: drawn as the next run of another's Stop), in time order; an inferred Stop gets a row of its own at 0. */
+export function timelineRows(t: RunTimeline, next = false): TimelineRow[] {
+  const rows = t.items.map((item) => row(item, t, next));
+  if (t.cancelled && !next && !rows.some((r) => r.line === 'stop')) {
     rows.push({
       item: null, start_ms: 0, end_ms: null, shape: 'instant', open: false,
       label: t.cancel_inferred ? 'Stop (inferred: the first span to end with an abort or cancel)' : 'Stop (the run ended cancelled)',
@@ -115,17 +121,37 @@ export function timelineRows(t: RunTimeline): TimelineRow[] {
   return rows.sort((a, b) => a.start_ms - b.start_ms || (a.line === 'stop' ? -1 : b.line === 'stop' ? 1 : 0));
 }
 
+/**
+ * At most `max` rows, in time order, and how many were left out: the first Stop, ack and settle, then what
+ * the report flags (ghosts, orphans, work after Stop), then the rows nearest the Stop.
+ */
+export function pickRows(rows: readonly TimelineRow[], max: number): { shown: TimelineRow[]; left: number } {
+  if (rows.length <= max) return { shown: [...rows], left: 0 };
+  const firstLines = new Set<TimelineRow>();
+  for (const line of ['stop', 'ack', 'settle'] as const) {
+    const first = rows.find((r) => r.line === line);
+    if (first !== undefined) firstLines.add(first);
+  }
+  const rank = (r: TimelineRow): number => (firstLines.has(r) ? 0 : r.alarm ? 1 : 2);
+  const chosen = new Set([...rows].sort((a, b) => rank(a) - rank(b) || Math.abs(a.start_ms) - Math.abs(b.start_ms)).slice(0, max));
+  return { shown: rows.filter((r) => chosen.has(r)), left: rows.length - chosen.size };
+}
+
 /** The span of time a run's chart draws: the run and its items, with 0 (Stop) in it when it was cancelled. */
 export function timeRange(t: RunTimeline): { from: number; to: number } {
-  const times: number[] = t.cancelled ? [0, t.start_ms] : [t.start_ms];
-  if (t.end_ms !== null) times.push(t.end_ms);
+  // A loop, not Math.min(...times): a run of a hundred thousand items would pass too many arguments.
+  let from = t.cancelled ? Math.min(0, t.start_ms) : t.start_ms;
+  let to = t.cancelled ? Math.max(0, t.start_ms) : t.start_ms;
+  const see = (ms: number): void => {
+    if (ms < from) from = ms;
+    if (ms > to) to = ms;
+  };
+  if (t.end_ms !== null) see(t.end_ms);
   for (const i of t.items) {
-    times.push(i.start_ms);
-    if ((i.kind === 'model_call' || i.kind === 'tool_call') && i.end_ms !== null) times.push(i.end_ms);
-    if (i.kind === 'commit' && i.sent_ms !== null) times.push(i.sent_ms);
+    see(i.start_ms);
+    if ((i.kind === 'model_call' || i.kind === 'tool_call') && i.end_ms !== null) see(i.end_ms);
+    if (i.kind === 'commit' && i.sent_ms !== null) see(i.sent_ms);
   }
-  const from = Math.min(...times);
-  let to = Math.max(...times);
   if (to - from < 1) to = from + 1;
   // A little room at the end for a call that never ended.
   if (t.end_ms === null || t.items.some((i) => i.kind === 'tool_call' && i.end_ms === null)) to += (to - from) * 0.05;
@@ -165,6 +191,6 @@ export function figureLines(t: RunTimeline): [string, string][] {
     `${int(k.input)} input, ${int(k.output)} output (${how}); ${usd(k.ghost_tax_usd)}${k.unpriced_calls > 0 ? `, ${int(k.unpriced_calls)} call(s) without a price` : ''}; ${int(k.calls_started_after_stop)} model call(s) started after Stop`,
   ]);
   const e = f.post_cancel_error;
-  lines.push(['post-cancel error', e === null ? 'none' : `the next run ${e.run_id} failed at ${e.time}: ${e.cause}: ${e.text}`]);
+  lines.push(['post-cancel error', e === null ? 'none' : `the next run ${e.run_id} failed at ${e.time}: ${e.cause}: ${shorten(e.text, MAX_TEXT_CHARS)}`]);
   return lines;
 }

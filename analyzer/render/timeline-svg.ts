@@ -10,7 +10,7 @@
  * `data-plot-width`), so that what is drawn can be read back and checked.
  */
 import { escapeHtml, shorten } from './svg-chart.js';
-import { signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
+import { MAX_TEXT_CHARS, pickRows, signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
 import type { RunTimeline } from '../types.js';
 
 const WIDTH = 1000;
@@ -58,7 +58,7 @@ function data(r: TimelineRow): string {
 }
 
 function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: boolean, next: boolean): string {
-  const title = `<title>${escapeHtml(`${signedMs(r.start_ms)} ${r.label}${r.note === '' ? '' : ` ${r.note}`}`)}</title>`;
+  const title = `<title>${escapeHtml(shorten(`${signedMs(r.start_ms)} ${r.label}${r.note === '' ? '' : ` ${r.note}`}`, MAX_TEXT_CHARS))}</title>`;
   const label = `<text class="lane-label${r.alarm ? ' alarm' : ''}" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">${escapeHtml(shorten(r.label, 44))}${title}</text>`;
   const attrs = data(r);
   if (r.shape === 'bar') {
@@ -79,7 +79,6 @@ function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: b
       parts.push(rect(x1, x2, cancelled && !next && start >= 0 ? COLORS.alarm : base, cancelled && !next && start >= 0 ? 'after' : 'before'));
     }
     if (r.open) parts.push(`<text class="open" x="${num(x2 - 2)}" y="${y + 14}" text-anchor="end">…</text>`);
-    // The note after the bar, or before it when the bar ends near the right edge.
     // The note after the bar; else before it; else, with no room either side, inside it.
     const place = x2 + 4 <= PLOT_X + PLOT_WIDTH - 220 ? 'after' : x1 - PLOT_X >= 220 ? 'before' : 'inside';
     const noteX = place === 'after' ? x2 + 4 : place === 'before' ? x1 - 4 : x1 + 4;
@@ -118,20 +117,11 @@ function stopLines(rows: TimelineRow[], x: (ms: number) => number, height: numbe
     .join('');
 }
 
-/** The lanes of one run, capped at MAX_LANES; and how many were left out. */
-const capped = (rows: TimelineRow[]): { shown: TimelineRow[]; left: number } => {
-  // The Stop, ack and settle are always drawn.
-  const lines = rows.filter((r) => r.line !== null);
-  const rest = rows.filter((r) => r.line === null);
-  const shown = rest.slice(0, Math.max(0, MAX_LANES - lines.length));
-  return { shown: [...lines, ...shown].sort((a, b) => a.start_ms - b.start_ms), left: rest.length - shown.length };
-};
-
 /** One run's chart: its lanes on its own axis (offsets from the Stop of the run explained). */
 function runSvg(t: RunTimeline, next: boolean): string {
   const range = timeRange(t);
   const x = scaleOf(range);
-  const own = capped(timelineRows(t));
+  const own = pickRows(timelineRows(t, next), MAX_LANES);
   const lanes: string[] = [];
   let y = TOP + 4;
   // The run's extent, behind its lanes.
@@ -139,7 +129,7 @@ function runSvg(t: RunTimeline, next: boolean): string {
   const ownHeight = Math.max(1, own.shown.length) * LANE;
   lanes.push(`<rect class="run" x="${num(x(t.start_ms))}" y="${y}" width="${num(Math.max(1, runEnd - x(t.start_ms)))}" height="${ownHeight}" fill="#f6f8fa" data-kind="run" data-start-ms="${t.start_ms}"${t.end_ms === null ? '' : ` data-end-ms="${t.end_ms}"`}><title>${escapeHtml(`run ${t.run_id}: ${signedMs(t.start_ms)} to ${t.end_ms === null ? 'never ended' : signedMs(t.end_ms)}`)}</title></rect>`);
   for (const r of own.shown) {
-    lanes.push(lane(r, y, x, t.cancelled && !next, next));
+    lanes.push(lane(next ? { ...r, line: null } : r, y, x, t.cancelled && !next, next));
     y += LANE;
   }
   if (own.shown.length === 0) {
@@ -166,7 +156,7 @@ function runSvg(t: RunTimeline, next: boolean): string {
 /** The run's timeline as SVG; the next run of its conversation, when it failed after this Stop, as a second chart below. */
 export function timelineSvg(t: RunTimeline): string {
   if (t.next_run === null) return runSvg(t, false);
-  return `${runSvg(t, false)}<p class="next-run-title">The next run of the conversation, <code>${escapeHtml(t.next_run.run_id)}</code> (trace <code>${escapeHtml(t.next_run.trace_id)}</code>), failed after this Stop: ${escapeHtml(t.figures.post_cancel_error?.text ?? '')}</p>${runSvg(t.next_run, true)}`;
+  return `${runSvg(t, false)}<p class="next-run-title">The next run of the conversation, <code>${escapeHtml(t.next_run.run_id)}</code> (trace <code>${escapeHtml(t.next_run.trace_id)}</code>), failed after this Stop: ${escapeHtml(shorten(t.figures.post_cancel_error?.text ?? '', MAX_TEXT_CHARS))}</p>${runSvg(t.next_run, true)}`;
 }
 
 /** The timeline's look, for the page's style sheet. */

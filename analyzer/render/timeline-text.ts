@@ -1,15 +1,13 @@
 /**
- * `afterstop explain` as text: a run's timeline, one line per model call,
- * tool call, commit and marker, offsets from Stop, bars scaled to the width
- * given (the terminal's), colour only when asked; and the same as Markdown,
- * for a ticket. Trace content goes through terminalSafe / markdownCell.
+ * A run's timeline as text lines: one per model call, tool call, commit and
+ * marker, in time order, offsets from Stop, bars scaled to a width, colour
+ * only when asked. Shared by `explain`'s terminal and Markdown renderings;
+ * trace content goes through terminalSafe.
  */
 import { styleText } from 'node:util';
-import type { Explanation } from '../explain.js';
 import type { RunTimeline } from '../types.js';
-import { markdownCell } from './markdown.js';
 import { terminalSafe } from './text-table.js';
-import { figureLines, runTitle, signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
+import { figureLines, pickRows, runTitle, signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
 
 export interface TimelineTextOptions {
   /** ANSI colours (colorWanted). */
@@ -18,7 +16,8 @@ export interface TimelineTextOptions {
   width?: number;
 }
 
-type Paint = (format: Parameters<typeof styleText>[0], text: string) => string;
+export type Paint = (format: Parameters<typeof styleText>[0], text: string) => string;
+export const painter = (color: boolean): Paint => (format, text) => (color ? styleText(format, text, { validateStream: false }) : text);
 
 const BEFORE = '▒';
 const AFTER = '█';
@@ -28,7 +27,11 @@ const STOP = '│';
 /** The acknowledgement and the settle. */
 const LINE = '┆';
 /** Room left beside the bars for the offset and a label. */
-const LABEL_ROOM = 48;
+export const LABEL_ROOM = 48;
+/** At most this many lines per run (`--format json` has every item). */
+export const MAX_TEXT_ROWS = 500;
+
+export const LEGEND = `${BEFORE} before Stop  ${AFTER} after Stop  ${STOP} Stop  ${LINE} ack, settle  ${COMMIT} commit  ${MARK} marker  … never ended`;
 
 /** The bar cells of one row: `width` characters on the axis [from, to]. */
 function barCells(r: TimelineRow, width: number, range: { from: number; to: number }, cancelled: boolean): { text: string; after: boolean }[] {
@@ -50,12 +53,16 @@ function barCells(r: TimelineRow, width: number, range: { from: number; to: numb
   return cells;
 }
 
-/** The lines of one timeline's chart (no heading). */
-function chartLines(t: RunTimeline, rows: TimelineRow[], range: { from: number; to: number }, width: number, paint: Paint, cancelled: boolean): string[] {
+/** The chart of one run: a line per row (at most MAX_TEXT_ROWS, then how many more), offsets padded alike. */
+export function chartLines(t: RunTimeline, next: boolean, width: number, paint: Paint): string[] {
+  const { shown: rows, left } = pickRows(timelineRows(t, next), MAX_TEXT_ROWS);
+  const range = timeRange(t);
+  const cancelled = t.cancelled && !next;
   const offsets = rows.map((r) => signedMs(r.start_ms));
-  const offsetWidth = Math.max(...offsets.map((o) => o.length), 6);
+  let offsetWidth = 6;
+  for (const o of offsets) offsetWidth = Math.max(offsetWidth, o.length);
   const barWidth = Math.max(12, Math.min(72, width - offsetWidth - 4 - LABEL_ROOM));
-  return rows.map((r, i) => {
+  const lines = rows.map((r, i) => {
     const cells = barCells(r, barWidth, range, cancelled);
     const bar = cells.map((c) => (c.after ? paint('red', c.text) : c.text === STOP && r.line === null ? paint('dim', c.text) : c.text)).join('');
     const label = terminalSafe(r.label) + (r.open ? ' …' : '');
@@ -64,64 +71,30 @@ function chartLines(t: RunTimeline, rows: TimelineRow[], range: { from: number; 
     const styled = r.alarm ? paint(['bold', 'red'], `${label}${note}`) : `${text}${r.inferred ? paint('dim', note) : note}`;
     return `${offsets[i]!.padStart(offsetWidth)}  ${bar}  ${styled}`.trimEnd();
   });
+  if (left > 0) lines.push(`  … ${left} more not shown (the first Stop, ack and settle, the flagged items and those nearest the Stop are; --format json has all)`);
+  if (t.items.length === 0) lines.push(next ? '  (no model call, tool call or marker of that run was exported: it failed before any)' : '  (no model call, tool call or marker of this run was exported)');
+  return lines;
 }
 
-/** One run (and the next run of its conversation) as terminal lines. */
+/** One run, the next run of its conversation below it, and its figures, as terminal lines. */
 export function timelineLines(t: RunTimeline, options: TimelineTextOptions): string[] {
-  const paint: Paint = (format, text) => (options.color ? styleText(format, text, { validateStream: false }) : text);
+  const paint = painter(options.color);
   const width = options.width ?? 100;
-  const range = timeRange(t);
   const out: string[] = [
     paint('bold', `Run ${terminalSafe(t.run_id)} of trace ${terminalSafe(t.trace_id)}`),
     paint('dim', terminalSafe(runTitle(t))),
     '',
-    ...chartLines(t, timelineRows(t), range, width, paint, t.cancelled),
+    ...chartLines(t, false, width, paint),
   ];
-  if (t.items.length === 0) out.push('  (no model call, tool call or marker of this run was exported)');
   if (t.next_run !== null) {
     out.push('', paint('bold', `Next run of the conversation: ${terminalSafe(t.next_run.run_id)} of trace ${terminalSafe(t.next_run.trace_id)}`));
-    out.push(...chartLines(t.next_run, timelineRows(t.next_run), timeRange(t.next_run), width, paint, false));
-    if (t.next_run.items.length === 0) out.push('  (no model call, tool call or marker of that run was exported: it failed before any)');
+    out.push(...chartLines(t.next_run, true, width, paint));
   }
-  out.push('', paint('dim', `${BEFORE} before Stop  ${AFTER} after Stop  ${STOP} Stop  ${LINE} ack, settle  ${COMMIT} commit  ${MARK} marker  … never ended; offsets from Stop${t.cancelled ? '' : ' (here: from the run’s start; it was not cancelled)'}`));
+  out.push('', paint('dim', `${LEGEND}; offsets from Stop${t.cancelled ? '' : ' (here: from the run’s start; it was not cancelled)'}`));
   out.push('', paint('bold', 'Figures (METRICS.md)'));
   const lines = figureLines(t);
-  const w = Math.max(...lines.map(([k]) => k.length));
+  let w = 0;
+  for (const [k] of lines) w = Math.max(w, k.length);
   for (const [k, v] of lines) out.push(`  ${k.padEnd(w)}  ${terminalSafe(v)}`);
   return out;
-}
-
-/** The whole of `afterstop explain` for a terminal. */
-export function renderExplainTerminal(e: Explanation, options: TimelineTextOptions): string {
-  const paint: Paint = (format, text) => (options.color ? styleText(format, text, { validateStream: false }) : text);
-  const out: string[] = [];
-  if (e.finding !== null) {
-    const f = e.finding;
-    out.push(paint('bold', `Finding: ${f.kind} (severity ${f.severity})`), terminalSafe(f.detail), '');
-  }
-  e.timelines.forEach((t, i) => {
-    if (i > 0) out.push('', '─'.repeat(Math.min(options.width ?? 100, 100)), '');
-    out.push(...timelineLines(t, options));
-  });
-  if (e.runs_not_drawn > 0) out.push('', `${e.runs_not_drawn} more run(s) of this trace not drawn: name one by its run id.`);
-  return `${out.join('\n')}\n`;
-}
-
-/** `afterstop explain` as Markdown, for a ticket: the chart in a code block (bars 60 wide), the figures as a table. */
-export function renderExplainMarkdown(e: Explanation): string {
-  const out: string[] = [];
-  if (e.finding !== null) out.push(`## Finding: ${markdownCell(e.finding.kind)} (severity ${e.finding.severity})`, '', markdownCell(e.finding.detail), '');
-  for (const t of e.timelines) {
-    out.push(`### Run \`${markdownCell(t.run_id)}\` of trace \`${markdownCell(t.trace_id)}\``, '', `_${markdownCell(runTitle(t))}_`, '');
-    const range = timeRange(t);
-    const plain: Paint = (_f, text) => text;
-    // A fence longer than any run of backticks in the trace's text, so that nothing closes it early.
-    const chart = chartLines(t, timelineRows(t), range, 60 + LABEL_ROOM + 14, plain, t.cancelled);
-    if (t.next_run !== null) chart.push('', `next run of the conversation: ${terminalSafe(t.next_run.run_id)}`, ...chartLines(t.next_run, timelineRows(t.next_run), timeRange(t.next_run), 60 + LABEL_ROOM + 14, plain, false));
-    const fence = '`'.repeat(Math.max(3, ...chart.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((m) => m.length + 1)))));
-    out.push(`${fence}text`, ...chart, fence, '', `${BEFORE} before Stop · ${AFTER} after Stop · ${STOP} Stop · ${COMMIT} commit · offsets from Stop`, '');
-    out.push('| figure | value |', '| --- | --- |', ...figureLines(t).map(([k, v]) => `| ${markdownCell(k)} | ${markdownCell(v)} |`), '');
-  }
-  if (e.runs_not_drawn > 0) out.push(`${e.runs_not_drawn} more run(s) of this trace not drawn.`, '');
-  return `${out.join('\n')}`;
 }

@@ -67,6 +67,7 @@ export interface ExplainRunsRow {
   c_ns: bigint | null;
   a_ns: bigint | null;
   settle_ns: bigint | null;
+  matches: number;
 }
 
 /** A row of queries/file-counts.sql (file_counts). */

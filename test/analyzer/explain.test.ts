@@ -5,6 +5,7 @@ import { analyze } from '../../analyzer/analyze.js';
 import { InputError } from '../../analyzer/errors.js';
 import { explain, parseExplainTarget } from '../../analyzer/explain.js';
 import { expectTimelineMatchesSpans, writtenSpans } from '../helpers/timeline-check.js';
+import { traces } from '../helpers/trace-builder.js';
 
 /**
  * explain.ts over the golden traces and the recorded Vercel AI SDK traces: the
@@ -114,5 +115,52 @@ describe('explain', () => {
       }
     }
     expect(drawn).toBeGreaterThanOrEqual(5);
+  });
+
+  it('a run is drawn whole, its figures over no window, whatever window numbers the findings', async () => {
+    const run = '0000000000000007';
+    const before = await explain({ target: { id: run }, inputs: goldenFiles, db: ':memory:', until: new Date('2000-01-01') });
+    expect(before.timelines[0]!.figures).toMatchObject({ cancel_ack_ms: 50, cancel_settle_ms: 350, cancel_depth: 3 });
+    // The post-cancel error's next run lies after --since; the cancelled run it follows, before it.
+    const since = new Date('2026-09-21T14:13:22Z');
+    const report = await analyze({ inputs: goldenFiles, db: ':memory:', since, timelines: 20 });
+    const n = report.findings.findIndex((f) => f.kind === 'post_cancel_error');
+    expect(n).toBeGreaterThanOrEqual(0);
+    const drawn = report.timelines!.find((t) => t.next_run?.run_id === report.findings[n]!.run_id)!;
+    expect(drawn.figures).toMatchObject({ cancel_ack_ms: 50, cancel_depth: 3, ghost_commits: { known: 1 } });
+    const e = await explain({ target: { finding: n + 1 }, inputs: goldenFiles, db: ':memory:', since });
+    expect(e.timelines[0]!.figures.cancel_ack_ms).toBe(50);
+  });
+
+  it('a cancelled run that is also the failed next run of an earlier Stop is drawn as itself; its post-cancel error as the earlier run’s', async () => {
+    const t = traces();
+    const a = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
+    a.cancelRequest(100); a.ack(120);
+    a.tool({ name: 'send_email', callId: 'm', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
+    const b = t.run({ conversation: 'c', startMs: 1000, endMs: 1900, outcome: 'cancelled' });
+    b.model({ startMs: 1000, endMs: 1100, model: 'gpt-4o', status: { code: 'error', message: '400 No tool output found for function call m.' } });
+    b.tool({ name: 'lookup', callId: 'l', startMs: 1200, endMs: 1800, effect: 'read', result: 'dropped' });
+    b.cancelRequest(1300);
+    const file = t.write();
+    const own = await explain({ target: { id: b.spanId }, inputs: [file], db: ':memory:' });
+    expect(own.timelines.map((x) => x.run_id)).toEqual([b.spanId]);
+    expect(own.timelines[0]!.figures.orphan_tool_calls.orphans).toBe(1);
+    expect(own.timelines[0]!.items.find((i) => i.kind === 'marker')?.start_ms).toBe(0);
+    const report = await analyze({ inputs: [file], db: ':memory:' });
+    const n = report.findings.findIndex((f) => f.kind === 'post_cancel_error') + 1;
+    const post = await explain({ target: { finding: n }, inputs: [file], db: ':memory:' });
+    expect(post.timelines.map((x) => [x.run_id, x.next_run?.run_id])).toEqual([[a.spanId, b.spanId]]);
+    // The next run's figures are its own: it was cancelled too.
+    expect(post.timelines[0]!.next_run!.figures.orphan_tool_calls.orphans).toBe(1);
+    expect(post.timelines[0]!.next_run!.figures.cancel_ack_ms).toBeNull();
+  });
+
+  it('an id that matches more runs than are drawn says how many more', async () => {
+    const t = traces();
+    const first = t.run({ startMs: 0, endMs: 10 });
+    for (let i = 1; i < 60; i++) t.run({ traceId: first.traceId, startMs: i * 20, endMs: i * 20 + 10 });
+    const e = await explain({ target: { id: first.traceId }, inputs: [t.write()], db: ':memory:' });
+    expect(e.timelines).toHaveLength(50);
+    expect(e.runs_not_drawn).toBe(10);
   });
 });

@@ -2,11 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { DEFAULT_DB } from '../../analyze.js';
-import { explain, parseExplainTarget, type Explanation } from '../../explain.js';
+import { explain, parseExplainTarget } from '../../explain.js';
+import type { Explanation } from '../../types.js';
 import { pageStart } from '../../render/html.js';
 import { colorWanted } from '../../render/terminal.js';
-import { renderExplainHtml } from '../../render/timeline-html.js';
-import { renderExplainMarkdown, renderExplainTerminal } from '../../render/timeline-text.js';
+import { renderExplainHtml } from '../../render/explain-html.js';
+import { renderExplainMarkdown } from '../../render/explain-markdown.js';
+import { renderExplainTerminal } from '../../render/explain-terminal.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
@@ -19,7 +21,7 @@ import { resolveFormat } from './leak-report.js';
 export const EXPLAIN_FORMATS = ['table', 'markdown', 'json', 'html'] as const;
 export type ExplainFormat = (typeof EXPLAIN_FORMATS)[number];
 
-interface ExplainOptions {
+interface ExplainCommandOptions {
   db: string;
   prices?: string;
   since?: Date;
@@ -34,8 +36,8 @@ interface ExplainOptions {
 export function explainCommand(done: (code: Promise<ExitCode>) => void): Command {
   return new Command('explain')
     .description('draw a stopped run against time: the Stop, the acknowledgement, what was in flight, what went on after, and the commits that landed')
-    .argument('<target>', 'a finding number as leak-report lists it (3 or #3, over the same store and --since/--until), a run id, a run key (trace:run) or a trace id')
-    .argument('[paths...]', 'trace files, folders or globs to read into the store first (default: the folder the instrumentation writes, when it exists)')
+    .argument('<target>', 'a finding number as leak-report lists it (3 or #3, over the same store and --since/--until), a run id, a run key (trace:run; for a run id of digits alone) or a trace id')
+    .argument('[paths...]', 'trace files, folders or globs to read into the store first (default, for a run or trace id: the folder the instrumentation writes, when it exists; for a finding number: none, the store as leak-report left it)')
     .option('--db <folder>', 'the store leak-report keeps (:memory: to read the paths alone)', DEFAULT_DB)
     .option('--prices <file>', 'a price table that replaces the shipped one')
     .option('--since <time>', 'number findings as leak-report --since does (ISO-8601, or an age like 24h)', (v) => parseTime(v))
@@ -52,7 +54,7 @@ Examples:
   afterstop explain 2 --format html --out run.html
 
 Exit codes: 0 drawn, 2 bad usage, unreadable input, or an id or finding the store does not hold.`)
-    .action((target: string, paths: string[], options: ExplainOptions) => done(explainAction(target, paths, options)));
+    .action((target: string, paths: string[], options: ExplainCommandOptions) => done(explainAction(target, paths, options)));
 }
 
 function render(e: Explanation, format: ExplainFormat, color: boolean): string {
@@ -64,20 +66,22 @@ function render(e: Explanation, format: ExplainFormat, color: boolean): string {
   }
 }
 
-async function explainAction(targetText: string, paths: string[], options: ExplainOptions): Promise<ExitCode> {
+async function explainAction(targetText: string, paths: string[], options: ExplainCommandOptions): Promise<ExitCode> {
   const format = resolveFormat(options.format, options.out, process.stdout.isTTY === true) as ExplainFormat;
   if (!(EXPLAIN_FORMATS as readonly string[]).includes(format)) {
     process.stderr.write(`afterstop: explain writes ${EXPLAIN_FORMATS.join(', ')}; --out ${options.out} names another format: give --format\n`);
     return EXIT_USAGE;
   }
-  // No paths: what the instrumentation wrote since the last report, when its folder exists; else the store alone.
-  const tracesDir = defaultTracesDir();
-  if (paths.length === 0 && fs.existsSync(tracesDir)) paths = [path.resolve(tracesDir)];
   const progress = options.progress ? stderrProgress() : silentProgress;
   let explanation: Explanation;
   try {
+    const target = parseExplainTarget(targetText);
+    // No paths: for a run or trace id, what the instrumentation wrote since the last report, when its folder
+    // exists; for a finding's number, the store as leak-report left it (new spans would renumber the findings).
+    const tracesDir = defaultTracesDir();
+    if (paths.length === 0 && !('finding' in target) && fs.existsSync(tracesDir)) paths = [path.resolve(tracesDir)];
     explanation = await explain({
-      target: parseExplainTarget(targetText),
+      target,
       inputs: paths,
       db: options.db,
       ...(options.prices !== undefined ? { pricesFile: options.prices } : {}),

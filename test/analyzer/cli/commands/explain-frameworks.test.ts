@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { Explanation } from '../../../../analyzer/explain.js';
+import type { Explanation } from '../../../../analyzer/types.js';
 import { sdkApps } from '../../../helpers/sdk-app.js';
 import { expectTimelineMatchesSpans, writtenSpans } from '../../../helpers/timeline-check.js';
 

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Explanation } from '../../../../analyzer/explain.js';
+import type { Explanation } from '../../../../analyzer/types.js';
 import type { LeakReport } from '../../../../analyzer/index.js';
 
 /** `afterstop explain`, the built CLI, after a nightly leak-report filled the store, as a person follows up a finding. */
@@ -75,13 +75,17 @@ describe('afterstop explain', () => {
     expect(e.timelines.every((t) => t.trace_id === replay.trace_id)).toBe(true);
   });
 
-  it('no paths: the folder the instrumentation writes is read when it exists', () => {
+  it('no paths: for a run or trace id, the folder the instrumentation writes is read when it exists; for a finding number, the store as it is', () => {
     const traces = path.join(dir, 'traces');
     fs.mkdirSync(traces);
     fs.copyFileSync(path.join(golden, 'g2-ghost-email.jsonl'), path.join(traces, 'g2.jsonl'));
-    const out = run('explain', ['1', '--db', ':memory:'], { AFTERSTOP_TRACES_DIR: traces });
-    expect(out.status).toBe(0);
-    expect((JSON.parse(out.stdout) as Explanation).finding?.kind).toBe('ghost_commit');
+    const out = run('explain', ['00000000000000000000000000000006', '--db', ':memory:'], { AFTERSTOP_TRACES_DIR: traces });
+    expect(out.status, out.stderr).toBe(0);
+    expect((JSON.parse(out.stdout) as Explanation).timelines[0]?.items.some((i) => i.kind === 'commit' && i.ghost === 'known')).toBe(true);
+    // New spans read first would renumber the findings leak-report printed.
+    const numbered = run('explain', ['1', '--db', ':memory:'], { AFTERSTOP_TRACES_DIR: traces });
+    expect(numbered.status).toBe(2);
+    expect(numbered.stderr).toBe('afterstop: finding 1: the report has no findings in this window\n');
   });
 
   it('exit 2 with one clear line for an id or a finding the store does not hold, and for bad usage', () => {

@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { explain, type Explanation } from '../../../analyzer/explain.js';
-import { renderExplainMarkdown, renderExplainTerminal } from '../../../analyzer/render/timeline-text.js';
+import { explain } from '../../../analyzer/explain.js';
+import { renderExplainTerminal } from '../../../analyzer/render/explain-terminal.js';
+import type { Explanation } from '../../../analyzer/types.js';
 import { traces } from '../../helpers/trace-builder.js';
 
-/** explain as text: offsets from Stop, one line per item in time order, bars that fit the width, colour only when asked. */
+/** explain for a terminal: offsets from Stop, one line per item in time order, bars that fit the width, colour only when asked. */
 const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
 const goldenFiles = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
 const ESC = '\u001b';
@@ -72,20 +73,5 @@ describe('renderExplainTerminal', () => {
     expect(text).not.toContain('\u0007');
     expect(text).toMatch(/rm -rf �\]0;pwned� �evil \(irreversible\) …  never ended, ← possible ghost/);
     expect(text).toMatch(/cancel depth\s+2 of 4: rm -rf .* was running at Stop and never ended/);
-  });
-});
-
-describe('renderExplainMarkdown', () => {
-  it('the chart in a fence no trace text can close, the figures as a table', () => {
-    const md = renderExplainMarkdown(hostile);
-    const fence = /^(`{3,})text$/m.exec(md)![1]!;
-    expect(fence.length).toBeGreaterThan(3);
-    const body = md.slice(md.indexOf(`${fence}text`) + fence.length + 4, md.indexOf(`\n${fence}\n`));
-    expect(body).not.toContain(fence);
-    expect(md).toContain('| figure | value |');
-    expect(md).toMatch(/\| cancel depth \| 2 of 4: /);
-    const g = renderExplainMarkdown(ghost);
-    expect(g).toContain('## Finding: ghost\\_commit (severity 1)');
-    expect(g).toMatch(/\+300 ms .*send_email COMMIT \(irreversible\)  ← ghost/);
   });
 });
