@@ -112,7 +112,10 @@ function stopLines(rows: TimelineRow[], x: (ms: number) => number, height: numbe
       const name = r.line === 'stop' ? (r.inferred ? 'Stop (inferred)' : 'Stop') : (r.line ?? '');
       const labelY = r.line === 'stop' ? TOP - 8 : TOP - 18;
       return `<line class="${r.line}" x1="${num(x(r.start_ms))}" x2="${num(x(r.start_ms))}" y1="${TOP - 6}" y2="${height - 4}" stroke="${color}" stroke-width="${r.line === 'stop' ? 2 : 1.5}"${dash}${data(r)} data-ms="${r.start_ms}"><title>${escapeHtml(`${signedMs(r.start_ms)} ${name}`)}</title></line>`
-        + `<text class="line-label" x="${num(x(r.start_ms) + 3)}" y="${labelY}" fill="${color}">${escapeHtml(name)}</text>`;
+        // Left of its line near the right edge, so that it is not cut.
+        + (x(r.start_ms) > PLOT_X + PLOT_WIDTH - 110
+          ? `<text class="line-label" x="${num(x(r.start_ms) - 3)}" y="${labelY}" fill="${color}" text-anchor="end">${escapeHtml(name)}</text>`
+          : `<text class="line-label" x="${num(x(r.start_ms) + 3)}" y="${labelY}" fill="${color}">${escapeHtml(name)}</text>`);
     })
     .join('');
 }
