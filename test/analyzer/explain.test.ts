@@ -5,7 +5,8 @@ import { analyze } from '../../analyzer/analyze.js';
 import { InputError } from '../../analyzer/errors.js';
 import { explain, parseExplainTarget } from '../../analyzer/explain.js';
 import { expectTimelineMatchesSpans, writtenSpans } from '../helpers/timeline-check.js';
-import { traces } from '../helpers/trace-builder.js';
+import { traces, writeLines } from '../helpers/trace-builder.js';
+import { PYTHON_FRAMEWORKS, pythonTurns } from '../helpers/python-frameworks.js';
 
 /**
  * explain.ts over the golden traces and the recorded Vercel AI SDK traces: the
@@ -162,5 +163,24 @@ describe('explain', () => {
     const e = await explain({ target: { id: first.traceId }, inputs: [t.write()], db: ':memory:' });
     expect(e.timelines).toHaveLength(50);
     expect(e.runs_not_drawn).toBe(10);
+  });
+
+  it('Python frameworks’ own spans (PydanticAI; CrewAI and the OpenAI Agents SDK through OpenInference): drawn the same way, a Stop only where the trace shows one, inferred', async () => {
+    const seen: Record<string, [boolean, boolean]> = {};
+    for (const framework of PYTHON_FRAMEWORKS) {
+      const file = writeLines(pythonTurns(framework), `${framework}.jsonl`);
+      const written = writtenSpans([file]);
+      for (const traceId of new Set([...written.values()].map((x) => x.traceId))) {
+        const e = await over(traceId, [file]);
+        for (const t of e.timelines) {
+          expectTimelineMatchesSpans(t, written);
+          if (t.cancelled) expect(t.cancel_inferred).toBe(true);
+          const [cancelled, any] = seen[framework] ?? [false, false];
+          seen[framework] = [cancelled || t.cancelled, any || t.items.length > 0];
+        }
+      }
+    }
+    // PydanticAI's CancelledError is a Stop (inferred); CrewAI and the OpenAI Agents SDK show none, and none is invented.
+    expect(seen).toEqual({ 'pydantic-ai': [true, true], crewai: [false, true], autogen: [false, true], 'openai-agents-python': [false, true] });
   });
 });
