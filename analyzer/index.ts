@@ -5,6 +5,7 @@
  */
 export { analyze, DEFAULT_DB, ingestInto, type AnalyzeOptions } from './analyze.js';
 export { InputError } from './errors.js';
+export { explain, parseExplainTarget, type ExplainOptions } from './explain.js';
 export { ingest, type IngestSummary } from './ingest/ingest.js';
 export { discoverTraceFiles, type TraceFile } from './ingest/discover.js';
 export { loadPrices, parsePriceTable, type ModelPrice, type PriceTable } from './prices.js';

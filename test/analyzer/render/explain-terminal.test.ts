@@ -1,26 +1,13 @@
-import * as fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { explain } from '../../../analyzer/explain.js';
 import { renderExplainTerminal } from '../../../analyzer/render/explain-terminal.js';
 import type { Explanation } from '../../../analyzer/types.js';
-import { traces } from '../../helpers/trace-builder.js';
+import { ESC, explanations } from '../../helpers/explanations.js';
 
 /** explain for a terminal: offsets from Stop, one line per item in time order, bars that fit the width, colour only when asked. */
-const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
-const goldenFiles = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
-const ESC = '\u001b';
-
 let ghost: Explanation;
 let hostile: Explanation;
 beforeAll(async () => {
-  ghost = await explain({ target: { finding: 1 }, inputs: goldenFiles, db: ':memory:' });
-  const t = traces();
-  const r = t.run({ service: `svc${ESC}[31m`, conversation: '```', startMs: 0, endMs: 900, outcome: 'cancelled' });
-  r.cancelRequest(100);
-  r.tool({ name: `rm -rf ${ESC}]0;pwned\u0007 \u202eevil`, callId: 'x', startMs: 50, effect: 'irreversible' });
-  r.tool({ name: 'wait`\n```', callId: 'y', startMs: 60, endMs: 800, effect: 'read' });
-  hostile = await explain({ target: { id: r.spanId }, inputs: [t.write()], db: ':memory:' });
+  ({ ghost, hostile } = await explanations());
 });
 
 const lines = (text: string): string[] => text.split('\n');
