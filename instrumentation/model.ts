@@ -4,6 +4,7 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { RunScope } from './internal-types.js';
+import { recordModelCallAfterStop, recordTokensAfterStop } from './live-metrics.js';
 import { reportInternalError, safely } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
 import {
@@ -63,6 +64,7 @@ export class InstrumentedModelCall implements ModelCall {
     this.model = options.model;
     this.span = run.tracer.startSpan(`${operation} ${options.model}`, { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, run.context);
     this.cancelSeen = run.cancelState !== 'none';
+    if (this.cancelSeen) recordModelCallAfterStop(run.common, options.model);
     this.started = run.childStarted('model');
     // Callers pass these around as callbacks (`stream.on('data', call.chunk)`): bind.
     this.chunk = this.chunk.bind(this);
@@ -127,6 +129,7 @@ export class InstrumentedModelCall implements ModelCall {
     attributes[ATTR_MODEL_USAGE_SOURCE] = source;
     if (this.cancelSeen || this.run.cancelState !== 'none') {
       attributes[ATTR_MODEL_OUTPUT_TOKENS_AFTER_CANCEL] = this.afterCancel;
+      recordTokensAfterStop(this.run.common, this.model, this.afterCancel);
     }
     if (options.finishReasons !== undefined && options.finishReasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = options.finishReasons;
     if (options.responseModel !== undefined) attributes[ATTR_GEN_AI_RESPONSE_MODEL] = options.responseModel;

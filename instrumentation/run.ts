@@ -23,6 +23,7 @@ import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { startModelCall } from './model.js';
 import { ProcessTracker } from './process.js';
 import { recordCompensation, recordHistoryRepair } from './repair.js';
+import { recordCancelAck, recordCancelRequest } from './live-metrics.js';
 import { reportInternalError, safely, sayOnce } from './safe.js';
 import {
   ATTR_CANCEL_ID,
@@ -112,6 +113,8 @@ export class InstrumentedRun implements Run, RunScope {
   private readonly controller = new AbortController();
   private state: CancelState = 'none';
   private cancelId: string | undefined;
+  /** When the cancel was requested (performance.now()): the ack's latency is counted from it (live-metrics.ts). */
+  private cancelAt = 0;
   private cancelFlush: Promise<void> = RESOLVED;
   private ended = false;
   /**
@@ -224,6 +227,8 @@ export class InstrumentedRun implements Run, RunScope {
       const reason = reasonText(options.reason);
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
       this.marker(SPAN_CANCEL_REQUEST, attributes);
+      this.cancelAt = performance.now();
+      recordCancelRequest(this.common, options.source ?? 'user');
       this.startSettle();
     } catch (error) {
       reportInternalError('cancel', error);
@@ -254,6 +259,7 @@ export class InstrumentedRun implements Run, RunScope {
         }),
       undefined,
     );
+    recordCancelAck(this.common, (performance.now() - this.cancelAt) / 1000);
   }
 
   checkpoint(): void {

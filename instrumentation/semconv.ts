@@ -107,3 +107,12 @@ export const ATTR_REPAIR_TOOL_CALL_IDS = 'afterstop.repair.tool_call_ids';
 // --- child processes
 export const SPAN_PROCESS_SPAWN = 'afterstop.process.spawn';
 export const SPAN_PROCESS_ORPHAN = 'afterstop.process.orphan';
+
+// --- live metrics (SEMCONV.md, "Live metrics"; live-metrics.ts)
+export const METRIC_CANCEL_REQUESTS = 'afterstop.cancel.requests';
+export const METRIC_CANCEL_ACK_DURATION = 'afterstop.cancel.ack.duration';
+export const METRIC_TOOL_COMMITS_AFTER_STOP = 'afterstop.tool.commits_after_stop';
+export const METRIC_TOOL_POSSIBLE_GHOST_COMMITS = 'afterstop.tool.possible_ghost_commits';
+export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
+export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
+export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';

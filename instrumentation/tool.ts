@@ -4,6 +4,7 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
+import { recordCommitAfterStop, recordOrphanedCall } from './live-metrics.js';
 import { reportInternalError, safely } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
 import { observeCall, type CallOutcome } from './observe-call.js';
@@ -151,8 +152,10 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       });
       if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
       this.run.marker(SPAN_TOOL_COMMIT, attributes, this.context);
+      if (state === 'none') return RESOLVED;
+      recordCommitAfterStop(this.run.common, this.name, this.effect, evidence === 'request_sent');
       // A commit after Stop is the evidence of a ghost: make sure it is written.
-      return state === 'none' ? RESOLVED : this.run.flushEvidence();
+      return this.run.flushEvidence();
     } catch (error) {
       reportInternalError('tool commit', error);
       return RESOLVED;
@@ -195,6 +198,10 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       const result =
         options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
       span.setAttribute(ATTR_TOOL_RESULT, result);
+      // A result that did not reach the conversation, after a Stop (a framework step is not in the conversation).
+      if ((result === 'late' || result === 'dropped' || result === 'cancelled') && this.kind !== 'step' && this.run.cancelState !== 'none') {
+        recordOrphanedCall(this.run.common, this.name, this.effect);
+      }
       if (signal.aborted) span.setAttribute(ATTR_TOOL_SIGNAL_OBSERVED, byCancel);
       if (byCancel || (result === 'cancelled' && !hasError)) {
         span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_CANCELLED);

@@ -1,0 +1,135 @@
+import { metrics } from '@opentelemetry/api';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRun } from '../../instrumentation/index.js';
+import { ACK_BUCKETS_S } from '../../instrumentation/live-metrics.js';
+import { captureTraces, named, sleep, type TraceCapture } from '../helpers/capture.js';
+
+/**
+ * The live metrics (SEMCONV.md, "Live metrics"): recorded by the instrumentation
+ * the instant a fact is known, through the MeterProvider registered globally;
+ * nothing for a run never stopped; only low-cardinality attributes.
+ */
+let capture: TraceCapture;
+let exporter: InMemoryMetricExporter;
+let reader: PeriodicExportingMetricReader;
+let provider: MeterProvider;
+beforeAll(() => {
+  capture = captureTraces();
+  exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  provider = new MeterProvider({ readers: [reader] });
+  metrics.setGlobalMeterProvider(provider);
+});
+afterAll(async () => {
+  await provider.shutdown();
+  metrics.disable();
+  await capture.close();
+});
+
+interface Point { name: string; attributes: Record<string, unknown>; value: unknown }
+/** Every data point collected now, by metric name. */
+async function collect(): Promise<Point[]> {
+  exporter.reset();
+  await reader.forceFlush();
+  const all: ResourceMetrics[] = exporter.getMetrics();
+  return all.flatMap((rm) => rm.scopeMetrics.filter((s) => s.scope.name === 'afterstop').flatMap((s) => s.metrics.flatMap((m) =>
+    m.dataPoints.map((p) => ({ name: m.descriptor.name, attributes: p.attributes as Record<string, unknown>, value: p.value })))));
+}
+const sum = (points: Point[], name: string, where: Record<string, unknown> = {}): number =>
+  points.filter((p) => p.name === name && Object.entries(where).every(([k, v]) => p.attributes[k] === v)).reduce((n, p) => n + Number(p.value), 0);
+
+describe('live metrics', () => {
+  it('a run never stopped records nothing, however many calls it makes', async () => {
+    const before = await collect();
+    const run = startRun({ agentName: 'quiet', framework: 'manual' });
+    await run.tool({ name: 'lookup', callId: 'q1', effect: 'read' }, async (ctx) => {
+      await ctx.commit();
+      return 1;
+    });
+    const call = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
+    call.chunk(5);
+    call.end();
+    run.end();
+    expect(await collect()).toEqual(before);
+  });
+
+  it('a Stop during a committing tool: the request, the ack’s latency, the ghost commit, the orphaned call, the tokens and calls after Stop', async () => {
+    const run = startRun({ agentName: 'support', framework: 'manual', conversationId: 'conv-live' });
+    const streaming = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
+    streaming.chunk(3);
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const tool = run.tool({ name: 'send_email', callId: 'm1', effect: 'irreversible' }, async (ctx) => {
+      await gate;
+      await ctx.commit(); // after Stop: a ghost
+      return 'sent';
+    });
+    await sleep(5);
+    await run.cancel({ source: 'user' });
+    streaming.chunk(4);
+    streaming.chunk(2);
+    streaming.end();
+    const after = run.startModelCall({ provider: 'openai', model: 'gpt-4o-mini' });
+    after.chunk(7);
+    after.end();
+    await sleep(20);
+    run.acknowledge();
+    release();
+    await tool;
+    run.end();
+
+    const points = await collect();
+    const labels = { 'gen_ai.agent.name': 'support', 'afterstop.framework': 'manual' };
+    expect(sum(points, 'afterstop.cancel.requests', { ...labels, 'afterstop.cancel.source': 'user' })).toBe(1);
+    expect(sum(points, 'afterstop.tool.commits_after_stop', { ...labels, 'gen_ai.tool.name': 'send_email', 'afterstop.tool.effect': 'irreversible' })).toBe(1);
+    expect(sum(points, 'afterstop.tool.possible_ghost_commits')).toBe(0);
+    expect(sum(points, 'afterstop.tool.orphaned_calls', { ...labels, 'gen_ai.tool.name': 'send_email' })).toBe(1);
+    expect(sum(points, 'afterstop.model.output_tokens_after_stop', { 'gen_ai.request.model': 'gpt-4o' })).toBe(6);
+    expect(sum(points, 'afterstop.model.output_tokens_after_stop', { 'gen_ai.request.model': 'gpt-4o-mini' })).toBe(7);
+    expect(sum(points, 'afterstop.model.calls_after_stop', { ...labels, 'gen_ai.request.model': 'gpt-4o-mini' })).toBe(1);
+    // No id in any attribute: only agent, framework, tool, effect, model and cancel source.
+    const keys = new Set(points.flatMap((p) => Object.keys(p.attributes)));
+    expect([...keys].sort()).toEqual(['afterstop.cancel.source', 'afterstop.framework', 'afterstop.tool.effect', 'gen_ai.agent.name', 'gen_ai.request.model', 'gen_ai.tool.name']);
+
+    // The ack's latency, in seconds, equals the markers' A − C within a millisecond; buckets 1 ms to 10 s.
+    const ack = points.find((p) => p.name === 'afterstop.cancel.ack.duration')!.value as { count: number; sum: number; buckets: { boundaries: number[]; counts: number[] } };
+    expect(ack.count).toBe(1);
+    expect(ack.buckets.boundaries).toEqual(ACK_BUCKETS_S);
+    const spans = await capture.spans(run.id);
+    const c = named(spans, 'afterstop.cancel.request')[0]!.startNs;
+    const a = named(spans, 'afterstop.cancel.ack')[0]!.startNs;
+    expect(ack.sum).toBeCloseTo(Number(a - c) / 1e9, 3);
+  });
+
+  it('a framework step is not an orphan; a MeterProvider registered later (the app’s own) gets what follows', async () => {
+    const run = startRun({ agentName: 'graph', framework: 'langgraph' });
+    const step = run.tool({ name: 'agent', callId: 's1', kind: 'step', effect: 'read' }, async () => {
+      await sleep(10);
+      return 'state';
+    });
+    await run.cancel();
+    run.acknowledge();
+    await step;
+    run.end();
+    expect(sum(await collect(), 'afterstop.tool.orphaned_calls', { 'gen_ai.agent.name': 'graph' })).toBe(0);
+
+    const later = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const laterReader = new PeriodicExportingMetricReader({ exporter: later, exportIntervalMillis: 3_600_000 });
+    const laterProvider = new MeterProvider({ readers: [laterReader] });
+    metrics.disable();
+    metrics.setGlobalMeterProvider(laterProvider);
+    try {
+      const next = startRun({ agentName: 'late-provider', framework: 'manual' });
+      await next.cancel({ source: 'timeout' });
+      next.end();
+      await laterReader.forceFlush();
+      const names = later.getMetrics().flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((m) => m.descriptor.name)));
+      expect(names).toContain('afterstop.cancel.requests');
+    } finally {
+      await laterProvider.shutdown();
+      metrics.disable();
+      metrics.setGlobalMeterProvider(provider);
+    }
+  });
+});
