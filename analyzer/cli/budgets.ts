@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import type { BudgetStatus } from '../metrics/metric-families.js';
 import type { LeakReport } from '../types.js';
 import { nonNegativeNumber } from './options.js';
 
@@ -44,14 +45,19 @@ export function addBudgetOptions(command: Command): Command {
   return command;
 }
 
-/** The budgets given in `options` that the report exceeds (a figure with no value, like a p95 of nothing, breaks none). */
-export function brokenBudgets(report: LeakReport, options: Record<string, unknown>): BrokenBudget[] {
-  const broken: BrokenBudget[] = [];
+/** Every budget given in `options`, with the report's figure and whether it is exceeded (a figure with no value, like a p95 of nothing, breaks none). */
+export function budgetStatus(report: LeakReport, options: Record<string, unknown>): BudgetStatus[] {
+  const status: BudgetStatus[] = [];
   for (const b of BUDGETS) {
     const limit = options[b.key];
     if (typeof limit !== 'number') continue;
     const actual = b.figure(report, options);
-    if (actual !== null && actual > limit) broken.push({ option: b.flag.split(' ')[0] ?? b.flag, limit, actual });
+    status.push({ budget: (b.flag.split(' ')[0] ?? b.flag).replace(/^--/, ''), limit, actual, exceeded: actual !== null && actual > limit });
   }
-  return broken;
+  return status;
+}
+
+/** The budgets given in `options` that the report exceeds. */
+export function brokenBudgets(report: LeakReport, options: Record<string, unknown>): BrokenBudget[] {
+  return budgetStatus(report, options).filter((b) => b.exceeded).map((b) => ({ option: `--${b.budget}`, limit: b.limit, actual: b.actual as number }));
 }

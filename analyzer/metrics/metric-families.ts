@@ -21,9 +21,21 @@ export interface MetricFamily {
   samples: MetricSample[];
 }
 
+/** A budget the nightly job was given (`--max-ghost-commits` ...), and whether the report is within it. */
+export interface BudgetStatus {
+  /** The option, without its dashes (`max-ghost-commits`). */
+  budget: string;
+  limit: number;
+  /** The report's figure; null when it has none (a p95 of no latency). */
+  actual: number | null;
+  exceeded: boolean;
+}
+
 export interface MetricOptions {
   /** Distinct tools or models kept per family; the rest becomes `other`. Default 20. */
   maxLabelValues?: number;
+  /** The budgets given, as `afterstop_budget_limit` and `afterstop_budget_exceeded` (for the nightly alerts). */
+  budgets?: readonly BudgetStatus[];
   /** The report's time, in ms (default now). */
   now?: number;
 }
@@ -164,6 +176,12 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     { name: 'afterstop_report_findings', help: 'Findings listed by the report', labelNames: [], samples: [{ labels: {}, value: report.findings.length }] },
     { name: 'afterstop_report_timestamp_seconds', help: 'When the report was made (Unix time): a stale dashboard shows it', labelNames: [], samples: [{ labels: {}, value: (options.now ?? Date.now()) / 1000 }] },
   );
+  if (options.budgets !== undefined && options.budgets.length > 0) {
+    families.push(
+      { name: 'afterstop_budget_limit', help: 'A budget the nightly job was given (leak-report --max-...)', labelNames: ['budget'], samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.limit })) },
+      { name: 'afterstop_budget_exceeded', help: '1 when the report exceeds the budget (the job exits 1), else 0', labelNames: ['budget'], samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.exceeded ? 1 : 0 })) },
+    );
+  }
   const bound = (name: string, iso: string | null): void => {
     if (iso !== null) families.push({ name, help: `The report window's ${name.endsWith('start_seconds') ? 'start' : 'end'} (Unix time)`, labelNames: [], samples: [{ labels: {}, value: Date.parse(iso) / 1000 }] });
   };

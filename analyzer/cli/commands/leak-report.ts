@@ -10,7 +10,7 @@ import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
-import { addBudgetOptions, brokenBudgets } from '../budgets.js';
+import { addBudgetOptions, brokenBudgets, budgetStatus } from '../budgets.js';
 import { EXIT_BUDGET, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';
@@ -214,7 +214,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
 
 /** The metrics to the textfile and the Pushgateway; false when one of them failed (said on stderr). */
 async function exportMetrics(report: LeakReport, options: LeakReportOptions): Promise<boolean> {
-  const metrics = { maxLabelValues: Math.floor(options.maxLabelValues) };
+  const metrics = { maxLabelValues: Math.floor(options.maxLabelValues), budgets: budgetStatus(report, options) };
   let ok = true;
   const failed = (what: string, error: unknown): void => {
     ok = false;

@@ -62,6 +62,18 @@ describe('leak-report as Prometheus metrics', () => {
     expect(fs.readdirSync(dir).filter((f) => f.startsWith('afterstop.prom'))).toEqual(['afterstop.prom']);
   });
 
+  it('the budgets given are in the metrics, each with its limit and whether the report exceeds it (for the nightly alert)', async () => {
+    const file = path.join(dir, 'budgets.prom');
+    const r = await run(['--format', 'json', '--prometheus-file', file, '--max-ghost-commits', '0', '--max-orphans', '5']);
+    expect(r.status).toBe(1);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toMatch(/^afterstop_budget_exceeded\{budget="max-ghost-commits"\} 1$/m);
+    expect(text).toMatch(/^afterstop_budget_exceeded\{budget="max-orphans"\} 0$/m);
+    expect(text).toMatch(/^afterstop_budget_limit\{budget="max-orphans"\} 5$/m);
+    expect(text).not.toMatch(/budget="max-replays"/);
+    expect(fs.readFileSync(path.join(dir, 'afterstop.prom'), 'utf8')).not.toContain('afterstop_budget_');
+  });
+
   it('--push-gateway: Prometheus scrapes the pushed figures with job and instance labels, equal to the JSON report', async () => {
     const r = await run(['--format', 'json', '--push-gateway', stack.pushgateway, '--push-instance', 'nightly-1']);
     expect(r.status, r.stderr).toBe(0);
