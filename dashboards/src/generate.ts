@@ -1,10 +1,12 @@
 /**
- * `npm run dashboards`: write dashboards/*.json from the TypeScript in
- * dashboards/src. The JSON is committed; test/dashboards checks it is not stale.
+ * `npm run dashboards`: write dashboards/*.json and the alerting rules
+ * (dashboards/afterstop-alerts.yml) from the TypeScript in dashboards/src.
+ * Both are committed; test/dashboards checks they are not stale.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ALERTS_FILE, alertRulesYaml } from './alerts.js';
 import { DASHBOARDS, dashboardJson } from './dashboards.js';
 
 let root = path.dirname(fileURLToPath(import.meta.url));
@@ -13,3 +15,5 @@ for (const [file, build] of Object.entries(DASHBOARDS)) {
   fs.writeFileSync(path.join(root, 'dashboards', file), dashboardJson(build));
   console.log(`wrote dashboards/${file}`);
 }
+fs.writeFileSync(path.join(root, 'dashboards', ALERTS_FILE), alertRulesYaml());
+console.log(`wrote dashboards/${ALERTS_FILE}`);

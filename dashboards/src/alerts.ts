@@ -1,0 +1,124 @@
+/**
+ * Prometheus alerting rules over afterstop's metrics, generated like the
+ * dashboards and committed as dashboards/afterstop-alerts.yml (a test fails
+ * when it is stale; `promtool test rules` tests them, test/dashboards/).
+ *
+ * - live, over the instrumentation's metrics (SEMCONV.md, "Live metrics"), as
+ *   the OpenTelemetry Prometheus exporter names them: a ghost commit of an
+ *   irreversible or unknown tool; the cancel acknowledgement's p95 over a
+ *   threshold; tokens streamed after Stop over a rate;
+ * - nightly, over what `leak-report` pushes: a budget the job was given
+ *   exceeded, and a report that stopped coming.
+ *
+ * A counter series is born at its first increment (1): `increase()` needs two
+ * samples, so the first ghost of a series is caught by the series being new.
+ */
+
+/** Where the rules are committed, under dashboards/. */
+export const ALERTS_FILE = 'afterstop-alerts.yml';
+
+export interface AlertRule {
+  alert: string;
+  expr: string;
+  for?: string;
+  labels: Record<string, string>;
+  annotations: { summary: string; description: string };
+}
+
+export interface RuleGroup {
+  name: string;
+  interval?: string;
+  rules: AlertRule[];
+}
+
+/** Thresholds the live rules use (documented in dashboards/README.md). */
+export const ALERT_THRESHOLDS = {
+  /** Cancel acknowledgement p95, seconds (METRICS.md's cancel-depth budget is 1 s). */
+  ackP95Seconds: 1,
+  /** Output tokens streamed after Stop, per minute, per agent and model. */
+  tokensAfterStopPerMinute: 1000,
+} as const;
+
+const GHOSTS = 'afterstop_tool_commits_after_stop_total{afterstop_tool_effect=~"irreversible|unknown"}';
+const BY_TOOL = 'job, afterstop_framework, gen_ai_agent_name, gen_ai_tool_name, afterstop_tool_effect';
+
+export const RULE_GROUPS: RuleGroup[] = [
+  {
+    name: 'afterstop-live',
+    rules: [
+      {
+        alert: 'AfterstopGhostCommit',
+        // A new series (its first ghost) or one that grew in the last 10 minutes.
+        expr: `sum by (${BY_TOOL}) (increase(${GHOSTS}[10m])) > 0 or sum by (${BY_TOOL}) (${GHOSTS} unless ${GHOSTS} offset 10m) > 0`,
+        labels: { severity: 'critical' },
+        annotations: {
+          summary: 'An irreversible or unknown tool committed after the user pressed Stop',
+          description: '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed {{ $value }} time(s) after Stop in the last 10 minutes (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
+        },
+      },
+      {
+        alert: 'AfterstopCancelAckSlow',
+        expr: `histogram_quantile(0.95, sum by (le, job, afterstop_framework) (rate(afterstop_cancel_ack_duration_bucket[10m]))) > ${ALERT_THRESHOLDS.ackP95Seconds}`,
+        for: '5m',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'Stop takes too long to be acknowledged',
+          description: 'The p95 of the cancel acknowledgement of {{ $labels.afterstop_framework }} is {{ $value | humanizeDuration }} over the last 10 minutes (job {{ $labels.job }}).',
+        },
+      },
+      {
+        alert: 'AfterstopTokensAfterStop',
+        expr: `sum by (job, afterstop_framework, gen_ai_agent_name, gen_ai_request_model) (rate(afterstop_model_output_tokens_after_stop_total[10m])) * 60 > ${ALERT_THRESHOLDS.tokensAfterStopPerMinute}`,
+        for: '10m',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'Models keep streaming (and billing) after Stop',
+          description: '{{ $labels.gen_ai_request_model }} streams {{ $value | humanize }} output tokens a minute after Stop for {{ $labels.afterstop_framework }} (job {{ $labels.job }}).',
+        },
+      },
+    ],
+  },
+  {
+    name: 'afterstop-nightly',
+    rules: [
+      {
+        alert: 'AfterstopBudgetExceeded',
+        expr: 'max by (job, instance, budget) (afterstop_budget_exceeded) > 0',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'The nightly leak report exceeded a budget',
+          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} exceeded --{{ $labels.budget }}.',
+        },
+      },
+      {
+        alert: 'AfterstopReportStale',
+        expr: 'time() - max by (job, instance) (afterstop_report_timestamp_seconds) > 2 * 86400',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'No leak report for two days',
+          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} is {{ $value | humanizeDuration }} old.',
+        },
+      },
+    ],
+  },
+];
+
+/** A YAML scalar: every string double-quoted as JSON writes it (a JSON string is a YAML one). */
+const scalar = (value: string): string => JSON.stringify(value);
+
+/** The rule file, as committed: YAML that Prometheus and promtool read. */
+export function alertRulesYaml(groups: readonly RuleGroup[] = RULE_GROUPS): string {
+  const out = ['# Generated by `npm run dashboards` from dashboards/src/alerts.ts: edit that.', 'groups:'];
+  for (const g of groups) {
+    out.push(`  - name: ${scalar(g.name)}`);
+    if (g.interval !== undefined) out.push(`    interval: ${scalar(g.interval)}`);
+    out.push('    rules:');
+    for (const r of g.rules) {
+      out.push(`      - alert: ${scalar(r.alert)}`, `        expr: ${scalar(r.expr)}`);
+      if (r.for !== undefined) out.push(`        for: ${scalar(r.for)}`);
+      out.push('        labels:', ...Object.entries(r.labels).map(([k, v]) => `          ${k}: ${scalar(v)}`));
+      out.push('        annotations:', `          summary: ${scalar(r.annotations.summary)}`, `          description: ${scalar(r.annotations.description)}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
