@@ -43,6 +43,8 @@ export class InstrumentedModelCall implements ModelCall {
   private streamed = 0;
   private afterCancel = 0;
   private cancelSeen = false;
+  /** The call started after its run's Stop: all its output is billed after it (live-metrics.ts). */
+  private startedAfterStop = false;
   private reported: ModelUsage | undefined;
   private ended = false;
   private readonly model: string;
@@ -64,6 +66,7 @@ export class InstrumentedModelCall implements ModelCall {
     this.model = options.model;
     this.span = run.tracer.startSpan(`${operation} ${options.model}`, { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, run.context);
     this.cancelSeen = run.cancelState !== 'none';
+    this.startedAfterStop = this.cancelSeen;
     if (this.cancelSeen) recordModelCallAfterStop(run.common, options.model);
     this.started = run.childStarted('model');
     // Callers pass these around as callbacks (`stream.on('data', call.chunk)`): bind.
@@ -129,7 +132,9 @@ export class InstrumentedModelCall implements ModelCall {
     attributes[ATTR_MODEL_USAGE_SOURCE] = source;
     if (this.cancelSeen || this.run.cancelState !== 'none') {
       attributes[ATTR_MODEL_OUTPUT_TOKENS_AFTER_CANCEL] = this.afterCancel;
-      recordTokensAfterStop(this.run.common, this.model, this.afterCancel);
+      // As the report counts them (METRICS.md §4): a call started after Stop, all its output (the provider's
+      // figure when it gave one); one in flight at Stop, what streamed after it.
+      recordTokensAfterStop(this.run.common, this.model, this.startedAfterStop ? (output ?? this.afterCancel) : this.afterCancel);
     }
     if (options.finishReasons !== undefined && options.finishReasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = options.finishReasons;
     if (options.responseModel !== undefined) attributes[ATTR_GEN_AI_RESPONSE_MODEL] = options.responseModel;

@@ -16,10 +16,12 @@ export interface PrometheusStack {
   query(promql: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
   /** The values of `label` on the series of `metric` (what Grafana's label_values(metric, label) asks). */
   labelValues(metric: string, label: string): Promise<string[]>;
+  /** The alerts Prometheus holds now (its alerts API): pending and firing, with their labels and annotations. */
+  alerts(): Promise<{ labels: Record<string, string>; annotations: Record<string, string>; state: string; value: string }[]>;
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -58,10 +60,17 @@ function start(command: string, args: string[]): { child: ChildProcess; log: () 
  * server answers on that port): a server that is not alive once ready is
  * started again on other ports.
  */
-export async function startPrometheusStack(attempts = 5): Promise<PrometheusStack> {
+export interface StackOptions {
+  /** More scrape targets (an app's metrics endpoint), scraped every second. */
+  targets?: { job: string; target: string }[];
+  /** Rule files (absolute paths), evaluated every second. */
+  ruleFiles?: string[];
+}
+
+export async function startPrometheusStack(attempts = 5, options: StackOptions = {}): Promise<PrometheusStack> {
   for (let i = 1; ; i++) {
     try {
-      return await startOnce();
+      return await startOnce(options);
     } catch (error) {
       if (i >= attempts || !(error instanceof PortTaken)) throw error;
     }
@@ -70,7 +79,7 @@ export async function startPrometheusStack(attempts = 5): Promise<PrometheusStac
 
 class PortTaken extends Error {}
 
-async function startOnce(): Promise<PrometheusStack> {
+async function startOnce(options: StackOptions): Promise<PrometheusStack> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-prometheus-'));
   const [gatewayPort, prometheusPort] = [await freePort(), await freePort()];
   const pushgateway = `http://127.0.0.1:${gatewayPort}`;
@@ -79,7 +88,13 @@ async function startOnce(): Promise<PrometheusStack> {
   const gateway = start('prometheus-pushgateway', [`--web.listen-address=127.0.0.1:${gatewayPort}`, `--persistence.file=${path.join(dir, 'pushgateway.data')}`]);
   fs.writeFileSync(
     path.join(dir, 'prometheus.yml'),
-    ['global:', '  scrape_interval: 1s', 'scrape_configs:', '  - job_name: pushgateway', '    honor_labels: true', '    static_configs:', `      - targets: ['127.0.0.1:${gatewayPort}']`, ''].join('\n'),
+    [
+      'global:', '  scrape_interval: 1s', '  evaluation_interval: 1s',
+      ...(options.ruleFiles?.length ? ['rule_files:', ...options.ruleFiles.map((f) => `  - ${JSON.stringify(f)}`)] : []),
+      'scrape_configs:', '  - job_name: pushgateway', '    honor_labels: true', '    static_configs:', `      - targets: ['127.0.0.1:${gatewayPort}']`,
+      ...(options.targets ?? []).flatMap((t) => [`  - job_name: ${JSON.stringify(t.job)}`, '    static_configs:', `      - targets: [${JSON.stringify(t.target)}]`]),
+      '',
+    ].join('\n'),
   );
   const server = start('prometheus', [
     `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`,
@@ -113,6 +128,12 @@ async function startOnce(): Promise<PrometheusStack> {
       const body = (await response.json()) as { status: string; data?: string[] };
       if (body.status !== 'success') throw new Error(`label values of ${label}: ${response.status}`);
       return body.data ?? [];
+    },
+    async alerts() {
+      const response = await fetch(`${prometheus}/api/v1/alerts`);
+      const body = (await response.json()) as { status: string; data?: { alerts: { labels: Record<string, string>; annotations: Record<string, string>; state: string; value: string }[] } };
+      if (body.status !== 'success') throw new Error(`alerts: ${response.status}`);
+      return body.data?.alerts ?? [];
     },
     close,
   };
