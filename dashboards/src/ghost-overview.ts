@@ -3,10 +3,25 @@ import { bars, datasourceVariable, FILTER, labelVariable, stat, table, timeserie
 
 export const GHOST_OVERVIEW_UID = 'afterstop-ghost-overview';
 
+/** The live series' filter: their labels are the instrumentation's attributes (no service: that is the scrape's job). */
+const LIVE_FILTER = 'gen_ai_agent_name=~"$agent", afterstop_framework=~"$framework"';
+const LIVE_NOTE = (what: string): string => `${what} Live: from the instrumentation's own metrics (SEMCONV.md, "Live metrics"), scraped from the app; the service variable does not apply (a scrape job is a service).`;
+
+/**
+ * A counter's growth over the dashboard's range, each series counted whole when it was born in the range (a
+ * counter series starts at its first increment, which increase() cannot see), also when its app has stopped.
+ */
+const liveTotal = (metric: string): string => {
+  const m = `${metric}{${LIVE_FILTER}}`;
+  // Range functions: an app that stopped (its series gone stale) still counts for the range it ran in.
+  return `(increase(${m}[$__range]) and ${m} offset $__range or (max_over_time(${m}[$__range]) unless ${m} offset $__range))`;
+};
+
 /**
  * "Ghost execution overview": what agents kept doing after Stop, from the
  * metrics `afterstop leak-report --push-gateway` publishes (one report a
- * night: the latest value is the last report's).
+ * night: the latest value is the last report's), beside a live row from the
+ * instrumentation's own metrics.
  */
 export function ghostOverview(): DashboardBuilder {
   return new DashboardBuilder('afterstop: ghost execution overview')
@@ -20,6 +35,15 @@ export function ghostOverview(): DashboardBuilder {
     .withVariable(labelVariable('service', 'Service'))
     .withVariable(labelVariable('agent', 'Agent'))
     .withVariable(labelVariable('framework', 'Framework'))
+    .withRow(new RowBuilder('Live, from the instrumentation (over the dashboard’s range)'))
+    .withPanel(stat({ title: 'Ghost commits after Stop (live)', description: LIVE_NOTE('Side effects known to have committed after Stop, as the instrumentation recorded them, over the dashboard’s range (afterstop_tool_commits_after_stop_total).'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_tool_commits_after_stop_total')})` }] }))
+    .withPanel(stat({ title: 'Possible ghost commits (live)', description: LIVE_NOTE('Requests that reached their service and whose answer was lost after Stop, over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_tool_possible_ghost_commits_total')})` }] }))
+    .withPanel(stat({ title: 'Cancel requests (live)', description: LIVE_NOTE('Stops requested, over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_cancel_requests_total')})` }] }))
+    .withPanel(stat({ title: 'Orphaned tool calls (live)', description: LIVE_NOTE('Tool calls of stopped runs whose result did not reach the conversation when they ended (before any history repair), over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_tool_orphaned_calls_total')})` }] }))
+    .withPanel(stat({ title: 'Output tokens after Stop (live)', description: LIVE_NOTE('Model output tokens billed after Stop, over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_model_output_tokens_after_stop_total')})` }] }))
+    .withPanel(stat({ title: 'Model calls after Stop (live)', description: LIVE_NOTE('Model calls started after Stop (the loop went on), over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_model_calls_after_stop_total')})` }] }))
+    .withPanel(timeseries({ title: 'Ghost commits after Stop by tool (live)', description: LIVE_NOTE('Ghost commits per minute, by tool and effect class (an irreversible or unknown one fires AfterstopGhostCommit).'), unit: 'short', queries: [{ expr: `sum by (gen_ai_tool_name, afterstop_tool_effect) (rate(afterstop_tool_commits_after_stop_total{${LIVE_FILTER}}[$__rate_interval])) * 60`, legend: '{{gen_ai_tool_name}} ({{afterstop_tool_effect}})' }] }))
+    .withPanel(timeseries({ title: 'Cancel ack latency p95 by framework (live)', description: LIVE_NOTE('The 95th percentile of the time from a cancel request to its acknowledgement, by framework (over 1 s for 5 minutes fires AfterstopCancelAckSlow).'), unit: 's', queries: [{ expr: `histogram_quantile(0.95, sum by (le, afterstop_framework) (rate(afterstop_cancel_ack_duration_bucket{${LIVE_FILTER}}[$__rate_interval])))`, legend: '{{afterstop_framework}}' }] }))
     .withRow(new RowBuilder('Cost after Stop'))
     .withPanel(stat({ title: 'Ghost tax', description: 'Cost of the tokens billed after Stop in the last report (the price table of the report).', unit: 'currencyUSD', queries: [{ expr: `sum(afterstop_ghost_tax_usd{${FILTER}})` }] }))
     .withPanel(stat({ title: 'Cancelled runs', description: 'Runs whose user pressed Stop, in the last report.', unit: 'short', queries: [{ expr: `sum(afterstop_cancelled_runs{${FILTER}})` }] }))

@@ -89,6 +89,7 @@ async function heldApp(job: string, scenario: string, ready: () => Promise<unkno
     for (const [key, metric] of Object.entries(LIVE)) {
       series[key as keyof typeof LIVE] = (await stack.query(`${metric}{job="${job}"}`)).map((r) => ({ labels: r.metric, value: Number(r.value[1]) }));
     }
+    for (const key of Object.keys(LIVE) as (keyof typeof LIVE)[]) seen[key] = (seen[key] ?? 0) + total(series[key]);
     app.kill('SIGTERM');
     expect(await exited, stderr).toBe(0);
     return { series, report: await analyze({ inputs: [traces], db: ':memory:' }) };
@@ -98,6 +99,16 @@ async function heldApp(job: string, scenario: string, ready: () => Promise<unkno
 }
 
 const total = (xs: Series): number => xs.reduce((n, x) => n + x.value, 0);
+
+/** The overview dashboard's live row, its queries as Grafana would send them over the last 10 minutes, variables All. */
+const overview = JSON.parse(fs.readFileSync(path.join(root, 'dashboards', 'ghost-overview.json'), 'utf8')) as { panels: { title?: string; targets?: { expr?: string }[] }[] };
+const livePanel = (title: string): string => {
+  const expr = overview.panels.find((p) => p.title === title)?.targets?.[0]?.expr;
+  if (expr === undefined) throw new Error(`no panel ${title}`);
+  return expr.replaceAll('$__range', '10m').replaceAll('$__rate_interval', '1m').replace(/\$(agent|framework)\b/g, '.*');
+};
+/** Every series of both apps, as their sum per metric (the dashboard's stats sum across apps). */
+const seen: Partial<Record<keyof typeof LIVE, number>> = {};
 
 /** Each live series against the report of the same traces (SEMCONV.md, "Live metrics"). */
 function expectSameAsReport(series: Record<keyof typeof LIVE, Series>, report: LeakReport): void {
@@ -135,4 +146,18 @@ describe('live metrics, scraped by Prometheus, and the shipped alerts', () => {
     expect(total(series.calls)).toBe(1);
     expectSameAsReport(series, report);
   }, 90_000);
+
+  it('the overview dashboard’s live row shows what the apps recorded (its queries run by the same Prometheus)', async () => {
+    expect(seen.ghosts).toBeGreaterThanOrEqual(1);
+    const stat = async (title: string): Promise<number> => total((await stack.query(livePanel(title))).map((r) => ({ labels: r.metric, value: Number(r.value[1]) })));
+    expect(await stat('Ghost commits after Stop (live)')).toBe(seen.ghosts);
+    expect(await stat('Possible ghost commits (live)')).toBe(seen.possible);
+    expect(await stat('Cancel requests (live)')).toBe(seen.requests);
+    expect(await stat('Orphaned tool calls (live)')).toBe(seen.orphaned);
+    expect(await stat('Output tokens after Stop (live)')).toBe(seen.tokens);
+    expect(await stat('Model calls after Stop (live)')).toBe(seen.calls);
+    // The time series queries are valid PromQL over these series (their arithmetic is the rules', unit-tested by promtool).
+    await expect(stack.query(livePanel('Ghost commits after Stop by tool (live)'))).resolves.toBeDefined();
+    await expect(stack.query(livePanel('Cancel ack latency p95 by framework (live)'))).resolves.toBeDefined();
+  });
 });
