@@ -14,7 +14,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import { hrTime, isTracingSuppressed } from '@opentelemetry/core';
+import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from '@opentelemetry/core';
 import { CancelledError, isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
@@ -113,8 +113,8 @@ export class InstrumentedRun implements Run, RunScope {
   private readonly controller = new AbortController();
   private state: CancelState = 'none';
   private cancelId: string | undefined;
-  /** When the cancel was requested (performance.now()): the ack's latency is counted from it (live-metrics.ts). */
-  private cancelAt = 0;
+  /** When the cancel was requested: the request marker's time, from which the ack's latency is counted (live-metrics.ts). */
+  private cancelAt: HrTime | undefined;
   private cancelFlush: Promise<void> = RESOLVED;
   private ended = false;
   /**
@@ -226,8 +226,8 @@ export class InstrumentedRun implements Run, RunScope {
       Object.assign(attributes, this.inflightCounts());
       const reason = reasonText(options.reason);
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
-      this.marker(SPAN_CANCEL_REQUEST, attributes);
-      this.cancelAt = performance.now();
+      this.cancelAt = hrTime();
+      this.marker(SPAN_CANCEL_REQUEST, attributes, undefined, this.cancelAt);
       recordCancelRequest(this.common, options.source ?? 'user');
       this.startSettle();
     } catch (error) {
@@ -248,6 +248,8 @@ export class InstrumentedRun implements Run, RunScope {
   acknowledge(options: AcknowledgeOptions = {}): void {
     if (this.state !== 'requested') return;
     this.state = 'acknowledged';
+    // The ack's latency is the markers' A − C, to the nanosecond, as the report computes it.
+    const at = hrTime();
     safely(
       'acknowledge',
       () =>
@@ -256,10 +258,10 @@ export class InstrumentedRun implements Run, RunScope {
           [ATTR_CANCEL_ID]: this.cancelId ?? '',
           [ATTR_CANCEL_OUTCOME]: options.outcome ?? 'stopped',
           ...this.inflightCounts(),
-        }),
+        }, undefined, at),
       undefined,
     );
-    recordCancelAck(this.common, (performance.now() - this.cancelAt) / 1000);
+    if (this.cancelAt !== undefined) recordCancelAck(this.common, hrTimeToMilliseconds(hrTimeDuration(this.cancelAt, at)) / 1000);
   }
 
   checkpoint(): void {
