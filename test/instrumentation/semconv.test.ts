@@ -5,7 +5,8 @@ import * as semconv from '../../instrumentation/semconv.js';
 /** The span contract, as the project keeps a copy of it (docs/spec/SEMCONV.md). */
 const spec = fs.readFileSync(new URL('../../docs/spec/SEMCONV.md', import.meta.url), 'utf8');
 const specNames = new Set([...spec.matchAll(/`((?:afterstop|gen_ai|process|error|http|server)\.[a-z0-9_.]+)[` ]/g)].map((m) => m[1]!));
-const values = Object.entries(semconv).filter(([key]) => key.startsWith('ATTR_') || key.startsWith('SPAN_'));
+// Attribute, span and (live) metric names.
+const values = Object.entries(semconv).filter(([key]) => key.startsWith('ATTR_') || key.startsWith('SPAN_') || key.startsWith('METRIC_'));
 
 describe('semconv.ts against SEMCONV.md', () => {
   it('names nothing the spec does not name', () => {
