@@ -15,6 +15,7 @@ import { benchCollectorFaults, FAULTS } from './collector-faults.js';
 import { renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
 import { benchHungCollector, benchStopBurst } from './stop-burst.js';
+import { benchLiveMetrics } from './live-metrics.js';
 import { benchToolCall } from './tool-call.js';
 import { writeDoc } from './write-doc.js';
 
@@ -38,6 +39,12 @@ for (const [id, f, what] of [['tool-call', tool.hotPath, 'cost to the caller'], 
   // The floor under that ratio: the attributes SEMCONV.md requires of a tool span, on a bare span, no afterstop code.
   rows.push(ratioRow({ id: `${id}-contract-floor`, work: `the same, a bare span with the attributes SEMCONV.md requires of a tool span (no afterstop code: the contract's own cost)`, value: f.contractSpanNs, unit: 'ns', baseline: 'a bare OpenTelemetry span', baselineValue: f.bareSpanNs, peakRssMb: null }, null));
 }
+
+progress('one tool call with the live metrics on and off');
+const live = await benchLiveMetrics();
+details['liveMetrics'] = live;
+rows.push(ratioRow({ id: 'tool-call-live-metrics', work: `one tool call, run.tool(), a MeterProvider registered (the live metrics on), median of ${live.rounds} × ${live.iterations}`, value: live.toolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.toolCall.offNs, peakRssMb: null }, 1.05));
+rows.push(ratioRow({ id: 'tool-call-live-metrics-stopped', work: 'the same, a tool call of a stopped run ending late (an orphaned call recorded)', value: live.stoppedToolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.stoppedToolCall.offNs, peakRssMb: null }, null));
 
 for (const client of ['openai', 'ai-sdk'] as const) {
   progress(`a streamed ${client} call`);

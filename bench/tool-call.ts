@@ -58,7 +58,7 @@ async function body(): Promise<number> {
  * so many calls, as a real app does between I/O: the exporter then runs
  * inside the measured time, so its cost per span counts too.
  */
-async function timeIt(iterations: number, call: (i: number) => Promise<unknown>, yieldEvery = 0): Promise<number> {
+export async function timeIt(iterations: number, call: (i: number) => Promise<unknown>, yieldEvery = 0): Promise<number> {
   const start = performance.now();
   for (let i = 0; i < iterations; i++) {
     await call(i);
@@ -67,7 +67,7 @@ async function timeIt(iterations: number, call: (i: number) => Promise<unknown>,
   return ((performance.now() - start) * 1e6) / iterations;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
