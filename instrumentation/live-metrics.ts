@@ -1,4 +1,4 @@
-import { metrics, type Attributes, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { createNoopMeter, metrics, type Attributes, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
 import { reportInternalError } from './safe.js';
 import {
   ATTR_CANCEL_SOURCE,
@@ -44,10 +44,16 @@ interface Instruments {
 let provider: MeterProvider | undefined;
 let instruments: Instruments | undefined;
 
-function create(p: MeterProvider): Instruments {
+/** The API's no-op counter (one object for every no-op meter): a provider whose meters give it records nothing. */
+const NOOP_COUNTER = createNoopMeter().createCounter('afterstop.noop');
+
+/** The instruments of a provider; undefined for the API's no-op one (no MeterProvider registered: nothing to record). */
+function create(p: MeterProvider): Instruments | undefined {
   const meter = p.getMeter('afterstop', VERSION);
+  const cancelRequests = meter.createCounter(METRIC_CANCEL_REQUESTS, { unit: '{request}', description: 'Cancel requests (the user pressed Stop, or another source asked the run to stop)' });
+  if (cancelRequests === NOOP_COUNTER) return undefined;
   return {
-    cancelRequests: meter.createCounter(METRIC_CANCEL_REQUESTS, { unit: '{request}', description: 'Cancel requests (the user pressed Stop, or another source asked the run to stop)' }),
+    cancelRequests,
     ackDuration: meter.createHistogram(METRIC_CANCEL_ACK_DURATION, {
       unit: 's',
       description: 'Time from a cancel request to its acknowledgement (the loop stopped)',
@@ -61,15 +67,18 @@ function create(p: MeterProvider): Instruments {
   };
 }
 
-/** The instruments of the MeterProvider registered now (created once per provider). */
-function live(): Instruments {
+/** The instruments of the MeterProvider registered now (created once per provider); undefined without one. */
+function live(): Instruments | undefined {
   const now = metrics.getMeterProvider();
-  if (now !== provider || instruments === undefined) {
+  if (now !== provider) {
     instruments = create(now);
     provider = now;
   }
   return instruments;
 }
+
+/** The instruments now (for tests): undefined when no MeterProvider is registered. */
+export const liveInstruments = (): unknown => live();
 
 /** The run's low-cardinality attributes from its common ones (agent, framework), and `extra`. */
 function labels(common: Attributes, extra: Attributes): Attributes {
@@ -81,7 +90,9 @@ function labels(common: Attributes, extra: Attributes): Attributes {
 
 const record = (where: string, body: (i: Instruments) => void): void => {
   try {
-    body(live());
+    const i = live();
+    // Costless without a MeterProvider: no attributes are even made.
+    if (i !== undefined) body(i);
   } catch (error) {
     reportInternalError(`live metrics: ${where}`, error);
   }

@@ -133,3 +133,21 @@ describe('live metrics', () => {
     }
   });
 });
+
+describe('live metrics without a MeterProvider', () => {
+  it('record nothing and cost no more than the check: the API’s no-op provider is recognised', async () => {
+    metrics.disable();
+    try {
+      const { liveInstruments } = await import('../../instrumentation/live-metrics.js');
+      expect(liveInstruments()).toBeUndefined();
+      const run = startRun({ agentName: 'no-provider' });
+      await run.cancel();
+      run.acknowledge();
+      run.end();
+    } finally {
+      metrics.setGlobalMeterProvider(provider);
+    }
+    const { liveInstruments } = await import('../../instrumentation/live-metrics.js');
+    expect(liveInstruments()).toBeDefined();
+  });
+});
