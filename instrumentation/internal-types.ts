@@ -53,6 +53,8 @@ export interface RunScope {
   readonly common: Attributes;
   readonly signal: AbortSignal;
   readonly cancelState: CancelState;
+  /** When the cancel was acknowledged (its marker's time), once it was. */
+  readonly ackTime: HrTime | undefined;
   readonly flushTimeoutMs: number;
   /**
    * Write a marker span (start = end = `time`, by default now) under `parent` (default: the run

@@ -115,6 +115,7 @@ export class InstrumentedRun implements Run, RunScope {
   private cancelId: string | undefined;
   /** When the cancel was requested: the request marker's time, from which the ack's latency is counted (live-metrics.ts). */
   private cancelAt: HrTime | undefined;
+  private ackAt: HrTime | undefined;
   private cancelFlush: Promise<void> = RESOLVED;
   private ended = false;
   /**
@@ -176,6 +177,10 @@ export class InstrumentedRun implements Run, RunScope {
     return this.state;
   }
 
+  get ackTime(): HrTime | undefined {
+    return this.ackAt;
+  }
+
   get flushTimeoutMs(): number {
     return this.pipeline.config.flushTimeoutMs;
   }
@@ -226,9 +231,10 @@ export class InstrumentedRun implements Run, RunScope {
       Object.assign(attributes, this.inflightCounts());
       const reason = reasonText(options.reason);
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
+      // Counted before the marker is written: the ack's latency (from cancelAt) is recorded only with its request.
       this.cancelAt = hrTime();
-      this.marker(SPAN_CANCEL_REQUEST, attributes, undefined, this.cancelAt);
       recordCancelRequest(this.common, options.source ?? 'user');
+      this.marker(SPAN_CANCEL_REQUEST, attributes, undefined, this.cancelAt);
       this.startSettle();
     } catch (error) {
       reportInternalError('cancel', error);
@@ -250,6 +256,7 @@ export class InstrumentedRun implements Run, RunScope {
     this.state = 'acknowledged';
     // The ack's latency is the markers' A − C, to the nanosecond, as the report computes it.
     const at = hrTime();
+    this.ackAt = at;
     safely(
       'acknowledge',
       () =>

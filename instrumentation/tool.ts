@@ -198,8 +198,12 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       const result =
         options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
       span.setAttribute(ATTR_TOOL_RESULT, result);
-      // A result that did not reach the conversation, after a Stop (a framework step is not in the conversation).
-      if ((result === 'late' || result === 'dropped' || result === 'cancelled') && this.kind !== 'step' && this.run.cancelState !== 'none') {
+      // A result that did not reach the conversation, after a Stop (a framework step is not in the conversation):
+      // late, dropped or cancelled, or ending after the ack, as the report's lost calls (prepare-tool-outcomes.sql).
+      const ack = this.run.ackTime;
+      const end = endTime ?? hrTime();
+      const afterAck = ack !== undefined && (end[0] > ack[0] || (end[0] === ack[0] && end[1] > ack[1]));
+      if (this.kind !== 'step' && this.run.cancelState !== 'none' && (result === 'late' || result === 'dropped' || result === 'cancelled' || afterAck)) {
         recordOrphanedCall(this.run.common, this.name, this.effect);
       }
       if (signal.aborted) span.setAttribute(ATTR_TOOL_SIGNAL_OBSERVED, byCancel);

@@ -40,6 +40,11 @@ export const ALERT_THRESHOLDS = {
 } as const;
 
 const GHOSTS = 'afterstop_tool_commits_after_stop_total{afterstop_tool_effect=~"irreversible|unknown"}';
+/**
+ * The ack histogram's buckets under either name: the JS Prometheus exporter writes `afterstop_cancel_ack_duration`
+ * (its unit apart), OTLP into Prometheus or the Collector's exporter add the unit (`_seconds`).
+ */
+export const ACK_BUCKETS = '{__name__=~"afterstop_cancel_ack_duration(_seconds)?_bucket"}';
 const BY_TOOL = 'job, afterstop_framework, gen_ai_agent_name, gen_ai_tool_name, afterstop_tool_effect';
 
 export const RULE_GROUPS: RuleGroup[] = [
@@ -48,17 +53,18 @@ export const RULE_GROUPS: RuleGroup[] = [
     rules: [
       {
         alert: 'AfterstopGhostCommit',
-        // A new series (its first ghost) or one that grew in the last 10 minutes.
-        expr: `sum by (${BY_TOOL}) (increase(${GHOSTS}[10m])) > 0 or sum by (${BY_TOOL}) (${GHOSTS} unless ${GHOSTS} offset 10m) > 0`,
+        // A series that grew in the last 10 minutes, or one born in them (its first ghost): one with no sample in the
+        // day before (a missed scrape or a restart of Prometheus is not a birth).
+        expr: `sum by (${BY_TOOL}) (increase(${GHOSTS}[10m])) > 0 or sum by (${BY_TOOL}) (${GHOSTS} unless last_over_time(${GHOSTS}[1d] offset 10m)) > 0`,
         labels: { severity: 'critical' },
         annotations: {
           summary: 'An irreversible or unknown tool committed after the user pressed Stop',
-          description: '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed {{ $value }} time(s) after Stop in the last 10 minutes (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
+          description: '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed after Stop in the last 10 minutes ({{ $value | humanize }}, as Prometheus estimates the increase) (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
         },
       },
       {
         alert: 'AfterstopCancelAckSlow',
-        expr: `histogram_quantile(0.95, sum by (le, job, afterstop_framework) (rate(afterstop_cancel_ack_duration_bucket[10m]))) > ${ALERT_THRESHOLDS.ackP95Seconds}`,
+        expr: `histogram_quantile(0.95, sum by (le, job, afterstop_framework) (rate(${ACK_BUCKETS}[10m]))) > ${ALERT_THRESHOLDS.ackP95Seconds}`,
         for: '5m',
         labels: { severity: 'warning' },
         annotations: {

@@ -14,7 +14,9 @@ const LIVE_NOTE = (what: string): string => `${what} Live: from the instrumentat
 const liveTotal = (metric: string): string => {
   const m = `${metric}{${LIVE_FILTER}}`;
   // Range functions: an app that stopped (its series gone stale) still counts for the range it ran in.
-  return `(increase(${m}[$__range]) and ${m} offset $__range or (max_over_time(${m}[$__range]) unless ${m} offset $__range))`;
+  // A series seen in the range before it (a missed scrape at its start is not a birth): its increase; else all of it.
+  const before = `last_over_time(${m}[$__range] offset $__range)`;
+  return `(increase(${m}[$__range]) and ${before} or (max_over_time(${m}[$__range]) unless ${before}))`;
 };
 
 /**
@@ -43,7 +45,7 @@ export function ghostOverview(): DashboardBuilder {
     .withPanel(stat({ title: 'Output tokens after Stop (live)', description: LIVE_NOTE('Model output tokens billed after Stop, over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_model_output_tokens_after_stop_total')})` }] }))
     .withPanel(stat({ title: 'Model calls after Stop (live)', description: LIVE_NOTE('Model calls started after Stop (the loop went on), over the dashboard’s range.'), unit: 'short', width: 4, queries: [{ expr: `sum(${liveTotal('afterstop_model_calls_after_stop_total')})` }] }))
     .withPanel(timeseries({ title: 'Ghost commits after Stop by tool (live)', description: LIVE_NOTE('Ghost commits per minute, by tool and effect class (an irreversible or unknown one fires AfterstopGhostCommit).'), unit: 'short', queries: [{ expr: `sum by (gen_ai_tool_name, afterstop_tool_effect) (rate(afterstop_tool_commits_after_stop_total{${LIVE_FILTER}}[$__rate_interval])) * 60`, legend: '{{gen_ai_tool_name}} ({{afterstop_tool_effect}})' }] }))
-    .withPanel(timeseries({ title: 'Cancel ack latency p95 by framework (live)', description: LIVE_NOTE('The 95th percentile of the time from a cancel request to its acknowledgement, by framework (over 1 s for 5 minutes fires AfterstopCancelAckSlow).'), unit: 's', queries: [{ expr: `histogram_quantile(0.95, sum by (le, afterstop_framework) (rate(afterstop_cancel_ack_duration_bucket{${LIVE_FILTER}}[$__rate_interval])))`, legend: '{{afterstop_framework}}' }] }))
+    .withPanel(timeseries({ title: 'Cancel ack latency p95 by framework (live)', description: LIVE_NOTE('The 95th percentile of the time from a cancel request to its acknowledgement, by framework (over 1 s for 5 minutes fires AfterstopCancelAckSlow).'), unit: 's', queries: [{ expr: `histogram_quantile(0.95, sum by (le, afterstop_framework) (rate({__name__=~"afterstop_cancel_ack_duration(_seconds)?_bucket", ${LIVE_FILTER}}[$__rate_interval])))`, legend: '{{afterstop_framework}}' }] }))
     .withRow(new RowBuilder('Cost after Stop'))
     .withPanel(stat({ title: 'Ghost tax', description: 'Cost of the tokens billed after Stop in the last report (the price table of the report).', unit: 'currencyUSD', queries: [{ expr: `sum(afterstop_ghost_tax_usd{${FILTER}})` }] }))
     .withPanel(stat({ title: 'Cancelled runs', description: 'Runs whose user pressed Stop, in the last report.', unit: 'short', queries: [{ expr: `sum(afterstop_cancelled_runs{${FILTER}})` }] }))
