@@ -2,11 +2,11 @@ import { listValue } from '@duckdb/node-api';
 import { DEFAULT_DB } from './analyze.js';
 import { InputError } from './errors.js';
 import { ingest } from './ingest/ingest.js';
-import { localRunId, prepareReport } from './report.js';
+import { findingOf, prepareReport } from './report.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { loadTimelines, type TimelineTarget } from './run-timeline.js';
 import { withStore, type Store } from './store.js';
-import { isFindingKind, type ExplainTarget, type Explanation, type Finding } from './types.js';
+import type { ExplainTarget, Explanation, Finding } from './types.js';
 
 /** At most this many runs an id matches are drawn. */
 export const MAX_RUNS = 50;
@@ -37,14 +37,7 @@ async function findingRun(store: Store, n: number): Promise<{ key: string; findi
   const rows = await store.typedRows('findings', { limit: BigInt(n) });
   const row = rows[n - 1];
   if (row === undefined) throw new InputError(`finding ${n}: the report has ${rows.length === 0 ? 'no findings' : `only ${rows.length} finding(s)`} in this window`);
-  if (!isFindingKind(row.kind)) throw new InputError(`finding ${n}: unknown kind ${row.kind}`);
-  return {
-    key: row.run_id,
-    finding: {
-      kind: row.kind, severity: row.severity, trace_id: row.trace_id, run_id: localRunId(row.run_id), conversation_id: row.conversation_id,
-      tool: row.tool, time: new Date(Number(row.time_ns / 1_000_000n)).toISOString(), detail: row.detail,
-    },
-  };
+  return { key: row.run_id, finding: findingOf(row) };
 }
 
 /**

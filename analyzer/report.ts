@@ -21,6 +21,7 @@ import type { IngestSummary } from './ingest/ingest.js';
 import type {
   CancelDepthRow,
   CancelLatencyRow,
+  FindingsRow,
   GhostCommitsRow,
   OrphanProcessesRow,
   OrphanToolCallsRow,
@@ -123,7 +124,21 @@ const unknownKind = (kind: string): never => {
 /** A run's id within its trace, from the store's key `<trace id>:<run id>`. */
 export const localRunId = (key: string): string => key.slice(key.indexOf(':') + 1);
 
-const iso = (ns: bigint): string => new Date(Number(ns / 1_000_000n)).toISOString();
+/** A time in ns since the epoch, as ISO-8601 (ms). */
+export const iso = (ns: bigint): string => new Date(Number(ns / 1_000_000n)).toISOString();
+
+/** A row of findings.sql as the report lists it. */
+export const findingOf = (r: FindingsRow): Finding => ({
+  kind: isFindingKind(r.kind) ? r.kind : unknownKind(r.kind),
+  severity: r.severity,
+  trace_id: r.trace_id,
+  // The run's id beside its trace id: the store keys runs by both (run_key in queries/model/fragments.sql).
+  run_id: localRunId(r.run_id),
+  conversation_id: r.conversation_id,
+  tool: r.tool,
+  time: iso(r.time_ns),
+  detail: r.detail,
+});
 /** A time as ns since the epoch (NULL for an open end). */
 export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
 
@@ -277,17 +292,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
       };
     });
 
-  const findings: Finding[] = (await rowsOf('findings', { limit: BigInt(options.findingsLimit ?? 1000) })).map((r) => ({
-    kind: isFindingKind(r.kind) ? r.kind : unknownKind(r.kind),
-    severity: r.severity,
-    trace_id: r.trace_id,
-    // The run's id beside its trace id: the store keys runs by both (run_key in queries/model/fragments.sql).
-    run_id: localRunId(r.run_id),
-    conversation_id: r.conversation_id,
-    tool: r.tool,
-    time: iso(r.time_ns),
-    detail: r.detail,
-  }));
+  const findings: Finding[] = (await rowsOf('findings', { limit: BigInt(options.findingsLimit ?? 1000) })).map(findingOf);
   const byFramework: FrameworkScore[] = (await rowsOf('cancel-depth-by-framework')).map((r) => ({
     framework: r.framework,
     cancelled_runs: r.cancelled_runs,

@@ -1,5 +1,5 @@
 import { listValue } from '@duckdb/node-api';
-import { localRunId, prepareReportSpans } from './report.js';
+import { iso, localRunId, prepareReportSpans } from './report.js';
 import type { Store } from './store.js';
 import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
 import type { Finding, RunFigures, RunTimeline, TimelineItem } from './types.js';
@@ -11,10 +11,8 @@ import type { Finding, RunFigures, RunTimeline, TimelineItem } from './types.js'
  * store's session; reads the runs' spans from their files.
  */
 
-const NS_PER_MS = 1_000_000n;
 /** Milliseconds from `origin` (ns), to the nanosecond. */
 const offset = (ns: bigint, origin: bigint): number => Number(ns - origin) / 1e6;
-const iso = (ns: bigint): string => new Date(Number(ns / NS_PER_MS)).toISOString();
 const status = (code: number): 'unset' | 'ok' | 'error' => (code === 2 ? 'error' : code === 1 ? 'ok' : 'unset');
 const fmt = (ms: number): string => `${Math.round(ms).toLocaleString('en-US')} ms`;
 
@@ -76,7 +74,7 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint)
  * never ended is drawn from its start marker), commits and markers. A tool's
  * start marker is not drawn when its tool span is (the span carries the same start).
  */
-export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint): TimelineItem[] {
+export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, cNs: bigint | null = null): TimelineItem[] {
   const ended = new Set(rows.filter((r) => r.role === 'tool').map((r) => r.call_id ?? r.span_id));
   const started = new Set(rows.filter((r) => r.name === 'afterstop.tool.start' && r.call_id !== null).map((r) => r.call_id));
   const items: TimelineItem[] = [];
@@ -92,7 +90,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint): 
         model: r.model,
         status: status(r.status_code),
         cancelled: r.is_cancellation,
-        started_after_stop: false,
+        started_after_stop: cNs !== null && r.start_ns >= cNs,
         after_stop: r.tokens_how === null ? null : {
           input: Number(r.input_after ?? 0),
           output: Number(r.output_after ?? 0),
@@ -140,10 +138,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint): 
 
 /** A run's timeline on `origin` (its C, or its start), from its rows. */
 function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunTimeline {
-  const items = timelineItems(rows, origin);
-  if (run.c_ns !== null) {
-    for (const item of items) if (item.kind === 'model_call' && item.start_ms >= offset(run.c_ns, origin)) item.started_after_stop = true;
-  }
+  const items = timelineItems(rows, origin, run.c_ns);
   return {
     run_id: run.local_id,
     trace_id: run.trace_id,
