@@ -1,7 +1,9 @@
 import * as dc from 'node:diagnostics_channel';
 import type { Attributes } from '@opentelemetry/api';
 import { safely } from './safe.js';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
+import { ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
+import { guard } from './guard/config.js';
+import { failedStatus, keyFor, pathnameOf, type KeyedAttempt } from './guard/idempotency-key.js';
 import type { CommitEvidence } from './types.js';
 import { activeTool, type CommitSink } from './run-context.js';
 
@@ -18,11 +20,20 @@ import { activeTool, type CommitSink } from './run-context.js';
  * undici (`undici:request:*`) and node:http (`http.client.*`). The request
  * is tied to its tool when it is created, in the body's async context.
  */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/** The key a guarded request carries (afterstop's, told how the request ends; or the app's own). */
+export interface RequestKey {
+  key: string;
+  attempt?: KeyedAttempt | undefined;
+}
 
 interface Pending {
   tool: CommitSink;
   attributes: Attributes;
+  /** Its commit is recorded (the tool detects commits); otherwise it is followed for its key only. */
+  detect: boolean;
+  attempt: KeyedAttempt | undefined;
   sent: boolean;
   /** performance.now() when the body reached the socket: the service has the request from then on. */
   sentAt: number;
@@ -31,23 +42,57 @@ interface Pending {
 
 const pending = new WeakMap<object, Pending>();
 
-function track(request: object, method: unknown, host: unknown): Pending | undefined {
+/** node:http requests the guard keyed when they were made (http-guard.ts), for the channel that sees them later. */
+export const keyedHttpRequests = new WeakMap<object, RequestKey>();
+
+function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined): Pending | undefined {
   const tool = activeTool();
-  if (tool === undefined) return undefined;
-  const m = typeof method === 'string' ? method.toUpperCase() : 'GET';
-  if (SAFE_METHODS.has(m)) return undefined;
-  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: m };
+  if (tool === undefined || SAFE_METHODS.has(method)) return undefined;
+  if (!tool.detectsCommits && keyed?.attempt === undefined) return undefined;
+  const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (typeof host === 'string' && host !== '') attributes[ATTR_SERVER_ADDRESS] = host;
-  const p: Pending = { tool, attributes, sent: false, sentAt: 0, done: false };
+  if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
+  const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false };
   pending.set(request, p);
   return p;
+}
+
+const methodOf = (method: unknown): string => (typeof method === 'string' ? method.toUpperCase() : 'GET');
+
+/** The value of header `name` (lower case) among a request's headers: undici's `[k, v, ...]` list or its older `k: v\r\n` text. */
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === name) return String(headers[i + 1]);
+  } else if (typeof headers === 'string') {
+    for (const line of headers.split('\r\n')) {
+      const at = line.indexOf(':');
+      if (at > 0 && line.slice(0, at).trim().toLowerCase() === name) return line.slice(at + 1).trim();
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The guard's key for a mutating request of `tool` to `host`, when the guard keys that host: the app's own
+ * (`existing` reads the header, lower-case name), or a derived one, which `add` puts on the request. Undefined: no key.
+ */
+export function guardKey(tool: CommitSink, method: string, host: string | undefined, path: string, existing: (header: string) => string | undefined, add: (header: string, key: string) => void): RequestKey | undefined {
+  const keys = guard().keys;
+  if (keys === undefined || host === undefined || SAFE_METHODS.has(method) || !keys.hosts(host)) return undefined;
+  const own = existing(keys.header);
+  if (own !== undefined) return { key: own };
+  const attempt = keyFor(tool, method, host, pathnameOf(path));
+  if (attempt === undefined) return undefined;
+  add(keys.header, attempt.key);
+  return { key: attempt.key, attempt };
 }
 
 function answered(request: unknown, status: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done) return;
   p.done = true;
-  if (typeof status !== 'number' || status >= 400) return;
+  p.attempt?.ended(typeof status !== 'number' || failedStatus(status));
+  if (!p.detect || typeof status !== 'number' || status >= 400) return;
   commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
 }
 
@@ -55,6 +100,8 @@ function lost(request: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done) return;
   p.done = true;
+  p.attempt?.ended(true);
+  if (!p.detect) return;
   // The service had the request from sentAt; whether and when it committed is not known (the answer is lost).
   if (p.sent) commit(p, 'request_sent', { [ATTR_TOOL_COMMIT_UNANSWERED_MS]: Math.max(0, Math.round((performance.now() - p.sentAt) * 1000) / 1000) });
 }
@@ -77,11 +124,27 @@ function hostOf(origin: unknown): string | undefined {
   }
 }
 
-type Message = { request?: { method?: unknown; origin?: unknown; host?: unknown; once?: (event: string, fn: () => void) => unknown }; response?: { statusCode?: unknown } };
+type Message = {
+  request?: { method?: unknown; origin?: unknown; host?: unknown; path?: unknown; headers?: unknown; addHeader?: (key: string, value: string) => unknown; once?: (event: string, fn: () => void) => unknown };
+  response?: { statusCode?: unknown };
+};
+
+/** A fetch or undici request being made: tracked for its commit, and keyed when the guard keys its host. */
+function undiciCreated(request: NonNullable<Message['request']>): void {
+  const tool = activeTool();
+  if (tool === undefined) return;
+  const method = methodOf(request.method);
+  const host = hostOf(request.origin);
+  const keyed =
+    typeof request.addHeader === 'function'
+      ? guardKey(tool, method, host, typeof request.path === 'string' ? request.path : '/', (h) => headerValue(request.headers, h), (h, k) => request.addHeader!(h, k))
+      : undefined;
+  track(request, method, host, keyed);
+}
 
 const handlers: Record<string, (message: Message) => void> = {
   // fetch and undici
-  'undici:request:create': ({ request }) => request && void track(request, request.method, hostOf(request.origin)),
+  'undici:request:create': ({ request }) => request && undiciCreated(request),
   'undici:request:bodySent': ({ request }) => {
     const p = request ? pending.get(request) : undefined;
     if (p) bodySent(p);
@@ -91,7 +154,7 @@ const handlers: Record<string, (message: Message) => void> = {
   // node:http (and https, and what is built on them)
   'http.client.request.start': ({ request }) => {
     if (!request) return;
-    const p = track(request, request.method, request.host);
+    const p = track(request, methodOf(request.method), request.host, keyedHttpRequests.get(request));
     if (p === undefined || typeof request.once !== 'function') return;
     // 'finish': the body was handed to the socket; 'close': the request is over, answered or not.
     // (No 'response' or 'error' listener: either would change what node:http does with the app's request.)
@@ -115,6 +178,9 @@ function subscribe(): void {
 function release(): void {
   if (subscribed > 0 && --subscribed === 0) for (const [channel, fn] of Object.entries(subscribers)) dc.unsubscribe(channel, fn);
 }
+
+/** The guard's keys need the channels (counted like a detector; see http-guard.ts). */
+export const guardChannels = { subscribe, release };
 
 /** Enabled instrumentations: the auto-instrumentations turn on `detectCommits` for their tools only while there is one. */
 let enabledDetectors = 0;

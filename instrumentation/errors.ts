@@ -30,8 +30,59 @@ export class CancelledError extends Error {
 export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
   if (error === undefined || error === null) return false;
   if (signal?.aborted && error === signal.reason) return true;
-  if (CancelledError.isInstance(error)) return true;
+  if (CancelledError.isInstance(error) || DeadlineExceededError.isInstance(error)) return true;
   if (typeof error !== 'object') return false;
   const name = (error as { name?: unknown }).name;
   return name === 'AbortError' || name === 'APIUserAbortError' || name === 'CancelledError';
+}
+
+const fencedSymbol = Symbol.for('afterstop.error.commit-fenced');
+
+/**
+ * What a tool gets from `fetch` or `http.request` when the guard's commit
+ * fence refused its mutating request: its run was already stopped, and
+ * nothing was sent. Its name is `AbortError`, the error an aborted request
+ * gives, so a tool that handles aborts handles it too; `cause` is the run's
+ * abort reason.
+ */
+export class CommitFencedError extends Error {
+  private readonly [fencedSymbol] = true;
+  override readonly name = 'AbortError';
+  /** As DOMException's AbortError has it (some HTTP clients test the code). */
+  readonly code = 'ABORT_ERR';
+  readonly method: string;
+  readonly host: string | undefined;
+
+  constructor(method: string, host: string | undefined, cause?: unknown) {
+    super(`afterstop: the run was stopped, so this ${method} request${host ? ` to ${host}` : ''} was not sent (commit fence)`, cause === undefined ? undefined : { cause });
+    this.method = method;
+    this.host = host;
+  }
+
+  static isInstance(error: unknown): error is CommitFencedError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[fencedSymbol] === true;
+  }
+}
+
+const deadlineSymbol = Symbol.for('afterstop.error.deadline-exceeded');
+
+/**
+ * The reason a run's signal aborts when the guard's deadline passed. Its name
+ * is `TimeoutError`, as `AbortSignal.timeout()` gives, so the cancel is
+ * recorded with source `timeout`.
+ */
+export class DeadlineExceededError extends Error {
+  private readonly [deadlineSymbol] = true;
+  override readonly name = 'TimeoutError';
+  readonly code = 'ABORT_ERR';
+  readonly deadlineMs: number;
+
+  constructor(deadlineMs: number) {
+    super(`afterstop: the run passed its deadline of ${deadlineMs} ms`);
+    this.deadlineMs = deadlineMs;
+  }
+
+  static isInstance(error: unknown): error is DeadlineExceededError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[deadlineSymbol] === true;
+  }
 }

@@ -11,10 +11,11 @@ import { context } from '@opentelemetry/api';
 import { getPipeline, pipelineStats, setupPipeline, shutdownPipeline } from './pipeline.js';
 import type { InstrumentedRun } from './run.js';
 import { startRun } from './run-start.js';
+import { setupGuard } from './guard/setup.js';
 import type { AfterstopConfig, ExportStats, Run, RunOptions } from './types.js';
 
 export type * from './types.js';
-export { CancelledError, isAbortError } from './errors.js';
+export { CancelledError, CommitFencedError, DeadlineExceededError, isAbortError } from './errors.js';
 export * as semconv from './semconv.js';
 export { startRun } from './run-start.js';
 export { captureContent } from './content.js';
@@ -44,7 +45,10 @@ export async function withRun<T>(options: RunOptions, body: (run: Run) => T | Pr
  * one. A second call returns what the first set up.
  */
 export function setup(config: AfterstopConfig = {}): { mode: 'own' | 'joined' | 'disabled' } {
-  return { mode: setupPipeline(config).mode };
+  const mode = setupPipeline(config).mode;
+  // The guard is not part of the pipeline: a later setup({ guard }) applies, also after afterstop/register.
+  if (config.guard !== undefined) setupGuard(config.guard);
+  return { mode };
 }
 
 /** Export what is queued now; resolves within `timeoutMs` (default: the flush timeout). Never rejects. */

@@ -12,6 +12,7 @@ import {
   METRIC_MODEL_CALLS_AFTER_STOP,
   METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP,
   METRIC_TOOL_COMMITS_AFTER_STOP,
+  METRIC_TOOL_COMMITS_PREVENTED,
   METRIC_TOOL_ORPHANED_CALLS,
   METRIC_TOOL_POSSIBLE_GHOST_COMMITS,
 } from './semconv.js';
@@ -39,6 +40,7 @@ interface Instruments {
   outputTokensAfterStop: Counter;
   modelCallsAfterStop: Counter;
   orphanedCalls: Counter;
+  commitsPrevented: Counter;
 }
 
 let provider: MeterProvider | undefined;
@@ -64,6 +66,7 @@ function create(p: MeterProvider): Instruments | undefined {
     outputTokensAfterStop: meter.createCounter(METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP, { unit: '{token}', description: 'Model output tokens streamed after Stop, as the client counted them' }),
     modelCallsAfterStop: meter.createCounter(METRIC_MODEL_CALLS_AFTER_STOP, { unit: '{call}', description: 'Model calls started after Stop' }),
     orphanedCalls: meter.createCounter(METRIC_TOOL_ORPHANED_CALLS, { unit: '{call}', description: 'Tool calls of a stopped run that ended without their result reaching the conversation' }),
+    commitsPrevented: meter.createCounter(METRIC_TOOL_COMMITS_PREVENTED, { unit: '{commit}', description: "Side effects the guard's commit fence refused after Stop (nothing was sent)" }),
   };
 }
 
@@ -111,6 +114,11 @@ export function recordCancelAck(common: Attributes, seconds: number): void {
 /** A commit marker written after Stop: known (manual, response) or possible (request_sent). */
 export function recordCommitAfterStop(common: Attributes, tool: string, effect: string, possible: boolean): void {
   record('commit', (i) => (possible ? i.possibleGhostCommits : i.commitsAfterStop).add(1, labels(common, { [ATTR_GEN_AI_TOOL_NAME]: tool, [ATTR_TOOL_EFFECT]: effect })));
+}
+
+/** The commit fence refused a tool's mutating request: its run was stopped. */
+export function recordCommitPrevented(common: Attributes, tool: string, effect: string): void {
+  record('commit prevented', (i) => i.commitsPrevented.add(1, labels(common, { [ATTR_GEN_AI_TOOL_NAME]: tool, [ATTR_TOOL_EFFECT]: effect })));
 }
 
 /** A model call of a stopped run ended with `tokens` output tokens streamed after Stop. */

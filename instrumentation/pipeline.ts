@@ -1,3 +1,4 @@
+import { setupGuard } from './guard/setup.js';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
@@ -358,6 +359,7 @@ let current: Pipeline | undefined;
  */
 export function setupPipeline(config: AfterstopConfig = {}, env: Env = process.env): Pipeline {
   if (current) return current;
+  setupGuard(config.guard, env);
   try {
     current = createPipeline(config, env);
   } catch (error) {

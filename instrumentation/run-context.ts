@@ -1,6 +1,8 @@
 import { context, createContextKey, type Attributes, type Context } from '@opentelemetry/api';
+import { isTracingSuppressed } from '@opentelemetry/core';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run } from './types.js';
+import type { KeyedCall } from './guard/idempotency-key.js';
 
 /**
  * The afterstop run a piece of code runs in, carried in the OpenTelemetry
@@ -11,10 +13,21 @@ import type { CommitEvidence, Run } from './types.js';
 const RUN_KEY = createContextKey('afterstop.run');
 const TOOL_KEY = createContextKey('afterstop.tool');
 
-/** What the HTTP commit detector needs from the tool call whose body is running. */
-export interface CommitSink {
+/** What the HTTP commit detector and the guard need from the tool call whose body is running. */
+export interface CommitSink extends KeyedCall {
+  /** Its HTTP requests' commits are detected (`detectCommits`); otherwise it is in the context for the guard only. */
+  readonly detectsCommits: boolean;
+  readonly toolName: string;
+  /** The commit fence may hold it (a compensating call, which runs after Stop by design, is never held). */
+  readonly fenceable: boolean;
   /** A side effect of this tool became real, known by `evidence`. */
   commitObserved(evidence: CommitEvidence, attributes: Attributes): void;
+  /** Its run was stopped (a cancel was requested): the fence holds its mutating requests. */
+  runStopped(): boolean;
+  /** Why its run's signal aborted (the cause of the fence's error). */
+  runAbortReason(): unknown;
+  /** The fence refused a request of the body: `attributes` say which (method, host, key). */
+  commitPrevented(attributes: Attributes): void;
 }
 
 /**
@@ -35,9 +48,15 @@ export function activeRun(): Run | undefined {
   return context.active().getValue(RUN_KEY) as Run | undefined;
 }
 
-/** The tool call whose body is running, when it detects its commits. */
+/**
+ * The tool call whose body is running (when it detects its commits, or the guard is on). None while
+ * tracing is suppressed: that is telemetry's own work (an exporter's request, made by convention with
+ * tracing suppressed, perhaps from a flush a tool's commit started), not the tool's.
+ */
 export function activeTool(): CommitSink | undefined {
-  return context.active().getValue(TOOL_KEY) as CommitSink | undefined;
+  const ctx = context.active();
+  const tool = ctx.getValue(TOOL_KEY) as CommitSink | undefined;
+  return tool === undefined || isTracingSuppressed(ctx) ? undefined : tool;
 }
 
 /**

@@ -15,7 +15,8 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from '@opentelemetry/core';
-import { CancelledError, isAbortError } from './errors.js';
+import { CancelledError, DeadlineExceededError, isAbortError } from './errors.js';
+import { deadlineFrom, guard } from './guard/config.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
 import type { Pipeline, RunScope } from './internal-types.js';
@@ -26,6 +27,7 @@ import { recordCompensation, recordHistoryRepair } from './repair.js';
 import { recordCancelAck, recordCancelRequest } from './live-metrics.js';
 import { reportInternalError, safely, sayOnce } from './safe.js';
 import {
+  ATTR_CANCEL_DEADLINE_MS,
   ATTR_CANCEL_ID,
   ATTR_CANCEL_OUTCOME,
   ATTR_CANCEL_REASON,
@@ -131,6 +133,11 @@ export class InstrumentedRun implements Run, RunScope {
   private readonly settleDeadlineMs: number | false;
   private readonly processes: ProcessTracker;
   private readonly detachSignal: () => void;
+  /** The guard's deadline (ms), when the run has one, and its timer until it fires or the run ends. */
+  readonly deadlineMs: number | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  /** The cancel being made is the deadline's. */
+  private byDeadline = false;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -163,6 +170,13 @@ export class InstrumentedRun implements Run, RunScope {
     this.steering = steeringFor(this);
     this.processes = new ProcessTracker(this);
     this.detachSignal = this.linkSignal(options.signal);
+    this.deadlineMs = options.deadlineMs !== undefined ? deadlineFrom(options.deadlineMs, 'deadlineMs') : guard().deadlineMs;
+    if (this.deadlineMs !== undefined) {
+      const ms = this.deadlineMs;
+      // Never keeps the process alive: a run the app abandoned is not waited for.
+      this.deadlineTimer = setTimeout(() => this.deadlinePassed(ms), ms);
+      this.deadlineTimer.unref();
+    }
     // Apps pass these around as callbacks (`onClick={run.cancel}`): bind.
     for (const method of ['cancel', 'acknowledge', 'checkpoint', 'tool', 'startTool', 'startModelCall', 'repairHistory', 'compensate', 'trackProcess', 'end'] as const) {
       (this as Record<typeof method, unknown>)[method] = (this[method] as (...args: never[]) => unknown).bind(this);
@@ -231,6 +245,7 @@ export class InstrumentedRun implements Run, RunScope {
       Object.assign(attributes, this.inflightCounts());
       const reason = reasonText(options.reason);
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
+      if (this.byDeadline && this.deadlineMs !== undefined) attributes[ATTR_CANCEL_DEADLINE_MS] = this.deadlineMs;
       // Counted before the marker is written: the ack's latency (from cancelAt) is recorded only with its request.
       this.cancelAt = hrTime();
       recordCancelRequest(this.common, options.source ?? 'user');
@@ -245,7 +260,7 @@ export class InstrumentedRun implements Run, RunScope {
     let flushed: () => void = () => {};
     this.cancelFlush = new Promise<void>((resolve) => (flushed = resolve));
     if (!this.controller.signal.aborted) {
-      this.controller.abort(new CancelledError('The run was cancelled', { cancelId: this.cancelId }));
+      this.controller.abort(this.byDeadline && this.deadlineMs !== undefined ? new DeadlineExceededError(this.deadlineMs) : new CancelledError('The run was cancelled', { cancelId: this.cancelId }));
     }
     void this.flushEvidence().then(flushed, flushed);
     return this.cancelFlush;
@@ -315,12 +330,21 @@ export class InstrumentedRun implements Run, RunScope {
       this.acknowledge();
     }
     this.ended = true;
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer);
     this.detachSignal();
     safely('run end', () => this.finish(options), undefined);
     this.processes.runEnded();
   }
 
   // --- internals
+
+  /** The guard's deadline passed with the run still going: it is cancelled, source `timeout`. */
+  private deadlinePassed(ms: number): void {
+    this.deadlineTimer = undefined;
+    if (this.ended || this.state !== 'none') return;
+    this.byDeadline = true;
+    void this.cancel({ source: 'timeout', reason: `the run passed its deadline of ${ms} ms (afterstop guard)` });
+  }
 
   private finish(options: RunEndOptions): void {
     try {

@@ -85,6 +85,14 @@ export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_COMPENSATION_OUTCOME = 'afterstop.compensation.outcome';
 export const ERROR_TYPE_CANCELLED = 'cancelled';
 
+// --- the guard (afterstop addition, SEMCONV.md "Guard"; guard/)
+/** A tool's mutating HTTP request refused by the commit fence: its run was already stopped, nothing was sent. */
+export const SPAN_TOOL_COMMIT_PREVENTED = 'afterstop.tool.commit.prevented';
+/** On a commit (and a prevented commit): the idempotency key its HTTP request carried to a host the guard keys (afterstop's, or the app's own in that header). */
+export const ATTR_GUARD_IDEMPOTENCY_KEY = 'afterstop.guard.idempotency_key';
+/** On a cancel request: the run's deadline (ms) when the guard's deadline made the cancel. */
+export const ATTR_CANCEL_DEADLINE_MS = 'afterstop.cancel.deadline_ms';
+
 // --- model calls
 export const ATTR_MODEL_ABORTED = 'afterstop.model.aborted';
 export const ATTR_MODEL_OUTPUT_TOKENS_STREAMED = 'afterstop.model.output_tokens_streamed';
@@ -116,3 +124,4 @@ export const METRIC_TOOL_POSSIBLE_GHOST_COMMITS = 'afterstop.tool.possible_ghost
 export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
 export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
 export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';
+export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';

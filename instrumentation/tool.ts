@@ -4,13 +4,15 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
-import { recordCommitAfterStop, recordOrphanedCall } from './live-metrics.js';
+import { recordCommitAfterStop, recordCommitPrevented, recordOrphanedCall } from './live-metrics.js';
+import { httpGuardOn } from './guard/config.js';
 import { reportInternalError, safely } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
 import { observeCall, type CallOutcome } from './observe-call.js';
 import {
   ATTR_CANCEL_STATE,
   ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_ID,
@@ -25,6 +27,7 @@ import {
   ERROR_TYPE_CANCELLED,
   GEN_AI_OPERATION_EXECUTE_TOOL,
   SPAN_TOOL_COMMIT,
+  SPAN_TOOL_COMMIT_PREVENTED,
   SPAN_TOOL_START,
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
@@ -50,6 +53,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private inflight = true;
   /** Its start number in the run (RunScope.childStarted). */
   private readonly started: number;
+  /** Its HTTP requests' commits are detected (`detectCommits`). */
+  private readonly detects: boolean;
   /** Its start marker, while it waits for the next export. */
   private readonly deferred: DeferredEntry | undefined;
 
@@ -81,13 +86,55 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (commit-detection.ts) finds this call in the body's context.
     // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
-    if (options.detectCommits === true && !httpCommitsDetected()) detectHttpCommitsForManualTools();
-    this.context = options.detectCommits === true ? contextWithTool(ctx, this) : ctx;
+    this.detects = options.detectCommits === true;
+    if (this.detects && !httpCommitsDetected()) detectHttpCommitsForManualTools();
+    // The guard's fence and keys find the call in the body's context too, detection or not.
+    this.context = this.detects || httpGuardOn() ? contextWithTool(ctx, this) : ctx;
     this.started = run.childStarted('tool');
   }
 
   get signal(): AbortSignal {
     return this.run.signal;
+  }
+
+  // --- CommitSink (the commit detector and the guard)
+
+  get detectsCommits(): boolean {
+    return this.detects;
+  }
+
+  get toolName(): string {
+    return this.name;
+  }
+
+  get fenceable(): boolean {
+    return this.kind !== 'compensate';
+  }
+
+  get conversationId(): string | undefined {
+    const id = this.run.common[ATTR_GEN_AI_CONVERSATION_ID];
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  runStopped(): boolean {
+    return this.run.cancelState !== 'none';
+  }
+
+  runAbortReason(): unknown {
+    return this.run.signal.reason;
+  }
+
+  commitPrevented(extra: Attributes): void {
+    try {
+      const attributes: Attributes = Object.assign(this.identity(extra), {
+        [ATTR_TOOL_EFFECT]: this.effect,
+        [ATTR_CANCEL_STATE]: this.run.cancelState,
+      });
+      this.run.marker(SPAN_TOOL_COMMIT_PREVENTED, attributes, this.context);
+      recordCommitPrevented(this.run.common, this.name, this.effect);
+    } catch (error) {
+      reportInternalError('tool commit prevented', error);
+    }
   }
 
   /** The start marker, at the call's start: now, or at the first export while the call is still open. */

@@ -61,6 +61,46 @@ export interface AfterstopConfig {
   settleDeadlineMs?: number | false;
   /** Default grace period for child processes, see {@link Run.trackProcess}. Default 5000 ms. */
   processGraceMs?: number;
+  /**
+   * The guard: stop the leaks afterstop measures. Every part is off unless
+   * switched on here or in the environment (`AFTERSTOP_GUARD_*`); what is set
+   * here wins over the environment. `setup({ guard })` applies it even when
+   * `afterstop/register` set the pipeline up first.
+   */
+  guard?: GuardOptions;
+}
+
+/**
+ * The guard (docs/guard.md). Each part is opt-in.
+ */
+export interface GuardOptions {
+  /**
+   * The commit fence: a tool's mutating HTTP request (not GET, HEAD, OPTIONS,
+   * TRACE; `fetch` or `node:http`/`node:https`) made once its run was stopped is
+   * refused: nothing is sent, the tool gets an `AbortError`
+   * ({@link CommitFencedError}), and an `afterstop.tool.commit.prevented`
+   * marker records it. `true`: every tool; a list: the tools so named.
+   * A compensating tool call (`kind: 'compensate'`) is never fenced.
+   * `AFTERSTOP_GUARD_FENCE` = `true`, or tool names separated by commas.
+   */
+  fence?: boolean | readonly string[];
+  /**
+   * Idempotency keys: a tool's mutating request to one of `hosts` gets a
+   * `header` (default `Idempotency-Key`) derived from the conversation, the
+   * tool call id and the request's place among the call's requests to that
+   * endpoint, so a retry or a replay (a resumed checkpoint) carries the same
+   * key. A key the app set is never replaced. `hosts`: names (`api.stripe.com`),
+   * `*.example.com` (its subdomains), or `*` (every host).
+   * `AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS` (comma-separated),
+   * `AFTERSTOP_GUARD_IDEMPOTENCY_HEADER`.
+   */
+  idempotencyKeys?: { hosts: readonly string[]; header?: string } | false;
+  /**
+   * A run longer than this (ms) is cancelled with source `timeout`; the
+   * instrumented frameworks get it through their abort signal.
+   * `AFTERSTOP_GUARD_DEADLINE_MS`. Per run: {@link RunOptions.deadlineMs}.
+   */
+  deadlineMs?: number | false;
 }
 
 /** What a piece of recorded content is (the attribute it goes to). */
@@ -122,6 +162,11 @@ export interface RunOptions {
   settleDeadlineMs?: number | false;
   /** Extra attributes for the run span. */
   attributes?: Attributes;
+  /**
+   * Cancel the run (source `timeout`) once it has lasted this long; `false`:
+   * no deadline. Default: the guard's `deadlineMs` ({@link GuardOptions}).
+   */
+  deadlineMs?: number | false;
 }
 
 export interface CancelOptions {

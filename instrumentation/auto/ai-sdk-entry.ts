@@ -2,6 +2,7 @@ import type { Context } from '@opentelemetry/api';
 import { joinOrStartRun } from '../run-start.js';
 import { callContext } from '../handles.js';
 import { safely } from '../safe.js';
+import { withRunSignal } from '../guard/deadline-signal.js';
 import type { Run } from '../types.js';
 import { AI_SDK_FRAMEWORK } from './ai-sdk-model.js';
 import { afterstopTelemetry, contextWithEntry, globalIntegrations } from './ai-sdk-telemetry.js';
@@ -49,6 +50,11 @@ export class AiSdkHookedRun {
 
   /** The options the SDK gets: the app's, with afterstop's integration first in the call's list. */
   options(options: Json): Json {
+    // With a guard deadline, the call's abort signal also aborts at it.
+    return withRunSignal(this.run, this.withIntegration(options), 'abortSignal') as Json;
+  }
+
+  private withIntegration(options: Json): Json {
     const telemetry = telemetryOf(options);
     // Switched off for the call (in 5 and 6, `isEnabled: false` only kept the SDK's own spans away, and
     // apps carried it over): the app's integrations stay off, afterstop's alone runs, as under 5 and 6.

@@ -3,6 +3,7 @@ import { hrTime } from '@opentelemetry/core';
 import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
 import { contextOf } from '../handles.js';
+import { withRunSignal } from '../guard/deadline-signal.js';
 import { safely } from '../safe.js';
 import { endToolCall, toolBodyEnded, recordToolOutput, startFrameworkTool } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
@@ -72,6 +73,11 @@ export class AiSdkRun {
 
   /** The options the SDK gets: the app's, with the model observed and the tools wrapped. */
   options(options: Json): Json {
+    // With a guard deadline, the call's abort signal also aborts at it.
+    return withRunSignal(this.run, this.observedOptions(options), 'abortSignal') as Json;
+  }
+
+  private observedOptions(options: Json): Json {
     return {
       ...options,
       model: observedModel(options['model']),

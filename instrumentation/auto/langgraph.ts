@@ -4,6 +4,7 @@ import { isAbortError } from '../errors.js';
 import { startRun } from '../run-start.js';
 import { observeCall } from '../observe-call.js';
 import { contextOf } from '../handles.js';
+import { withRunSignal } from '../guard/deadline-signal.js';
 import { safely } from '../safe.js';
 import type { CancelSource, Run, ToolCall } from '../types.js';
 import { ATTR_RUN_RESUMES } from '../semconv.js';
@@ -182,7 +183,8 @@ function wrapStream(original: Fn): Fn {
     if (activeRun() !== undefined) return original.call(this, input, options);
     const graphRun = safely('langgraph run start', () => new GraphRun((options ?? {}) as Json, input), undefined);
     if (graphRun === undefined) return original.call(this, input, options);
-    return observeCall('langgraph run', graphRun.context, () => original.call(this, input, options), (outcome) => {
+    const runOptions = safely('langgraph deadline', () => withRunSignal(graphRun.run, options, 'signal'), options);
+    return observeCall('langgraph run', graphRun.context, () => original.call(this, input, runOptions), (outcome) => {
       if ('error' in outcome) graphRun.stopped(outcome.error);
       else graphRun.watch(outcome.value);
     });

@@ -3,6 +3,7 @@ import { observeCall } from '../observe-call.js';
 import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
 import { callContext } from '../handles.js';
+import { withRunSignal } from '../guard/deadline-signal.js';
 import { safely } from '../safe.js';
 import { invokeInToolCall, endToolCall, startFrameworkTool } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
@@ -100,7 +101,11 @@ function wrapCall(original: Fn, streamed: boolean): Fn {
     const options = (args[1] && typeof args[1] === 'object' ? args[1] : {}) as Json;
     const call = safely('mastra run start', () => new MastraRun((this ?? {}) as Json, options), undefined);
     if (call === undefined) return original.apply(this, args);
-    return observeCall('mastra call end', call.context, () => original.apply(this, args), (outcome) => {
+    const callArgs = safely('mastra deadline', () => {
+      const withSignal = withRunSignal(call.run, args[1], 'abortSignal');
+      return withSignal === args[1] ? args : [args[0], withSignal, ...args.slice(2)];
+    }, args);
+    return observeCall('mastra call end', call.context, () => original.apply(this, callArgs), (outcome) => {
       if ('error' in outcome) call.end(outcome.error);
       else if (streamed) watchOutput(outcome.value, call);
       else call.end();

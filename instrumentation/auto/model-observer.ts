@@ -3,6 +3,7 @@ import { joinOrStartRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
 import { contextOf } from '../handles.js';
 import { safely } from '../safe.js';
+import { withRunSignal } from '../guard/deadline-signal.js';
 import { contentBudget, contentEnabled } from '../content.js';
 import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
 import { endStoppedRun } from '../run-context.js';
@@ -21,6 +22,8 @@ export interface ObservedModelCall {
   usage(usage: ModelUsage): void;
   finishReason(reason: string): void;
   responseModel(model: string): void;
+  /** The SDK request's options as the SDK gets them: with a guard deadline, its `signal` also aborts at it. */
+  requestOptions<T>(options: T): T;
   /** Run `fn` (the SDK's own call) with this call's span active. */
   within<T>(fn: () => T): T;
   /** The app stopped reading the stream (broke out of it, aborted its controller): for a call that is its own run, that is the Stop. */
@@ -42,7 +45,7 @@ export interface ModelCallStart {
   systemInstructions?: unknown;
 }
 
-const NOOP: ObservedModelCall = { chunk() {}, text() {}, usage() {}, finishReason() {}, responseModel() {}, within: (fn) => fn(), stopped() {}, end() {} };
+const NOOP: ObservedModelCall = { chunk() {}, text() {}, usage() {}, finishReason() {}, responseModel() {}, requestOptions: (o) => o, within: (fn) => fn(), stopped() {}, end() {} };
 
 export function observeModelCall(start: ModelCallStart): ObservedModelCall {
   return safely('model call start', () => new Observed(start), NOOP);
@@ -71,6 +74,10 @@ class Observed implements ObservedModelCall {
       systemInstructions: start.systemInstructions,
     });
     if (contentEnabled()) this.output = '';
+  }
+
+  requestOptions<T>(options: T): T {
+    return safely('model call deadline', () => withRunSignal(this.run, options, 'signal') as T, options);
   }
 
   text(delta: string): void {

@@ -4,6 +4,7 @@ import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
 import { observeCall } from '../observe-call.js';
 import { contextOf } from '../handles.js';
+import { withRunSignal } from '../guard/deadline-signal.js';
 import { safely } from '../safe.js';
 import { invokeInToolCall, endToolCall, toolBodyEnded, startFrameworkTool } from '../tool.js';
 import type { Run, ToolCall } from '../types.js';
@@ -61,7 +62,9 @@ function wrapRun(original: Fn): Fn {
     if (observed === undefined) return original.call(this, agent, input, options);
     safely('openai-agents tools', () => wrapTools(agent as Json, new Set()), undefined);
     const ctx = safely('openai-agents run context', () => (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed), undefined);
-    return observeCall('openai-agents run', ctx, () => original.call(this, agent, input, options), (outcome) => {
+    // With a guard deadline, the runner's signal also aborts at it.
+    const runOptions = safely('openai-agents deadline', () => withRunSignal(observed.run, options, 'signal'), options);
+    return observeCall('openai-agents run', ctx, () => original.call(this, agent, input, runOptions), (outcome) => {
       if ('error' in outcome) observed.stopped(outcome.error);
       else observed.resolved(outcome.value);
     });

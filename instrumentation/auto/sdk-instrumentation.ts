@@ -97,7 +97,8 @@ function wrapCreate(original: Create, spec: SdkCreateSpec, observers: Observers)
     // The app's call, untouched: whatever telemetry does, this is what it gets. It runs with the
     // model call's span active, so that the SDK's own spans (and HTTP spans) are its children.
     if (call === undefined) return original.call(this, body, options);
-    const result = call.within(() => original.call(this, body, options)) as ApiPromise;
+    const requestOptions = call.requestOptions(options);
+    const result = call.within(() => original.call(this, body, requestOptions)) as ApiPromise;
     return safely(`${spec.provider} result`, () => observeResult(result, call, body?.['stream'] === true, observers), result);
   };
 }
@@ -113,7 +114,8 @@ function wrapHelper(original: Create, spec: SdkCreateSpec): Create {
     const call = safely(`${spec.provider} helper`, () => observeModelCall(startOf(spec, body, options)), undefined);
     if (call === undefined) return original.call(this, body, options);
     holder.call = call;
-    const runner = call.within(() => context.with(context.active().setValue(HELPER_CALL, holder), () => original.call(this, body, options)));
+    const requestOptions = call.requestOptions(options);
+    const runner = call.within(() => context.with(context.active().setValue(HELPER_CALL, holder), () => original.call(this, body, requestOptions)));
     safely(`${spec.provider} helper`, () => {
       // The helper did not call create at once: nothing would end the call, so it ends now.
       if (holder.call !== undefined) return call.end({ complete: false });

@@ -1,5 +1,5 @@
-import { TraceFlags } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ROOT_CONTEXT, TraceFlags, context } from '@opentelemetry/api';
+import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
@@ -490,7 +490,9 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       timer.unref();
       this.handed += batch.length;
       try {
-        this.exporter.export(batch, finish);
+        // Out of the app's context: an export started from a tool body (a flush after its commit) is not the
+        // tool's HTTP request (the commit detector and the guard's fence look for the tool in the context).
+        context.with(suppressTracing(ROOT_CONTEXT), () => this.exporter.export(batch, finish));
       } catch (error) {
         finish({ code: ExportResultCode.FAILED, error: error as Error });
       }

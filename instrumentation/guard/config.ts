@@ -1,0 +1,118 @@
+import { diag } from '@opentelemetry/api';
+import type { GuardOptions } from '../types.js';
+
+/**
+ * The guard's settings as they apply now: from `setup({ guard })` first, then
+ * the `AFTERSTOP_GUARD_*` variables, else off. Read on every guarded request
+ * and run start (a plain object: cheap).
+ */
+export interface ResolvedGuard {
+  /** Which tools the commit fence holds: `all`, the named ones, or none (off). */
+  fence: { all: boolean; tools: ReadonlySet<string> } | undefined;
+  /** Which hosts get idempotency keys, under which header (lower case); undefined: off. */
+  keys: { header: string; hosts: HostMatcher } | undefined;
+  /** The runs' deadline; undefined: none. */
+  deadlineMs: number | undefined;
+}
+
+export type HostMatcher = (host: string) => boolean;
+
+type Env = Record<string, string | undefined>;
+
+const OFF: ResolvedGuard = { fence: undefined, keys: undefined, deadlineMs: undefined };
+export const DEFAULT_IDEMPOTENCY_HEADER = 'Idempotency-Key';
+/** A header name as RFC 9110 allows it (a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+/** `api.stripe.com`, `*.example.com` (its subdomains, not itself), `*` (every host); case-insensitive. */
+export function hostMatcher(patterns: readonly string[]): HostMatcher {
+  const exact = new Set<string>();
+  const suffixes: string[] = [];
+  let any = false;
+  for (const raw of patterns) {
+    const p = String(raw).trim().toLowerCase().replace(/\.$/, '');
+    if (p === '') continue;
+    if (p === '*') any = true;
+    else if (p.startsWith('*.')) suffixes.push(p.slice(1));
+    else exact.add(p.replace(/^\[(.*)\]$/, '$1'));
+  }
+  if (any) return () => true;
+  return (host) => {
+    const h = host.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+    return exact.has(h) || suffixes.some((s) => h.endsWith(s) && h.length > s.length);
+  };
+}
+
+function fenceFrom(value: GuardOptions['fence'] | undefined, env: Env): ResolvedGuard['fence'] {
+  if (value === undefined) {
+    const raw = env['AFTERSTOP_GUARD_FENCE']?.trim();
+    if (raw === undefined || raw === '' || /^(false|0|off|no)$/i.test(raw)) return undefined;
+    if (/^(true|1|on|yes|all|\*)$/i.test(raw)) return { all: true, tools: new Set() };
+    return { all: false, tools: new Set(list(raw)) };
+  }
+  if (value === false) return undefined;
+  if (value === true) return { all: true, tools: new Set() };
+  const tools = new Set([...value].map(String));
+  return tools.size > 0 ? { all: false, tools } : undefined;
+}
+
+function keysFrom(value: GuardOptions['idempotencyKeys'] | undefined, env: Env): ResolvedGuard['keys'] {
+  let hosts: readonly string[];
+  let header: string | undefined;
+  if (value === undefined) {
+    const raw = env['AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS'];
+    if (raw === undefined || raw.trim() === '') return undefined;
+    hosts = list(raw);
+    header = env['AFTERSTOP_GUARD_IDEMPOTENCY_HEADER']?.trim() || undefined;
+  } else if (value === false) {
+    return undefined;
+  } else {
+    hosts = Array.isArray(value.hosts) ? value.hosts : [];
+    header = value.header;
+  }
+  if (hosts.length === 0) return undefined;
+  if (header !== undefined && !HEADER_NAME.test(header)) {
+    diag.warn(`afterstop: guard: "${header}" is not a valid header name; using ${DEFAULT_IDEMPOTENCY_HEADER}`);
+    header = undefined;
+  }
+  return { header: (header ?? DEFAULT_IDEMPOTENCY_HEADER).toLowerCase(), hosts: hostMatcher(hosts) };
+}
+
+/** A deadline as a timer can wait for it: a positive number of ms, at most 2^31 - 1. */
+export function deadlineFrom(value: number | false | undefined, name: string): number | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    diag.warn(`afterstop: guard: ignoring ${name}=${String(value)}: not a positive number of milliseconds`);
+    return undefined;
+  }
+  return Math.min(value, 2 ** 31 - 1);
+}
+
+export function resolveGuard(options: GuardOptions = {}, env: Env = process.env): ResolvedGuard {
+  const rawDeadline = env['AFTERSTOP_GUARD_DEADLINE_MS']?.trim();
+  return {
+    fence: fenceFrom(options.fence, env),
+    keys: keysFrom(options.idempotencyKeys, env),
+    deadlineMs:
+      options.deadlineMs !== undefined
+        ? deadlineFrom(options.deadlineMs, 'deadlineMs')
+        : rawDeadline === undefined || rawDeadline === ''
+          ? undefined
+          : deadlineFrom(Number(rawDeadline), 'AFTERSTOP_GUARD_DEADLINE_MS'),
+  };
+}
+
+let current: ResolvedGuard = OFF;
+
+/** The guard as it applies now. */
+export const guard = (): ResolvedGuard => current;
+
+/** The HTTP part (fence or keys) is on: tool calls carry what it needs in their context. */
+export const httpGuardOn = (): boolean => current.fence !== undefined || current.keys !== undefined;
+
+/** The settings from now on (guard/setup.ts). */
+export function configureGuard(next: ResolvedGuard): void {
+  current = next;
+}

@@ -1,0 +1,244 @@
+import * as http from 'node:http';
+import { context } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CommitFencedError, startRun, setup } from '../../../instrumentation/index.js';
+import { setupGuard } from '../../../instrumentation/guard/setup.js';
+import { httpGuardInstalled } from '../../../instrumentation/guard/http-guard.js';
+import { startSimulator, type Simulator } from '../../../simulator/index.js';
+import { captureTraces, named, sleep, type TraceCapture } from '../../helpers/capture.js';
+
+/**
+ * The guard's HTTP part against real servers: the simulator's effect service
+ * (its ledger is what happened) and a plain server that records the headers.
+ */
+let capture: TraceCapture;
+let sim: Simulator;
+let server: http.Server;
+let serverUrl: string;
+/** What the plain server received: method, path, the idempotency header. */
+const received: { method: string; path: string; key: string | undefined; other: string | undefined }[] = [];
+/** Statuses the plain server answers with next (then 200). */
+const answers: number[] = [];
+
+beforeAll(async () => {
+  capture = captureTraces();
+  sim = await startSimulator();
+  server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', path: req.url ?? '', key: req.headers['idempotency-key'] as string | undefined, other: req.headers['x-request-key'] as string | undefined });
+      res.statusCode = answers.shift() ?? 200;
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverUrl = `http://localhost:${(server.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  setupGuard(undefined, {});
+  await sim.close();
+  await new Promise((resolve) => server.close(resolve));
+  await capture.close();
+});
+beforeEach(() => {
+  received.length = 0;
+  answers.length = 0;
+});
+
+const post = (url: string, init: RequestInit = {}): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"alice@example.com"}', ...init });
+
+/** node:http POST: resolves with the status, rejects with the request's error. */
+function httpPost(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+}
+
+const effectsNamed = (name: string) => sim.ledger.effects.filter((e) => e.name === name);
+const errorOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+
+describe('the commit fence', () => {
+  beforeAll(() => setup({ guard: { fence: true } }));
+
+  it('is installed while on, and its wrappers keep the built-ins’ names', () => {
+    expect(httpGuardInstalled()).toBe(true);
+    expect(globalThis.fetch.name).toBe('fetch');
+    expect(http.request.name).toBe('request');
+  });
+
+  it('refuses a tool’s POST made after Stop, through fetch and node:http: nothing reaches the service, the tool gets an AbortError, a prevented-commit marker says what', async () => {
+    const run = startRun({ conversationId: 'conv-fence' });
+    const errors: unknown[] = [];
+    const tool = run.tool({ name: 'send_email', callId: 'call_f1', effect: 'irreversible' }, async () => {
+      await sleep(80); // the tool ignores the signal
+      errors.push(await errorOf(post(`${sim.url}/effects/fenced_email?delayMs=10`)));
+      errors.push(await errorOf(httpPost(`${sim.url}/effects/fenced_charge?delayMs=10`)));
+    });
+    await sleep(20);
+    await run.cancel();
+    await tool;
+    run.end();
+    await sleep(100);
+    expect(effectsNamed('fenced_email')).toHaveLength(0);
+    expect(effectsNamed('fenced_charge')).toHaveLength(0);
+    expect(errors).toHaveLength(2);
+    for (const e of errors) {
+      expect(CommitFencedError.isInstance(e)).toBe(true);
+      expect((e as Error).name).toBe('AbortError');
+    }
+    expect((errors[0] as CommitFencedError).cause).toBe(run.signal.reason);
+    const prevented = named(await capture.spans(run.id), 'afterstop.tool.commit.prevented').map((s) => s.attributes);
+    expect(prevented).toEqual([
+      expect.objectContaining({ 'gen_ai.tool.name': 'send_email', 'gen_ai.tool.call.id': 'call_f1', 'afterstop.tool.effect': 'irreversible', 'afterstop.cancel.state': 'requested', 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'gen_ai.conversation.id': 'conv-fence' }),
+      expect.objectContaining({ 'gen_ai.tool.call.id': 'call_f1', 'http.request.method': 'POST' }),
+    ]);
+    expect(named(await capture.spans(run.id), 'afterstop.tool.commit')).toHaveLength(0);
+  });
+
+  it('never blocks a request of a run that was not stopped, nor GET or HEAD after Stop', async () => {
+    const live = startRun();
+    await live.tool({ name: 'send_email' }, async () => {
+      expect((await post(`${sim.url}/effects/open_email?delayMs=5`)).status).toBe(200);
+      expect(await httpPost(`${sim.url}/effects/open_charge?delayMs=5`)).toBe(200);
+    });
+    live.end();
+    expect(effectsNamed('open_email')).toHaveLength(1);
+    expect(effectsNamed('open_charge')).toHaveLength(1);
+
+    const stopped = startRun();
+    await stopped.cancel();
+    const statuses = await stopped.tool({ name: 'lookup' }, async () => [
+      (await fetch(`${serverUrl}/read`)).status,
+      (await fetch(`${serverUrl}/read`, { method: 'HEAD' })).status,
+      await new Promise<number>((resolve, reject) => http.get(`${serverUrl}/read`, (res) => (res.resume(), resolve(res.statusCode ?? 0))).on('error', reject)),
+    ]);
+    stopped.end();
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(received.map((r) => r.method)).toEqual(['GET', 'HEAD', 'GET']);
+    expect(named(await capture.spans(stopped.id), 'afterstop.tool.commit.prevented')).toHaveLength(0);
+  });
+
+  it('leaves alone a request made before Stop (it commits, and is counted as the detector counts it)', async () => {
+    const run = startRun();
+    const tool = run.tool({ name: 'pay', detectCommits: true }, () => post(`${sim.url}/effects/inflight_pay?delayMs=150`).then((r) => r.status));
+    await sleep(40);
+    await run.cancel();
+    expect(await tool).toBe(200);
+    run.end();
+    expect(effectsNamed('inflight_pay')).toEqual([expect.objectContaining({ outcome: 'committed' })]);
+    const spans = await capture.spans(run.id);
+    expect(named(spans, 'afterstop.tool.commit.prevented')).toHaveLength(0);
+    expect(named(spans, 'afterstop.tool.commit')).toHaveLength(1);
+  });
+
+  it('never holds a compensating call, nor telemetry’s own requests (tracing suppressed), nor code outside a tool', async () => {
+    const run = startRun();
+    await run.cancel();
+    expect(await run.tool({ name: 'refund', kind: 'compensate' }, () => post(`${serverUrl}/refund`).then((r) => r.status))).toBe(200);
+    expect(await run.tool({ name: 'export' }, () => context.with(suppressTracing(context.active()), () => post(`${serverUrl}/v1/traces`).then((r) => r.status)))).toBe(200);
+    expect((await post(`${serverUrl}/outside`)).status).toBe(200);
+    run.end();
+    expect(received.map((r) => r.path)).toEqual(['/refund', '/v1/traces', '/outside']);
+  });
+
+  it('with a list, holds the tools named and no other', async () => {
+    setup({ guard: { fence: ['charge_card'] } });
+    try {
+      const run = startRun();
+      await run.cancel();
+      const charged = await run.tool({ name: 'charge_card' }, () => errorOf(post(`${serverUrl}/charge`)));
+      const noted = await run.tool({ name: 'write_note' }, () => post(`${serverUrl}/note`).then((r) => r.status));
+      run.end();
+      expect(CommitFencedError.isInstance(charged)).toBe(true);
+      expect(noted).toBe(200);
+      expect(received.map((r) => r.path)).toEqual(['/note']);
+    } finally {
+      setup({ guard: { fence: true } });
+    }
+  });
+});
+
+describe('idempotency keys', () => {
+  beforeAll(() => setup({ guard: { fence: false, idempotencyKeys: { hosts: ['127.0.0.1', 'localhost'] } } }));
+
+  it('a replay of a tool call (same conversation, same call id, another run) carries the same key: the service does it once', async () => {
+    const charge = async () => {
+      const run = startRun({ conversationId: 'thread-42' });
+      const body = await run.tool({ name: 'charge', callId: 'call_pay_1' }, async () => (await post(`${sim.url}/effects/keyed_charge?delayMs=5`)).json());
+      run.end();
+      return body as { effect_id: string; deduplicated: boolean };
+    };
+    const first = await charge();
+    const replay = await charge();
+    const effects = effectsNamed('keyed_charge');
+    expect(effects.map((e) => e.outcome)).toEqual(['committed', 'deduplicated']);
+    expect(effects[0]!.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(effects[1]!.idempotencyKey).toBe(effects[0]!.idempotencyKey);
+    expect(replay).toMatchObject({ effect_id: first.effect_id, deduplicated: true });
+  });
+
+  it('another conversation or call id gets another key; two successful requests of one call get two keys; a retry after a failure takes the failed one’s key', async () => {
+    const run = startRun({ conversationId: 'thread-43' });
+    await run.tool({ name: 'notify', callId: 'call_n1' }, async () => {
+      await post(`${serverUrl}/messages?channel=a`);
+      await post(`${serverUrl}/messages?channel=b`);
+      answers.push(503);
+      await post(`${serverUrl}/messages`);
+      await post(`${serverUrl}/messages`); // the retry
+      await httpPost(`${serverUrl}/messages`);
+    });
+    await run.tool({ name: 'notify', callId: 'call_n2' }, () => post(`${serverUrl}/messages`));
+    run.end();
+    const keys = received.map((r) => r.key);
+    expect(keys.every((k) => typeof k === 'string' && k.length === 36)).toBe(true);
+    // a, b: two keys; the failed third and its retry: one; node:http's next: a fourth; another call: a fifth
+    expect(keys[2]).toBe(keys[3]);
+    expect(new Set([keys[0], keys[1], keys[2], keys[4], keys[5]]).size).toBe(5);
+  });
+
+  it('never replaces a key the app set; a host not listed, GET, and code outside a tool get none', async () => {
+    setup({ guard: { idempotencyKeys: { hosts: ['localhost'], header: 'X-Request-Key' } } });
+    try {
+      const run = startRun();
+      await run.tool({ name: 'charge', callId: 'call_k' }, async () => {
+        await post(`${serverUrl}/own`, { headers: { 'x-request-key': 'app-key-1' } });
+        await httpPost(`${serverUrl}/own-http`, { 'X-Request-Key': 'app-key-2' });
+        await post(`${serverUrl}/derived`);
+        await post(`${serverUrl.replace('localhost', '127.0.0.1')}/unlisted`);
+        await fetch(`${serverUrl}/read`);
+      });
+      await post(`${serverUrl}/outside`);
+      run.end();
+      const byPath = Object.fromEntries(received.map((r) => [r.path, r.other]));
+      expect(byPath['/own']).toBe('app-key-1');
+      expect(byPath['/own-http']).toBe('app-key-2');
+      expect(byPath['/derived']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(byPath['/unlisted']).toBeUndefined();
+      expect(byPath['/read']).toBeUndefined();
+      expect(byPath['/outside']).toBeUndefined();
+      expect(received.every((r) => r.key === undefined)).toBe(true);
+    } finally {
+      setup({ guard: { idempotencyKeys: { hosts: ['127.0.0.1', 'localhost'] } } });
+    }
+  });
+
+  it('a commit carries the key its request sent', async () => {
+    const run = startRun({ conversationId: 'thread-44' });
+    await run.tool({ name: 'charge', callId: 'call_c44', detectCommits: true }, () => post(`${sim.url}/effects/key_commit?delayMs=5`));
+    run.end();
+    const commit = named(await capture.spans(run.id), 'afterstop.tool.commit')[0]?.attributes;
+    expect(commit?.['afterstop.guard.idempotency_key']).toBe(effectsNamed('key_commit')[0]?.idempotencyKey);
+  });
+
+  it('switched off, the wrappers are removed', () => {
+    setup({ guard: { fence: false, idempotencyKeys: false } });
+    expect(httpGuardInstalled()).toBe(false);
+    expect((globalThis.fetch as unknown as Record<symbol, unknown>)[Symbol.for('afterstop.guard.wrapped')]).toBeUndefined();
+  });
+});
