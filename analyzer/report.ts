@@ -24,6 +24,7 @@ import type {
   FindingsRow,
   GhostCommitsRow,
   OrphanProcessesRow,
+  CommitsPreventedRow,
   OrphanToolCallsRow,
   PostCancelErrorsRow,
   QueryRows,
@@ -47,7 +48,7 @@ export interface ReportOptions {
 }
 
 /** The aggregate queries, one row per group and a total row each, merged by group into one row. */
-type GroupRow = RunsRow & CancelLatencyRow & GhostCommitsRow & OrphanToolCallsRow & TokensAfterStopRow & PostCancelErrorsRow & ReplayDuplicatesRow & SteeringRow & CancelDepthRow & OrphanProcessesRow;
+type GroupRow = RunsRow & CancelLatencyRow & GhostCommitsRow & OrphanToolCallsRow & TokensAfterStopRow & PostCancelErrorsRow & ReplayDuplicatesRow & SteeringRow & CancelDepthRow & OrphanProcessesRow & CommitsPreventedRow;
 
 function distribution(count: number, p50: number | null, p95: number | null, p99: number | null, max: number | null): Distribution {
   return { count, p50, p95, p99, max };
@@ -73,6 +74,7 @@ const AGGREGATES = [
   'tokens-after-stop',
   'post-cancel-errors',
   'replay-duplicates',
+  'commits-prevented',
   'steering',
   'cancel-depth',
   'orphan-processes',
@@ -112,6 +114,10 @@ function figures(r: GroupRow): Figures {
     cleanup_errors: r.cleanup_errors,
     replay_duplicates: r.replay_duplicates,
     replayed_conversations: r.replayed_conversations,
+    commits_prevented: r.commits_prevented,
+    commits_prevented_alarming: r.commits_prevented_alarming,
+    replays_deduplicated: r.replays_deduplicated,
+    deadline_cancels: r.deadline_cancels,
     steering: { inject_ms: distribution(r.inject_count, r.inject_p50, r.inject_p95, r.inject_p99, r.inject_max), dropped: r.dropped, violations: r.violations },
     cancel_depth: { '0': r.depth_0, '1': r.depth_1, '2': r.depth_2, '3': r.depth_3, '4': r.depth_4 },
   };
@@ -270,6 +276,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     ghost_commits: r.ghost_commits,
     ghost_commits_inferred: r.ghost_commits_inferred,
     ghost_commits_possible: r.ghost_commits_possible,
+    commits_prevented: r.commits_prevented,
   }));
   const byModel = listsOf(await rowsOf('tokens-after-stop-by-model'), (r): ModelTokensAfterStop => ({
     model: r.model,

@@ -54,6 +54,15 @@ export interface Figures {
   cleanup_errors: number;
   replay_duplicates: number;
   replayed_conversations: number;
+  /**
+   * The guard (afterstop addition): commits its fence prevented (a tool's mutating request made after Stop,
+   * refused before anything was sent), those of irreversible or unknown effect, replays its idempotency key
+   * deduplicated (not counted in replay_duplicates), and runs cancelled by a deadline (source `timeout`).
+   */
+  commits_prevented: number;
+  commits_prevented_alarming: number;
+  replays_deduplicated: number;
+  deadline_cancels: number;
   steering: { inject_ms: Distribution; dropped: number; violations: number };
   cancel_depth: { '0': number; '1': number; '2': number; '3': number; '4': number };
 }
@@ -65,6 +74,8 @@ export interface ToolGhostCommits {
   ghost_commits: number;
   ghost_commits_inferred: number;
   ghost_commits_possible: number;
+  /** Commits of the tool the guard's fence prevented (afterstop addition). */
+  commits_prevented: number;
 }
 
 /** Tokens billed after Stop by one model, and their cost. */

@@ -157,6 +157,8 @@ WITH extracted AS (
     attr(ks, vs, 'afterstop.compensation.outcome') AS compensation_outcome,
     attr(ks, vs, 'afterstop.tool.commit.evidence') AS commit_evidence,
     TRY_CAST(attr(ks, vs, 'afterstop.tool.commit.unanswered_ms') AS DOUBLE) AS commit_unanswered_ms,
+    attr(ks, vs, 'afterstop.guard.idempotency_key') AS guard_key,
+    attr(ks, vs, 'afterstop.cancel.source') AS cancel_source,
     attr(ks, vs, 'process.pid') AS pid,
     attr(ks, vs, 'error.type') AS error_type,
     attr(ks, vs, 'openinference.span.kind') AS oi_kind,

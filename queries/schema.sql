@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS spans (
   compensation_outcome VARCHAR,
   commit_evidence VARCHAR,               -- afterstop.tool.commit.evidence: manual, response, request_sent
   commit_unanswered_ms DOUBLE,           -- afterstop.tool.commit.unanswered_ms (request_sent: body sent → answer lost)
+  guard_key       VARCHAR,               -- afterstop.guard.idempotency_key: the key a commit's request carried (the guard)
+  cancel_source   VARCHAR,               -- afterstop.cancel.source
   pid             VARCHAR,
   error_type      VARCHAR,
   exception_text  VARCHAR,               -- exception messages of the span's events
@@ -81,7 +83,8 @@ CREATE TABLE IF NOT EXISTS spans (
 CREATE TABLE IF NOT EXISTS run_facts (
   run_id VARCHAR, trace_id VARCHAR, service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR,
   start_ns BIGINT, end_ns BIGINT, unended BOOLEAN, outcome VARCHAR, cancelled BOOLEAN, c_ns BIGINT,
-  cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN
+  cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN,
+  cancel_source VARCHAR   -- afterstop.cancel.source of its first cancel request
 );
 
 -- One row per tool call of a cancelled run (tool-call-facts.sql), kept the same way: a report reads it, not the
@@ -118,7 +121,8 @@ CREATE TABLE IF NOT EXISTS steer_mark_facts (
   service VARCHAR, agent VARCHAR, framework VARCHAR, run_start_ns BIGINT
 );
 CREATE TABLE IF NOT EXISTS commit_facts (
-  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR,
+  guard_key VARCHAR
 );
 CREATE TABLE IF NOT EXISTS steer_facts (
   scope VARCHAR, steer_id VARCHAR, run_id VARCHAR, trace_id VARCHAR, enqueued_ns BIGINT, injected_ns BIGINT, position VARCHAR,
@@ -132,7 +136,8 @@ SELECT scope, trace_id, run_id FROM steer_mark_facts
 UNION ALL SELECT scope, trace_id, run_id FROM commit_facts;
 CREATE TABLE IF NOT EXISTS replay_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, scope VARCHAR, effect_key VARCHAR,
-  first_run_id VARCHAR
+  guard_key VARCHAR, first_run_id VARCHAR,
+  deduplicated BOOLEAN   -- it carried the same idempotency key (the guard's header) as an earlier commit of the effect
 );
 
 -- The model calls that may have billed tokens after Stop and the tool call ids each history repair lists
@@ -150,6 +155,10 @@ CREATE TABLE IF NOT EXISTS error_span_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, end_ns BIGINT, status_message VARCHAR, error_type VARCHAR, exception_text VARCHAR
 );
 CREATE TABLE IF NOT EXISTS orphan_process_facts (run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, pid VARCHAR);
+-- The commits the guard's fence prevented (prevented-commit-facts.sql), per run, kept the same way.
+CREATE TABLE IF NOT EXISTS prevented_commit_facts (
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, start_ns BIGINT, tool_call_id VARCHAR, tool VARCHAR, effect VARCHAR
+);
 
 -- Which afterstop wrote this store. A store of another version is not read (see analyzer/store.ts).
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);

@@ -132,6 +132,10 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroup(report, 'afterstop_cleanup_errors', 'Errors of cancelled runs after the cancel request, other than the cancel itself', (f) => f.cleanup_errors),
     perGroup(report, 'afterstop_replay_duplicates', 'Side effects committed again by a replay', (f) => f.replay_duplicates),
     perGroup(report, 'afterstop_replayed_conversations', 'Conversations with a replayed side effect', (f) => f.replayed_conversations),
+    perGroup(report, 'afterstop_commits_prevented', "Side effects the guard's commit fence refused after Stop (nothing was sent)", (f) => f.commits_prevented),
+    perGroup(report, 'afterstop_commits_prevented_alarming', 'Prevented commits of irreversible or unknown effects', (f) => f.commits_prevented_alarming),
+    perGroup(report, 'afterstop_replays_deduplicated', "Replays whose request carried the earlier commit's idempotency key (the guard): done once by a service that honours it", (f) => f.replays_deduplicated),
+    perGroup(report, 'afterstop_deadline_cancels', 'Runs cancelled by a deadline (cancel source timeout)', (f) => f.deadline_cancels),
     ...distribution(report, 'afterstop_steer_inject', 'Time from a steering message queued to its injection', (f) => f.steering.inject_ms),
     perGroup(report, 'afterstop_steers_dropped', 'Steering messages never injected', (f) => f.steering.dropped),
     perGroup(report, 'afterstop_steer_violations', 'Steering messages injected inside a tool batch', (f) => f.steering.violations),
@@ -140,7 +144,7 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
 
   // Ghost commits by group, tool, effect class and how they are known (observed commits, inferred from
   // foreign tool spans, or possible: outcome not seen); the tools with the most over all groups kept, the rest `other`.
-  const tools = keptValues(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred + r.ghost_commits_possible, max);
+  const tools = keptValues(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred + r.ghost_commits_possible + r.commits_prevented, max);
   const byTool = new Map<string, MetricSample>();
   for (const g of report.groups) {
     for (const r of g.ghost_commits_by_tool) {
@@ -150,6 +154,15 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
       }
     }
   }
+  // Prevented commits by group, tool and effect class (the same tools kept).
+  const prevented = new Map<string, MetricSample>();
+  for (const g of report.groups) {
+    for (const r of g.ghost_commits_by_tool) {
+      if (r.commits_prevented === 0) continue;
+      add(prevented, { ...groupLabels(g), tool: tools.has(r.tool) ? r.tool : OTHER, effect: EFFECTS.has(r.effect) ? r.effect : 'other' }, r.commits_prevented);
+    }
+  }
+  families.push({ name: 'afterstop_commits_prevented_by_tool', help: "Side effects the guard's commit fence refused after Stop, by tool and effect class", labelNames: [...GROUP_LABELS, 'tool', 'effect'], samples: [...prevented.values()] });
   families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool, effect class and how they are known', labelNames: [...GROUP_LABELS, 'tool', 'effect', 'how'], samples: [...byTool.values()] });
 
   // Tokens after Stop and their cost by group and model; the models with the most tokens over all groups kept.

@@ -97,22 +97,30 @@ const EFFECT_COLORS: Record<string, string> = {
 
 /** A possible ghost commit: in flight at Stop, its outcome not seen. */
 const POSSIBLE_COLOR = '#bdbdbd';
+/** A commit the guard's fence prevented: nothing was sent. */
+const PREVENTED_COLOR = '#1a9850';
 
 function ghostCommitsByTool(report: LeakReport): string {
   const rows = report.totals.ghost_commits_by_tool;
   const effects = [...new Set(rows.map((t) => t.effect))];
   const color = (effect: string): string => EFFECT_COLORS[effect] ?? paletteColor(effects.indexOf(effect));
   const possible = rows.some((t) => t.ghost_commits_possible > 0);
+  const prevented = rows.some((t) => t.commits_prevented > 0);
   const bars: Bar[] = rows.map((t) => ({
     label: t.tool,
-    total: t.ghost_commits_possible > 0 ? `${int(t.ghost_commits)} + ${int(t.ghost_commits_possible)} possible` : int(t.ghost_commits),
+    total: [int(t.ghost_commits), ...(t.ghost_commits_possible > 0 ? [`${int(t.ghost_commits_possible)} possible`] : []), ...(t.commits_prevented > 0 ? [`${int(t.commits_prevented)} prevented`] : [])].join(' + '),
     segments: [
       { value: t.ghost_commits, color: color(t.effect), title: `${t.tool} (${t.effect}): ${int(t.ghost_commits)} ghost commits, ${int(t.ghost_commits_inferred)} inferred` },
       ...(t.ghost_commits_possible > 0 ? [{ value: t.ghost_commits_possible, color: POSSIBLE_COLOR, title: `${t.tool} (${t.effect}): ${int(t.ghost_commits_possible)} possible (in flight at Stop, outcome not seen)` }] : []),
+      ...(t.commits_prevented > 0 ? [{ value: t.commits_prevented, color: PREVENTED_COLOR, title: `${t.tool} (${t.effect}): ${int(t.commits_prevented)} prevented by the guard (nothing sent)` }] : []),
     ],
   }));
-  const chart = barChart({ name: 'ghost-commits-by-tool', label: 'Ghost commits by tool, coloured by effect (grey: possible, outcome not seen)', bars, format: int, integer: true });
-  return withLegend(chart, bars, [...effects.map((e) => ({ label: e, color: color(e) })), ...(possible ? [{ label: 'possible', color: POSSIBLE_COLOR }] : [])]);
+  const chart = barChart({ name: 'ghost-commits-by-tool', label: 'Ghost commits by tool, coloured by effect (grey: possible, outcome not seen; green: prevented by the guard)', bars, format: int, integer: true });
+  return withLegend(chart, bars, [
+    ...effects.map((e) => ({ label: e, color: color(e) })),
+    ...(possible ? [{ label: 'possible', color: POSSIBLE_COLOR }] : []),
+    ...(prevented ? [{ label: 'prevented (guard)', color: PREVENTED_COLOR }] : []),
+  ]);
 }
 
 const DEPTHS = ['0', '1', '2', '3', '4'] as const;
@@ -167,7 +175,8 @@ function headline(report: LeakReport): string {
     card('ghost_commits_possible', int(t.ghost_commits_possible), 'possible ghost commits', `in flight at Stop, outcome not seen; ${int(t.ghost_commits_possible_alarming)} irreversible or unknown`),
     card('orphan_tool_calls', int(t.orphan_tool_calls), 'orphan tool calls', `${int(t.repaired_tool_calls)} repaired, ${int(t.late_results)} late results`),
     card('post_cancel_errors', int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other), 'post-cancel errors', `${int(t.post_cancel_errors.orphan_tool_call_rejected)} rejected orphan tool calls, ${int(t.post_cancel_errors.other)} other`),
-    card('replay_duplicates', int(t.replay_duplicates), 'replay duplicates', `in ${int(t.replayed_conversations)} conversation(s)`),
+    card('replay_duplicates', int(t.replay_duplicates), 'replay duplicates', `in ${int(t.replayed_conversations)} conversation(s); ${int(t.replays_deduplicated)} more deduplicated by their idempotency key`),
+    card('commits_prevented', int(t.commits_prevented), 'commits prevented', `by the guard's fence after Stop, nothing sent; ${int(t.commits_prevented_alarming)} irreversible or unknown; ${int(t.deadline_cancels)} deadline cancel(s)`),
     card('cancel_ack_p50_ms', ms(t.cancel_ack_ms.p50), 'cancel ack p50', `of ${int(t.cancel_ack_ms.count)} acknowledged cancel(s)`),
     card('cancel_ack_p95_ms', ms(t.cancel_ack_ms.p95), 'cancel ack p95', `max ${ms(t.cancel_ack_ms.max)}`),
     card('unacknowledged_cancels', int(t.unacknowledged_cancels), 'unacknowledged cancels'),

@@ -30,10 +30,14 @@ export function headline(report: LeakReport): SummaryLine[] {
     },
     { label: 'Orphan tool calls', value: int(t.orphan_tool_calls), bad: t.orphan_tool_calls > 0 },
     { label: 'Post-cancel errors', value: int(postCancel), bad: postCancel > 0 },
-    { label: 'Replay duplicates', value: int(t.replay_duplicates), bad: t.replay_duplicates > 0 },
+    { label: 'Replay duplicates', value: t.replays_deduplicated > 0 ? `${int(t.replay_duplicates)} (+${int(t.replays_deduplicated)} deduplicated by key)` : int(t.replay_duplicates), bad: t.replay_duplicates > 0 },
     { label: 'Cancel ack p50 / p95', value: `${ms(t.cancel_ack_ms.p50)} / ${ms(t.cancel_ack_ms.p95)}`, bad: (t.cancel_ack_ms.p95 ?? 0) > 1000 },
     { label: 'Unacknowledged cancels', value: int(t.unacknowledged_cancels), bad: t.unacknowledged_cancels > 0 },
     { label: 'Orphan processes', value: int(t.orphan_processes), bad: t.orphan_processes > 0 },
+    // The guard's work (afterstop addition): shown once it did any.
+    ...(t.commits_prevented + t.replays_deduplicated + t.deadline_cancels > 0
+      ? [{ label: 'Guard', value: `${int(t.commits_prevented)} commits prevented (${int(t.commits_prevented_alarming)} irreversible or unknown), ${int(t.replays_deduplicated)} replays deduplicated, ${int(t.deadline_cancels)} deadline cancels`, bad: false }]
+      : []),
   ];
 }
 
@@ -48,9 +52,9 @@ export function scorecard(report: LeakReport): string[][] {
 export const SCORECARD_HEADER = ['framework', 'cancelled', 'depth 0', '1', '2', '3', '4'];
 
 export function ghostCommitsByTool(report: LeakReport): string[][] {
-  return report.totals.ghost_commits_by_tool.map((g) => [g.tool, g.effect, int(g.ghost_commits), int(g.ghost_commits_possible), int(g.ghost_commits_inferred)]);
+  return report.totals.ghost_commits_by_tool.map((g) => [g.tool, g.effect, int(g.ghost_commits), int(g.ghost_commits_possible), int(g.ghost_commits_inferred), int(g.commits_prevented)]);
 }
-export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'possible', 'inferred'];
+export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'possible', 'inferred', 'prevented'];
 
 /** The worst findings first (the report orders them by severity). */
 export function worstFindings(report: LeakReport, limit: number): Finding[] {

@@ -50,6 +50,16 @@ export interface CancelLatencyRow {
   unacknowledged_cancels: number;
 }
 
+/** A row of queries/commits-prevented.sql (commits_prevented). */
+export interface CommitsPreventedRow {
+  service: string | null;
+  agent: string | null;
+  framework: string | null;
+  total: boolean;
+  commits_prevented: number;
+  commits_prevented_alarming: number;
+}
+
 /** A row of queries/explain-runs.sql (explain_runs). */
 export interface ExplainRunsRow {
   run_id: string;
@@ -108,6 +118,7 @@ export interface GhostCommitsByToolRow {
   ghost_commits: number;
   ghost_commits_inferred: number;
   ghost_commits_possible: number;
+  commits_prevented: number;
 }
 
 /** A row of queries/ghost-commits.sql (ghost_commits). */
@@ -199,6 +210,7 @@ export interface ReplayDuplicatesRow {
   total: boolean;
   replay_duplicates: number;
   replayed_conversations: number;
+  replays_deduplicated: number;
 }
 
 /** A row of queries/report-span-files.sql (report_span_files). */
@@ -291,6 +303,7 @@ export interface RunsRow {
   cancelled_runs: number;
   cancelled_runs_inferred: number;
   unended_runs: number;
+  deadline_cancels: number;
 }
 
 /** A row of queries/skipped-lines.sql (skipped_lines). */
@@ -396,6 +409,7 @@ export interface QueryRows {
   'cancel-depth': CancelDepthRow;
   'cancel-latency-histogram': CancelLatencyHistogramRow;
   'cancel-latency': CancelLatencyRow;
+  'commits-prevented': CommitsPreventedRow;
   'explain-runs': ExplainRunsRow;
   'file-counts': FileCountsRow;
   'file-span-counts': FileSpanCountsRow;

@@ -75,6 +75,8 @@ extracted AS (
     nullIf(a['afterstop.compensation.outcome'], '') AS compensation_outcome,
     nullIf(a['afterstop.tool.commit.evidence'], '') AS commit_evidence,
     toFloat64OrNull(nullIf(a['afterstop.tool.commit.unanswered_ms'], '')) AS commit_unanswered_ms,
+    nullIf(a['afterstop.guard.idempotency_key'], '') AS guard_key,
+    nullIf(a['afterstop.cancel.source'], '') AS cancel_source,
     nullIf(a['process.pid'], '') AS pid,
     nullIf(a['error.type'], '') AS error_type,
     nullIf(a['openinference.span.kind'], '') AS oi_kind,

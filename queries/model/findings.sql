@@ -1,5 +1,5 @@
 -- @name findings
--- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates, steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
+-- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates (not those its idempotency key deduplicated), steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
 -- @param limit UBIGINT at most this many rows
 -- @returns rows
 -- @column kind            text
@@ -67,7 +67,7 @@ linked AS (
   UNION ALL
   SELECT 'replay_duplicate', 1, d.trace_id, d.run_id, d.tool, d.start_ns,
     d.tool || ' committed ' || d.effect_key || ' again (first by run ' || coalesce(@run_local_id(d.first_run_id), '?') || ')'
-  FROM replay_facts AS d
+  FROM replay_facts AS d WHERE NOT coalesce(d.deduplicated, false)
   UNION ALL
   SELECT CASE WHEN s.violation THEN 'steer_violation' ELSE 'steer_dropped' END, 3, s.trace_id, s.run_id, NULL, coalesce(s.injected_ns, s.enqueued_ns),
     'steering message ' || s.steer_id || CASE WHEN s.violation THEN ' injected inside a tool batch' ELSE ' never injected' END

@@ -1,5 +1,5 @@
 -- @name run_facts
--- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker. A run whose run span was never exported is built from its other spans and marked unended.
+-- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker, and the source of its first cancel request (a guard deadline's is `timeout`). A run whose run span was never exported is built from its other spans and marked unended.
 -- @returns nothing; fills run_facts
 @store_insert(run_facts)
 WITH per_run AS (
@@ -18,6 +18,7 @@ WITH per_run AS (
     coalesce(any_value(framework) FILTER (WHERE role = 'run'), any_value(framework)) AS framework,
     coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
+    argMin(cancel_source, start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS cancel_source,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
     count(*) FILTER (WHERE @starts_with(name, 'afterstop.')) > 0 AS has_markers,
@@ -44,5 +45,6 @@ SELECT
   request_ns IS NULL AND coalesce(outcome, '') <> 'cancelled' AND NOT has_markers AND abort_evidence_ns IS NOT NULL AS cancel_inferred,
   ack_ns AS a_ns,
   settle_marker_ns,
-  request_ns IS NOT NULL AS has_request
+  request_ns IS NOT NULL AS has_request,
+  cancel_source
 FROM per_run;

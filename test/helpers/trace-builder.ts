@@ -145,8 +145,8 @@ export class Run {
     return this.span({ name, startMs: atMs, attrs, ...(parent ? { parent } : {}) });
   }
 
-  cancelRequest(atMs: number, id = 'k'): string {
-    return this.marker('afterstop.cancel.request', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.source': 'user' });
+  cancelRequest(atMs: number, id = 'k', source = 'user'): string {
+    return this.marker('afterstop.cancel.request', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.source': source });
   }
   ack(atMs: number, id = 'k'): string {
     return this.marker('afterstop.cancel.ack', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.outcome': 'stopped' });
@@ -196,6 +196,8 @@ export class Run {
     callId: string; atMs: number; state?: 'none' | 'requested' | 'acknowledged'; tool?: string; effect?: string; idempotencyKey?: string; noCallId?: boolean;
     /** How the commit is known; request_sent with unansweredMs: the body reached the service that long before atMs. */
     evidence?: 'manual' | 'response' | 'request_sent'; unansweredMs?: number;
+    /** The idempotency key its HTTP request carried (the guard's header). */
+    guardKey?: string;
   }): string {
     const tool = this.tools.get(o.callId);
     const attrs = defined({
@@ -203,8 +205,18 @@ export class Run {
       'afterstop.tool.effect': o.effect ?? tool?.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey ?? tool?.idempotencyKey,
       'afterstop.cancel.state': o.state ?? 'none', 'afterstop.tool.commit.evidence': o.evidence,
       'afterstop.tool.commit.unanswered_ms': o.unansweredMs === undefined ? undefined : { double: o.unansweredMs },
+      'afterstop.guard.idempotency_key': o.guardKey,
     });
     return this.marker('afterstop.tool.commit', o.atMs, attrs, tool?.spanId);
+  }
+  /** An afterstop.tool.commit.prevented marker (the guard's fence refused a request) under its tool span. */
+  prevented(o: { callId: string; atMs: number; tool?: string; effect?: string; state?: 'requested' | 'acknowledged' }): string {
+    const tool = this.tools.get(o.callId);
+    const attrs = defined({
+      'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool', 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.effect': o.effect ?? tool?.effect,
+      'afterstop.cancel.state': o.state ?? 'requested', 'http.request.method': 'POST', 'server.address': 'api.example.com',
+    });
+    return this.marker('afterstop.tool.commit.prevented', o.atMs, attrs, tool?.spanId);
   }
   compensate(o: { callId: string; atMs: number; outcome: 'succeeded' | 'failed' }): string {
     return this.marker('afterstop.tool.compensate', o.atMs, { 'gen_ai.tool.call.id': o.callId, 'afterstop.compensation.outcome': o.outcome });

@@ -13,7 +13,7 @@ const one = async (sql: string): Promise<unknown> => Object.values((await sqlRow
 describe('schema', () => {
   it('creates spans, ingested_files and skipped_lines, and can run again', async () => {
     const tables = await sqlRows(store, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1");
-    expect(tables.map((t) => t['table_name'])).toEqual(['cancel_span_facts', 'commit_facts', 'compensation_facts', 'error_span_facts', 'ghost_commit_facts', 'ingested_files', 'model_call_facts', 'orphan_process_facts', 'repair_facts', 'replay_facts', 'run_facts', 'scope_members', 'skipped_lines', 'span_files', 'spans', 'steer_facts', 'steer_mark_facts', 'store_meta', 'tool_call_facts']);
+    expect(tables.map((t) => t['table_name'])).toEqual(['cancel_span_facts', 'commit_facts', 'compensation_facts', 'error_span_facts', 'ghost_commit_facts', 'ingested_files', 'model_call_facts', 'orphan_process_facts', 'prevented_commit_facts', 'repair_facts', 'replay_facts', 'run_facts', 'scope_members', 'skipped_lines', 'span_files', 'spans', 'steer_facts', 'steer_mark_facts', 'store_meta', 'tool_call_facts']);
     await store.connection.run("INSERT INTO spans (trace_id, span_id, name, start_ns, end_ns, status_code, ingest_id) VALUES ('t', 's', 'n', 1, 2, 0, 1)");
     // Running the schema again changes nothing that exists.
     await store.script((await import('../../analyzer/queries.js')).query('schema'));

@@ -49,3 +49,26 @@ describe('replay-duplicates', () => {
     s.close();
   });
 });
+
+describe('replay-duplicates with the guard’s idempotency keys', () => {
+  it('a replay whose request carried the earlier commit’s key is deduplicated, not a duplicate; another key, or none, is a duplicate', async () => {
+    const t = traces();
+    const keyed = (conversation: string, startMs: number, guardKey: string | undefined) => {
+      const r = t.run({ service: 'a', conversation, startMs, endMs: startMs + 900 });
+      r.tool({ name: 'charge', callId: 'call_1', startMs: startMs + 10, endMs: startMs + 100 });
+      r.commit({ callId: 'call_1', atMs: startMs + 50, ...(guardKey ? { guardKey } : {}) });
+    };
+    keyed('thread-1', 0, 'key-1');
+    keyed('thread-1', 1000, 'key-1'); // the resume's replay, same key: deduplicated
+    keyed('thread-2', 0, 'key-2');
+    keyed('thread-2', 1000, 'key-other'); // another key: a duplicate
+    keyed('thread-3', 0, undefined);
+    keyed('thread-3', 1000, undefined); // no key: a duplicate
+    const s = await analyzeTraces(t);
+    const total = await s.total('replay-duplicates');
+    const findings = (await s.rows('findings', { limit: 100n })).filter((f) => f['kind'] === 'replay_duplicate');
+    s.close();
+    expect(total).toMatchObject({ replay_duplicates: 2, replayed_conversations: 2, replays_deduplicated: 1 });
+    expect(findings).toHaveLength(2);
+  });
+});

@@ -10,13 +10,18 @@ describe('runs', () => {
     t.run({ service: 'a', agent: 'x', startMs: 0, exported: false }).cancelRequest(50);
     t.run({ service: 'b', agent: 'y', framework: 'langgraph', startMs: 0, endMs: 100 }).cancelRequest(50);
     t.run({ service: 'b', agent: 'y', framework: 'langgraph', startMs: 0, endMs: 100 });
+    // A deadline's cancel (source timeout); a run whose first request was the user's and a later one a timeout is not.
+    t.run({ service: 'b', agent: 'y', framework: 'langgraph', startMs: 0, endMs: 100 }).cancelRequest(60, 'd', 'timeout');
+    const twice = t.run({ service: 'b', agent: 'y', framework: 'langgraph', startMs: 0, endMs: 100 });
+    twice.cancelRequest(30, 'u', 'user');
+    twice.cancelRequest(70, 'd2', 'timeout');
     const s = await analyzeTraces(t);
     const rows = await s.rows('runs');
     s.close();
     expect(rows).toEqual([
-      { service: 'a', agent: 'x', framework: 'manual', total: false, runs: 3, cancelled_runs: 2, cancelled_runs_inferred: 0, unended_runs: 1 },
-      { service: 'b', agent: 'y', framework: 'langgraph', total: false, runs: 2, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0 },
-      { service: null, agent: null, framework: null, total: true, runs: 5, cancelled_runs: 3, cancelled_runs_inferred: 0, unended_runs: 1 },
+      { service: 'a', agent: 'x', framework: 'manual', total: false, runs: 3, cancelled_runs: 2, cancelled_runs_inferred: 0, unended_runs: 1, deadline_cancels: 0 },
+      { service: 'b', agent: 'y', framework: 'langgraph', total: false, runs: 4, cancelled_runs: 3, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 1 },
+      { service: null, agent: null, framework: null, total: true, runs: 7, cancelled_runs: 5, cancelled_runs_inferred: 0, unended_runs: 1, deadline_cancels: 1 },
     ]);
   });
 
@@ -30,7 +35,7 @@ describe('runs', () => {
 
   it('no run at all: only the total row, with zeros', async () => {
     const s = await analyzeTraces(traces());
-    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0 }]);
+    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0 }]);
     s.close();
   });
 });

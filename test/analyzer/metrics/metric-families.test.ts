@@ -78,6 +78,8 @@ describe('metric families of a report', () => {
       'post_cancel_errors.orphan_tool_call_rejected': 'afterstop_post_cancel_errors', 'post_cancel_errors.other': 'afterstop_post_cancel_errors',
       cleanup_errors: 'afterstop_cleanup_errors', replay_duplicates: 'afterstop_replay_duplicates', replayed_conversations: 'afterstop_replayed_conversations',
       'steering.dropped': 'afterstop_steers_dropped', 'steering.violations': 'afterstop_steer_violations',
+      commits_prevented: 'afterstop_commits_prevented', commits_prevented_alarming: 'afterstop_commits_prevented_alarming',
+      replays_deduplicated: 'afterstop_replays_deduplicated', deadline_cancels: 'afterstop_deadline_cancels',
     };
     for (const d of ['0', '1', '2', '3', '4']) carried[`cancel_depth.${d}`] = 'afterstop_cancel_depth_runs';
     for (const [measure, metric] of [['cancel_ack_ms', 'afterstop_cancel_ack'], ['cancel_settle_ms', 'afterstop_cancel_settle'], ['steering.inject_ms', 'afterstop_steer_inject']]) {
@@ -97,15 +99,15 @@ describe('metric families of a report', () => {
     const wide: LeakReport = structuredClone(report);
     const first = { ...wide.groups[0]!, agent: null };
     first.ghost_commits_by_tool = [
-      { tool: 'charge', effect: 'irreversible', ghost_commits: 3, ghost_commits_inferred: 0, ghost_commits_possible: 0 },
-      { tool: 'send_email', effect: 'unknown', ghost_commits: 1, ghost_commits_inferred: 2, ghost_commits_possible: 0 },
+      { tool: 'charge', effect: 'irreversible', ghost_commits: 3, ghost_commits_inferred: 0, ghost_commits_possible: 0, commits_prevented: 0 },
+      { tool: 'send_email', effect: 'unknown', ghost_commits: 1, ghost_commits_inferred: 2, ghost_commits_possible: 0, commits_prevented: 0 },
     ];
     first.tokens_after_stop_by_model = [
       { model: 'gpt-4o', input: 10, output: 90, ghost_tax_usd: 1, priced: true },
       { model: 'claude', input: 0, output: 20, ghost_tax_usd: 0.5, priced: true },
     ];
     const second = { ...wide.groups[0]!, service: 'other-service' };
-    second.ghost_commits_by_tool = [{ tool: 'other', effect: 'made-up', ghost_commits: 1, ghost_commits_inferred: 0, ghost_commits_possible: 0 }];
+    second.ghost_commits_by_tool = [{ tool: 'other', effect: 'made-up', ghost_commits: 1, ghost_commits_inferred: 0, ghost_commits_possible: 0, commits_prevented: 0 }];
     second.tokens_after_stop_by_model = [{ model: 'llama', input: 0, output: 5, ghost_tax_usd: 0, priced: false }];
     wide.groups = [first, second];
     wide.totals.ghost_commits_by_tool = [...first.ghost_commits_by_tool, ...second.ghost_commits_by_tool];

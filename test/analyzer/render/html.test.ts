@@ -127,6 +127,7 @@ describe('renderHtml', () => {
       orphan_tool_calls: int(t.orphan_tool_calls),
       post_cancel_errors: int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other),
       replay_duplicates: int(t.replay_duplicates),
+      commits_prevented: int(t.commits_prevented),
       cancel_ack_p50_ms: ms(t.cancel_ack_ms.p50),
       cancel_ack_p95_ms: ms(t.cancel_ack_ms.p95),
       unacknowledged_cancels: int(t.unacknowledged_cancels),

@@ -51,7 +51,7 @@ describe('afterstop query', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toHaveProperty('trace_id');
     const csv = afterstop('query', 'ghost-commits-by-tool', '--db', db, '--format', 'csv');
-    expect(csv.stdout.split('\r\n')[0]).toBe('service,agent,framework,total,tool,effect,ghost_commits,ghost_commits_inferred,ghost_commits_possible');
+    expect(csv.stdout.split('\r\n')[0]).toBe('service,agent,framework,total,tool,effect,ghost_commits,ghost_commits_inferred,ghost_commits_possible,commits_prevented');
     expect(csv.stdout).toContain('send_email,irreversible,');
     const md = afterstop('query', 'runs', '--db', db, '--format', 'markdown');
     expect(md.stdout.split('\n')[1]).toMatch(/^\| --- \|/);
