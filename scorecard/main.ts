@@ -83,7 +83,10 @@ async function scorecard(options: Options): Promise<number> {
   // A disagreement the card explains as a known limit is said, not failed on.
   const bad = card.cells.filter((c) => !c.ran || (c.agrees !== true && c.limit === undefined));
   for (const c of bad) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}: ${c.ran ? 'disagrees with the ground truth' : `did not run (${c.error ?? ''})`}\n`);
-  return bad.length > 0 ? 1 : 0;
+  // With the guard on: a run that failed, a disagreement no known limit explains, or a cell without a Stop that changed.
+  const badGuarded = card.cells.filter((c) => c.guarded !== undefined && (!c.guarded.ran || (c.guarded.agrees !== true && c.limit === undefined) || c.guarded.unchanged === false));
+  for (const c of badGuarded) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}, with guard: ${!c.guarded!.ran ? `did not run (${c.guarded!.error ?? ''})` : c.guarded!.unchanged === false ? 'changed a run that was not stopped' : 'disagrees with the ground truth'}\n`);
+  return bad.length + badGuarded.length > 0 ? 1 : 0;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {

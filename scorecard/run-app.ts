@@ -78,6 +78,8 @@ export interface GroundTruth {
   outputTokensSent: number;
   /** Side effects committed more than once (by name): the replays that really happened. */
   replays: number;
+  /** Requests the service answered as a repeat of a committed one (the same Idempotency-Key): replays it did once. */
+  deduplicated: number;
   /** The user's next turn failed, as the app saw it (undefined: the app took no next turn). */
   nextTurnFailed?: boolean;
   /** Tool calls that ran before or after the Stop and whose result (real or repaired) is not in the history the app keeps (undefined: the app keeps no conversation, or there was no Stop). */
@@ -106,6 +108,7 @@ export function truthAfterStop(r: AppRun): GroundTruth {
     modelCallsStarted: r.requests.filter((q) => after(q.startNs) && before(q.startNs)).length,
     outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
     replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
+    deduplicated: r.effects.filter((e) => e.outcome === 'deduplicated').length,
     ...(r.out['nextTurnNs'] !== undefined ? { nextTurnFailed: r.out['nextTurnError'] !== undefined } : {}),
     ...(stop !== undefined && Array.isArray(r.out['toolsRan']) ? { orphans: orphansOf(r.out['toolsRan'] as unknown[], (r.out['toolResultsKept'] as unknown[] | undefined) ?? []) } : {}),
     ...(r.out['steerInjected'] !== undefined ? { steering: { violations: r.out['steerInsideToolBatch'] === true ? 1 : 0, dropped: r.out['steerInjected'] === true ? 0 : 1 } } : {}),

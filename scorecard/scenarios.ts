@@ -7,6 +7,7 @@ export const MOMENTS = {
   stream: 'during the model stream',
   'tool-honours': 'tool in flight, tool honours the signal',
   'tool-ignores': 'tool in flight, tool ignores the signal',
+  'sends-late': 'tool ignores the signal, sends after Stop',
   'before-tool': 'before the tool starts',
   'after-commit': 'effect committed, its result not back yet',
   parallel: 'two tools: one finished, one in flight',
@@ -35,6 +36,9 @@ export interface FrameworkRow {
   cells: Partial<Record<Moment, Cell>>;
 }
 
+/** The tool takes 300 ms to compose its mail, ignoring the signal, and sends it after the Stop (100 to 200 ms after it started): the commit fence's case. */
+const LATE = { PREPARE_MS: '300' };
+
 /** A LangGraph tool-calling agent (scorecard/apps/langgraph-agent-app.mjs), hand-built or prebuilt (`PREBUILT`). */
 function langgraphAgent(framework: string, env: Record<string, string>, packages = ['@langchain/langgraph', '@langchain/openai']): FrameworkRow {
   const cell = (scenario: string, extra: Record<string, string> = {}): Cell => ({ app: 'langgraph-agent-app.mjs', scenario, env: { ...env, ...extra } });
@@ -45,6 +49,7 @@ function langgraphAgent(framework: string, env: Record<string, string>, packages
       stream: cell('text'),
       'tool-honours': cell('tool-next', { HONOUR: '1' }),
       'tool-ignores': cell('tool-next'),
+      'sends-late': cell('tool-next', LATE),
       'before-tool': cell('before-tool'),
       'after-commit': cell('after-commit', { HONOUR: '1', EFFECT: 'delayMs=50&replyDelayMs=600' }),
       parallel: cell('parallel', { HONOUR: '1' }),
@@ -52,17 +57,17 @@ function langgraphAgent(framework: string, env: Record<string, string>, packages
   };
 }
 
-const ai = (scenario: string): Cell => ({ app: 'ai-sdk-app.mjs', scenario, env: { PROVIDER: 'openai' } });
+const ai = (scenario: string, env: Record<string, string> = {}): Cell => ({ app: 'ai-sdk-app.mjs', scenario, env: { PROVIDER: 'openai', ...env } });
 /** AI SDK 7 (through its telemetry hooks): the same app, against ai 7 and @ai-sdk/openai 4. */
 const AI_7 = { ai: 'ai-7.0.173', '@ai-sdk/openai': 'ai-sdk-openai-4.0.118' };
-const mastra = (scenario: string): Cell => ({ app: 'mastra-app.mjs', scenario });
+const mastra = (scenario: string, env?: Record<string, string>): Cell => ({ app: 'mastra-app.mjs', scenario, ...(env ? { env } : {}) });
 
 export const FRAMEWORKS: FrameworkRow[] = [
   {
     framework: 'Vercel AI SDK, streamText',
     packages: ['ai', '@ai-sdk/openai'],
     cells: {
-      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'), parallel: ai('parallel'),
+      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'sends-late': ai('tool-ignores', LATE), 'before-tool': ai('before-tool'), leave: ai('reader-cancel'), parallel: ai('parallel'),
       'after-commit': ai('after-commit'),
     },
   },
@@ -74,7 +79,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
     packages: ['ai', '@ai-sdk/openai'],
     aliases: AI_7,
     cells: {
-      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'before-tool': ai('before-tool'), parallel: ai('parallel'),
+      stream: ai('text'), 'tool-honours': ai('tool-honours'), 'tool-ignores': ai('tool-ignores'), 'sends-late': ai('tool-ignores', LATE), 'before-tool': ai('before-tool'), parallel: ai('parallel'),
       'after-commit': ai('after-commit'),
     },
   },
@@ -110,6 +115,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
       stream: { app: 'openai-agents-app.mjs', scenario: 'text' },
       'tool-honours': { app: 'openai-agents-app.mjs', scenario: 'next-turn-honours' },
       'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'next-turn' },
+      'sends-late': { app: 'openai-agents-app.mjs', scenario: 'next-turn', env: LATE },
       'before-tool': { app: 'openai-agents-app.mjs', scenario: 'before-tool' },
       'after-commit': { app: 'openai-agents-app.mjs', scenario: 'after-commit' },
       parallel: { app: 'openai-agents-app.mjs', scenario: 'parallel' },
@@ -123,6 +129,7 @@ export const FRAMEWORKS: FrameworkRow[] = [
       stream: { app: 'openai-agents-app.mjs', scenario: 'plain-text' },
       'tool-honours': { app: 'openai-agents-app.mjs', scenario: 'plain-tool-honours' },
       'tool-ignores': { app: 'openai-agents-app.mjs', scenario: 'plain-tool' },
+      'sends-late': { app: 'openai-agents-app.mjs', scenario: 'plain-tool', env: LATE },
       // Resuming is for interruptions (a tool that needs approval): the run's state, approved, runs on.
       interrupt: { app: 'openai-agents-app.mjs', scenario: 'interrupt-resume' },
     },
@@ -144,9 +151,9 @@ export const FRAMEWORKS: FrameworkRow[] = [
   {
     framework: 'Mastra, Agent.stream',
     packages: ['@mastra/core'],
-    cells: { stream: mastra('text'), 'tool-honours': mastra('tool-honours'), 'tool-ignores': mastra('tool-ignores') },
+    cells: { stream: mastra('text'), 'tool-honours': mastra('tool-honours'), 'tool-ignores': mastra('tool-ignores'), 'sends-late': mastra('tool-ignores', LATE) },
   },
-  { framework: 'Mastra, Agent.generate', packages: ['@mastra/core'], cells: { 'tool-ignores': mastra('generate-tool') } },
+  { framework: 'Mastra, Agent.generate', packages: ['@mastra/core'], cells: { 'tool-ignores': mastra('generate-tool'), 'sends-late': mastra('generate-tool', LATE) } },
   {
     framework: 'LlamaIndex Workflows',
     packages: ['@llamaindex/workflow-core'],

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LeakReport } from '../analyzer/index.js';
 import { startSimulator } from '../simulator/index.js';
-import { appsDir, runApp, truthAfterStop, type GroundTruth } from './run-app.js';
+import { appsDir, runApp, truthAfterStop, type AppRun, type GroundTruth, type RunAppOptions } from './run-app.js';
 import { versionedApp } from './versioned-app.js';
 import { FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';
 
@@ -23,6 +23,10 @@ export interface ScoreCell {
     possibleGhostCommits: number;
     orphanToolCalls: number;
     replayDuplicates: number;
+    /** Replays whose request carried the earlier commit's idempotency key (the guard). */
+    replaysDeduplicated: number;
+    /** Commits the guard's fence refused after Stop. */
+    commitsPrevented: number;
     modelCallsAfterStop: number;
     outputTokensAfterStop: number;
     nextTurnErrors: number;
@@ -34,7 +38,23 @@ export interface ScoreCell {
   /** The known limit that explains a disagreement (scenarios.ts). */
   limit?: string;
   error?: string;
+  /** The same cell again with the guard on (fence and idempotency keys, {@link GUARD_ENV}): what it prevented, measured the same way. */
+  guarded?: GuardedCell;
 }
+
+/** A cell run again with the guard on. */
+export interface GuardedCell {
+  ran: boolean;
+  measured?: NonNullable<ScoreCell['measured']>;
+  truth?: GroundTruth;
+  agrees?: boolean;
+  /** For a cell without a Stop: the fence refused nothing and every side effect was still made (a replay its key deduplicated, once). */
+  unchanged?: boolean;
+  error?: string;
+}
+
+/** The guard as the scorecard switches it on: the fence for every tool, idempotency keys for every host. */
+export const GUARD_ENV: Record<string, string> = { AFTERSTOP_GUARD_FENCE: 'true', AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS: '*' };
 
 export interface Scorecard {
   date: string;
@@ -56,6 +76,8 @@ export function measured(report: LeakReport): NonNullable<ScoreCell['measured']>
     possibleGhostCommits: t.ghost_commits_possible,
     orphanToolCalls: t.orphan_tool_calls,
     replayDuplicates: t.replay_duplicates,
+    replaysDeduplicated: t.replays_deduplicated,
+    commitsPrevented: t.commits_prevented,
     modelCallsAfterStop: t.tokens_after_stop.calls_started_after_stop,
     outputTokensAfterStop: t.tokens_after_stop.output,
     nextTurnErrors: t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other,
@@ -74,6 +96,30 @@ export const ghostsAgree = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCo
 export const ghostText = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCommits' | 'possibleGhostCommits'>): string =>
   m.possibleGhostCommits > 0 ? `${m.ghostCommits} (+${m.possibleGhostCommits} possible)` : String(m.ghostCommits);
 
+/** A piece of text, marked when it is a disagreement (Markdown's `**`, HTML's <strong>). */
+export type Marked = { text: string; strong?: boolean };
+
+/**
+ * The "with guard" cell: the ghost commits with the guard on (against the ground truth when they differ)
+ * and how many the fence prevented; the replays the service refused as a repeated key; for a cell without
+ * a Stop, whether anything changed.
+ */
+export function guardedText(g: GuardedCell | undefined): Marked[] {
+  if (g === undefined) return [{ text: '–' }];
+  if (!g.ran || g.measured === undefined || g.truth === undefined) return [{ text: `did not run: ${g.error ?? 'unknown'}` }];
+  const m = g.measured;
+  const t = g.truth;
+  const out: Marked[] = ghostsAgree(m, t.ghostCommits) ? [{ text: ghostText(m) }] : [{ text: ghostText(m), strong: true }, { text: ` / ${t.ghostCommits}` }];
+  out.push({ text: ` ghost, ${m.commitsPrevented} prevented` });
+  if (t.deduplicated > 0 || m.replaysDeduplicated > 0 || t.replays > 0) {
+    out.push({ text: '; ' }, ...(m.replayDuplicates === t.replays ? [{ text: String(m.replayDuplicates) }] : [{ text: String(m.replayDuplicates), strong: true }, { text: ` / ${t.replays}` }]));
+    out.push({ text: ` replays, ${t.deduplicated} refused as a repeated key` });
+  }
+  if (g.unchanged !== undefined) out.push({ text: '; ' }, g.unchanged ? { text: 'no Stop: unchanged' } : { text: 'no Stop: changed', strong: true });
+  if (g.agrees === false) out.push({ text: '; ' }, { text: 'disagrees', strong: true });
+  return out;
+}
+
 /**
  * How far afterstop's tokens after Stop may be from the tokens the server sent after the app's Stop: 10%,
  * and at least 2 tokens. The server counts what it wrote; the client cannot count what was still in the
@@ -88,6 +134,7 @@ const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boole
   (t.steering === undefined || (m.steering.violations === t.steering.violations && m.steering.dropped === t.steering.dropped)) &&
   ghostsAgree(m, t.ghostCommits) &&
   m.replayDuplicates === t.replays &&
+  m.replaysDeduplicated === t.deduplicated &&
   m.modelCallsAfterStop === t.modelCallsStarted &&
   Math.abs(m.outputTokensAfterStop - t.outputTokensSent) <= tokenTolerance(t.outputTokensSent);
 
@@ -104,6 +151,32 @@ export interface ScorecardOptions {
   progress?: (done: number, total: number, label: string) => void;
   /** Only the frameworks this keeps (default all). */
   only?: (framework: string) => boolean;
+  /** Run each cell again with the guard on (default true). */
+  guard?: boolean;
+}
+
+/** The side effects a run made, by name, each once (a replay the guard's key deduplicated is the same effect). */
+const committed = (r: AppRun): string[] => [...new Set(r.effects.filter((e) => e.outcome === 'committed').map((e) => e.name))].sort();
+
+/** A cell again with the guard on, beside the run without it. */
+async function guardedCell(file: string, scenario: string, options: RunAppOptions, plain: AppRun | undefined): Promise<GuardedCell> {
+  try {
+    const r = await runApp(file, scenario, { ...options, env: { ...options.env, ...GUARD_ENV } });
+    if (r.code !== 0 || r.report === undefined) return { ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' ') };
+    const m = measured(r.report);
+    const truth = truthAfterStop(r);
+    const stopped = r.out['stopNs'] !== undefined;
+    return {
+      ran: true,
+      measured: m,
+      truth,
+      agrees: agreement(m, truth),
+      // Without a Stop the fence refuses nothing, and every side effect is still made (once, when its key deduplicated a replay).
+      ...(!stopped && plain !== undefined ? { unchanged: m.commitsPrevented === 0 && JSON.stringify(committed(r)) === JSON.stringify(committed(plain)) } : {}),
+    };
+  } catch (error) {
+    return { ran: false, error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** Run every cell, one after another (the timing of a Stop is real time). */
@@ -124,14 +197,16 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
       progress(i, jobs.length, `${job.framework}: ${MOMENTS[job.moment]}`);
       const base = { framework: job.framework, moment: job.moment, scenario: job.cell.scenario, ...(job.cell.limit !== undefined ? { limit: job.cell.limit } : {}) };
       try {
-        const r = await runApp(appFile(job), job.cell.scenario, { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} });
+        const run = { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} };
+        const r = await runApp(appFile(job), job.cell.scenario, run);
+        const guarded = options.guard === false ? {} : { guarded: await guardedCell(appFile(job), job.cell.scenario, { ...run, traces: path.join(dir, `${i}-guard`) }, r.code === 0 ? r : undefined) };
         if (r.code !== 0 || r.report === undefined) {
-          cells.push({ ...base, ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' ') });
+          cells.push({ ...base, ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' '), ...guarded });
           continue;
         }
         const m = measured(r.report);
         const truth = truthAfterStop(r);
-        cells.push({ ...base, ran: true, measured: m, truth, agrees: agreement(m, truth) });
+        cells.push({ ...base, ran: true, measured: m, truth, agrees: agreement(m, truth), ...guarded });
       } catch (error) {
         cells.push({ ...base, ran: false, error: error instanceof Error ? error.message : String(error) });
       }

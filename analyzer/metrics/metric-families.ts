@@ -158,7 +158,6 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
   const prevented = new Map<string, MetricSample>();
   for (const g of report.groups) {
     for (const r of g.ghost_commits_by_tool) {
-      if (r.commits_prevented === 0) continue;
       add(prevented, { ...groupLabels(g), tool: tools.has(r.tool) ? r.tool : OTHER, effect: EFFECTS.has(r.effect) ? r.effect : 'other' }, r.commits_prevented);
     }
   }

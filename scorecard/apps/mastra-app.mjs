@@ -37,6 +37,8 @@ const sendEmail = (honour) =>
     inputSchema: z.object({ to: z.string() }),
     execute: async (input, context) => {
       onToolStart();
+      // PREPARE_MS: the tool composes the mail first, ignoring the signal, and sends it after a Stop that came meanwhile.
+      if (process.env.PREPARE_MS) await new Promise((resolve) => setTimeout(resolve, Number(process.env.PREPARE_MS)));
       const response = await fetch(`${SIM}/effects/send_email?delayMs=400`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -85,6 +87,9 @@ if (scenario === 'complete') {
   await streamed(agentWith(true), `E-mail the customer. ${EMAIL} [[tokens:5]]`, {});
   const plain = await agentWith(true).generate('Hi [[tokens:7]]');
   out.plain = plain.text.trim().split(/\s+/).length;
+} else if (scenario === 'deadline') {
+  // No Stop and no signal of the app's: a 3 s answer, under the guard's deadline (AFTERSTOP_GUARD_DEADLINE_MS).
+  await streamed(agentWith(true), 'Tell me about refunds. [[tokens:300]]', {});
 } else if (scenario === 'text') {
   // Stop while the answer streams (150 ms into its 2.5 s).
   const stop = new AbortController();

@@ -47,18 +47,18 @@ describe('the cancel scorecard', () => {
       date: '2026-11-29', node: 'v20', versions: { ai: '6.0.0' }, durationMs: 1000,
       cells: [
         { framework: 'A', moment: 'stream', scenario: 'x', ran: true, agrees: false,
-          measured: { cancelDepth: 4, ackMs: 5, settleMs: 6, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 0, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 3, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
-          truth: { ghostCommits: 2, replays: 0, modelCallsStarted: 0, outputTokensSent: 3 } },
+          measured: { cancelDepth: 4, ackMs: 5, settleMs: 6, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 0, replayDuplicates: 0, replaysDeduplicated: 0, commitsPrevented: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 3, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
+          truth: { ghostCommits: 2, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 3 } },
         { framework: 'B|pipe', moment: 'drain', scenario: 'y', ran: false, error: 'boom' },
         { framework: 'C', moment: 'after-commit', scenario: 'z', ran: true, agrees: false, limit: 'cannot tell when the service committed',
-          measured: { cancelDepth: 3, ackMs: 1, settleMs: 1, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 1, replayDuplicates: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 0, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
-          truth: { ghostCommits: 0, replays: 0, modelCallsStarted: 0, outputTokensSent: 0 } },
+          measured: { cancelDepth: 3, ackMs: 1, settleMs: 1, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 1, replayDuplicates: 0, replaysDeduplicated: 0, commitsPrevented: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 0, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
+          truth: { ghostCommits: 0, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 0 } },
       ],
     };
     const md = renderScorecard(card);
-    expect(md).toContain('| C | effect committed, its result not back yet | 3 | 1 | 1 | **1** / 0 | 1 | 0 | 0 | 0 | 0 | – | no: known limit 1 |');
+    expect(md).toContain('| C | effect committed, its result not back yet | 3 | 1 | 1 | **1** / 0 | 1 | 0 | 0 | 0 | 0 | – | – | no: known limit 1 |');
     expect(md).toContain('Known limits:\n1. cannot tell when the service committed');
-    expect(md).toContain('| A | during the model stream | 4 | 5 | 6 | **1** / 2 | 0 | 0 | 0 | 3 | 0 | – | **no** |');
+    expect(md).toContain('| A | during the model stream | 4 | 5 | 6 | **1** / 2 | 0 | 0 | 0 | 3 | 0 | – | – | **no** |');
     expect(md).toContain('| B\\|pipe | drain | did not run: boom |');
     expect(md).toContain('0 of 2 agree with the ground truth');
     const html = renderScorecardHtml({ ...card, cells: [...card.cells, { ...card.cells[0]!, framework: '<script>alert(1)</script>' }] });
