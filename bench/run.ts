@@ -16,6 +16,7 @@ import { renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } fro
 import { benchSdkStream } from './sdk-stream.js';
 import { benchHungCollector, benchStopBurst } from './stop-burst.js';
 import { benchLiveMetrics } from './live-metrics.js';
+import { benchGuard } from './guard.js';
 import { benchToolCall } from './tool-call.js';
 import { writeDoc } from './write-doc.js';
 
@@ -45,6 +46,13 @@ const live = await benchLiveMetrics();
 details['liveMetrics'] = live;
 rows.push(ratioRow({ id: 'tool-call-live-metrics', work: `one tool call, run.tool(), a MeterProvider registered (the live metrics on), median of ${live.rounds} × ${live.iterations}`, value: live.toolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.toolCall.offNs, peakRssMb: null }, 1.05));
 rows.push(ratioRow({ id: 'tool-call-live-metrics-stopped', work: 'the same, a tool call of a stopped run ending late (an orphaned call recorded)', value: live.stoppedToolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.stoppedToolCall.offNs, peakRssMb: null }, null));
+
+progress('one tool call with a side effect, the guard on and off');
+const guarded = await benchGuard();
+details['guard'] = guarded;
+for (const [id, r, via] of [['tool-call-guard-fetch', guarded.fetch, 'fetch'], ['tool-call-guard-http', guarded.http, 'node:http']] as const) {
+  rows.push(ratioRow({ id, work: `one tool call POSTing to a local service through ${via}, the guard on (commit fence, an idempotency key added; ${guarded.keyed.withKey} of ${guarded.keyed.whileOn} requests keyed), median of ${guarded.rounds} × ${guarded.iterations}`, value: r.onNs, unit: 'ns', baseline: 'the same call, the guard off', baselineValue: r.offNs, peakRssMb: null }, 1.05));
+}
 
 for (const client of ['openai', 'ai-sdk'] as const) {
   progress(`a streamed ${client} call`);
