@@ -1,5 +1,7 @@
 import { joinOrStartRun } from '../run-start.js';
 import { safely } from '../safe.js';
+import { CommitFencedError } from '../errors.js';
+import { guard } from '../guard/config.js';
 import type { Run } from '../types.js';
 import { invokeInToolCall } from '../tool.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
@@ -72,8 +74,12 @@ class WorkflowRun {
     this.quietCheck.unref?.();
   }
 
+  /** The app left the event stream: nobody reads what the steps do from now on. */
+  left = false;
+
   /** The app left the event stream: a Stop when steps are still running. */
   streamLeft(): void {
+    this.left = true;
     if (this.own && this.running > 0 && this.current !== undefined && this.current.cancelState === 'none') void this.current.cancel({ source: 'user', reason: 'the app left the workflow event stream' });
   }
 }
@@ -163,6 +169,21 @@ function watchStream(stream: Json, left: () => void): void {
   });
 }
 
+/**
+ * A workflow has no cancel: a step that fails after the app left its stream fails where nobody listens,
+ * and the workflow makes that an unhandled rejection, which ends the process. When the step failed
+ * because the guard's fence refused its side effect (afterstop's doing, after that Stop), the step ends
+ * without an event instead: the workflow goes no further, as the Stop asked. Any other error is the
+ * app's and passes unchanged.
+ */
+function quietFenceAfterLeave(result: unknown, run: WorkflowRun): unknown {
+  if (typeof (result as PromiseLike<unknown> | undefined)?.then !== 'function') return result;
+  return (result as Promise<unknown>).then(undefined, (error: unknown) => {
+    if (CommitFencedError.isInstance(error) && run.left) return undefined;
+    throw error;
+  });
+}
+
 /** One wrapper per handler: the workflow keeps its handlers in a Set, a handler given twice is one. */
 const stepWrappers = new WeakMap<Fn, Fn>();
 
@@ -182,10 +203,11 @@ function observedStep(handler: Fn): Fn {
       workflowRun.stepEnded();
       return handler.apply(this, args);
     }
-    return invokeInToolCall(call, () => handler.call(this, ctx, ...events), (outcome) => {
+    const result = invokeInToolCall(call, () => handler.call(this, ctx, ...events), (outcome) => {
       call.end('error' in outcome ? { error: outcome.error } : {});
       workflowRun.stepEnded();
     });
+    return guard().fence === undefined ? result : quietFenceAfterLeave(result, workflowRun);
   };
   // The workflow tells async handlers by their constructor's name (AsyncFunction): keep it, without an extra async hop.
   Object.setPrototypeOf(wrapped, Object.getPrototypeOf(handler) as object);
