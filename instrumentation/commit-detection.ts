@@ -3,7 +3,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { safely } from './safe.js';
 import { ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
 import { guard } from './guard/config.js';
-import { failedStatus, keyFor, pathnameOf, type KeyedAttempt } from './guard/idempotency-key.js';
+import { keyFor, pathnameOf, unreadStatus, type KeyedAttempt } from './guard/idempotency-key.js';
 import type { CommitEvidence } from './types.js';
 import { activeTool, type CommitSink } from './run-context.js';
 
@@ -91,7 +91,7 @@ function answered(request: unknown, status: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done) return;
   p.done = true;
-  p.attempt?.ended(typeof status !== 'number' || failedStatus(status));
+  p.attempt?.ended(typeof status !== 'number' || unreadStatus(status));
   if (!p.detect || typeof status !== 'number' || status >= 400) return;
   commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
 }

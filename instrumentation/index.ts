@@ -8,7 +8,7 @@
  * ```
  */
 import { context } from '@opentelemetry/api';
-import { getPipeline, pipelineStats, setupPipeline, shutdownPipeline } from './pipeline.js';
+import { getPipeline, pipelineExists, pipelineStats, setupPipeline, shutdownPipeline } from './pipeline.js';
 import type { InstrumentedRun } from './run.js';
 import { startRun } from './run-start.js';
 import { setupGuard } from './guard/setup.js';
@@ -45,9 +45,10 @@ export async function withRun<T>(options: RunOptions, body: (run: Run) => T | Pr
  * one. A second call returns what the first set up.
  */
 export function setup(config: AfterstopConfig = {}): { mode: 'own' | 'joined' | 'disabled' } {
+  const existed = pipelineExists();
   const mode = setupPipeline(config).mode;
   // The guard is not part of the pipeline: a later setup({ guard }) applies, also after afterstop/register.
-  if (config.guard !== undefined) setupGuard(config.guard);
+  if (existed && config.guard !== undefined) setupGuard(config.guard);
   return { mode };
 }
 

@@ -369,6 +369,9 @@ export function setupPipeline(config: AfterstopConfig = {}, env: Env = process.e
   return current;
 }
 
+/** A pipeline is set up (setup() or the first run made one). */
+export const pipelineExists = (): boolean => current !== undefined;
+
 /** The pipeline, set up with defaults on first use. */
 export function getPipeline(): Pipeline {
   return current ?? setupPipeline();

@@ -138,6 +138,8 @@ export class InstrumentedRun implements Run, RunScope {
   private deadlineTimer: NodeJS.Timeout | undefined;
   /** The cancel being made is the deadline's. */
   private byDeadline = false;
+  /** What to undo when the run ends (the deadline's signal links, deadline-signal.ts). */
+  private readonly endHooks: (() => void)[] = [];
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -195,6 +197,17 @@ export class InstrumentedRun implements Run, RunScope {
     return this.ackAt;
   }
 
+  /** The run has ended. */
+  get hasEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Call `fn` when the run ends (at once if it has). */
+  whenEnded(fn: () => void): void {
+    if (this.ended) safely('run end hook', fn, undefined);
+    else this.endHooks.push(fn);
+  }
+
   get flushTimeoutMs(): number {
     return this.pipeline.config.flushTimeoutMs;
   }
@@ -235,6 +248,8 @@ export class InstrumentedRun implements Run, RunScope {
 
   cancel(options: CancelOptions = {}): Promise<void> {
     if (this.state !== 'none' || this.ended) return this.cancelFlush;
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
     try {
       this.state = 'requested';
       this.cancelId = randomUUID();
@@ -332,6 +347,7 @@ export class InstrumentedRun implements Run, RunScope {
     this.ended = true;
     if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer);
     this.detachSignal();
+    for (const detach of this.endHooks.splice(0)) safely('run end hook', detach, undefined);
     safely('run end', () => this.finish(options), undefined);
     this.processes.runEnded();
   }

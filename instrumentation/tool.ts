@@ -18,6 +18,7 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
+  ATTR_RUN_ID,
   ATTR_TOOL_COMMIT_EVIDENCE,
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_IDEMPOTENCY_KEY,
@@ -55,6 +56,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private readonly started: number;
   /** Its HTTP requests' commits are detected (`detectCommits`). */
   private readonly detects: boolean;
+  /** Its id is the one the model or the app gave (not one afterstop made up). */
+  private readonly callIdGiven: boolean;
   /** Its start marker, while it waits for the next export. */
   private readonly deferred: DeferredEntry | undefined;
 
@@ -63,6 +66,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     options: ToolCallOptions,
   ) {
     this.callId = options.callId ?? `call_${randomUUID()}`;
+    this.callIdGiven = options.callId !== undefined;
     this.effect = options.effect ?? 'unknown';
     this.idempotencyKey = options.idempotencyKey;
     this.kind = options.kind;
@@ -114,6 +118,14 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   get conversationId(): string | undefined {
     const id = this.run.common[ATTR_GEN_AI_CONVERSATION_ID];
     return typeof id === 'string' ? id : undefined;
+  }
+
+  get runId(): string {
+    return String(this.run.common[ATTR_RUN_ID]);
+  }
+
+  get givenCallId(): string | undefined {
+    return this.callIdGiven ? this.callId : undefined;
   }
 
   runStopped(): boolean {

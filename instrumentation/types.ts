@@ -81,9 +81,14 @@ export interface GuardOptions {
    * ({@link CommitFencedError}), and an `afterstop.tool.commit.prevented`
    * marker records it. `true`: every tool; a list: the tools so named.
    * A compensating tool call (`kind: 'compensate'`) is never fenced.
-   * `AFTERSTOP_GUARD_FENCE` = `true`, or tool names separated by commas.
+   * `{ tools, hosts }`: only those tools (default every one), only requests to
+   * those hosts (names, `*.example.com`; default every host): work a tool
+   * body leaves running (a timer, a client made inside it) keeps its context,
+   * so `hosts` keeps the fence to the services that take side effects.
+   * `AFTERSTOP_GUARD_FENCE` = `true`, or tool names separated by commas;
+   * `AFTERSTOP_GUARD_FENCE_HOSTS`.
    */
-  fence?: boolean | readonly string[];
+  fence?: boolean | readonly string[] | { tools?: readonly string[]; hosts?: readonly string[] };
   /**
    * Idempotency keys: a tool's mutating request to one of `hosts` gets a
    * `header` (default `Idempotency-Key`) derived from the conversation, the

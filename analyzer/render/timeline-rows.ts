@@ -40,6 +40,7 @@ const MARKERS: Record<string, string> = {
   'afterstop.steer.drop': 'steering message dropped',
   'afterstop.tool.compensate': 'compensation',
   'afterstop.process.orphan': 'child process outlived its run',
+  'afterstop.tool.commit.prevented': 'commit prevented by the guard (nothing sent)',
 };
 const LINES: Record<string, TimelineRow['line']> = {
   'afterstop.cancel.request': 'stop',

@@ -179,9 +179,19 @@ function watchStream(stream: Json, left: () => void): void {
 function quietFenceAfterLeave(result: unknown, run: WorkflowRun): unknown {
   if (typeof (result as PromiseLike<unknown> | undefined)?.then !== 'function') return result;
   return (result as Promise<unknown>).then(undefined, (error: unknown) => {
-    if (CommitFencedError.isInstance(error) && run.left) return undefined;
+    if (run.left && causedByFence(error)) return undefined;
     throw error;
   });
+}
+
+/** The fence's refusal, or an error that wraps it (an HTTP client's own error with it as cause), a few levels deep. */
+function causedByFence(error: unknown): boolean {
+  let e = error;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    if (CommitFencedError.isInstance(e)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** One wrapper per handler: the workflow keeps its handlers in a Set, a handler given twice is one. */

@@ -7,8 +7,8 @@ import type { GuardOptions } from '../types.js';
  * and run start (a plain object: cheap).
  */
 export interface ResolvedGuard {
-  /** Which tools the commit fence holds: `all`, the named ones, or none (off). */
-  fence: { all: boolean; tools: ReadonlySet<string> } | undefined;
+  /** Which tools the commit fence holds (`all`, or the named ones), to which hosts (undefined: any); undefined: off. */
+  fence: { all: boolean; tools: ReadonlySet<string>; hosts: HostMatcher | undefined } | undefined;
   /** Which hosts get idempotency keys, under which header (lower case); undefined: off. */
   keys: { header: string; hosts: HostMatcher } | undefined;
   /** The runs' deadline; undefined: none. */
@@ -46,16 +46,30 @@ export function hostMatcher(patterns: readonly string[]): HostMatcher {
 }
 
 function fenceFrom(value: GuardOptions['fence'] | undefined, env: Env): ResolvedGuard['fence'] {
+  let tools: string[] | 'all' | undefined;
+  let hosts: readonly string[] | undefined;
   if (value === undefined) {
     const raw = env['AFTERSTOP_GUARD_FENCE']?.trim();
     if (raw === undefined || raw === '' || /^(false|0|off|no)$/i.test(raw)) return undefined;
-    if (/^(true|1|on|yes|all|\*)$/i.test(raw)) return { all: true, tools: new Set() };
-    return { all: false, tools: new Set(list(raw)) };
+    tools = /^(true|1|on|yes|all|\*)$/i.test(raw) ? 'all' : list(raw);
+    const rawHosts = env['AFTERSTOP_GUARD_FENCE_HOSTS'];
+    if (rawHosts !== undefined && rawHosts.trim() !== '') hosts = list(rawHosts);
+  } else if (value === false) {
+    return undefined;
+  } else if (value === true) {
+    tools = 'all';
+  } else if (typeof value === 'string') {
+    // From JavaScript, one name (or several, comma-separated) as a string.
+    tools = list(value);
+  } else if (Array.isArray(value)) {
+    tools = value.map(String);
+  } else if (typeof value === 'object' && value !== null) {
+    const o = value as { tools?: readonly string[]; hosts?: readonly string[] };
+    tools = Array.isArray(o.tools) ? o.tools.map(String) : 'all';
+    if (Array.isArray(o.hosts)) hosts = o.hosts;
   }
-  if (value === false) return undefined;
-  if (value === true) return { all: true, tools: new Set() };
-  const tools = new Set([...value].map(String));
-  return tools.size > 0 ? { all: false, tools } : undefined;
+  if (tools === undefined || (tools !== 'all' && tools.length === 0)) return undefined;
+  return { all: tools === 'all', tools: new Set(tools === 'all' ? [] : tools), hosts: hosts !== undefined && hosts.length > 0 ? hostMatcher(hosts) : undefined };
 }
 
 function keysFrom(value: GuardOptions['idempotencyKeys'] | undefined, env: Env): ResolvedGuard['keys'] {

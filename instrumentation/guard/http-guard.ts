@@ -22,6 +22,13 @@ import { guard, type ResolvedGuard } from './config.js';
  * diagnostics channel (commit-detection.ts); a node:http request here, when
  * it is made, before its headers can have gone.
  *
+ * What the fence cannot tell apart: work a tool body starts and leaves running
+ * (a timer, a client made lazily inside it) keeps the body's context, so its
+ * mutating requests after the Stop are held too; `fence.hosts` limits the
+ * fence to the services that take side effects. A refused node:http request
+ * may already have opened its connection (the agent connects as the request is
+ * made); no byte of the request is written on it.
+ *
  * The wrappers are declarative (the targets below), installed while the fence
  * or the keys are on and removed when both are off; each falls back to the
  * original call when its own work fails. Named imports of the built-ins
@@ -39,6 +46,7 @@ export function fenceRefusal(tool: CommitSink, method: string, host: string | un
   const fence = guard().fence;
   if (fence === undefined || SAFE_METHODS.has(method) || !tool.fenceable || !tool.runStopped()) return undefined;
   if (!fence.all && !fence.tools.has(tool.toolName)) return undefined;
+  if (fence.hosts !== undefined && (host === undefined || !fence.hosts(host))) return undefined;
   const attributes: Record<string, string> = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (host !== undefined) attributes[ATTR_SERVER_ADDRESS] = host;
   tool.commitPrevented(attributes);
@@ -86,36 +94,54 @@ interface Target {
   path: string;
 }
 
+/** A URL-like object as node:http takes one in place of a URL (its own test: `isURL` in lib/internal/url.js). */
+const urlLike = (v: unknown): v is { href: string } =>
+  v instanceof URL ||
+  (v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>)['href'] === 'string' && typeof (v as Record<string, unknown>)['protocol'] === 'string' &&
+    (v as Record<string, unknown>)['auth'] === undefined && (v as Record<string, unknown>)['path'] === undefined);
+
+/** A host without its port: `example.com:8080`, `[::1]:443`, `::1` (a bare IPv6 address has no port to cut). */
+function withoutPort(host: string): string {
+  if (host.startsWith('[')) return host.slice(1, host.indexOf(']') > 0 ? host.indexOf(']') : undefined);
+  const colons = host.split(':').length - 1;
+  return colons === 1 ? host.slice(0, host.indexOf(':')) : host;
+}
+
 /** What `request(url?, options?, callback?)` asks for, as node:http reads its arguments. */
 function httpTarget(args: unknown[]): Target {
   let url: URL | undefined;
   let options: Record<string, unknown> = {};
   const [a, b] = args;
-  if (typeof a === 'string' || a instanceof URL) {
-    url = typeof a === 'string' ? new URL(a) : a;
+  if (typeof a === 'string' || urlLike(a)) {
+    url = new URL(typeof a === 'string' ? a : a.href);
     if (b !== null && typeof b === 'object') options = b as Record<string, unknown>;
   } else if (a !== null && typeof a === 'object') {
     options = a as Record<string, unknown>;
   }
-  const rawHost = options['hostname'] ?? options['host'];
-  const host = typeof rawHost === 'string' && rawHost !== '' ? rawHost.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1') : url !== undefined ? hostname(url) : 'localhost';
+  // node:http takes `hostname` first, else `host` (which may carry a port), else the URL's, else localhost.
+  const byName = typeof options['hostname'] === 'string' && options['hostname'] !== '' ? options['hostname'].replace(/^\[(.*)\]$/, '$1') : undefined;
+  const byHost = typeof options['host'] === 'string' && options['host'] !== '' ? withoutPort(options['host']) : undefined;
   const path = typeof options['path'] === 'string' ? options['path'] : url !== undefined ? `${url.pathname}${url.search}` : '/';
-  return { method: upper(options['method']), host, path };
+  return { method: upper(options['method'] ?? 'GET'), host: byName ?? byHost ?? (url !== undefined ? hostname(url) : 'localhost'), path };
 }
 
 function wrapHttp(original: Fn): Fn {
   return function request(this: unknown, ...args: unknown[]): unknown {
     const tool = activeTool();
     if (tool === undefined) return Reflect.apply(original, this, args);
-    const target = safely('guard http', () => httpTarget(args), undefined);
-    const refusal = target === undefined ? undefined : safely('guard http fence', () => fenceRefusal(tool, target.method, target.host), undefined);
+    // The request is made first (node:http sends nothing before its socket, a tick away): arguments it
+    // refuses throw to the app as they would without afterstop, and no refusal is recorded for them.
     const req = Reflect.apply(original, this, args) as ClientRequest;
+    const target = safely('guard http', () => httpTarget(args), undefined);
+    if (target === undefined) return req;
+    const refusal = safely('guard http fence', () => fenceRefusal(tool, target.method, target.host), undefined);
     if (refusal !== undefined) {
       // Destroyed before it has a socket: nothing is written; the app's 'error' listener gets the refusal.
       safely('guard http fence', () => req.destroy(refusal), undefined);
       return req;
     }
-    if (target !== undefined && guard().keys !== undefined) {
+    // Keyed while its headers can still change (http.get has already ended its request: no key).
+    if (guard().keys !== undefined && !req.headersSent) {
       safely('guard http key', () => {
         const keyed = guardKey(tool, target.method, target.host, target.path, (h) => {
           const v = req.getHeader(h);

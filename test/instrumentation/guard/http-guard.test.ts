@@ -18,8 +18,8 @@ let server: http.Server;
 let serverUrl: string;
 /** What the plain server received: method, path, the idempotency header. */
 const received: { method: string; path: string; key: string | undefined; other: string | undefined }[] = [];
-/** Statuses the plain server answers with next (then 200). */
-const answers: number[] = [];
+/** What the plain server answers next (then 200): a status, or `drop` (the connection closed, no answer). */
+const answers: (number | 'drop')[] = [];
 
 beforeAll(async () => {
   capture = captureTraces();
@@ -28,7 +28,9 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       received.push({ method: req.method ?? '', path: req.url ?? '', key: req.headers['idempotency-key'] as string | undefined, other: req.headers['x-request-key'] as string | undefined });
-      res.statusCode = answers.shift() ?? 200;
+      const answer = answers.shift() ?? 200;
+      if (answer === 'drop') return void req.socket.destroy();
+      res.statusCode = answer;
       res.end('{}');
     });
   });
@@ -147,6 +149,25 @@ describe('the commit fence', () => {
     expect(received.map((r) => r.path)).toEqual(['/refund', '/v1/traces', '/outside']);
   });
 
+  it('with hosts, holds only requests to those hosts; a tool name given as a string is a list of one', async () => {
+    setup({ guard: { fence: { hosts: ['localhost'] } } });
+    try {
+      const run = startRun();
+      await run.cancel();
+      const toService = await run.tool({ name: 'charge' }, () => errorOf(post(`${serverUrl}/charge`)));
+      const toOther = await run.tool({ name: 'charge' }, () => post(`${serverUrl.replace('localhost', '127.0.0.1')}/analytics`).then((r) => r.status));
+      setup({ guard: { fence: 'charge' as never } });
+      const named = await run.tool({ name: 'charge' }, () => errorOf(post(`${serverUrl}/charge-2`)));
+      run.end();
+      expect(CommitFencedError.isInstance(toService)).toBe(true);
+      expect(toOther).toBe(200);
+      expect(CommitFencedError.isInstance(named)).toBe(true);
+      expect(received.map((r) => r.path)).toEqual(['/analytics']);
+    } finally {
+      setup({ guard: { fence: true } });
+    }
+  });
+
   it('with a list, holds the tools named and no other', async () => {
     setup({ guard: { fence: ['charge_card'] } });
     try {
@@ -183,23 +204,78 @@ describe('idempotency keys', () => {
     expect(replay).toMatchObject({ effect_id: first.effect_id, deduplicated: true });
   });
 
-  it('another conversation or call id gets another key; two successful requests of one call get two keys; a retry after a failure takes the failed one’s key', async () => {
+  it('another conversation or call id gets another key; two answered requests of one call get two keys; a request after one left unanswered or turned away unread takes its key', async () => {
     const run = startRun({ conversationId: 'thread-43' });
     await run.tool({ name: 'notify', callId: 'call_n1' }, async () => {
-      await post(`${serverUrl}/messages?channel=a`);
-      await post(`${serverUrl}/messages?channel=b`);
+      await post(`${serverUrl}/messages?channel=a`); // 0
+      await post(`${serverUrl}/messages?channel=b`); // 1: a new key (the first was answered)
+      answers.push('drop');
+      await errorOf(post(`${serverUrl}/messages`)); // 2: no answer
+      await post(`${serverUrl}/messages`); // 3: the retry, the key of 2
+      answers.push(429);
+      await post(`${serverUrl}/messages`); // 4: turned away unread
+      await post(`${serverUrl}/messages`); // 5: the key of 4
       answers.push(503);
-      await post(`${serverUrl}/messages`);
-      await post(`${serverUrl}/messages`); // the retry
-      await httpPost(`${serverUrl}/messages`);
+      await post(`${serverUrl}/messages`); // 6: answered with an error
+      await httpPost(`${serverUrl}/messages`); // 7: a new key
     });
-    await run.tool({ name: 'notify', callId: 'call_n2' }, () => post(`${serverUrl}/messages`));
+    await run.tool({ name: 'notify', callId: 'call_n2' }, () => post(`${serverUrl}/messages`)); // 8: another call
+    const other = startRun({ conversationId: 'thread-other' });
+    await other.tool({ name: 'notify', callId: 'call_n1' }, () => post(`${serverUrl}/messages?channel=a`)); // 9: another conversation
+    other.end();
     run.end();
     const keys = received.map((r) => r.key);
+    expect(keys).toHaveLength(10);
     expect(keys.every((k) => typeof k === 'string' && k.length === 36)).toBe(true);
-    // a, b: two keys; the failed third and its retry: one; node:http's next: a fourth; another call: a fifth
-    expect(keys[2]).toBe(keys[3]);
-    expect(new Set([keys[0], keys[1], keys[2], keys[4], keys[5]]).size).toBe(5);
+    expect([keys[2] === keys[3], keys[4] === keys[5]]).toEqual([true, true]);
+    expect(new Set([keys[0], keys[1], keys[2], keys[4], keys[6], keys[7], keys[8], keys[9]]).size).toBe(8);
+  });
+
+  it('no key for a call whose id afterstop made up; without a conversation, the run scopes the key', async () => {
+    const a = startRun();
+    await a.tool({ name: 'charge' }, () => post(`${serverUrl}/anon`));
+    await a.tool({ name: 'charge', callId: '0' }, () => post(`${serverUrl}/zero`));
+    a.end();
+    const b = startRun();
+    await b.tool({ name: 'charge', callId: '0' }, () => post(`${serverUrl}/zero`));
+    b.end();
+    const [anon, zeroA, zeroB] = received.map((r) => r.key);
+    expect(anon).toBeUndefined();
+    expect(zeroA).toMatch(/^[0-9a-f-]{36}$/);
+    expect(zeroB).not.toBe(zeroA); // the same id "0" in two runs of no conversation: two effects
+  });
+
+  it('node:http as its callers write it: an IPv6 hostname, `host`, a URL-like object', async () => {
+    const port = (server.address() as { port: number }).port;
+    setup({ guard: { fence: true, idempotencyKeys: { hosts: ['localhost', '::1'] } } });
+    const v6 = http.createServer((req, res) => {
+      received.push({ method: req.method ?? '', path: req.url ?? '', key: req.headers['idempotency-key'] as string | undefined, other: undefined });
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    });
+    const v6Port = await new Promise<number>((resolve, reject) => v6.once('error', reject).listen(0, '::1', () => resolve((v6.address() as { port: number }).port)));
+    try {
+      const send = (args: unknown[]): Promise<unknown> =>
+        new Promise((resolve) => {
+          const req = (http.request as (...a: unknown[]) => http.ClientRequest)(...args, (res: http.IncomingMessage) => (res.resume(), res.on('end', () => resolve(res.statusCode))));
+          req.on('error', resolve);
+          req.end('{}');
+        });
+      const run = startRun({ conversationId: 'forms' });
+      await run.tool({ name: 'charge', callId: 'call_forms' }, async () => {
+        await send([{ hostname: '::1', port: v6Port, path: '/v6', method: 'POST' }]);
+        await send([{ host: 'localhost', port, path: '/host-port', method: 'POST' }]);
+        await send([{ href: `http://localhost:${port}/url-like`, protocol: 'http:', hostname: 'localhost', port, pathname: '/url-like', search: '' }, { method: 'POST' }]);
+      });
+      await run.cancel();
+      const refused = await run.tool({ name: 'charge', callId: 'call_forms2' }, () => send([{ href: `http://localhost:${port}/after`, protocol: 'http:', hostname: 'localhost', port, pathname: '/after', search: '' }, { method: 'POST' }]));
+      run.end();
+      expect(CommitFencedError.isInstance(refused)).toBe(true);
+      expect(received.map((r) => [r.path, typeof r.key])).toEqual([['/v6', 'string'], ['/host-port', 'string'], ['/url-like', 'string']]);
+    } finally {
+      setup({ guard: { fence: false, idempotencyKeys: { hosts: ['127.0.0.1', 'localhost'] } } });
+      await new Promise((resolve) => v6.close(resolve));
+    }
   });
 
   it('never replaces a key the app set; a host not listed, GET, and code outside a tool get none', async () => {
