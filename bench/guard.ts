@@ -11,18 +11,23 @@ import { median, timeIt } from './tool-call.js';
  * and through node:http, with the guard on (the fence for every tool, an
  * idempotency key for the host: the wrappers, the key derived and added) and
  * off (the wrappers removed), rounds interleaved in one process. The run is
- * never stopped: the fence lets every request through.
+ * never stopped: the fence lets every request through. The service answers
+ * at once (loopback: the guard's cost laid bare, some 20 to 40 µs a request,
+ * most of it the key's SHA-1 and bookkeeping) or after `replyDelayMs` (a fast
+ * real service: what a tool sees).
  */
 export interface GuardBench {
   iterations: number;
   rounds: number;
+  /** How long the service took to answer, ms. */
+  replyDelayMs: number;
   fetch: { onNs: number; offNs: number; ratio: number };
   http: { onNs: number; offNs: number; ratio: number };
   /** Requests the service saw with an Idempotency-Key while the guard was on, of all it saw then (a check that it worked). */
   keyed: { withKey: number; whileOn: number };
 }
 
-export async function benchGuard(iterations = 1_000, rounds = 11): Promise<GuardBench> {
+export async function benchGuard(iterations = 1_000, rounds = 11, replyDelayMs = 0): Promise<GuardBench> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-guard-'));
   let guardOn = false;
   const keyed = { withKey: 0, whileOn: 0 };
@@ -32,7 +37,7 @@ export async function benchGuard(iterations = 1_000, rounds = 11): Promise<Guard
       if (req.headers['idempotency-key'] !== undefined) keyed.withKey++;
     }
     req.resume();
-    req.on('end', () => res.end('{"ok":true}'));
+    req.on('end', () => (replyDelayMs > 0 ? setTimeout(() => res.end('{"ok":true}'), replyDelayMs) : res.end('{"ok":true}')));
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,7 +83,7 @@ export async function benchGuard(iterations = 1_000, rounds = 11): Promise<Guard
   try {
     const viaFetchResult = await measure(viaFetch);
     const viaHttpResult = await measure(viaHttp);
-    return { iterations, rounds, fetch: viaFetchResult, http: viaHttpResult, keyed };
+    return { iterations, rounds, replyDelayMs, fetch: viaFetchResult, http: viaHttpResult, keyed };
   } finally {
     off();
     run.end();

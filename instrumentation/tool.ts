@@ -6,6 +6,7 @@ import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
 import { recordCommitAfterStop, recordCommitPrevented, recordOrphanedCall } from './live-metrics.js';
 import { httpGuardOn } from './guard/config.js';
+import type { KeyEndpoint } from './guard/idempotency-key.js';
 import { reportInternalError, safely } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
 import { observeCall, type CallOutcome } from './observe-call.js';
@@ -169,6 +170,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   declare private boundCommit: (() => Promise<void>) | undefined;
   declare private boundSetResult: ((result: ToolResultDelivery) => void) | undefined;
   declare private boundEnd: ((options?: ToolEndOptions) => void) | undefined;
+  /** The places of its requests' idempotency keys, by endpoint (guard/idempotency-key.ts); made by the first keyed request. */
+  declare keyEndpoints: Map<string, KeyEndpoint> | undefined;
 
   get commit(): () => Promise<void> {
     return (this.boundCommit ??= () => this.writeCommit('manual'));
