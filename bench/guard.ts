@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setup, shutdown, startRun } from '../instrumentation/index.js';
-import { median, timeIt } from './tool-call.js';
+import { measureOnOff, type OnOff } from './on-off.js';
 
 /**
  * What the guard (docs/guard.md) costs a tool call that makes a side effect:
@@ -21,8 +21,8 @@ export interface GuardBench {
   rounds: number;
   /** How long the service took to answer, ms. */
   replyDelayMs: number;
-  fetch: { onNs: number; offNs: number; ratio: number };
-  http: { onNs: number; offNs: number; ratio: number };
+  fetch: OnOff;
+  http: OnOff;
   /** Requests the service saw with an Idempotency-Key while the guard was on, of all it saw then (a check that it worked). */
   keyed: { withKey: number; whileOn: number };
 }
@@ -64,25 +64,9 @@ export async function benchGuard(iterations = 1_000, rounds = 11, replyDelayMs =
       req.on('error', reject);
       req.end('{"to":"a"}');
     }));
-  const measure = async (f: (i: number) => Promise<number>): Promise<{ onNs: number; offNs: number; ratio: number }> => {
-    const samples = { on: [] as number[], off: [] as number[] };
-    for (const mode of [on, off]) {
-      mode();
-      await timeIt(iterations / 5, f);
-    }
-    for (let r = 0; r < rounds; r++) {
-      for (const [mode, into] of (r % 2 === 0 ? [[on, samples.on], [off, samples.off]] : [[off, samples.off], [on, samples.on]]) as [() => void, number[]][]) {
-        mode();
-        into.push(await timeIt(iterations, f));
-      }
-    }
-    const onNs = median(samples.on);
-    const offNs = median(samples.off);
-    return { onNs, offNs, ratio: onNs / offNs };
-  };
   try {
-    const viaFetchResult = await measure(viaFetch);
-    const viaHttpResult = await measure(viaHttp);
+    const viaFetchResult = await measureOnOff(on, off, viaFetch, iterations, rounds);
+    const viaHttpResult = await measureOnOff(on, off, viaHttp, iterations, rounds);
     return { iterations, rounds, replyDelayMs, fetch: viaFetchResult, http: viaHttpResult, keyed };
   } finally {
     off();

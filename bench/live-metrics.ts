@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality } from '@opentelemetry/sdk-metrics';
 import { setup, shutdown, startRun } from '../instrumentation/index.js';
-import { median, timeIt } from './tool-call.js';
+import { measureOnOff, type OnOff } from './on-off.js';
 
 /**
  * What the live metrics (instrumentation/live-metrics.ts) cost a tool call:
@@ -17,9 +17,9 @@ export interface LiveMetricsBench {
   iterations: number;
   rounds: number;
   /** A tool call of a run never stopped, ns: metrics on, metrics off. */
-  toolCall: { onNs: number; offNs: number; ratio: number };
+  toolCall: OnOff;
   /** A tool call of a stopped run (its result late: an orphaned call recorded), ns. */
-  stoppedToolCall: { onNs: number; offNs: number; ratio: number };
+  stoppedToolCall: OnOff;
 }
 
 const body = async (): Promise<number> => 42;
@@ -36,24 +36,7 @@ export async function benchLiveMetrics(iterations = 20_000, rounds = 11): Promis
   stopped.acknowledge();
   const call = (i: number): Promise<number> => run.tool({ name: 'lookup', callId: `call_${i}` }, body);
   const lateCall = (i: number): Promise<number> => stopped.tool({ name: 'lookup', callId: `late_${i}` }, body);
-  const measure = async (f: (i: number) => Promise<number>): Promise<{ onNs: number; offNs: number; ratio: number }> => {
-    const samples = { on: [] as number[], off: [] as number[] };
-    for (const mode of [on, off]) {
-      mode();
-      await timeIt(iterations / 5, f);
-    }
-    for (let r = 0; r < rounds; r++) {
-      // Alternate which goes first, so that drift hits both alike.
-      for (const [mode, into] of (r % 2 === 0 ? [[on, samples.on], [off, samples.off]] : [[off, samples.off], [on, samples.on]]) as [() => void, number[]][]) {
-        mode();
-        into.push(await timeIt(iterations, f));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
-    const onNs = median(samples.on);
-    const offNs = median(samples.off);
-    return { onNs, offNs, ratio: onNs / offNs };
-  };
+  const measure = (f: (i: number) => Promise<number>): Promise<OnOff> => measureOnOff(on, off, f, iterations, rounds, 20);
   const toolCall = await measure(call);
   const stoppedToolCall = await measure(lateCall);
   off();
