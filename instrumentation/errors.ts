@@ -1,6 +1,9 @@
 const marker = 'afterstop.error';
 const symbol = Symbol.for(marker);
 
+/** `error` carries `mark` (a `Symbol.for` key): true for an error of any copy of afterstop loaded in the process. */
+const marked = (error: unknown, mark: symbol): boolean => typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[mark] === true;
+
 /**
  * Thrown by `run.checkpoint()` when the run was cancelled. Its name is
  * `AbortError`, like the error `fetch` throws for an aborted signal, so code
@@ -18,7 +21,7 @@ export class CancelledError extends Error {
 
   /** True for a CancelledError from any copy of afterstop loaded in the process. */
   static isInstance(error: unknown): error is CancelledError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[symbol] === true;
+    return marked(error, symbol);
   }
 }
 
@@ -60,7 +63,7 @@ export class CommitFencedError extends Error {
   }
 
   static isInstance(error: unknown): error is CommitFencedError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[fencedSymbol] === true;
+    return marked(error, fencedSymbol);
   }
 }
 
@@ -83,6 +86,6 @@ export class DeadlineExceededError extends Error {
   }
 
   static isInstance(error: unknown): error is DeadlineExceededError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[deadlineSymbol] === true;
+    return marked(error, deadlineSymbol);
   }
 }

@@ -155,6 +155,9 @@ export interface ScorecardOptions {
   guard?: boolean;
 }
 
+/** Why an app run failed, in a line: the end of its stderr. */
+const failure = (r: AppRun): string => r.stderr.trim().split('\n').slice(-3).join(' ');
+
 /** The side effects a run made, by name, each once (a replay the guard's key deduplicated is the same effect). */
 const committed = (r: AppRun): string[] => [...new Set(r.effects.filter((e) => e.outcome === 'committed').map((e) => e.name))].sort();
 
@@ -162,7 +165,7 @@ const committed = (r: AppRun): string[] => [...new Set(r.effects.filter((e) => e
 async function guardedCell(file: string, scenario: string, options: RunAppOptions, plain: AppRun | undefined): Promise<GuardedCell> {
   try {
     const r = await runApp(file, scenario, { ...options, env: { ...options.env, ...GUARD_ENV } });
-    if (r.code !== 0 || r.report === undefined) return { ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' ') };
+    if (r.code !== 0 || r.report === undefined) return { ran: false, error: failure(r) };
     const m = measured(r.report);
     const truth = truthAfterStop(r);
     const stopped = r.out['stopNs'] !== undefined;
@@ -201,7 +204,7 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
         const r = await runApp(appFile(job), job.cell.scenario, run);
         const guarded = options.guard === false ? {} : { guarded: await guardedCell(appFile(job), job.cell.scenario, { ...run, traces: path.join(dir, `${i}-guard`) }, r.code === 0 ? r : undefined) };
         if (r.code !== 0 || r.report === undefined) {
-          cells.push({ ...base, ran: false, error: r.stderr.trim().split('\n').slice(-3).join(' '), ...guarded });
+          cells.push({ ...base, ran: false, error: failure(r), ...guarded });
           continue;
         }
         const m = measured(r.report);
