@@ -45,7 +45,7 @@ export async function analyze(options: AnalyzeOptions): Promise<LeakReport> {
   return withStore(options.db ?? DEFAULT_DB, async (store) => {
     const ingested = await withProgress(store, options, (progress) => ingest(store, options.inputs, progress));
     options.progress?.(`${ingested.spansAdded} new spans from ${ingested.read} of ${ingested.files} file(s); computing the report`);
-    const built = await buildReport(store, report, ingested);
+    const built = await buildReport(store, report, ingested, options.inputs);
     if ((options.timelines ?? 0) > 0) {
       options.progress?.('drawing the runs of the worst findings');
       // A run is drawn whole, and its next run may lie outside the window: its figures over no window.

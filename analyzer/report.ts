@@ -2,6 +2,7 @@ import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
 import { VERSION_SUFFIX, type PriceTable } from './prices.js';
 import type { Store } from './store.js';
+import { reportEvidence } from './report-evidence.js';
 import { reportSpanFiles } from './span-files.js';
 import {
   isFindingKind,
@@ -214,15 +215,19 @@ export async function buildReport(
   store: Store,
   options: ReportOptions,
   ingested: IngestSummary,
+  inputs: readonly string[] = [],
 ): Promise<LeakReport> {
   await prepareReport(store, options);
   const skipped = await skippedLines(store, ingested.paths);
+  const [count] = await store.typedRows('span-count');
   const rowsOf: ReportRows = (name, params) => store.typedRows(name, params);
   return assembleReport(rowsOf, options, {
+    paths: [...inputs],
     files: ingested.files,
     files_read: ingested.read,
     spans_read: ingested.spansRead,
     spans_added: ingested.spansAdded,
+    spans_in_store: count?.n ?? 0,
     skipped,
     skipped_count: skipped.length,
   });
@@ -319,9 +324,11 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
       ghost_tax_usd: r.ghost_tax_usd,
     })),
   };
+  const window = { from: options.since?.toISOString() ?? null, to: options.until?.toISOString() ?? null };
   return {
     schema: REPORT_SCHEMA,
-    window: { from: options.since?.toISOString() ?? null, to: options.until?.toISOString() ?? null },
+    window,
+    evidence: reportEvidence(input, totalRow.runs, window),
     totals: { ...figures(totalRow), ghost_commits_by_tool: byTool.get('*') ?? [], tokens_after_stop_by_model: byModel.get('*') ?? [], cancel_depth_by_framework: byFramework },
     groups,
     findings,

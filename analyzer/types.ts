@@ -163,9 +163,23 @@ export interface FrameworkScore {
   cancel_depth: { '0': number; '1': number; '2': number; '3': number; '4': number };
 }
 
+/**
+ * What the report had to judge (an afterstop addition to METRICS.md): nothing read is not nothing found.
+ * `runs`: the window holds agent runs; `no_spans`: the store holds no span (no trace file at the paths, or
+ * none of their lines a span); `no_runs`: spans, but no agent run starting in the window. Every format says
+ * the note first; `leak-report` does not pass its budgets on it (exit 3, unless --allow-empty).
+ */
+export interface ReportEvidence {
+  status: 'runs' | 'no_spans' | 'no_runs';
+  /** What was read and why there is nothing to judge, in one sentence; null with runs. */
+  note: string | null;
+}
+
 export interface LeakReport {
   schema: typeof REPORT_SCHEMA;
   window: { from: string | null; to: string | null };
+  /** Said first by every format when it is not `runs`. */
+  evidence: ReportEvidence;
   totals: Figures & {
     ghost_commits_by_tool: ToolGhostCommits[];
     tokens_after_stop_by_model: ModelTokensAfterStop[];
@@ -178,11 +192,15 @@ export interface LeakReport {
   groups: GroupFigures[];
   findings: Finding[];
   input: {
+    /** What was named to read: the paths given (files, folders, globs), or the ClickHouse server and table (no credentials). */
+    paths: string[];
     /** Trace files named by the inputs, and how many were read now (new or grown). */
     files: number;
     files_read: number;
     spans_read: number;
     spans_added: number;
+    /** Spans the report could draw on: in the store (DuckDB), or read from the window's days (ClickHouse). */
+    spans_in_store: number;
     /** Every line that could not be used, in the files named by the inputs. */
     skipped: SkippedInput[];
     skipped_count: number;

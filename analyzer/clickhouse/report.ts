@@ -1,4 +1,5 @@
 import { query } from '../queries.js';
+import { CLICKHOUSE_INPUT } from '../report-evidence.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
 import { assembleReport, PREPARE, reportParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
 import type { SpanCountRow } from '../sql/query-rows.js';
@@ -36,10 +37,12 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   const spans = count?.n ?? 0;
   const rowsOf: ReportRows = (name, params) => source.typedRows(query(`clickhouse/${name}`), params ?? {});
   return assembleReport(rowsOf, options, {
+    paths: [`${CLICKHOUSE_INPUT}${source.table.database}.${source.table.table}`],
     files: 0,
     files_read: 0,
     spans_read: spans,
     spans_added: 0,
+    spans_in_store: spans,
     skipped: [],
     skipped_count: 0,
   });

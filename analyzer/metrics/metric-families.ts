@@ -185,6 +185,9 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     },
     { name: 'afterstop_report_skipped_input_lines', help: 'Input lines this report could not read (see the report input.skipped)', labelNames: [], samples: [{ labels: {}, value: report.input.skipped_count }] },
     { name: 'afterstop_report_read_spans', help: 'Spans this invocation read from its inputs (new to the store)', labelNames: [], samples: [{ labels: {}, value: report.input.spans_read }] },
+    // Nothing read is not nothing found: a report over no run says so, whatever its other figures (all 0).
+    { name: 'afterstop_report_nothing_to_judge', help: 'The report had no agent run to judge (no span read, or no run in the window): its zeros are not an all-clear', labelNames: ['status'], samples: [{ labels: { status: report.evidence.status }, value: report.evidence.status === 'runs' ? 0 : 1 }] },
+    { name: 'afterstop_report_store_spans', help: 'Spans the report could draw on (in the store, or read from ClickHouse)', labelNames: [], samples: [{ labels: {}, value: report.input.spans_in_store }] },
     { name: 'afterstop_report_findings', help: 'Findings listed by the report', labelNames: [], samples: [{ labels: {}, value: report.findings.length }] },
     { name: 'afterstop_report_timestamp_seconds', help: 'When the report was made (Unix time): a stale dashboard shows it', labelNames: [], samples: [{ labels: {}, value: (options.now ?? Date.now()) / 1000 }] },
   );

@@ -1,4 +1,4 @@
-import { Bool, Float64, Int64, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
+import { Bool, Float64, Int64, Schema, Table, TimestampMillisecond, Utf8, tableToIPC, vectorFromArray, type Vector } from 'apache-arrow';
 import type { Figures, LeakReport } from '../types.js';
 
 /**
@@ -8,6 +8,8 @@ import type { Figures, LeakReport } from '../types.js';
  *   (`is_total`), every figure a column (nested figures joined with `_`:
  *   `cancel_ack_ms_p95`, `tokens_after_stop_output`, `cancel_depth_4`);
  * - findings: one row per finding.
+ * The groups file's schema metadata holds `afterstop.evidence.status` and `afterstop.evidence.note` (the report's
+ * `evidence`: a report over no run says so).
  * Counts are Int64; dollars and milliseconds Float64.
  */
 export interface ArrowReport {
@@ -54,7 +56,10 @@ export function renderArrow(report: LeakReport): ArrowReport {
       return { service: null, agent: null, framework: null, is_total: true, ...figures(rest) };
     })(),
   ];
-  const groups = new Table(figureColumns(groupRows));
+  const figuresTable = new Table(figureColumns(groupRows));
+  // Nothing read is not nothing found: the groups file says what the report had to judge, in its schema's metadata.
+  const metadata = new Map([['afterstop.evidence.status', report.evidence.status], ['afterstop.evidence.note', report.evidence.note ?? '']]);
+  const groups = new Table(new Schema(figuresTable.schema.fields, metadata), figuresTable.batches);
 
   const f = report.findings;
   const findings = new Table({

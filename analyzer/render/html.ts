@@ -198,6 +198,12 @@ function others(report: LeakReport): string {
   return `<dl class="others">${items.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join('')}</dl>`;
 }
 
+/** Nothing read is not nothing found: the page says so before any figure. */
+function evidenceBanner(report: LeakReport): string {
+  const note = report.evidence.note;
+  return note === null ? '' : `<p class="nothing" role="alert" data-evidence="${escapeHtml(report.evidence.status)}"><strong>Nothing to judge.</strong> ${escapeHtml(note)}</p>`;
+}
+
 function meta(report: LeakReport, generatedAt: Date): string {
   const w = report.window;
   const i = report.input;
@@ -205,7 +211,8 @@ function meta(report: LeakReport, generatedAt: Date): string {
     ['window', `${w.from ?? 'the beginning'} → ${w.to ?? 'now'}`],
     ['generated', generatedAt.toISOString()],
     ['prices', `as of ${report.prices.as_of ?? 'no date'} (${report.prices.source})`],
-    ['input', `${int(i.files)} files (${int(i.files_read)} read now), ${int(i.spans_read)} spans read (${int(i.spans_added)} new), ${int(i.skipped_count)} lines skipped`],
+    ['read', i.paths.length === 0 ? 'nothing named' : i.paths.join(', ')],
+    ['input', `${int(i.files)} files (${int(i.files_read)} read now), ${int(i.spans_read)} spans read (${int(i.spans_added)} new), ${int(i.spans_in_store)} in the store, ${int(i.skipped_count)} lines skipped`],
   ];
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join('')}</dl>`;
 }
@@ -304,6 +311,7 @@ svg .grid { stroke: #eaeef2; } svg .axis { stroke: #8c959f; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; } th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-alt); font-weight: 600; } .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td { overflow-wrap: break-word; } .findings td:nth-child(4) { white-space: nowrap; }
+.nothing { margin: 12px 0; padding: 10px 14px; border: 2px solid #bf8700; border-radius: 6px; background: #fff8c5; color: #3b2300; }
 .sev { display: inline-block; min-width: 1.6em; text-align: center; border-radius: 3px; font-weight: 600; }
 .sev-1 { background: #ffebe9; color: #a40e26; } .sev-2 { background: #fff8c5; color: #7d4e00; } .sev-3 { background: var(--bg-alt); color: var(--muted); }
 a { color: #0969da; }
@@ -338,6 +346,7 @@ export function renderHtml(report: LeakReport, options: HtmlOptions = {}): strin
   return `${pageStart(title)}
 <header>
 <h1>What the agents did after Stop</h1>
+${evidenceBanner(report)}
 ${meta(report, generatedAt)}
 </header>
 <section><h2>Headline</h2>

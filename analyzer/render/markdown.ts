@@ -6,6 +6,7 @@ import {
   GHOST_COMMITS_HEADER,
   ghostCommitsByTool,
   headline,
+  noFindings,
   provenance,
   SCORECARD_HEADER,
   scorecard,
@@ -37,7 +38,10 @@ export function markdownTable(header: string[], rows: string[][]): string[] {
 
 /** The leak report as Markdown, for a pull request or a chat message. */
 export function renderMarkdown(report: LeakReport, options: { findings?: number } = {}): string {
-  const out: string[] = ['## afterstop leak report', '', `_${markdownCell(provenance(report))}_`, ''];
+  const out: string[] = ['## afterstop leak report', ''];
+  // Nothing read is not nothing found: said before any figure.
+  if (report.evidence.note !== null) out.push(`> **Nothing to judge.** ${markdownCell(report.evidence.note)}`, '');
+  out.push(`_${markdownCell(provenance(report))}_`, '');
   out.push(...markdownTable(['figure', 'value'], headline(report).map((l) => [l.label, l.value])));
   const byTool = ghostCommitsByTool(report);
   if (byTool.length > 0) out.push('', '### Ghost commits by tool', '', ...markdownTable(GHOST_COMMITS_HEADER, byTool));
@@ -49,6 +53,8 @@ export function renderMarkdown(report: LeakReport, options: { findings?: number 
   const worst = worstFindings(report, options.findings ?? 10);
   if (worst.length > 0) {
     out.push('', `### Worst findings (${worst.length} of ${report.findings.length})`, '', ...markdownTable(FINDINGS_HEADER, worst.map(findingRow)));
+  } else {
+    out.push('', noFindings(report));
   }
   if (report.input.skipped_count > 0) out.push('', `${report.input.skipped_count} input line(s) skipped.`);
   return `${out.join('\n')}\n`;

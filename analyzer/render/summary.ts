@@ -64,10 +64,20 @@ export function worstFindings(report: LeakReport, limit: number): Finding[] {
 export const FINDINGS_HEADER = ['#', 'severity', 'kind', 'time', 'tool', 'trace id', 'detail'];
 export const findingRow = (f: Finding, i: number): string[] => [String(i + 1), String(f.severity), f.kind, f.time, f.tool ?? '', f.trace_id, f.detail];
 
+/**
+ * What the report says when it lists no finding: an all-clear only where runs were read and some were
+ * stopped; otherwise why there is nothing (nothing read is not nothing found).
+ */
+export function noFindings(report: LeakReport): string {
+  if (report.evidence.status !== 'runs') return 'No findings, because there was nothing to judge: this is not an all-clear.';
+  if (report.totals.cancelled_runs === 0) return `No run was stopped in this window (${int(report.totals.runs)} run(s)): nothing to measure after Stop.`;
+  return 'No findings: nothing kept running after Stop in this window.';
+}
+
 /** Where the figures came from, in one line. */
 export function provenance(report: LeakReport): string {
   const w = report.window;
   const window = w.from === null && w.to === null ? 'all time' : `${w.from ?? '…'} to ${w.to ?? '…'}`;
   const i = report.input;
-  return `window: ${window} · ${int(i.files)} file(s), ${int(i.spans_added)} new span(s), ${int(i.skipped_count)} line(s) skipped · prices ${report.prices.source}${report.prices.as_of ? ` as of ${report.prices.as_of}` : ''}`;
+  return `window: ${window} · ${int(i.files)} file(s), ${int(i.spans_added)} new span(s) (${int(i.spans_in_store)} in the store), ${int(i.skipped_count)} line(s) skipped · prices ${report.prices.source}${report.prices.as_of ? ` as of ${report.prices.as_of}` : ''}`;
 }

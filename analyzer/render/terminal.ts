@@ -6,12 +6,13 @@ import {
   GHOST_COMMITS_HEADER,
   ghostCommitsByTool,
   headline,
+  noFindings,
   provenance,
   SCORECARD_HEADER,
   scorecard,
   worstFindings,
 } from './summary.js';
-import { columns, terminalSafe } from './text-table.js';
+import { columns, terminalLine, terminalSafe } from './text-table.js';
 
 export interface TerminalOptions {
   /** ANSI colours (see {@link colorWanted}). */
@@ -36,7 +37,10 @@ export function renderTerminal(report: LeakReport, options: TerminalOptions): st
   // otherwise check process.stdout again and drop the colour for a report written elsewhere.
   const paint = (format: Parameters<typeof styleText>[0], text: string): string => (options.color ? styleText(format, text, { validateStream: false }) : text);
   const heading = (text: string): string => paint('bold', text);
-  const out: string[] = [heading('afterstop leak report'), paint('dim', terminalSafe(provenance(report))), ''];
+  const out: string[] = [heading('afterstop leak report')];
+  // Nothing read is not nothing found: said before any figure.
+  if (report.evidence.note !== null) out.push(paint(['bold', 'yellow'], terminalLine(`NOTHING TO JUDGE: ${report.evidence.note}`)));
+  out.push(paint('dim', terminalSafe(provenance(report))), '');
 
   const lines = headline(report);
   const width = Math.max(...lines.map((l) => l.label.length));
@@ -60,7 +64,7 @@ export function renderTerminal(report: LeakReport, options: TerminalOptions): st
     out.push('', heading(`Worst findings (${worst.length} of ${report.findings.length})`));
     out.push(...columns(FINDINGS_HEADER, worst.map(findingRow), (c, row) => (row < 0 ? paint('dim', c) : c)).map((l) => `  ${l}`));
   } else {
-    out.push('', 'No findings: nothing kept running after Stop in this window.');
+    out.push('', noFindings(report));
   }
   if (report.input.skipped_count > 0) {
     out.push('', paint('yellow', `${report.input.skipped_count} input line(s) skipped: see input.skipped in --format json`));

@@ -16,10 +16,15 @@ export const MAX_CELL_CHARS = 200;
  * table megabytes wide). The JSON and Arrow outputs keep the values whole.
  */
 export function terminalSafe(value: string): string {
-  const safe = value.replace(/[\r\n\t]+/g, ' ').replace(INVISIBLE, '\ufffd');
+  const safe = terminalLine(value);
   if (safe.length <= MAX_CELL_CHARS) return safe;
   const chars = [...safe];
   return chars.length <= MAX_CELL_CHARS ? safe : `${chars.slice(0, MAX_CELL_CHARS - 1).join('')}…`;
+}
+
+/** One line a terminal can show, whole: line breaks as spaces, control and invisible characters as U+FFFD. */
+export function terminalLine(value: string): string {
+  return value.replace(/[\r\n\t]+/g, ' ').replace(INVISIBLE, '\ufffd');
 }
 
 /** Rows as aligned columns (two spaces apart), header first; `style` wraps a cell after padding. */

@@ -11,7 +11,7 @@ import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
 import { addBudgetOptions, brokenBudgets, budgetStatus } from '../budgets.js';
-import { EXIT_BUDGET, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
+import { EXIT_BUDGET, EXIT_NOTHING_TO_JUDGE, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';
 import { silentProgress, stderrProgress } from '../progress.js';
@@ -44,6 +44,7 @@ interface LeakReportOptions {
   clickhouse?: string;
   table: string;
   timelines?: number;
+  allowEmpty?: boolean;
   [budget: string]: unknown;
 }
 
@@ -120,6 +121,7 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
     .option('--prometheus-file <file>', "write the figures as Prometheus metrics for node_exporter's textfile collector")
     .option('--max-label-values <n>', 'distinct tools and models kept in the metrics (the rest as other)', nonNegativeNumber, 20);
   addBudgetOptions(command);
+  command.option('--allow-empty', 'with budgets: a report with no agent run to judge (nothing read, or no run in the window) passes (exit 0) instead of exit 3');
   return command
     .addHelpText('after', `
 Examples:
@@ -132,7 +134,9 @@ Examples:
   afterstop leak-report --clickhouse http://clickhouse:8123 --table otel.otel_traces --since 24h
   afterstop explain 1                # the worst finding's run, drawn against its Stop
 
-Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 2 bad usage, unreadable input, or a failed export (push, metrics file).`)
+Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 3 budgets were given and there was nothing
+to judge (no span read, or no agent run in the window; --allow-empty passes it), 2 bad usage, unreadable input, or a
+failed export (push, metrics file).`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
@@ -207,9 +211,14 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
 
   const broken = brokenBudgets(report, options);
   for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);
+  // Nothing read is not nothing found: said on stderr too (a program may be reading stdout), and budgets are not passed on it.
+  const nothing = report.evidence.note !== null;
+  if (nothing && (options.out !== undefined || process.stdout.isTTY !== true)) process.stderr.write(`afterstop: nothing to judge: ${report.evidence.note}\n`);
+  const judged = !nothing || options.allowEmpty === true || budgetStatus(report, options).length === 0;
+  if (!judged) process.stderr.write('afterstop: the budgets are not passed on a report with nothing to judge (exit 3); --allow-empty passes a night that may truly be empty\n');
   const exported = await exportMetrics(report, options);
-  // A broken budget is what the nightly job is for: it wins over a failed export (both are on stderr).
-  return broken.length > 0 ? EXIT_BUDGET : exported ? EXIT_OK : EXIT_USAGE;
+  // A broken budget is what the nightly job is for: it wins over nothing to judge, and both over a failed export (all are on stderr).
+  return broken.length > 0 ? EXIT_BUDGET : !judged ? EXIT_NOTHING_TO_JUDGE : exported ? EXIT_OK : EXIT_USAGE;
 }
 
 /** The metrics to the textfile and the Pushgateway; false when one of them failed (said on stderr). */
