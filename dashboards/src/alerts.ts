@@ -97,6 +97,16 @@ export const RULE_GROUPS: RuleGroup[] = [
         },
       },
       {
+        // Nothing read is not nothing found: a nightly job pointed at the wrong place pushes zeros.
+        alert: 'AfterstopReportNothingToJudge',
+        expr: 'max by (job, instance, status) (afterstop_report_nothing_to_judge) > 0',
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'The nightly leak report had nothing to judge',
+          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} read no agent run ({{ $labels.status }}): its zeros are not an all-clear. Check where the job reads its traces.',
+        },
+      },
+      {
         alert: 'AfterstopReportStale',
         expr: 'time() - max by (job, instance) (afterstop_report_timestamp_seconds) > 2 * 86400',
         labels: { severity: 'warning' },
