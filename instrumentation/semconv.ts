@@ -77,6 +77,8 @@ export const ATTR_TOOL_KIND = 'afterstop.tool.kind';
 export const ATTR_RUN_RESUMES = 'afterstop.run.resumes';
 /** How a commit is known (afterstop addition to SEMCONV.md): `manual` (the tool said so), `response` (a non-GET HTTP request it made was answered), `request_sent` (its body reached the server and the answer was lost). */
 export const ATTR_TOOL_COMMIT_EVIDENCE = 'afterstop.tool.commit.evidence';
+/** On the tool span: the commit markers the call wrote before its span ended (a store with fewer lost some). */
+export const ATTR_TOOL_COMMIT_COUNT = 'afterstop.tool.commit.count';
 /** With evidence `request_sent`: how long (ms) the request went unanswered, from its body reaching the server to the answer's loss (the marker's time). */
 export const ATTR_TOOL_COMMIT_UNANSWERED_MS = 'afterstop.tool.commit.unanswered_ms';
 export const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';

@@ -24,6 +24,7 @@ import {
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_IDEMPOTENCY_KEY,
   ATTR_TOOL_KIND,
+  ATTR_TOOL_COMMIT_COUNT,
   ATTR_TOOL_RESULT,
   ATTR_TOOL_SIGNAL_OBSERVED,
   ERROR_TYPE_CANCELLED,
@@ -52,6 +53,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private readonly startTime: HrTime;
   private result: ToolResultDelivery | undefined;
   private ended = false;
+  /** Commit markers written before the span ended (its afterstop.tool.commit.count). */
+  private commits = 0;
   private inflight = true;
   /** Its start number in the run (RunScope.childStarted). */
   private readonly started: number;
@@ -214,6 +217,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       });
       if (this.idempotencyKey !== undefined) attributes[ATTR_TOOL_IDEMPOTENCY_KEY] = this.idempotencyKey;
       this.run.marker(SPAN_TOOL_COMMIT, attributes, this.context);
+      if (!this.ended) this.commits++;
       if (state === 'none') return RESOLVED;
       recordCommitAfterStop(this.run.common, this.name, this.effect, evidence === 'request_sent');
       // A commit after Stop is the evidence of a ghost: make sure it is written.
@@ -260,6 +264,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       const result =
         options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
       span.setAttribute(ATTR_TOOL_RESULT, result);
+      // The markers it wrote: a store holding fewer lost some, and the call is then no proof of "no commit".
+      span.setAttribute(ATTR_TOOL_COMMIT_COUNT, this.commits);
       // A result that did not reach the conversation, after a Stop (a framework step is not in the conversation):
       // late, dropped or cancelled, or ending after the ack, as the report's lost calls (prepare-tool-outcomes.sql).
       const ack = this.run.ackTime;

@@ -40,6 +40,20 @@ describe('run.tool', () => {
     expect(tool.statusCode).toBe(0);
   });
 
+  it('counts on its span the commit markers it wrote before ending (a store holding fewer lost some)', async () => {
+    const run = startRun({ agentName: 'support', conversationId: 'conv-count' });
+    await run.tool({ name: 'charge', callId: 'call_two', effect: 'irreversible' }, async ({ commit }) => {
+      await commit();
+      await commit();
+    });
+    await run.tool({ name: 'lookup', callId: 'call_none', effect: 'read' }, async () => 'ok');
+    run.end();
+    const spans = await capture.spans(run.id);
+    expect(named(spans, 'afterstop.tool.commit')).toHaveLength(2);
+    expect(only(spans, 'execute_tool charge').attributes['afterstop.tool.commit.count']).toBe(2);
+    expect(only(spans, 'execute_tool lookup').attributes['afterstop.tool.commit.count']).toBe(0);
+  });
+
   it('writes the start marker, at the call\'s start, when the call is still open at an export', async () => {
     const run = startRun({ agentName: 'support', conversationId: 'conv-t' });
     const value = await run.tool({ name: 'slow', callId: 'call_open', effect: 'irreversible', kind: 'step' }, async () => {
