@@ -49,7 +49,7 @@ export class AiSdkRun {
    * Tool calls whose body returned (or failed by an abort), waiting to know whether their result (or error)
    * was delivered: the SDK carries a tool's error into the conversation as a `tool-error` part, or drops it.
    */
-  private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime; failure?: { error: unknown } }>();
+  private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime; failure?: { error: unknown; aborted: boolean } }>();
   private readonly delivered = new Set<string>();
   /** Streams of the result the app is reading. */
   private openStreams = 0;
@@ -204,7 +204,9 @@ export class AiSdkRun {
     if (this.ended || this.sdkStopped === undefined || this.openStreams > 0) return;
     this.ended = true;
     // A failure by the abort that the SDK never carried into the conversation: cancelled (METRICS.md §3).
-    for (const { call, endTime, failure } of this.pending.values()) endToolCall(call, failure === undefined ? { result: 'dropped' } : { error: failure.error, result: 'cancelled' }, endTime);
+    // (A failure after the Stop that is no abort, such as the MCP SDK's McpError wrapping the abort's reason as
+    // text, was dropped all the same.)
+    for (const { call, endTime, failure } of this.pending.values()) endToolCall(call, failure === undefined ? { result: 'dropped' } : { error: failure.error, result: failure.aborted ? 'cancelled' : 'dropped' }, endTime);
     this.pending.clear();
     const { error } = this.sdkStopped;
     if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.sdkSignal));
@@ -264,12 +266,15 @@ export class AiSdkRun {
   private toolEnded(call: ToolCall, failure?: { error: unknown }, output?: unknown): void {
     safely('ai-sdk tool end', () => {
       if (failure !== undefined) {
-        // A failure whose cause chain holds an abort (an MCP client's "Request was aborted") is a cancelled
-        // result, never a delivered one, unless the SDK carries it into the conversation (a tool-error part).
-        if (!isAbortError(failure.error, this.run.signal)) return call.end({ error: failure.error });
+        // A failure whose cause chain holds an abort (an MCP client's "Request was aborted"), or any failure once
+        // the run was stopped, is delivered only when the SDK carries it into the conversation (a tool-error
+        // part); else it was cancelled (an abort) or dropped. A failure of a run going on is the SDK's to carry.
+        const aborted = isAbortError(failure.error, this.run.signal);
+        const stopped = aborted || this.run.cancelState !== 'none' || this.run.signal.aborted || this.sdkSignal?.aborted === true;
+        if (!stopped) return call.end({ error: failure.error });
         if (this.delivered.has(call.callId)) return endToolCall(call, { error: failure.error, result: 'delivered' });
-        if (this.ended) return endToolCall(call, { error: failure.error, result: 'cancelled' });
-        this.pending.set(call.callId, { call, endTime: hrTime(), failure });
+        if (this.ended) return endToolCall(call, { error: failure.error, result: aborted ? 'cancelled' : 'dropped' });
+        this.pending.set(call.callId, { call, endTime: hrTime(), failure: { error: failure.error, aborted } });
         return toolBodyEnded(call);
       }
       recordToolOutput(call, output);
