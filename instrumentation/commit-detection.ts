@@ -16,6 +16,14 @@ import { activeTool, type CommitSink } from './run-context.js';
  * connection, the socket reset). An answer of 400 or more says the server
  * did not do it: no commit.
  *
+ * A streamed answer is an answer when it ends: a response whose content type
+ * streams (`text/event-stream`, NDJSON / JSON Lines / JSON text sequences), or
+ * any answer to an MCP Streamable HTTP request (it carries
+ * `MCP-Protocol-Version`), is not a commit at its headers (a 200 before the
+ * tool's work is done); it is a `response` commit when its body ends (undici's
+ * `undici:request:trailers`, node:http's response fully read), and a cut one
+ * is `request_sent` (the service had the request; what it did is not known).
+ *
  * Read from Node's diagnostics channels, so nothing is patched: fetch and
  * undici (`undici:request:*`) and node:http (`http.client.*`). The request
  * is tied to its tool when it is created, in the body's async context.
@@ -38,6 +46,10 @@ interface Pending {
   /** performance.now() when the body reached the socket: the service has the request from then on. */
   sentAt: number;
   done: boolean;
+  /** Its answer streams (known from the request: an MCP Streamable HTTP request). */
+  streams: boolean;
+  /** A streamed answer's status, while its body is still coming: the commit waits for the body's end. */
+  awaitingBody: number | undefined;
 }
 
 const pending = new WeakMap<object, Pending>();
@@ -45,14 +57,14 @@ const pending = new WeakMap<object, Pending>();
 /** node:http requests the guard keyed when they were made (http-guard.ts), for the channel that sees them later. */
 export const keyedHttpRequests = new WeakMap<object, RequestKey>();
 
-function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined): Pending | undefined {
+function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined, streams = false): Pending | undefined {
   const tool = activeTool();
   if (tool === undefined || SAFE_METHODS.has(method)) return undefined;
   if (!tool.detectsCommits && keyed?.attempt === undefined) return undefined;
   const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (typeof host === 'string' && host !== '') attributes[ATTR_SERVER_ADDRESS] = host;
   if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
-  const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false };
+  const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams, awaitingBody: undefined };
   pending.set(request, p);
   return p;
 }
@@ -87,24 +99,67 @@ export function guardKey(tool: CommitSink, method: string, host: string | undefi
   return { key: attempt.key, attempt };
 }
 
-function answered(request: unknown, status: unknown): void {
+/** Content types whose body is a stream of messages: the answer is whole only when the body ends. */
+const STREAMED_TYPES: ReadonlySet<string> = new Set([
+  'text/event-stream',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/x-jsonlines',
+  'application/json-seq',
+  'application/stream+json',
+]);
+
+/** Whether a response's content type (`text/event-stream; charset=utf-8`) streams. */
+export function streamedContentType(contentType: unknown): boolean {
+  if (typeof contentType !== 'string') return false;
+  return STREAMED_TYPES.has(contentType.split(';', 1)[0]!.trim().toLowerCase());
+}
+
+/** The header naming an MCP Streamable HTTP request (MCP 2025-03-26 and later): its answer may stream whatever its type. */
+const MCP_PROTOCOL_HEADER = 'mcp-protocol-version';
+
+function answered(request: unknown, status: unknown, contentType?: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
-  if (p === undefined || p.done) return;
-  p.done = true;
+  if (p === undefined || p.done || p.awaitingBody !== undefined) return;
   p.attempt?.ended(typeof status !== 'number' || unreadStatus(status));
-  if (!p.detect || typeof status !== 'number' || status >= 400) return;
+  if (!p.detect || typeof status !== 'number' || status >= 400) {
+    p.done = true;
+    return;
+  }
+  // A streamed answer's headers are not the effect: the commit waits for its body's end (or its loss).
+  if (p.streams || streamedContentType(contentType)) {
+    p.awaitingBody = status;
+    return;
+  }
+  p.done = true;
   commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
+}
+
+/** A streamed answer's body ended whole: that is its answer, a commit now. */
+function bodyEnded(request: unknown): void {
+  const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
+  if (p === undefined || p.done || p.awaitingBody === undefined) return;
+  p.done = true;
+  commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: p.awaitingBody });
 }
 
 function lost(request: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done) return;
   p.done = true;
+  // A streamed answer cut after its headers: its key's attempt was told at the headers.
+  if (p.awaitingBody !== undefined) {
+    if (p.detect) commit(p, 'request_sent', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: p.awaitingBody, [ATTR_TOOL_COMMIT_UNANSWERED_MS]: unansweredMs(p) });
+    return;
+  }
   p.attempt?.ended(true);
   if (!p.detect) return;
   // The service had the request from sentAt; whether and when it committed is not known (the answer is lost).
-  if (p.sent) commit(p, 'request_sent', { [ATTR_TOOL_COMMIT_UNANSWERED_MS]: Math.max(0, Math.round((performance.now() - p.sentAt) * 1000) / 1000) });
+  if (p.sent) commit(p, 'request_sent', { [ATTR_TOOL_COMMIT_UNANSWERED_MS]: unansweredMs(p) });
 }
+
+const unansweredMs = (p: Pending): number => Math.max(0, Math.round((performance.now() - p.sentAt) * 1000) / 1000);
 
 function bodySent(p: Pending): void {
   if (p.sent) return;
@@ -126,8 +181,11 @@ function hostOf(origin: unknown): string | undefined {
 
 type Message = {
   request?: { method?: unknown; origin?: unknown; host?: unknown; path?: unknown; headers?: unknown; addHeader?: (key: string, value: string) => unknown; once?: (event: string, fn: () => void) => unknown };
-  response?: { statusCode?: unknown };
+  response?: { statusCode?: unknown; headers?: unknown };
 };
+
+type NodeRequest = NonNullable<Message['request']> & { getHeader?: (name: string) => unknown };
+type NodeResponse = { headers?: Record<string, unknown>; complete?: unknown; once?: (event: string, fn: () => void) => unknown };
 
 /** A fetch or undici request being made: tracked for its commit, and keyed when the guard keys its host. */
 function undiciCreated(request: NonNullable<Message['request']>): void {
@@ -139,7 +197,16 @@ function undiciCreated(request: NonNullable<Message['request']>): void {
     typeof request.addHeader === 'function'
       ? guardKey(tool, method, host, typeof request.path === 'string' ? request.path : '/', (h) => headerValue(request.headers, h), (h, k) => request.addHeader!(h, k))
       : undefined;
-  track(request, method, host, keyed);
+  track(request, method, host, keyed, headerValue(request.headers, MCP_PROTOCOL_HEADER) !== undefined);
+}
+
+/** A node:http answer: a streamed one is a commit when the response is fully read, `request_sent` when it closes cut. */
+function httpAnswered(request: NodeRequest | undefined, response: NodeResponse | undefined): void {
+  answered(request, (response as { statusCode?: unknown } | undefined)?.statusCode, response?.headers?.['content-type']);
+  const p = request ? pending.get(request) : undefined;
+  if (p === undefined || p.awaitingBody === undefined || typeof response?.once !== 'function') return;
+  // 'close' only (no 'data' or 'end' listener: either would change how the app reads the response).
+  response.once('close', () => safely('http commit (response close)', () => (response.complete === true ? bodyEnded(request) : lost(request)), undefined));
 }
 
 const handlers: Record<string, (message: Message) => void> = {
@@ -149,19 +216,26 @@ const handlers: Record<string, (message: Message) => void> = {
     const p = request ? pending.get(request) : undefined;
     if (p) bodySent(p);
   },
-  'undici:request:headers': ({ request, response }) => answered(request, response?.statusCode),
+  'undici:request:headers': ({ request, response }) => answered(request, response?.statusCode, headerValue(response?.headers, 'content-type')),
+  // The body ended whole (with or without trailers): a streamed answer's commit.
+  'undici:request:trailers': ({ request }) => bodyEnded(request),
   'undici:request:error': ({ request }) => lost(request),
   // node:http (and https, and what is built on them)
   'http.client.request.start': ({ request }) => {
     if (!request) return;
-    const p = track(request, methodOf(request.method), request.host, keyedHttpRequests.get(request));
+    const own = request as NodeRequest;
+    const streams = typeof own.getHeader === 'function' && own.getHeader(MCP_PROTOCOL_HEADER) !== undefined;
+    const p = track(request, methodOf(request.method), request.host, keyedHttpRequests.get(request), streams);
     if (p === undefined || typeof request.once !== 'function') return;
     // 'finish': the body was handed to the socket; 'close': the request is over, answered or not.
     // (No 'response' or 'error' listener: either would change what node:http does with the app's request.)
     request.once('finish', () => bodySent(p));
-    request.once('close', () => lost(request));
+    // (A streamed answer's fate is its response's: its 'close' comes after the request's when it is cut.)
+    request.once('close', () => {
+      if (p.awaitingBody === undefined) lost(request);
+    });
   },
-  'http.client.response.finish': ({ request, response }) => answered(request, response?.statusCode),
+  'http.client.response.finish': ({ request, response }) => httpAnswered(request as NodeRequest | undefined, response as NodeResponse | undefined),
 };
 
 const subscribers: Record<string, (message: unknown) => void> = Object.fromEntries(

@@ -25,18 +25,41 @@ export class CancelledError extends Error {
   }
 }
 
-/**
- * Whether `error` is how an aborted operation ends: the signal's own reason,
- * an `AbortError` (fetch, undici, the OpenAI and Anthropic SDKs), or a
- * CancelledError.
- */
-export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
+/** How far down an error's `cause` chain an abort is looked for (a wrapper of a wrapper of the abort). */
+export const CAUSE_DEPTH = 8;
+
+/** The error itself is an abort: the signal's reason, an `AbortError` (DOMException or not), a CancelledError. */
+function isAbortItself(error: unknown, signal?: AbortSignal): boolean {
   if (error === undefined || error === null) return false;
   if (signal?.aborted && error === signal.reason) return true;
   if (CancelledError.isInstance(error) || DeadlineExceededError.isInstance(error)) return true;
   if (typeof error !== 'object') return false;
   const name = (error as { name?: unknown }).name;
   return name === 'AbortError' || name === 'APIUserAbortError' || name === 'CancelledError';
+}
+
+/**
+ * Whether `error` is how an aborted operation ends: the signal's own reason,
+ * an `AbortError` (fetch, undici, the OpenAI and Anthropic SDKs), or a
+ * CancelledError; or an error that wraps one in its `cause` chain (followed
+ * {@link CAUSE_DEPTH} deep: an MCP client's `MCPClientError` "Request was
+ * aborted" carries the signal's reason as its cause). Never throws.
+ */
+export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
+  try {
+    let e = error;
+    for (let depth = 0; depth <= CAUSE_DEPTH && e !== undefined && e !== null; depth++) {
+      if (isAbortItself(e, signal)) return true;
+      if (typeof e !== 'object') return false;
+      const cause: unknown = (e as { cause?: unknown }).cause;
+      if (cause === e) return false;
+      e = cause;
+    }
+    return false;
+  } catch {
+    // A hostile getter on the error: not known to be an abort.
+    return false;
+  }
 }
 
 const fencedSymbol = Symbol.for('afterstop.error.commit-fenced');

@@ -73,6 +73,14 @@ export const ATTR_TOOL_SIGNAL_OBSERVED = 'afterstop.tool.signal_observed';
 export const ATTR_TOOL_RESULT = 'afterstop.tool.result';
 /** `step` for a framework step run as a tool call (a LangGraph node, a workflow step): not in the conversation, never an orphan (afterstop addition). */
 export const ATTR_TOOL_KIND = 'afterstop.tool.kind';
+/**
+ * On a tool span: its effect happened out of afterstop's sight, carried there by what the value names (`mcp`:
+ * an MCP `tools/call` the body sent, the effect being the MCP server's, another process's). In flight at Stop and
+ * not read-only, such a call is at best a possible ghost commit (METRICS.md §2, `out_of_sight`) (afterstop addition).
+ */
+export const ATTR_TOOL_OUT_OF_SIGHT = 'afterstop.tool.out_of_sight';
+/** The value of {@link ATTR_TOOL_OUT_OF_SIGHT} for an MCP `tools/call` sent inside the tool's body. */
+export const OUT_OF_SIGHT_MCP = 'mcp';
 /** On a run that resumes an interrupted or stopped run of the same thread: that run's id (afterstop addition). */
 export const ATTR_RUN_RESUMES = 'afterstop.run.resumes';
 /** How a commit is known (afterstop addition to SEMCONV.md): `manual` (the tool said so), `response` (a non-GET HTTP request it made was answered), `request_sent` (its body reached the server and the answer was lost). */

@@ -25,6 +25,7 @@ import {
   ATTR_TOOL_IDEMPOTENCY_KEY,
   ATTR_TOOL_KIND,
   ATTR_TOOL_COMMIT_COUNT,
+  ATTR_TOOL_OUT_OF_SIGHT,
   ATTR_TOOL_RESULT,
   ATTR_TOOL_SIGNAL_OBSERVED,
   ERROR_TYPE_CANCELLED,
@@ -56,6 +57,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   /** Commit markers written before the span ended (its afterstop.tool.commit.count). */
   private commits = 0;
   private inflight = true;
+  /** Its effect was handed out of afterstop's sight (effectOutOfSight). */
+  private outOfSight = false;
   /** Its start number in the run (RunScope.childStarted). */
   private readonly started: number;
   /** Its HTTP requests' commits are detected (`detectCommits`). */
@@ -150,6 +153,17 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       recordCommitPrevented(this.run.common, this.name, this.effect);
     } catch (error) {
       reportInternalError('tool commit prevented', error);
+    }
+  }
+
+  effectOutOfSight(how: string): void {
+    // On the span (the call's effect is the other side's from now on); the first says it.
+    if (this.ended || this.outOfSight) return;
+    this.outOfSight = true;
+    try {
+      this.span.setAttribute(ATTR_TOOL_OUT_OF_SIGHT, how);
+    } catch (error) {
+      reportInternalError('tool out of sight', error);
     }
   }
 

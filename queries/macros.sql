@@ -150,6 +150,7 @@ WITH extracted AS (
     attr(ks, vs, 'ai.response.finishReason') AS finish_reason,
     attr(ks, vs, 'afterstop.tool.effect') AS effect,
     attr(ks, vs, 'afterstop.tool.kind') AS tool_kind,
+    attr(ks, vs, 'afterstop.tool.out_of_sight') AS out_of_sight,
     attr(ks, vs, 'afterstop.tool.result') AS result,
     attr(ks, vs, 'afterstop.tool.idempotency_key') AS idempotency_key,
     attr(ks, vs, 'afterstop.steer.id') AS steer_id,

@@ -3,7 +3,7 @@
 -- @description Ghost side effects (METRICS.md §2), one row each: the ghost commits kept at ingest (ghost-commit-facts.sql), compensated when a succeeded afterstop.tool.compensate marker anywhere in the store names the tool call id of a known or possible one (compensation-facts.sql).
 -- @param since_ns BIGINT runs that start at or after this time (NULL: no lower bound)
 -- @param until_ns BIGINT runs that start before this time (NULL: no upper bound)
--- @returns nothing; creates report_ghost_commits (DuckDB: a temporary view, the facts kept at ingest as they are, with compensated: a view costs less than the table it would write (1M spans: about 80 ms of the report); ClickHouse: a temporary table) (possible_kind: request_sent | unended for a possible one, else NULL)
+-- @returns nothing; creates report_ghost_commits (DuckDB: a temporary view, the facts kept at ingest as they are, with compensated: a view costs less than the table it would write (1M spans: about 80 ms of the report); ClickHouse: a temporary table) (possible_kind: request_sent | unended | out_of_sight for a possible one, else NULL)
 -- @binds variables (a view takes no parameters: each is the session variable <query name>_<parameter>)
 CREATE OR REPLACE TEMP VIEW report_ghost_commits AS
 SELECT

@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS spans (
   finish_reason   VARCHAR,               -- ai.response.finishReason
   effect          VARCHAR,
   tool_kind       VARCHAR,               -- afterstop.tool.kind: step for a framework step (never an orphan)
+  out_of_sight    VARCHAR,               -- afterstop.tool.out_of_sight: its effect happened where afterstop could not watch it (mcp)
   result          VARCHAR,
   idempotency_key VARCHAR,
   steer_id        VARCHAR,

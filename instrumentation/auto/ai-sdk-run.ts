@@ -45,8 +45,11 @@ export class AiSdkRun {
   /** The run was started for this call (not the app's own run). */
   private readonly own: boolean;
   private readonly sdkSignal: AbortSignal | undefined;
-  /** Tool calls whose body returned, waiting to know whether their result was delivered. */
-  private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime }>();
+  /**
+   * Tool calls whose body returned (or failed by an abort), waiting to know whether their result (or error)
+   * was delivered: the SDK carries a tool's error into the conversation as a `tool-error` part, or drops it.
+   */
+  private readonly pending = new Map<string, { call: ToolCall; endTime: HrTime; failure?: { error: unknown; aborted: boolean } }>();
   private readonly delivered = new Set<string>();
   /** Streams of the result the app is reading. */
   private openStreams = 0;
@@ -151,7 +154,7 @@ export class AiSdkRun {
         // teeStream's chunks are `{ part, partialOutput }` (ai 6) or the part itself (ai 5).
         const part = ((chunk as Json | undefined)?.['part'] ?? chunk) as Json | undefined;
         const type = part?.['type'];
-        if (type === 'tool-result' && typeof part?.['toolCallId'] === 'string') this.deliver(part['toolCallId']);
+        if ((type === 'tool-result' || type === 'tool-error') && typeof part?.['toolCallId'] === 'string') this.deliver(part['toolCallId']);
         else if (type === 'finish' || type === 'abort') finished = true;
         else if (type === 'error') {
           hasError = true;
@@ -181,7 +184,7 @@ export class AiSdkRun {
     const p = this.pending.get(callId);
     if (p === undefined) return;
     this.pending.delete(callId);
-    endToolCall(p.call, { result: 'delivered' }, p.endTime);
+    endToolCall(p.call, p.failure === undefined ? { result: 'delivered' } : { error: p.failure.error, result: 'delivered' }, p.endTime);
   }
 
   /** The app cancelled a stream it read from the result: its Stop, although the SDK's loop goes on. */
@@ -200,7 +203,10 @@ export class AiSdkRun {
   private finalize(): void {
     if (this.ended || this.sdkStopped === undefined || this.openStreams > 0) return;
     this.ended = true;
-    for (const { call, endTime } of this.pending.values()) endToolCall(call, { result: 'dropped' }, endTime);
+    // A failure by the abort that the SDK never carried into the conversation: cancelled (METRICS.md §3).
+    // (A failure after the Stop that is no abort, such as the MCP SDK's McpError wrapping the abort's reason as
+    // text, was dropped all the same.)
+    for (const { call, endTime, failure } of this.pending.values()) endToolCall(call, failure === undefined ? { result: 'dropped' } : { error: failure.error, result: failure.aborted ? 'cancelled' : 'dropped' }, endTime);
     this.pending.clear();
     const { error } = this.sdkStopped;
     if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.sdkSignal));
@@ -259,7 +265,18 @@ export class AiSdkRun {
   /** The body returned (or threw): what became of the result is known now (an error, already delivered, the run over) or later. */
   private toolEnded(call: ToolCall, failure?: { error: unknown }, output?: unknown): void {
     safely('ai-sdk tool end', () => {
-      if (failure !== undefined) return call.end({ error: failure.error });
+      if (failure !== undefined) {
+        // A failure whose cause chain holds an abort (an MCP client's "Request was aborted"), or any failure once
+        // the run was stopped, is delivered only when the SDK carries it into the conversation (a tool-error
+        // part); else it was cancelled (an abort) or dropped. A failure of a run going on is the SDK's to carry.
+        const aborted = isAbortError(failure.error, this.run.signal);
+        const stopped = aborted || this.run.cancelState !== 'none' || this.run.signal.aborted || this.sdkSignal?.aborted === true;
+        if (!stopped) return call.end({ error: failure.error });
+        if (this.delivered.has(call.callId)) return endToolCall(call, { error: failure.error, result: 'delivered' });
+        if (this.ended) return endToolCall(call, { error: failure.error, result: aborted ? 'cancelled' : 'dropped' });
+        this.pending.set(call.callId, { call, endTime: hrTime(), failure: { error: failure.error, aborted } });
+        return toolBodyEnded(call);
+      }
       recordToolOutput(call, output);
       if (this.delivered.has(call.callId)) return endToolCall(call, { result: 'delivered' });
       if (this.ended) return endToolCall(call, { result: 'dropped' });

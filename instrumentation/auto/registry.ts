@@ -7,12 +7,13 @@ import { OpenAIInstrumentation } from './openai.js';
 import { LangGraphInstrumentation } from './langgraph.js';
 import { LlamaIndexWorkflowInstrumentation } from './llamaindex-workflow.js';
 import { MastraInstrumentation } from './mastra.js';
+import { McpInstrumentation } from './mcp.js';
 import { OpenAIAgentsInstrumentation } from './openai-agents.js';
 
-/** An auto-instrumentation: the package it patches (none for the HTTP commit detector, which patches nothing). */
+/** An auto-instrumentation: the package(s) it patches (none for the HTTP commit detector, which patches nothing). */
 export interface AutoInstrumentationClass {
   new (config?: InstrumentationConfig): Instrumentation;
-  readonly module: string | undefined;
+  readonly module: string | readonly string[] | undefined;
 }
 
 /**
@@ -29,6 +30,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   langgraph: LangGraphInstrumentation,
   'llamaindex-workflows': LlamaIndexWorkflowInstrumentation,
   mastra: MastraInstrumentation,
+  mcp: McpInstrumentation,
 };
 
 /**

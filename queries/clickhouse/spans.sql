@@ -68,6 +68,7 @@ extracted AS (
     nullIf(a['ai.response.finishReason'], '') AS finish_reason,
     nullIf(a['afterstop.tool.effect'], '') AS effect,
     nullIf(a['afterstop.tool.kind'], '') AS tool_kind,
+    nullIf(a['afterstop.tool.out_of_sight'], '') AS out_of_sight,
     nullIf(a['afterstop.tool.result'], '') AS result,
     nullIf(a['afterstop.tool.idempotency_key'], '') AS idempotency_key,
     nullIf(a['afterstop.steer.id'], '') AS steer_id,

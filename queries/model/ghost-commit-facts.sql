@@ -1,11 +1,11 @@
 -- @name ghost_commit_facts
--- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), and a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
--- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended for a possible one, else NULL)
+-- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
+-- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight for a possible one, else NULL)
 @store_insert(ghost_commit_facts)
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
 WITH s AS (
   SELECT sp.run_id, sp.trace_id, sp.span_id, sp.name, sp.role, sp.status_code, sp.start_ns, sp.end_ns, sp.tool_call_id,
-    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, r.c_ns,
+    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, sp.out_of_sight, r.c_ns,
     r.service, r.agent, r.framework, r.conversation_id, r.start_ns AS run_start_ns
   FROM @assigned_spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
   WHERE @touched(sp.trace_id) AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role = 'tool')
@@ -14,6 +14,11 @@ WITH s AS (
 finished_calls AS (
   SELECT DISTINCT run_id, tool_call_id FROM s
   WHERE (role = 'tool' OR name = 'afterstop.tool.commit') AND tool_call_id IS NOT NULL
+),
+-- Tool calls with a commit marker after C (known, or request_sent): already a ghost, known or possible.
+committed_after AS (
+  SELECT DISTINCT run_id, tool_call_id FROM s
+  WHERE name = 'afterstop.tool.commit' AND start_ns > c_ns AND tool_call_id IS NOT NULL
 )
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
@@ -48,4 +53,17 @@ SELECT
 FROM s
 WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND s.status_code <> 2
   -- Runs afterstop recorded the tools of (cancel-span-facts.sql, computed just before) are not foreign.
-  AND s.run_id NOT IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence);
+  AND s.run_id NOT IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
+UNION ALL
+-- Out of sight: in flight at C, not read-only, its effect where afterstop could not watch it, no commit after C.
+SELECT
+  s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),
+  coalesce(s.effect, 'unknown'), s.end_ns, s.end_ns - s.c_ns,
+  true,
+  false, 'out_of_sight', NULL,
+  s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
+FROM s
+LEFT JOIN committed_after AS k ON k.run_id = s.run_id AND k.tool_call_id = s.tool_call_id
+WHERE s.role = 'tool' AND s.out_of_sight IS NOT NULL AND coalesce(s.effect, 'unknown') <> 'read'
+  AND s.start_ns < s.c_ns AND s.end_ns >= s.c_ns
+  AND k.run_id IS NULL;

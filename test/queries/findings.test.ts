@@ -44,7 +44,7 @@ describe('findings', () => {
     expect(rows.find((f) => f['kind'] === 'post_cancel_error')!['detail']).toMatch(/^orphan_tool_call_rejected in the next run: 400 No tool output found/);
   });
 
-  it('a possible ghost commit says what is known: when the request reached the service and when its answer was lost, or that the tool never ended', async () => {
+  it('a possible ghost commit says what is known: when the request reached the service and when its answer was lost, that the tool never ended, or that its effect was out of sight', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
     r.cancelRequest(100);
@@ -53,12 +53,14 @@ describe('findings', () => {
     r.tool({ name: 'book', callId: 'b', startMs: 40, effect: 'reversible' });
     r.tool({ name: 'notify', callId: 'c', startMs: 60, endMs: 110 });
     r.commit({ callId: 'c', atMs: 105, evidence: 'request_sent' });
+    r.tool({ name: 'mcp_send', callId: 'd', startMs: 70, endMs: 112, effect: 'irreversible', result: 'cancelled', attrs: { 'afterstop.tool.out_of_sight': 'mcp' } });
     const s = await analyzeTraces(t);
     const rows = (await s.rows('findings', { limit: 100n })).filter((f) => f['kind'] === 'possible_ghost_commit');
     s.close();
     expect(rows.map((f) => [f['severity'], f['detail']])).toEqual([
       [1, 'send_email (irreversible) may have committed after Stop: its request reached the service 87.530 ms before Stop, and its answer was lost 0.970 ms after Stop'],
       [1, 'notify (unknown) may have committed after Stop: its request reached the service, and its answer was lost 5.000 ms after Stop'],
+      [1, "mcp_send (irreversible) may have committed after Stop: it was in flight at Stop and its effect happened out of afterstop's sight (another process, e.g. an MCP server), so whether it landed is not known; it ended 12.000 ms after Stop"],
       [3, 'book (reversible) may have committed after Stop: it started 60.000 ms before Stop and never ended (the process died or hung), so its effect is not known'],
     ]);
   });

@@ -28,4 +28,25 @@ describe('ghost-commit-facts', () => {
     expect(rows[1]!['time_ns']).toBe(ns(300));
     a.close();
   });
+
+  it('a call in flight at C whose effect was out of sight (an MCP tools/call), not read-only and without a commit after C, is possible: out_of_sight, at its end', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    const mcp = { 'afterstop.tool.out_of_sight': 'mcp' };
+    const stdio = r.tool({ name: 'send_email', callId: 'o', startMs: 10, endMs: 105, result: 'cancelled', attrs: mcp });
+    r.tool({ name: 'search', callId: 'r', startMs: 10, endMs: 150, effect: 'read', attrs: mcp }); // read-only: no effect to miss
+    r.tool({ name: 'archive', callId: 'e', startMs: 10, endMs: 60, attrs: mcp }); // ended before C: before Stop
+    r.tool({ name: 'notify', callId: 'h', startMs: 20, endMs: 210, attrs: mcp }); // its request's answer lost: request_sent once
+    r.commit({ callId: 'h', atMs: 200, evidence: 'request_sent', unansweredMs: 150 });
+    r.tool({ name: 'plain', callId: 'p', startMs: 10, endMs: 105, result: 'cancelled' }); // in sight, no commit: nothing
+    const a = await analyzeTraces(t);
+    const rows = await a.table('ghost_commit_facts', 'ORDER BY time_ns');
+    expect(rows.map((g) => [g['tool'], g['possible_kind'], g['inferred']])).toEqual([
+      ['send_email', 'out_of_sight', false],
+      ['notify', 'request_sent', false],
+    ]);
+    expect(rows[0]).toMatchObject({ span_id: stdio, after_stop_ns: 5_000_000, tool_call_id: 'o', effect: 'unknown' });
+    a.close();
+  });
 });

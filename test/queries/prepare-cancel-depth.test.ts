@@ -25,6 +25,11 @@ const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   // of afterstop's tracer, is the evidence; a foreign one's effect cannot be seen, even with an effect class.
   'afterstop tool span without start marker, in flight at C, ends in budget': [4, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false, scope: 'afterstop' })],
   'foreign tool span in flight at C, ends in budget': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false })],
+  // Depth 4 needs evidence: a call whose effect was out of afterstop's sight (an MCP tools/call) in flight at C is
+  // a possible ghost, even when it ended at once and delivered nothing; read-only, or done before C, it is not.
+  'out-of-sight tool in flight at C, cancelled at once': [3, (r) => r.tool({ name: 'send_email', callId: 'a', startMs: 50, endMs: 102, result: 'cancelled', attrs: { 'afterstop.tool.out_of_sight': 'mcp' } })],
+  'out-of-sight read-only tool in flight at C': [4, (r) => r.tool({ name: 'search', callId: 'a', startMs: 50, endMs: 102, effect: 'read', result: 'cancelled', attrs: { 'afterstop.tool.out_of_sight': 'mcp' } })],
+  'out-of-sight tool done before C': [4, (r) => r.tool({ name: 'send_email', callId: 'a', startMs: 10, endMs: 60, attrs: { 'afterstop.tool.out_of_sight': 'mcp' } })],
   'quiet': [4, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 10, endMs: 60 }); r.commit({ callId: 'a', atMs: 50 }); }],
 };
 

@@ -107,3 +107,115 @@ describe('commits detected from the HTTP requests a tool makes', () => {
     expect(await commitsOf(run.id)).toEqual([expect.objectContaining({ 'gen_ai.tool.call.id': 'call_m', 'afterstop.tool.commit.evidence': 'manual' })]);
   });
 });
+
+/**
+ * A streamed answer is an answer when it ends (issue 45): a service that answers a POST with an event stream
+ * (or NDJSON, or an MCP Streamable HTTP answer) sends its 200 headers before its work is done. The headers are
+ * no commit; the end of the body is, and a body cut by the Stop is `request_sent`.
+ */
+describe('commits of streamed answers', () => {
+  /** A service that sends its headers and a first message at once, and the rest when the test says. */
+  let server: http.Server;
+  let base: string;
+  const open: { res: http.ServerResponse; headersNs: bigint }[] = [];
+  const nowNs = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const type = new URL(req.url ?? '/', 'http://x').searchParams.get('type') ?? 'text/event-stream';
+        res.writeHead(200, { 'content-type': type });
+        res.write(type === 'application/json' ? '{"jsonrpc":"2.0",' : 'data: {"progress":1}\n\n');
+        open.push({ res, headersNs: nowNs() });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  /** End the latest open answer: its body's end, in ns. */
+  const finish = (): bigint => {
+    const { res } = open.pop()!;
+    const endNs = nowNs();
+    res.end('data: {"done":true}\n\n');
+    return endNs;
+  };
+  /** Read a streamed fetch answer: its first chunk (then `between` runs), then the rest. */
+  async function readStreamed(response: Response, between: () => void): Promise<void> {
+    const reader = response.body!.getReader();
+    await reader.read();
+    between();
+    while (!(await reader.read()).done);
+  }
+
+  const streamedTypes = ['text/event-stream', 'application/x-ndjson; charset=utf-8'];
+  for (const type of streamedTypes) {
+    it(`fetch, ${type}: the commit is dated at the body's end, not at its headers`, async () => {
+      const run = startRun();
+      let endNs = 0n;
+      await run.tool({ name: 'send_email', callId: 'call_s', detectCommits: true }, async () => {
+        const response = await post(`${base}/mcp?type=${encodeURIComponent(type)}`);
+        await readStreamed(response, () => (endNs = finish()));
+      });
+      run.end();
+      const spans = named(await capture.spans(run.id), 'afterstop.tool.commit');
+      expect(spans.map((s) => s.attributes['afterstop.tool.commit.evidence'])).toEqual(['response']);
+      expect(spans[0]!.attributes['http.response.status_code']).toBe(200);
+      expect(spans[0]!.startNs >= endNs).toBe(true);
+    });
+  }
+
+  it('fetch, an MCP Streamable HTTP request (MCP-Protocol-Version) answered as JSON: a commit only when the body ends', async () => {
+    const run = startRun();
+    let endNs = 0n;
+    await run.tool({ name: 'send_email', callId: 'call_m', detectCommits: true }, async () => {
+      const response = await post(`${base}/mcp?type=application/json`, { headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-06-18' } });
+      await readStreamed(response, () => (endNs = finish()));
+    });
+    run.end();
+    const spans = named(await capture.spans(run.id), 'afterstop.tool.commit');
+    expect(spans.map((s) => s.attributes['afterstop.tool.commit.evidence'])).toEqual(['response']);
+    expect(spans[0]!.startNs >= endNs).toBe(true);
+  });
+
+  it('fetch: an event stream cut by the Stop after its headers is `request_sent`, after the cancel, with its status', async () => {
+    const run = startRun();
+    const tool = run.tool({ name: 'send_email', callId: 'call_x', detectCommits: true }, async ({ signal }) => {
+      const response = await post(`${base}/mcp`, { signal });
+      await readStreamed(response, () => void run.cancel());
+    });
+    expect(await tool.then(() => 'resolved', (e: unknown) => (e as Error).name)).toBe('AbortError');
+    run.end();
+    open.pop()?.res.destroy();
+    const commits = await commitsOf(run.id);
+    expect(commits).toEqual([expect.objectContaining({ 'afterstop.tool.commit.evidence': 'request_sent', 'afterstop.cancel.state': 'requested', 'http.response.status_code': 200 })]);
+  });
+
+  it('node:http: an event stream is a commit when the response is read to its end, `request_sent` when it is cut', async () => {
+    const run = startRun();
+    let endNs = 0n;
+    const stream = (onFirst: (req: http.ClientRequest) => void): Promise<void> =>
+      new Promise((resolve) => {
+        const req = http.request(`${base}/mcp`, { method: 'POST' }, (res) => {
+          res.once('data', () => onFirst(req));
+          res.on('data', () => {});
+          res.on('close', () => resolve());
+        });
+        req.on('error', () => resolve());
+        req.end('{}');
+      });
+    await run.tool({ name: 'whole', callId: 'call_w', detectCommits: true }, () => stream(() => (endNs = finish())));
+    await run.tool({ name: 'cut', callId: 'call_k', detectCommits: true }, () => stream((req) => req.destroy()));
+    open.pop()?.res.destroy();
+    run.end();
+    const spans = named(await capture.spans(run.id), 'afterstop.tool.commit');
+    const byCall = Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s]));
+    expect(byCall['call_w']?.attributes['afterstop.tool.commit.evidence']).toBe('response');
+    expect(byCall['call_w']!.startNs >= endNs).toBe(true);
+    expect(byCall['call_k']?.attributes['afterstop.tool.commit.evidence']).toBe('request_sent');
+    expect(spans).toHaveLength(2);
+  });
+});
