@@ -34,7 +34,8 @@ export function depthReason(f: RunFiguresRow, budgetMs: number): string | null {
     ].filter(Boolean);
     return `a side effect may have landed after Stop: ${parts.join(', ')}`;
   }
-  return `${f.tools_at_stop} tool call(s) of a foreign trace were running at Stop: whether their effects landed cannot be seen`;
+  if (f.tools_at_stop > 0) return `${f.tools_at_stop} tool call(s) of a foreign trace were running at Stop: whether their effects landed cannot be seen`;
+  return 'a foreign trace (its Stop inferred, its tools not recorded by afterstop) cannot show that nothing landed after Stop';
 }
 
 function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunFigures {

@@ -66,7 +66,15 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
   if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
   const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams, awaitingBody: undefined };
   pending.set(request, p);
+  if (p.detect) tool.requestOpened();
   return p;
+}
+
+/** The request's outcome is known (answered, or lost): its tool no longer waits for it. */
+function settle(p: Pending): void {
+  if (p.done) return;
+  p.done = true;
+  if (p.detect) p.tool.requestSettled();
 }
 
 const methodOf = (method: unknown): string => (typeof method === 'string' ? method.toUpperCase() : 'GET');
@@ -124,7 +132,7 @@ function answered(request: unknown, status: unknown, contentType?: unknown): voi
   if (p === undefined || p.done || p.awaitingBody !== undefined) return;
   p.attempt?.ended(typeof status !== 'number' || unreadStatus(status));
   if (!p.detect || typeof status !== 'number' || status >= 400) {
-    p.done = true;
+    settle(p);
     return;
   }
   // A streamed answer's headers are not the effect: the commit waits for its body's end (or its loss).
@@ -132,7 +140,7 @@ function answered(request: unknown, status: unknown, contentType?: unknown): voi
     p.awaitingBody = status;
     return;
   }
-  p.done = true;
+  settle(p);
   commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
 }
 
@@ -140,14 +148,14 @@ function answered(request: unknown, status: unknown, contentType?: unknown): voi
 function bodyEnded(request: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done || p.awaitingBody === undefined) return;
-  p.done = true;
+  settle(p);
   commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: p.awaitingBody });
 }
 
 function lost(request: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done) return;
-  p.done = true;
+  settle(p);
   // A streamed answer cut after its headers: its key's attempt was told at the headers.
   if (p.awaitingBody !== undefined) {
     if (p.detect) commit(p, 'request_sent', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: p.awaitingBody, [ATTR_TOOL_COMMIT_UNANSWERED_MS]: unansweredMs(p) });

@@ -22,6 +22,9 @@ export interface CommitSink extends KeyedCall {
   readonly fenceable: boolean;
   /** A side effect of this tool became real, known by `evidence`. */
   commitObserved(evidence: CommitEvidence, attributes: Attributes): void;
+  /** A mutating request of the body was made (its commit is detected), and its outcome later known: counted while open. */
+  requestOpened(): void;
+  requestSettled(): void;
   /** Its run was stopped (a cancel was requested): the fence holds its mutating requests. */
   runStopped(): boolean;
   /** Why its run's signal aborted (the cause of the fence's error). */

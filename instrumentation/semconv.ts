@@ -87,6 +87,10 @@ export const ATTR_RUN_RESUMES = 'afterstop.run.resumes';
 export const ATTR_TOOL_COMMIT_EVIDENCE = 'afterstop.tool.commit.evidence';
 /** On the tool span: the commit markers the call wrote before its span ended (a store with fewer lost some). */
 export const ATTR_TOOL_COMMIT_COUNT = 'afterstop.tool.commit.count';
+/** On the tool span: its mutating requests still unanswered when the span ended (each may yet write a commit marker). */
+export const ATTR_TOOL_COMMIT_PENDING = 'afterstop.tool.commit.pending';
+/** On the tool span: the caller stopped waiting for the body, which may go on (the end of its work is not seen). */
+export const ATTR_TOOL_BODY_DETACHED = 'afterstop.tool.body_detached';
 /** With evidence `request_sent`: how long (ms) the request went unanswered, from its body reaching the server to the answer's loss (the marker's time). */
 export const ATTR_TOOL_COMMIT_UNANSWERED_MS = 'afterstop.tool.commit.unanswered_ms';
 export const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';

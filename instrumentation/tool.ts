@@ -24,7 +24,9 @@ import {
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_IDEMPOTENCY_KEY,
   ATTR_TOOL_KIND,
+  ATTR_TOOL_BODY_DETACHED,
   ATTR_TOOL_COMMIT_COUNT,
+  ATTR_TOOL_COMMIT_PENDING,
   ATTR_TOOL_OUT_OF_SIGHT,
   ATTR_TOOL_RESULT,
   ATTR_TOOL_SIGNAL_OBSERVED,
@@ -56,6 +58,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private ended = false;
   /** Commit markers written before the span ended (its afterstop.tool.commit.count). */
   private commits = 0;
+  /** Its mutating requests whose outcome is not known yet (afterstop.tool.commit.pending at the span's end). */
+  private openRequests = 0;
   private inflight = true;
   /** Its effect was handed out of afterstop's sight (effectOutOfSight). */
   private outOfSight = false;
@@ -216,6 +220,14 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     this.span.setAttributes(attributes);
   }
 
+  requestOpened(): void {
+    this.openRequests++;
+  }
+
+  requestSettled(): void {
+    if (this.openRequests > 0) this.openRequests--;
+  }
+
   /** A commit seen from outside the body (an HTTP request it made, perhaps answered after the body returned); never throws. */
   commitObserved(evidence: CommitEvidence, attributes: Attributes): void {
     void this.writeCommit(evidence, attributes);
@@ -280,6 +292,9 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       span.setAttribute(ATTR_TOOL_RESULT, result);
       // The markers it wrote: a store holding fewer lost some, and the call is then no proof of "no commit".
       span.setAttribute(ATTR_TOOL_COMMIT_COUNT, this.commits);
+      // Requests still unanswered may yet commit, after the span: their markers are expected too.
+      if (this.openRequests > 0) span.setAttribute(ATTR_TOOL_COMMIT_PENDING, this.openRequests);
+      if (options.detached === true) span.setAttribute(ATTR_TOOL_BODY_DETACHED, true);
       // A result that did not reach the conversation, after a Stop (a framework step is not in the conversation):
       // late, dropped or cancelled, or ending after the ack, as the report's lost calls (prepare-tool-outcomes.sql).
       const ack = this.run.ackTime;

@@ -231,6 +231,11 @@ export interface ToolEndOptions {
   error?: unknown;
   /** What the tool returned: recorded only when content capture is on (`run.tool` records the body's value itself). */
   output?: unknown;
+  /**
+   * The caller stopped waiting for the body, which may go on (a framework that races the abort signal): its later
+   * commits are still recorded, but the end of its work is not, so the call is no proof that nothing landed after Stop.
+   */
+  detached?: boolean;
 }
 
 /** What the tool body gets from {@link Run.tool}. */

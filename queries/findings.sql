@@ -42,6 +42,8 @@ own AS (
         || ' and never ended (the process died or hung), so its effect is not known'
       WHEN g.possible_kind = 'out_of_sight' THEN 'may have committed after Stop: it was in flight at Stop and its effect happened out of afterstop''s sight (another process, e.g. an MCP server), so whether it landed is not known; it ended '
         || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
+      WHEN g.possible_kind = 'unrecorded' THEN 'may have committed after Stop: it was in flight at Stop and ended '
+        || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END || ', and the trace does not hold all of its work (a commit marker lost, a trace without afterstop.tool.commit.count, or a body its framework stopped waiting for), so whether it landed after Stop is not known'
       ELSE CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END || ' ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
     END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits AS g

@@ -1,12 +1,12 @@
 -- Generated from queries/model/ghost-commit-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name ghost_commit_facts
--- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
--- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight for a possible one, else NULL)
+-- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end), and a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit after C kept, whose span counts more commits (afterstop.tool.commit.count, and the requests still unanswered at its end, afterstop.tool.commit.pending) than the store holds markers of, or, without the count, that ran its course after Stop (no cancelled result, no ERROR) with no marker at all, or whose caller stopped waiting for its body, which may have gone on (afterstop.tool.body_detached) (unrecorded: a marker lost to a crash or an export; at its end; a known ghost when its span counts a commit and it started after C; never a compensation). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
+-- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight | unrecorded for a possible one, else NULL)
 INSERT INTO ghost_commit_facts BY NAME
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
 WITH s AS (
   SELECT sp.run_id, sp.trace_id, sp.span_id, sp.name, sp.role, sp.status_code, sp.start_ns, sp.end_ns, sp.tool_call_id,
-    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, sp.out_of_sight, r.c_ns,
+    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, sp.out_of_sight, sp.commit_count, sp.commit_pending, sp.body_detached, sp.result, sp.tool_kind, r.c_ns,
     r.service, r.agent, r.framework, r.conversation_id, r.start_ns AS run_start_ns
   FROM spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
   WHERE sp.trace_id IN (SELECT trace_id FROM touched_traces) AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role = 'tool')
@@ -20,6 +20,12 @@ finished_calls AS (
 committed_after AS (
   SELECT DISTINCT run_id, tool_call_id FROM s
   WHERE name = 'afterstop.tool.commit' AND start_ns > c_ns AND tool_call_id IS NOT NULL
+),
+-- The commit markers the store holds of each call, at any time: a tool span counting more lost some.
+markers AS (
+  SELECT run_id, tool_call_id, count(*) AS n FROM s
+  WHERE name = 'afterstop.tool.commit' AND tool_call_id IS NOT NULL
+  GROUP BY run_id, tool_call_id
 )
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
@@ -67,4 +73,28 @@ FROM s
 LEFT JOIN committed_after AS k ON k.run_id = s.run_id AND k.tool_call_id = s.tool_call_id
 WHERE s.role = 'tool' AND s.out_of_sight IS NOT NULL AND coalesce(s.effect, 'unknown') <> 'read'
   AND s.start_ns < s.c_ns AND s.end_ns >= s.c_ns
-  AND k.run_id IS NULL;
+  AND k.run_id IS NULL
+UNION ALL
+-- Unrecorded: a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit
+-- after C kept, whose commits the store does not hold all of: its afterstop.tool.commit.count is more than the
+-- markers kept (a crash, a lost export; with afterstop.tool.commit.pending, the requests still unanswered at its end,
+-- which may have committed after it: a pending request that failed wrote none, and is then a possible ghost too), or, on a span without the count (an older afterstop, a hand-written
+-- trace), it ran its course after Stop (no cancelled result, no ERROR) with no marker at all; or its caller stopped
+-- waiting for its body, which may have gone on (afterstop.tool.body_detached). Possible at its end;
+-- known when its span counts a commit it started after C (every commit it made was after Stop). A compensation
+-- runs after Stop by design: not one.
+SELECT
+  s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),
+  coalesce(s.effect, 'unknown'), s.end_ns, s.end_ns - s.c_ns,
+  true,
+  false, CASE WHEN s.start_ns > s.c_ns AND coalesce(s.commit_count, 0) > coalesce(m.n, 0) THEN NULL ELSE 'unrecorded' END, NULL,
+  s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
+FROM s
+LEFT JOIN committed_after AS k ON k.run_id = s.run_id AND k.tool_call_id = s.tool_call_id
+LEFT JOIN markers AS m ON m.run_id = s.run_id AND m.tool_call_id = s.tool_call_id
+WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND coalesce(s.effect, 'unknown') <> 'read' AND s.out_of_sight IS NULL
+  AND coalesce(s.tool_kind, 'tool') <> 'compensate' AND k.run_id IS NULL
+  AND s.run_id IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
+  AND (s.body_detached IS NOT NULL
+    OR CASE WHEN s.commit_count IS NOT NULL THEN s.commit_count + coalesce(s.commit_pending, 0) > coalesce(m.n, 0)
+            ELSE coalesce(m.n, 0) = 0 AND coalesce(s.result, '') <> 'cancelled' AND s.status_code <> 2 END);

@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS spans (
   compensation_outcome VARCHAR,
   commit_evidence VARCHAR,               -- afterstop.tool.commit.evidence: manual, response, request_sent
   commit_unanswered_ms DOUBLE,           -- afterstop.tool.commit.unanswered_ms (request_sent: body sent → answer lost)
+  commit_count    BIGINT,                -- afterstop.tool.commit.count: the commit markers the call wrote before its span ended
+  commit_pending  BIGINT,                -- afterstop.tool.commit.pending: its mutating requests unanswered at its end
+  body_detached   VARCHAR,               -- afterstop.tool.body_detached: the caller stopped waiting for the body, which may go on
   guard_key       VARCHAR,               -- afterstop.guard.idempotency_key: the key a commit's request carried (the guard)
   cancel_source   VARCHAR,               -- afterstop.cancel.source
   pid             VARCHAR,

@@ -292,7 +292,8 @@ function observedToolNode(node: Json): Json {
       // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
       const message = outcome.value as Json | undefined;
       if (message?.['status'] === 'error') {
-        if (run.cancelState !== 'none') call.end({ result: 'cancelled' });
+        // ToolNode raced the abort: the tool's own function may go on, its end out of sight (detached).
+        if (run.cancelState !== 'none') call.end({ result: 'cancelled', detached: true });
         else nodeEnded(call, run, new Error(String(message['content'])));
       } else if (batch === undefined) nodeEnded(call, run);
       else {

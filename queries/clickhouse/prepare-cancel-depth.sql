@@ -1,6 +1,6 @@
 -- Generated from queries/model/prepare-cancel-depth.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_cancel_depth
--- @description Cancel depth (METRICS.md §8) per cancelled run, 0 to 4, one level each, stopping at the first that fails: 1 loop — no model or tool call starts after C, the Stop request (compensation work, afterstop.tool.kind = compensate, is not loop work); 2 model — every model call in flight at C ended within the budget; 3 tools — every tool call in flight at C ended within the budget (one that never ended fails); 4 effects — no ghost commit, known or possible (a request_sent commit after C, a tool call that never ended, a call in flight at C whose effect was out of sight: depth 4 needs evidence) (and, for a foreign run without afterstop's tool markers or tool spans, no tool running at C, whose effect the trace cannot show). One row per cancelled run.
+-- @description Cancel depth (METRICS.md §8) per cancelled run, 0 to 4, one level each, stopping at the first that fails: 1 loop — no model or tool call starts after C, the Stop request (compensation work, afterstop.tool.kind = compensate, is not loop work); 2 model — every model call in flight at C ended within the budget; 3 tools — every tool call in flight at C ended within the budget (one that never ended fails); 4 effects — no ghost commit, known or possible (a request_sent commit after C, a tool call that never ended, a call in flight at C whose effect was out of sight: depth 4 needs evidence) (and, for a foreign run without afterstop's tool markers or tool spans, no tool running at C, whose effect the trace cannot show; a foreign run whose Stop is inferred, without afterstop's cancel request marker and tool evidence, never reaches 4: its trace cannot show that nothing landed). One row per cancelled run.
 -- @param since_ns Nullable(Int64) runs that start at or after this time (NULL: no lower bound)
 -- @param until_ns Nullable(Int64) runs that start before this time (NULL: no upper bound)
 -- @param budget_ns Int64 the budget (METRICS.md: 1 s = 1000000000)
@@ -9,7 +9,7 @@ CREATE OR REPLACE TEMPORARY TABLE report_cancel_depth AS
 -- The cancelled runs with what their spans say around C (cancel-span-facts.sql, which carries the run's group,
 -- start and C): no join to the runs.
 WITH runs AS (
-  SELECT run_id, service, agent, framework, (({since_ns:Nullable(Int64)} IS NULL OR run_start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR run_start_ns < {until_ns:Nullable(Int64)})) AS in_window, c_ns, work_after, inflight_model_end_ns, tool_evidence
+  SELECT run_id, service, agent, framework, (({since_ns:Nullable(Int64)} IS NULL OR run_start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR run_start_ns < {until_ns:Nullable(Int64)})) AS in_window, c_ns, work_after, inflight_model_end_ns, tool_evidence, has_request
   FROM cancel_span_facts
 ),
 -- The tool calls of cancelled runs (tool-call-facts.sql) carry their run's C: counted per run without joining the runs.
@@ -30,7 +30,11 @@ levels AS (
     coalesce(tc.slow_tools, 0) = 0 AS tools_ok,
     -- A foreign run (afterstop did not record its tools) with a tool running at C cannot show whether its effect
     -- happened: no level 4 without evidence.
-    r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(r.tool_evidence, false) OR coalesce(tc.tools_at_stop, 0) = 0) AS effects_ok
+    -- A foreign run (no afterstop.cancel.request, no tool evidence of afterstop's: C inferred from the trace) cannot show
+    -- that nothing landed after Stop at all (a lost tool span looks like no tool, and the framework's cut steps are often
+    -- never exported): its best is 3.
+    r.run_id NOT IN (SELECT run_id FROM report_ghost_commits) AND (coalesce(r.tool_evidence, false) OR coalesce(tc.tools_at_stop, 0) = 0)
+      AND (coalesce(r.has_request, false) OR coalesce(r.tool_evidence, false)) AS effects_ok
   FROM runs AS r
   LEFT JOIN tool_checks AS tc ON tc.run_id = r.run_id
 )

@@ -36,7 +36,9 @@ function expectations(scenario: Scenario, truth: GroundTruth, report: LeakReport
       expect(t.tokens_after_stop.calls_without_usage).toBe(1);
       expect(t.orphan_tool_calls).toBe(0);
       expect(t.ghost_commits + t.ghost_commits_inferred).toBe(0);
-      expect(t.cancel_depth['4']).toBe(1);
+      // A foreign trace, its Stop inferred: it cannot show that nothing landed after Stop (the AI SDK never exports
+      // a cut step, and a lost tool span looks like no tool), so its best is depth 3, never an all-clear.
+      expect(t.cancel_depth['3']).toBe(1);
       break;
     case 'stream-text-after-tool-chat':
     case 'stream-text-after-tool-responses':
@@ -48,7 +50,8 @@ function expectations(scenario: Scenario, truth: GroundTruth, report: LeakReport
       expect(t.tokens_after_stop.calls_without_usage).toBe(1);
       expect(t.orphan_tool_calls).toBe(0);
       expect(t.ghost_commits + t.ghost_commits_inferred + t.ghost_commits_possible).toBe(0);
-      expect(t.cancel_depth['4']).toBe(1);
+      // The cut step was never exported: whether it started a tool cannot be seen (depth 3, see above).
+      expect(t.cancel_depth['3']).toBe(1);
       break;
     case 'stream-text-during-tool':
     case 'generate-text-during-tool':

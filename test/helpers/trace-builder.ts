@@ -176,6 +176,11 @@ export class Run {
     name: string; callId?: string; startMs: number; endMs?: number; result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
     effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string; toolKind?: 'step' | 'compensate';
     scope?: string;
+    /**
+     * afterstop.tool.commit.count on its span, as afterstop writes it: 0 by default (the commit markers a scenario
+     * adds are then all there is); null: none, as an older afterstop or a hand-written trace has it. Never on a foreign span.
+     */
+    commitCount?: number | null;
   } & SpanOptions): string {
     const spanId = this.t.newSpanId();
     const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.kind': o.toolKind });
@@ -188,7 +193,8 @@ export class Run {
       'afterstop.tool.result': o.result, 'error.type': o.errorType,
     });
     const scope = o.scope ?? (o.startMarker === false ? 'foreign' : undefined);
-    return this.span({ ...o, spanId, name: `execute_tool ${o.name}`, attrs: [...call, ...attrs, ...pairs(o.attrs)], ...(scope ? { scope } : {}) });
+    const count = scope === 'foreign' || o.commitCount === null ? [] : defined({ 'afterstop.tool.commit.count': o.commitCount ?? 0 });
+    return this.span({ ...o, spanId, name: `execute_tool ${o.name}`, attrs: [...call, ...attrs, ...count, ...pairs(o.attrs)], ...(scope ? { scope } : {}) });
   }
 
   /** An afterstop.tool.commit marker under its tool span; name, effect and key default to the tool's. */

@@ -24,6 +24,15 @@ const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   // A call afterstop recorded that ended before the next export has no start marker (SEMCONV.md): its span,
   // of afterstop's tracer, is the evidence; a foreign one's effect cannot be seen, even with an effect class.
   'afterstop tool span without start marker, in flight at C, ends in budget': [4, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false, scope: 'afterstop' })],
+  // Depth 4 needs evidence: a span without afterstop.tool.commit.count (an older afterstop, a hand-written trace)
+  // that ran its course after Stop with no commit marker cannot show that it made no commit (a marker lost to a
+  // crash or an export looks the same): a possible ghost. One that ended cancelled, or that counts no commit, can.
+  'afterstop tool span without the commit count, ran its course after C, no marker': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', result: 'late', commitCount: null })],
+  'afterstop tool span without the commit count, cancelled after C': [4, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', result: 'cancelled', status: 'error', commitCount: null })],
+  'afterstop tool span counting a commit the store lost, ended after C': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', commitCount: 1 })],
+  'afterstop tool span with a request unanswered at its end, no marker': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, result: 'cancelled', status: 'error', attrs: { 'afterstop.tool.commit.pending': 1 } })],
+  'afterstop tool span whose framework stopped waiting for its body, no marker': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 102, result: 'cancelled', status: 'error', attrs: { 'afterstop.tool.body_detached': true } })],
+  'afterstop tool span counting its commit, marker before C': [4, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, commitCount: 1 }); r.commit({ callId: 'a', atMs: 90 }); }],
   'foreign tool span in flight at C, ends in budget': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false })],
   // Depth 4 needs evidence: a call whose effect was out of afterstop's sight (an MCP tools/call) in flight at C is
   // a possible ghost, even when it ended at once and delivered nothing; read-only, or done before C, it is not.

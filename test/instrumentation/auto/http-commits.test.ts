@@ -36,6 +36,24 @@ async function commitsOf(runId: string) {
 }
 
 describe('commits detected from the HTTP requests a tool makes', () => {
+  it('a tool span counts its commits, and the requests still unanswered at its end (their markers may come after it)', async () => {
+    const run = startRun({ framework: 'manual' });
+    let late: Promise<Response> | undefined;
+    await run.tool({ name: 'send_email', callId: 'call_pending', detectCommits: true }, async () => {
+      await (await post(`${sim.url}/effects/send_email?delayMs=5`)).json();
+      // Fire and forget: the body returns while this request is unanswered.
+      late = post(`${sim.url}/effects/send_email?delayMs=200`);
+    });
+    await (await late!).json();
+    run.end();
+    const spans = await capture.spans(run.id);
+    const tool = spans.find((s) => s.name === 'execute_tool send_email')!;
+    expect(tool.attributes['afterstop.tool.commit.count']).toBe(1);
+    expect(tool.attributes['afterstop.tool.commit.pending']).toBe(1);
+    // The late answer's commit marker is written after the span ended: both markers are on record.
+    expect(named(spans, 'afterstop.tool.commit')).toHaveLength(2);
+  });
+
   it('a POST answered 200 through fetch and through node:http is a commit with evidence `response`; GET is not', async () => {
     const run = startRun({ framework: 'manual' });
     await run.tool({ name: 'send_email', callId: 'call_a', detectCommits: true }, async () => {
