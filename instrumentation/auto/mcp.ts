@@ -8,7 +8,7 @@ import { moduleDefinitions } from './module-definitions.js';
 /** The `@ai-sdk/mcp` versions this marker is tested with (its 1.x goes with `ai` 6). */
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
 /** The `@modelcontextprotocol/sdk` versions this marker is tested with. */
-export const MCP_SDK_VERSIONS = ['>=1.20.0 <2'];
+export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
 
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
