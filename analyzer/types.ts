@@ -28,8 +28,9 @@ export interface Figures {
   ghost_commits_alarming: number;
   /**
    * Side effects in flight at Stop whose outcome afterstop cannot see (afterstop addition to METRICS.md §2):
-   * a request whose body reached the service and whose answer was lost after Stop, or a tool call that
-   * started and never ended. Not ghost commits; the ghost-commit budget counts them unless told otherwise.
+   * a request whose body reached the service and whose answer was lost after Stop, a tool call that
+   * started and never ended, or a tool call in flight at Stop whose effect was out of sight (an MCP
+   * tools/call: possible_kind out_of_sight). Not ghost commits; the ghost-commit budget counts them unless told otherwise.
    */
   ghost_commits_possible: number;
   /** Of those, the ones of irreversible or unknown effects. */

@@ -63,6 +63,10 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private inflight = true;
   /** Its effect was handed out of afterstop's sight (effectOutOfSight). */
   private outOfSight = false;
+  /** It started before its run was stopped (in flight at Stop, if it ends after). */
+  private readonly startedBeforeStop: boolean;
+  /** A commit marker of it was written after Stop (a ghost, known or possible, already). */
+  private committedAfterStop = false;
   /** Its start number in the run (RunScope.childStarted). */
   private readonly started: number;
   /** Its HTTP requests' commits are detected (`detectCommits`). */
@@ -83,6 +87,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     this.kind = options.kind;
     this.name = options.name;
     this.startTime = hrTime();
+    this.startedBeforeStop = run.cancelState === 'none';
     // The start marker tells of a call that may never end: with afterstop's own queue it is written only if
     // the call is still open when spans are next exported (a call that ended by then has its span).
     this.deferred = run.deferMarker(this);
@@ -245,6 +250,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       this.run.marker(SPAN_TOOL_COMMIT, attributes, this.context);
       if (!this.ended) this.commits++;
       if (state === 'none') return RESOLVED;
+      this.committedAfterStop = true;
       recordCommitAfterStop(this.run.common, this.name, this.effect, evidence === 'request_sent');
       // A commit after Stop is the evidence of a ghost: make sure it is written.
       return this.run.flushEvidence();
@@ -302,6 +308,11 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       const afterAck = ack !== undefined && (end[0] > ack[0] || (end[0] === ack[0] && end[1] > ack[1]));
       if (this.kind !== 'step' && this.run.cancelState !== 'none' && (result === 'late' || result === 'dropped' || result === 'cancelled' || afterAck)) {
         recordOrphanedCall(this.run.common, this.name, this.effect);
+      }
+      // In flight at Stop, not read-only, its effect out of sight, no commit after Stop: a possible ghost (as the
+      // report's out_of_sight, ghost-commit-facts.sql).
+      if (this.outOfSight && this.effect !== 'read' && this.startedBeforeStop && this.run.cancelState !== 'none' && !this.committedAfterStop) {
+        recordCommitAfterStop(this.run.common, this.name, this.effect, true);
       }
       if (signal.aborted) span.setAttribute(ATTR_TOOL_SIGNAL_OBSERVED, byCancel);
       if (byCancel || (result === 'cancelled' && !hasError)) {

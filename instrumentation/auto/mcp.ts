@@ -8,7 +8,7 @@ import { moduleDefinitions } from './module-definitions.js';
 /** The `@ai-sdk/mcp` versions this marker is tested with (its 1.x goes with `ai` 6). */
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
 /** The `@modelcontextprotocol/sdk` versions this marker is tested with. */
-export const MCP_SDK_VERSIONS = ['>=1.20.0 <2'];
+export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
 
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
@@ -47,7 +47,8 @@ function markedRequest(original: Fn): Fn {
  * - `@ai-sdk/mcp`: `createMCPClient` resolves to a client whose class is not
  *   exported; its prototype's `request` is wrapped the first time one is made;
  * - `@modelcontextprotocol/sdk`: `Client.prototype.request` (which `callTool`
- *   uses), from `@modelcontextprotocol/sdk/client/index.js`.
+ *   uses), from `@modelcontextprotocol/sdk/client/index.js` (ESM; its CommonJS
+ *   build is not reached: require-in-the-middle cannot resolve the package).
  */
 export class McpInstrumentation extends InstrumentationBase {
   static readonly module: readonly string[] = ['@ai-sdk/mcp', '@modelcontextprotocol/sdk/client/index.js'];
@@ -63,14 +64,9 @@ export class McpInstrumentation extends InstrumentationBase {
   protected init(): InstrumentationNodeModuleDefinition[] {
     return [
       ...moduleDefinitions('afterstop-mcp', '@ai-sdk/mcp', AI_SDK_MCP_VERSIONS, (exports: Json) => this.patchAiSdkMcp(exports), (exports: Json) => this.unpatchAiSdkMcp(exports)),
-      ...moduleDefinitions(
-        'afterstop-mcp',
-        '@modelcontextprotocol/sdk/client/index.js',
-        MCP_SDK_VERSIONS,
-        (exports: Json) => this.patchSdk(exports),
-        (exports: Json) => this.unpatchSdk(exports),
-        '@modelcontextprotocol/sdk/dist/cjs/client/index.js',
-      ),
+      // ESM only: require-in-the-middle cannot resolve the package (no `main`, an exports map), so its CommonJS
+      // build is not reached (a later issue measures MCP fully).
+      ...moduleDefinitions('afterstop-mcp', '@modelcontextprotocol/sdk/client/index.js', MCP_SDK_VERSIONS, (exports: Json) => this.patchSdk(exports), (exports: Json) => this.unpatchSdk(exports)),
     ];
   }
 

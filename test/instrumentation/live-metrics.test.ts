@@ -3,6 +3,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../instrumentation/index.js';
 import { ACK_BUCKETS_S } from '../../instrumentation/live-metrics.js';
+import type { CommitSink } from '../../instrumentation/run-context.js';
 import { captureTraces, named, sleep, type TraceCapture } from '../helpers/capture.js';
 
 /**
@@ -65,7 +66,6 @@ describe('live metrics', () => {
       await ctx.commit(); // after Stop: a ghost
       return 'sent';
     });
-    await sleep(5);
     await run.cancel({ source: 'user' });
     streaming.chunk(4);
     streaming.chunk(2);
@@ -131,6 +131,29 @@ describe('live metrics', () => {
       metrics.disable();
       metrics.setGlobalMeterProvider(provider);
     }
+  });
+
+  it('a tool in flight at Stop whose effect went out of sight (an MCP tools/call) is a possible ghost at its end; read-only, started after Stop, or with a commit after Stop, it is not one more', async () => {
+    const before = sum(await collect(), 'afterstop.tool.possible_ghost_commits', { 'gen_ai.agent.name': 'mcp-agent' });
+    const run = startRun({ agentName: 'mcp-agent', framework: 'manual' });
+    let stopped!: () => void;
+    const stop = new Promise<void>((resolve) => (stopped = resolve));
+    /** A body that hands its effect to an MCP server (what the mcp marker says), then waits for the Stop. */
+    const outOfSight = (effect: 'read' | 'irreversible', commit = false) =>
+      run.tool({ name: `mcp_${effect}${commit ? '_committed' : ''}`, effect }, async (ctx) => {
+        (ctx as unknown as CommitSink).effectOutOfSight('mcp');
+        await stop;
+        if (commit) await ctx.commit();
+      });
+    const calls = [outOfSight('irreversible'), outOfSight('read'), outOfSight('irreversible', true)];
+    await run.cancel();
+    const late = outOfSight('irreversible'); // started after Stop: loop work, not in flight at Stop
+    stopped();
+    await Promise.all([...calls, late]);
+    run.end();
+    const after = sum(await collect(), 'afterstop.tool.possible_ghost_commits', { 'gen_ai.agent.name': 'mcp-agent' });
+    expect(after - before).toBe(1);
+    expect(sum(await collect(), 'afterstop.tool.possible_ghost_commits', { 'gen_ai.agent.name': 'mcp-agent', 'gen_ai.tool.name': 'mcp_irreversible' })).toBe(1);
   });
 });
 

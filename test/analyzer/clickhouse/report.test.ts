@@ -44,7 +44,7 @@ const tokensFile = (() => {
 })();
 
 // The rules of "the truth, re-checked": depth from C (a call between C and a late ack; compensation), prices
-// by exact model or dated release only, and possible ghost commits (an answer lost after Stop; a tool never ended).
+// by exact model or dated release only, and possible ghost commits (an answer lost after Stop; a tool never ended; a tool whose effect was out of sight).
 const recheckedFile = (() => {
   const t = traces();
   const late = t.run({ startMs: 0, endMs: 4000, outcome: 'cancelled' });
@@ -61,6 +61,8 @@ const recheckedFile = (() => {
   possible.commit({ callId: 'a', atMs: 7101, evidence: 'request_sent', unansweredMs: 40.25 });
   possible.tool({ name: 'book', callId: 'b', startMs: 7060, effect: 'reversible' });
   possible.tool({ name: 'lookup', callId: 'c', startMs: 7060, effect: 'read' });
+  // In flight at Stop, its effect out of sight (an MCP tools/call): possible (out_of_sight), the run below depth 4.
+  possible.tool({ name: 'mcp_send', callId: 'd', startMs: 7070, endMs: 7103, effect: 'irreversible', result: 'cancelled', attrs: { 'afterstop.tool.out_of_sight': 'mcp' } });
   return t.write('rechecked.jsonl');
 })();
 
@@ -183,9 +185,9 @@ describe('the leak model in ClickHouse', () => {
   it('the truth re-checked (depth from C, exact prices, possible ghost commits): the figures and findings DuckDB gives', async () => {
     const { duck, click } = await both([recheckedFile], 'rechecked');
     expect(duck.totals.cancel_depth).toEqual({ '0': 1, '1': 0, '2': 1, '3': 0, '4': 1 });
-    expect(duck.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 2, ghost_commits_possible_alarming: 1 });
+    expect(duck.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 3, ghost_commits_possible_alarming: 2 });
     expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(expect.arrayContaining([['gpt-4o-mini', false], ['gpt-4o-2024-08-06', true]]));
-    expect(duck.findings.filter((f) => f.kind === 'possible_ghost_commit')).toHaveLength(2);
+    expect(duck.findings.filter((f) => f.kind === 'possible_ghost_commit')).toHaveLength(3);
     expect(figures(click)).toEqual(figures(duck));
   });
 
