@@ -52,7 +52,8 @@ export function rejectedRequest(
   };
 }
 
-export type EffectOutcome = 'committed' | 'deduplicated' | 'abandoned';
+/** `conflict`: answered 409 at once, another request with its Idempotency-Key still in progress (the `conflictInProgress` mode): nothing done. */
+export type EffectOutcome = 'committed' | 'deduplicated' | 'abandoned' | 'conflict';
 
 /**
  * One request to a side-effecting service. `id` is the effect_id answered to the
