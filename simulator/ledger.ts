@@ -27,6 +27,12 @@ export interface ModelRequestRecord {
   clientClosedEarly: boolean;
   /** Tool calls whose generation started (a call cut short by a disconnect is included). */
   toolCalls: ToolCallRef[];
+  /**
+   * The tool call ids whose results (or errors) the request's history carried to the model, in order
+   * (Chat Completions: its `tool` messages). Absent where the simulator does not read them (the
+   * Responses and Messages APIs, a refused request): not known, rather than none.
+   */
+  toolResultIds?: string[];
   status: number;
   error?: string;
 }

@@ -5,6 +5,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { Mastra } from '@mastra/core';
 import { Agent } from '@mastra/core/agent';
+import { MockMemory } from '@mastra/core/memory';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 
@@ -49,8 +50,9 @@ const sendEmail = (honour) =>
     },
   });
 
-const agentWith = (honour) => {
+const agentWith = (honour, memory) => {
   const agent = new Agent({
+    ...(memory ? { memory } : {}),
     id: 'support-agent',
     name: 'support-agent',
     instructions: 'Help the customer.',
@@ -75,6 +77,7 @@ async function streamed(agent, prompt, options) {
     const output = await agent.stream(prompt, options);
     for await (const chunk of output.fullStream) {
       out.chunks++;
+      if (chunk.type === 'tool-result' || chunk.type === 'tool-error') (out.toolParts ??= []).push(chunk.type);
       if (chunk.type === 'abort') out.aborted = true;
     }
     out.finishReason = await output.finishReason;
@@ -100,6 +103,22 @@ if (scenario === 'complete') {
   const stop = new AbortController();
   onToolStart = () => pressStop(100, stop);
   await streamed(agentWith(scenario === 'tool-honours'), `E-mail the customer. ${EMAIL}`, { abortSignal: stop.signal });
+} else if (scenario === 'tool-honours-next') {
+  // With Mastra's memory (its in-memory store): Stop while the tool, honouring the signal, has its POST
+  // in flight; then the user's next turn over the same thread.
+  const stop = new AbortController();
+  onToolStart = () => pressStop(100, stop);
+  const agent = agentWith(true, new MockMemory());
+  const memory = { thread: 'thread-honours', resource: 'user-1' };
+  await streamed(agent, `E-mail the customer. ${EMAIL}`, { abortSignal: stop.signal, memory });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  out.nextTurnNs = now();
+  try {
+    const next = await agent.stream('Did it go out? [[tokens:5]]', { memory });
+    for await (const chunk of next.fullStream) if (chunk.type === 'error') out.nextTurnError = String(chunk.payload?.error?.name ?? 'error');
+  } catch (e) {
+    out.nextTurnError = e.name;
+  }
 } else if (scenario === 'generate-tool') {
   // generate(), its tool ignoring the signal, stopped while the POST is in flight.
   const stop = new AbortController();
