@@ -27,6 +27,11 @@ const provider = createOpenAI({
   },
 });
 
+// Ground truth for orphans: the tool calls that ran, and those whose result (or error) Mastra handed the
+// app (the stream's tool-result / tool-error parts, generate's tool results): the history the app keeps.
+const ran = [];
+const kept = [];
+
 /** Heard of when the e-mail tool starts its POST (a scenario's Stop follows it). */
 let onToolStart = () => {};
 
@@ -37,6 +42,7 @@ const sendEmail = (honour) =>
     description: 'Send an e-mail',
     inputSchema: z.object({ to: z.string() }),
     execute: async (input, context) => {
+      ran.push(context?.toolCallId ?? context?.agent?.toolCallId);
       onToolStart();
       // PREPARE_MS: the tool composes the mail first, ignoring the signal, and sends it after a Stop that came meanwhile.
       if (process.env.PREPARE_MS) await new Promise((resolve) => setTimeout(resolve, Number(process.env.PREPARE_MS)));
@@ -77,7 +83,10 @@ async function streamed(agent, prompt, options) {
     const output = await agent.stream(prompt, options);
     for await (const chunk of output.fullStream) {
       out.chunks++;
-      if (chunk.type === 'tool-result' || chunk.type === 'tool-error') (out.toolParts ??= []).push(chunk.type);
+      if (chunk.type === 'tool-result' || chunk.type === 'tool-error') {
+        (out.toolParts ??= []).push(chunk.type);
+        kept.push(chunk.payload?.toolCallId);
+      }
       if (chunk.type === 'abort') out.aborted = true;
     }
     out.finishReason = await output.finishReason;
@@ -126,6 +135,7 @@ if (scenario === 'complete') {
   try {
     const result = await agentWith(false).generate(`E-mail the customer. ${EMAIL}`, { abortSignal: stop.signal });
     out.finishReason = result.finishReason;
+    for (const r of result.toolResults ?? []) kept.push(r.payload?.toolCallId ?? r.toolCallId);
   } catch (e) {
     out.error = e.name;
   }
@@ -133,4 +143,6 @@ if (scenario === 'complete') {
 await new Promise((resolve) => setTimeout(resolve, 500)); // the e-mail service commits what it got
 const { flush } = await import('afterstop');
 await flush();
+out.toolsRan = ran;
+out.toolResultsKept = kept;
 console.log(JSON.stringify(out));
