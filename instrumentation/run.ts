@@ -280,7 +280,7 @@ export class InstrumentedRun implements Run, RunScope {
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
       if (this.byDeadline && this.deadlineMs !== undefined) {
         attributes[ATTR_CANCEL_DEADLINE_MS] = this.deadlineMs;
-        // Nothing that runs the run holds its signal: the deadline passed, and nobody was told.
+        // Whether what runs the run held its signal; if not, the deadline passed and nobody was told.
         attributes[ATTR_CANCEL_DELIVERED] = this.signalDelivered;
         if (!this.signalDelivered) markCancelUndelivered(this, true);
       }

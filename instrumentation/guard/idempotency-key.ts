@@ -16,8 +16,8 @@ import { hash } from 'node:crypto';
  *   (408, 425, 429), or was refused because a request with that key is still
  *   in progress (409: Stripe, the IETF Idempotency-Key draft) takes that
  *   request's key;
- * - a request after one that was answered otherwise (a success, a 4xx, a
- *   5xx) takes a new place: two messages posted are two effects.
+ * - a request after one that was answered otherwise (a success, another
+ *   4xx, a 5xx) takes a new place: two messages posted are two effects.
  * Without a tool call id the model or app gave, there is nothing stable to
  * derive a key from: none is added.
  */
