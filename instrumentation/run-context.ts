@@ -65,11 +65,23 @@ export function activeTool(): CommitSink | undefined {
 }
 
 /**
+ * Runs whose cancel was made by the guard's deadline before their signal reached the framework that
+ * runs them (run.ts): nothing was told to stop, so the framework's end acknowledges nothing.
+ */
+const undelivered = new WeakSet<Run>();
+export const cancelUndelivered = (run: Run): boolean => undelivered.has(run);
+export function markCancelUndelivered(run: Run, yes: boolean): void {
+  if (yes) undelivered.add(run);
+  else undelivered.delete(run);
+}
+
+/**
  * End a run that afterstop started for one SDK call, once the SDK has stopped:
- * that is the acknowledgement of a cancel that was requested; an error that
- * is the abort itself does not make the run failed.
+ * that is the acknowledgement of a cancel that was requested (unless the
+ * cancel never reached the SDK: a deadline whose signal afterstop could not
+ * hand it); an error that is the abort itself does not make the run failed.
  */
 export function endStoppedRun(run: Run, error: unknown, aborted: boolean): void {
-  if (run.cancelState !== 'none') run.acknowledge();
+  if (run.cancelState !== 'none' && !undelivered.has(run)) run.acknowledge();
   run.end(error !== undefined && !aborted ? { error } : {});
 }

@@ -37,13 +37,13 @@ export function joinOrStartRun(start: FrameworkRunStart): { run: Run; own: boole
   const active = activeRun();
   if (active !== undefined) return { run: active, own: false };
   const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
-  return {
-    run: startRun({
-      framework: start.framework,
-      ...(start.signal ? { signal: start.signal } : {}),
-      ...(text(start.agentName) ? { agentName: start.agentName } : {}),
-      ...(text(start.conversationId) ? { conversationId: start.conversationId } : {}),
-    }),
-    own: true,
-  };
+  const run = startRun({
+    framework: start.framework,
+    ...(start.signal ? { signal: start.signal } : {}),
+    ...(text(start.agentName) ? { agentName: start.agentName } : {}),
+    ...(text(start.conversationId) ? { conversationId: start.conversationId } : {}),
+  });
+  // The framework runs it: the run's signal (the guard's deadline) reaches it only where afterstop hands it over.
+  if (run instanceof InstrumentedRun) run.startedForFramework();
+  return { run, own: true };
 }

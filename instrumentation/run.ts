@@ -1,4 +1,4 @@
-import { contextWithRun } from './run-context.js';
+import { cancelUndelivered, contextWithRun, markCancelUndelivered } from './run-context.js';
 import { randomUUID } from 'node:crypto';
 import {
   SpanKind,
@@ -28,6 +28,7 @@ import { recordCancelAck, recordCancelRequest } from './live-metrics.js';
 import { reportInternalError, safely, sayOnce } from './safe.js';
 import {
   ATTR_CANCEL_DEADLINE_MS,
+  ATTR_CANCEL_DELIVERED,
   ATTR_CANCEL_ID,
   ATTR_CANCEL_OUTCOME,
   ATTR_CANCEL_REASON,
@@ -138,6 +139,12 @@ export class InstrumentedRun implements Run, RunScope {
   private deadlineTimer: NodeJS.Timeout | undefined;
   /** The cancel being made is the deadline's. */
   private byDeadline = false;
+  /**
+   * The run's signal reached what runs the run: a run the app started holds it (`run.signal`); a
+   * framework's run (run-start.ts) only once afterstop handed it to a framework or SDK call
+   * (guard/deadline-signal.ts). A deadline cancel before that is recorded as not delivered.
+   */
+  private signalDelivered = true;
   /** What to undo when the run ends (the deadline's signal links, deadline-signal.ts). */
   private readonly endHooks: (() => void)[] = [];
 
@@ -202,6 +209,17 @@ export class InstrumentedRun implements Run, RunScope {
     return this.ended;
   }
 
+  /** A framework's run: its signal is nobody's until afterstop hands it to a framework call. */
+  startedForFramework(): void {
+    if (this.state === 'none') this.signalDelivered = false;
+  }
+
+  /** The run's signal was handed to a framework or SDK call (guard/deadline-signal.ts): a cancel reaches it. */
+  signalHandedOver(): void {
+    this.signalDelivered = true;
+    markCancelUndelivered(this, false);
+  }
+
   /** Call `fn` when the run ends (at once if it has). */
   whenEnded(fn: () => void): void {
     if (this.ended) safely('run end hook', fn, undefined);
@@ -260,7 +278,12 @@ export class InstrumentedRun implements Run, RunScope {
       Object.assign(attributes, this.inflightCounts());
       const reason = reasonText(options.reason);
       if (reason !== undefined) attributes[ATTR_CANCEL_REASON] = reason;
-      if (this.byDeadline && this.deadlineMs !== undefined) attributes[ATTR_CANCEL_DEADLINE_MS] = this.deadlineMs;
+      if (this.byDeadline && this.deadlineMs !== undefined) {
+        attributes[ATTR_CANCEL_DEADLINE_MS] = this.deadlineMs;
+        // Whether what runs the run held its signal; if not, the deadline passed and nobody was told.
+        attributes[ATTR_CANCEL_DELIVERED] = this.signalDelivered;
+        if (!this.signalDelivered) markCancelUndelivered(this, true);
+      }
       // Counted before the marker is written: the ack's latency (from cancelAt) is recorded only with its request.
       this.cancelAt = hrTime();
       recordCancelRequest(this.common, options.source ?? 'user');
@@ -365,7 +388,8 @@ export class InstrumentedRun implements Run, RunScope {
   private finish(options: RunEndOptions): void {
     try {
       const hasError = 'error' in options;
-      const cancelled = this.state !== 'none';
+      // A deadline cancel that reached nothing did not cancel the run: it ended as it would have.
+      const cancelled = this.state !== 'none' && !cancelUndelivered(this);
       const outcome = options.outcome ?? (cancelled ? 'cancelled' : hasError ? 'failed' : 'completed');
       this.span.setAttribute(ATTR_RUN_OUTCOME, outcome);
       if (hasError && !(cancelled && isAbortError(options.error, this.signal))) {

@@ -106,6 +106,12 @@ export const SPAN_TOOL_COMMIT_PREVENTED = 'afterstop.tool.commit.prevented';
 export const ATTR_GUARD_IDEMPOTENCY_KEY = 'afterstop.guard.idempotency_key';
 /** On a cancel request: the run's deadline (ms) when the guard's deadline made the cancel. */
 export const ATTR_CANCEL_DEADLINE_MS = 'afterstop.cancel.deadline_ms';
+/**
+ * On a cancel request the guard's deadline made: whether the run's signal had reached what runs the run
+ * (the app's own run; a framework or SDK call afterstop handed it to). `false`: nothing was told to stop,
+ * and the framework's end is not recorded as an acknowledgement.
+ */
+export const ATTR_CANCEL_DELIVERED = 'afterstop.cancel.delivered';
 
 // --- model calls
 export const ATTR_MODEL_ABORTED = 'afterstop.model.aborted';

@@ -4,7 +4,10 @@
  * disconnected meanwhile (the real-world ghost effect), unless the query has
  * `abandonOnDisconnect=1`. `replyDelayMs` (default 0) holds the answer back
  * after the commit: the effect is real, its receipt not yet sent. A repeated `Idempotency-Key` that already committed
- * is deduplicated and answered with the original effect_id.
+ * is deduplicated and answered with the original effect_id. A request whose key
+ * another request still holds waits for it, or, with `conflictInProgress=1`, is
+ * answered 409 at once (as Stripe and the IETF Idempotency-Key draft do), recorded
+ * as `conflict`: nothing done.
  */
 import { nowNs } from './clock.js';
 import { ClientConnection, readJsonBody, sendJson, sleep } from './http-io.js';
@@ -31,6 +34,7 @@ export class EffectService {
       return sendJson(res, 400, errorBody(`delayMs must be a non-negative number, got ${delayParam}`));
     }
     const abandonOnDisconnect = ['1', 'true'].includes(url.searchParams.get('abandonOnDisconnect') ?? '');
+    const conflictInProgress = ['1', 'true'].includes(url.searchParams.get('conflictInProgress') ?? '');
     const replyDelayMs = Number(url.searchParams.get('replyDelayMs') ?? 0);
     if (!Number.isFinite(replyDelayMs) || replyDelayMs < 0) {
       return sendJson(res, 400, errorBody(`replyDelayMs must be a non-negative number, got ${url.searchParams.get('replyDelayMs')}`));
@@ -49,6 +53,10 @@ export class EffectService {
 
     let release: (() => void) | undefined;
     if (key !== null) {
+      if (conflictInProgress && this.inFlightByKey.has(key)) {
+        record({ id: ctx.ids.next('eff_'), committedNs: null, outcome: 'conflict', clientClosedBeforeCommit: false });
+        return sendJson(res, 409, { error: { message: 'A request with this Idempotency-Key is in progress', type: 'idempotency_error' } });
+      }
       for (let pending = this.inFlightByKey.get(key); pending; pending = this.inFlightByKey.get(key)) await pending;
       const original = this.committedByKey.get(key);
       if (original !== undefined) {

@@ -21,6 +21,8 @@ export interface Exchange {
   stream: boolean;
   plan: ResponsePlan;
   inputTokens: number;
+  /** The tool call ids whose results the request carried, where the API module reads them (ledger.ts). */
+  toolResultIds?: string[];
   headers: Record<string, string>;
   /** Streaming: the events sent as soon as the stream opens (before the first token). */
   writeStart?(): void;
@@ -77,6 +79,7 @@ export async function runExchange(x: Exchange): Promise<void> {
     // on shutdown the simulator itself cut the connection: only a close before that counts
     clientClosedEarly: result.stoppedByShutdown ? result.clientClosedEarly : conn.closed,
     toolCalls: startedToolCalls(plan.pieces, result.generated, plan.toolCalls),
+    ...(x.toolResultIds !== undefined ? { toolResultIds: x.toolResultIds } : {}),
     status: result.stoppedByShutdown && !stream ? 503 : 200,
     ...(result.stoppedByShutdown ? { error: 'simulator closed' } : {}),
   });

@@ -27,6 +27,12 @@ export interface ModelRequestRecord {
   clientClosedEarly: boolean;
   /** Tool calls whose generation started (a call cut short by a disconnect is included). */
   toolCalls: ToolCallRef[];
+  /**
+   * The tool call ids whose results (or errors) the request's history carried to the model, in order
+   * (Chat Completions: its `tool` messages). Absent where the simulator does not read them (the
+   * Responses and Messages APIs, a refused request): not known, rather than none.
+   */
+  toolResultIds?: string[];
   status: number;
   error?: string;
 }
@@ -52,7 +58,8 @@ export function rejectedRequest(
   };
 }
 
-export type EffectOutcome = 'committed' | 'deduplicated' | 'abandoned';
+/** `conflict`: answered 409 at once, another request with its Idempotency-Key still in progress (the `conflictInProgress` mode): nothing done. */
+export type EffectOutcome = 'committed' | 'deduplicated' | 'abandoned' | 'conflict';
 
 /**
  * One request to a side-effecting service. `id` is the effect_id answered to the

@@ -139,6 +139,7 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
     stream: request.stream,
     plan,
     inputTokens,
+    toolResultIds: request.messages.filter((m) => m.role === 'tool').map((m) => String(m.tool_call_id)),
     headers: { 'x-request-id': id },
     writeToken: (piece, index) => {
       if (index === 0) conn.write(roleChunk);

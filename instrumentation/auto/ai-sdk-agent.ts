@@ -20,7 +20,10 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
 /** What an agent call or an entry point records through, for one major of the SDK (ai-sdk-run.ts: 5 and 6; ai-sdk-entry.ts: 7). */
 export interface EntryRun {
   readonly context: Context | undefined;
-  options(options: Json): Json;
+  /** `deadline: false`: not the abortSignal (prepareCall's arguments, whose signal generate / stream replace). */
+  options(options: Json, deadline?: boolean): Json;
+  /** An agent call's own options with the guard's deadline on their abortSignal (the run's, linked to the app's): what generate / stream hand the SDK last. */
+  signalled(options: Json): Json;
   failed(error: unknown): void;
   watchResult(result: unknown): void;
   settled<T>(promise: Promise<T>): Promise<T>;
@@ -65,7 +68,13 @@ function wrapAgentCall(original: Fn, streamed: boolean, Run: EntryRunClass, prep
     const run = safely('ai-sdk agent run start', (): EntryRun => new Run({ abortSignal: call['abortSignal'], runtimeContext: call['runtimeContext'], experimental_telemetry: telemetryOf(settings, call) }), undefined);
     if (run === undefined) return original.apply(this, args);
     const ctx = (run.context ?? context.active()).setValue(AGENT_RUN, run);
-    const callArgs = prepared ? args : [safely('ai-sdk agent options', () => run.options({ ...settings, ...call }), call), ...args.slice(1)];
+    // With prepareCall (ai 5.x after 5.0, 6, 7), generate / stream put the call's own abortSignal over
+    // what prepareCall made: the deadline reaches the SDK only through the call's options.
+    const callArgs = prepared
+      ? args[0] !== null && typeof args[0] === 'object'
+        ? [safely('ai-sdk agent deadline', () => run.signalled(call), call), ...args.slice(1)]
+        : args
+      : [safely('ai-sdk agent options', () => run.options({ ...settings, ...call }), call), ...args.slice(1)];
     let result: unknown;
     try {
       result = context.with(ctx, () => original.apply(this, callArgs));
@@ -98,7 +107,7 @@ function wrapPrepareCall(original: Fn): Fn {
     const run = context.active().getValue(AGENT_RUN) as EntryRun | undefined;
     const prepared = original.apply(this, args);
     if (run === undefined) return prepared;
-    const observe = (value: unknown): unknown => (value && typeof value === 'object' ? safely('ai-sdk agent options', () => run.options(value as Json), value) : value);
+    const observe = (value: unknown): unknown => (value && typeof value === 'object' ? safely('ai-sdk agent options', () => run.options(value as Json, false), value) : value);
     return prepared instanceof Promise ? prepared.then(observe) : observe(prepared);
   };
 }

@@ -49,9 +49,15 @@ export class AiSdkHookedRun {
   }
 
   /** The options the SDK gets: the app's, with afterstop's integration first in the call's list. */
-  options(options: Json): Json {
+  options(options: Json, deadline = true): Json {
     // With a guard deadline, the call's abort signal also aborts at it.
-    return withRunSignal(this.run, this.withIntegration(options), 'abortSignal') as Json;
+    const observed = this.withIntegration(options);
+    return deadline ? (withRunSignal(this.run, observed, 'abortSignal') as Json) : observed;
+  }
+
+  /** An agent call's options: the guard's deadline on their abortSignal, nothing else. */
+  signalled(options: Json): Json {
+    return withRunSignal(this.run, options, 'abortSignal') as Json;
   }
 
   private withIntegration(options: Json): Json {

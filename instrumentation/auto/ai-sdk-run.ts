@@ -75,9 +75,10 @@ export class AiSdkRun {
   }
 
   /** The options the SDK gets: the app's, with the model observed and the tools wrapped. */
-  options(options: Json): Json {
+  options(options: Json, deadline = true): Json {
     // With a guard deadline, the call's abort signal also aborts at it.
-    return withRunSignal(this.run, this.observedOptions(options), 'abortSignal') as Json;
+    const observed = this.observedOptions(options);
+    return deadline ? (withRunSignal(this.run, observed, 'abortSignal') as Json) : observed;
   }
 
   private observedOptions(options: Json): Json {
@@ -99,6 +100,11 @@ export class AiSdkRun {
       safely('ai-sdk stopped', () => run.stopped(), undefined);
       return typeof app === 'function' ? (app as (...a: unknown[]) => unknown).apply(this, args) : undefined;
     };
+  }
+
+  /** An agent call's options: the guard's deadline on their abortSignal, nothing else. */
+  signalled(options: Json): Json {
+    return withRunSignal(this.run, options, 'abortSignal') as Json;
   }
 
   /** streamText threw before it started (a bad model, bad settings): the run is over. */

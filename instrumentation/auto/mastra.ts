@@ -5,7 +5,9 @@ import { joinOrStartRun } from '../run-start.js';
 import { callContext } from '../handles.js';
 import { withRunSignal } from '../guard/deadline-signal.js';
 import { safely } from '../safe.js';
-import { invokeInToolCall, endToolCall, startFrameworkTool } from '../tool.js';
+import { invokeInToolCall, endToolCall, startFrameworkTool, toolBodyEnded } from '../tool.js';
+import { hrTime } from '@opentelemetry/core';
+import type { HrTime } from '@opentelemetry/api';
 import type { Run, ToolCall } from '../types.js';
 import { observedModel } from './ai-sdk-model.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
@@ -35,9 +37,16 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  *   without touching the app's model object;
  * - `convertTools`, which makes the tools the loop runs: each `execute`
  *   a tool call (its body in the call's context, where the HTTP commit
- *   detector finds its requests); its result (or its error, which Mastra
- *   puts in the history as the result) delivered when it came back before
- *   Mastra stopped, dropped after.
+ *   detector finds its requests); its result (or its error) delivered when
+ *   Mastra emitted it as a `tool-result` or `tool-error` chunk (seen through
+ *   the call's `onChunk`, chained before the app's): that is what Mastra puts
+ *   in the history, its memory and the stream. A result Mastra never emitted
+ *   by the time it stopped was dropped: 1.71 stopped by the signal while a
+ *   tool honouring it failed emits nothing for the call and keeps neither the
+ *   call nor its error in memory (the next turn's model request carries
+ *   neither), an orphan; 1.0.4 emits the error as the call's result and
+ *   keeps it (the next turn carries it). A tool call of a `generate()` whose
+ *   result Mastra never emitted ends dropped when generate settles.
  */
 export const MastraInstrumentation = frameworkInstrumentation({
   name: 'afterstop-mastra',
@@ -70,6 +79,10 @@ class MastraRun {
   readonly run: Run;
   readonly own: boolean;
   ended = false;
+  /** Tool call ids whose result or error Mastra emitted (a `tool-result` / `tool-error` chunk). */
+  private readonly emitted = new Set<string>();
+  /** Tool calls whose body ended, waiting for Mastra to emit their result (or to stop without it). */
+  private readonly pending = new Map<string, { call: ToolCall; failure: { error: unknown } | undefined; endTime: HrTime }>();
 
   constructor(agent: Json, options: Json) {
     const memory = options['memory'] as Json | undefined;
@@ -87,10 +100,52 @@ class MastraRun {
     return callContext(this.run, this.own);
   }
 
-  /** Mastra has stopped (an error, or its abort). */
-  end(error?: unknown): void {
+  /** The options Mastra gets: the app's, with an `onChunk` that sees the tool results Mastra emits first (then the app's, unchanged). */
+  options(options: Json): Json {
+    const app = options['onChunk'];
+    const self = this;
+    return {
+      ...options,
+      onChunk: function onChunk(this: unknown, ...args: unknown[]): unknown {
+        safely('mastra chunk', () => self.chunk(args[0]), undefined);
+        return typeof app === 'function' ? (app as Fn).apply(this, args) : undefined;
+      },
+    };
+  }
+
+  /** A chunk Mastra emitted (1.71: its own chunk; 1.0.4 with an AI SDK v2 model: `{ chunk }`, the AI SDK's part). */
+  private chunk(chunk: unknown): void {
+    const c = chunk as Json | undefined;
+    const part = (typeof c?.['type'] === 'string' ? c : c?.['chunk']) as Json | undefined;
+    if (part?.['type'] === 'tool-result' || part?.['type'] === 'tool-error') this.emittedResult(part);
+  }
+
+  /** Mastra emitted the result (or error) of a tool call: `{ payload: { toolCallId } }`, or the AI SDK's `{ toolCallId }`. */
+  emittedResult(part: Json): void {
+    const id = (part['payload'] as Json | undefined)?.['toolCallId'] ?? part['toolCallId'];
+    if (typeof id !== 'string') return;
+    this.emitted.add(id);
+    const p = this.pending.get(id);
+    if (p === undefined) return;
+    this.pending.delete(id);
+    endToolCall(p.call, toolEnd(p.failure, 'delivered'), p.endTime);
+  }
+
+  /** A tool body of this call ended: its result delivered once Mastra emitted it, dropped if Mastra stopped without. */
+  toolEnded(call: ToolCall, failure: { error: unknown } | undefined): void {
+    if (this.ended) return endToolCall(call, toolEnd(failure, 'dropped'));
+    if (this.emitted.has(call.callId)) return endToolCall(call, toolEnd(failure, 'delivered'));
+    this.pending.set(call.callId, { call, failure, endTime: hrTime() });
+    toolBodyEnded(call);
+  }
+
+  /** Mastra has stopped (an error, or its abort); `toolResults`: the tool results it says it emitted (its output's). */
+  end(error?: unknown, toolResults?: unknown): void {
     if (this.ended) return;
+    if (Array.isArray(toolResults)) for (const r of toolResults) if (r !== null && typeof r === 'object') this.emittedResult(r as Json);
     this.ended = true;
+    for (const { call, failure, endTime } of this.pending.values()) endToolCall(call, toolEnd(failure, 'dropped'), endTime);
+    this.pending.clear();
     if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.run.signal));
   }
 }
@@ -101,24 +156,36 @@ function wrapCall(original: Fn, streamed: boolean): Fn {
     const options = (args[1] && typeof args[1] === 'object' ? args[1] : {}) as Json;
     const call = safely('mastra run start', () => new MastraRun((this ?? {}) as Json, options), undefined);
     if (call === undefined) return original.apply(this, args);
-    const callArgs = safely('mastra deadline', () => {
+    // Only a call of its own run: a call joining another's run hands its tools to that run's call.
+    const callArgs = safely('mastra options', () => {
       const withSignal = withRunSignal(call.run, args[1], 'abortSignal');
-      return withSignal === args[1] ? args : [args[0], withSignal, ...args.slice(2)];
+      const observed = call.own ? call.options((withSignal ?? {}) as Json) : withSignal;
+      return observed === args[1] ? args : [args[0], observed, ...args.slice(2)];
     }, args);
     return observeCall('mastra call end', call.context, () => original.apply(this, callArgs), (outcome) => {
       if ('error' in outcome) call.end(outcome.error);
       else if (streamed) watchOutput(outcome.value, call);
-      else call.end();
+      else call.end(undefined, (outcome.value as Json | undefined)?.['toolResults']);
     });
   };
 }
 
-/** A streamed output: Mastra has stopped when its finish reason is known (it is, aborted or not, once its loop is over). */
+/**
+ * A streamed output: Mastra has stopped when its finish reason is known (it is, aborted or not, once its
+ * loop is over); its tool results, resolved with it, say which calls' results it emitted. Read only when
+ * already there (before the next macrotask): a promise that never settles ends nothing, and a result not
+ * seen is dropped, never assumed delivered.
+ */
 function watchOutput(output: unknown, call: MastraRun): void {
-  const finishReason = (output as Json | undefined)?.['finishReason'];
+  const o = output as Json | undefined;
+  const finishReason = o?.['finishReason'];
   if (typeof (finishReason as PromiseLike<unknown> | undefined)?.then !== 'function') return call.end();
   Promise.resolve(finishReason).then(
-    () => safely('mastra end', () => call.end(), undefined),
+    () => {
+      const results = safely('mastra tool results', () => o?.['toolResults'], undefined);
+      const soon = new Promise<undefined>((resolve) => setImmediate(resolve, undefined));
+      void Promise.race([Promise.resolve(results).catch(() => undefined), soon]).then((r) => safely('mastra end', () => call.end(undefined, r), undefined));
+    },
     (error: unknown) => safely('mastra end', () => call.end(error), undefined),
   );
 }
@@ -159,14 +226,19 @@ function observedExecute(name: string, execute: Fn, run: Run): Fn {
   };
 }
 
-/** The body is over: an error, or its result, delivered while the run goes on (Mastra waits for its tools), dropped once it ended. */
+/** The body is over: what became of its result is known when Mastra emits it, or stops without it. */
 function ended(call: ToolCall, run: Run, failure?: { error: unknown }): void {
   safely('mastra tool end', () => {
-    const result = callsOf.get(run)?.ended === true ? 'dropped' : 'delivered';
-    if (failure === undefined) return endToolCall(call, { result });
-    // Mastra's tool wrapper throws its own error, the tool's abort as its cause; the loop puts the error in
-    // the history as the call's result (a tool error, not a missing result).
-    const cause = (failure.error as { cause?: unknown } | undefined)?.cause;
-    endToolCall(call, { error: isAbortError(cause) ? cause : failure.error, result });
+    const owner = callsOf.get(run);
+    // A run not of a Mastra call (the app's own): as before, delivered while the call goes on.
+    if (owner === undefined) return endToolCall(call, toolEnd(failure, 'delivered'));
+    owner.toolEnded(call, failure);
   }, undefined);
+}
+
+/** How a tool call ends: its error (Mastra's tool wrapper throws its own, the tool's abort as its cause), and its result's fate. */
+function toolEnd(failure: { error: unknown } | undefined, result: 'delivered' | 'dropped'): { error?: unknown; result: 'delivered' | 'dropped' } {
+  if (failure === undefined) return { result };
+  const cause = (failure.error as { cause?: unknown } | undefined)?.cause;
+  return { error: isAbortError(cause) ? cause : failure.error, result };
 }

@@ -10,13 +10,17 @@ import type { Run } from '../types.js';
  * listener of a run that is over (no `AbortSignal.any`, whose composites a
  * long-lived signal holds on to in Node 22 and 24). Without a deadline, or when
  * the app's signal is not a native AbortSignal (a polyfill: its own wiring is
- * left alone), the options are returned untouched, the same object.
+ * left alone), the options are returned untouched, the same object, and the
+ * run's signal is not handed over (a deadline cancel is then recorded as not
+ * delivered: run.ts).
  */
 export function withRunSignal(run: Run, options: unknown, key: string): unknown {
   if (!(run instanceof InstrumentedRun) || run.deadlineMs === undefined || run.hasEnded) return options;
   const base = options !== null && typeof options === 'object' ? (options as Record<string, unknown>) : {};
   const own = base[key];
   if (own !== undefined && own !== null && !(own instanceof AbortSignal)) return options;
+  // From here the call's signal aborts with the run's: a deadline cancel reaches it.
+  run.signalHandedOver();
   if (own === undefined || own === null) return { ...base, [key]: run.signal };
   if (own.aborted || run.signal.aborted) return { ...base, [key]: own.aborted ? own : run.signal };
   const controller = new AbortController();

@@ -12,10 +12,12 @@ import { hash } from 'node:crypto';
  *   same id, in the same conversation) or a retry of the tool call (the same
  *   id again) sends the same keys in the same order;
  * - a request sent again after the last one to that endpoint got no answer
- *   (its outcome unknown: the case keys exist for) or was turned away unread
- *   (408, 425, 429) takes that request's key;
- * - a request after one that was answered otherwise (a success, a 4xx, a
- *   5xx) takes a new place: two messages posted are two effects.
+ *   (its outcome unknown: the case keys exist for), was turned away unread
+ *   (408, 425, 429), or was refused because a request with that key is still
+ *   in progress (409: Stripe, the IETF Idempotency-Key draft) takes that
+ *   request's key;
+ * - a request after one that was answered otherwise (a success, another
+ *   4xx, a 5xx) takes a new place: two messages posted are two effects.
  * Without a tool call id the model or app gave, there is nothing stable to
  * derive a key from: none is added.
  */
@@ -33,8 +35,13 @@ export function uuidV5(name: string, namespace: Buffer = NAMESPACE): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The statuses that say the request was turned away unread (RFC 9110 §15.5.9, RFC 8470, RFC 6585): its retry is the same request. */
-const UNREAD = new Set([408, 425, 429]);
+/**
+ * The statuses that say the request was turned away unread (RFC 9110 §15.5.9, RFC 8470, RFC 6585), or
+ * refused while the first request with its key is in progress (409: the IETF Idempotency-Key
+ * draft, Stripe): its retry is the same request, and must carry the same key (a new one would be a
+ * second effect once the first completes).
+ */
+const UNREAD = new Set([408, 409, 425, 429]);
 export const unreadStatus = (status: number): boolean => UNREAD.has(status);
 
 /** The identity a tool call's keys derive from, and where it keeps its endpoints' places (set by {@link keyFor}). */

@@ -5,6 +5,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { Mastra } from '@mastra/core';
 import { Agent } from '@mastra/core/agent';
+import { MockMemory } from '@mastra/core/memory';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 
@@ -26,6 +27,11 @@ const provider = createOpenAI({
   },
 });
 
+// Ground truth for orphans: the tool calls that ran, and those whose result (or error) Mastra handed the
+// app (the stream's tool-result / tool-error parts, generate's tool results): the history the app keeps.
+const ran = [];
+const kept = [];
+
 /** Heard of when the e-mail tool starts its POST (a scenario's Stop follows it). */
 let onToolStart = () => {};
 
@@ -36,6 +42,7 @@ const sendEmail = (honour) =>
     description: 'Send an e-mail',
     inputSchema: z.object({ to: z.string() }),
     execute: async (input, context) => {
+      ran.push(context?.toolCallId ?? context?.agent?.toolCallId);
       onToolStart();
       // PREPARE_MS: the tool composes the mail first, ignoring the signal, and sends it after a Stop that came meanwhile.
       if (process.env.PREPARE_MS) await new Promise((resolve) => setTimeout(resolve, Number(process.env.PREPARE_MS)));
@@ -49,8 +56,9 @@ const sendEmail = (honour) =>
     },
   });
 
-const agentWith = (honour) => {
+const agentWith = (honour, memory) => {
   const agent = new Agent({
+    ...(memory ? { memory } : {}),
     id: 'support-agent',
     name: 'support-agent',
     instructions: 'Help the customer.',
@@ -75,6 +83,10 @@ async function streamed(agent, prompt, options) {
     const output = await agent.stream(prompt, options);
     for await (const chunk of output.fullStream) {
       out.chunks++;
+      if (chunk.type === 'tool-result' || chunk.type === 'tool-error') {
+        (out.toolParts ??= []).push(chunk.type);
+        kept.push(chunk.payload?.toolCallId);
+      }
       if (chunk.type === 'abort') out.aborted = true;
     }
     out.finishReason = await output.finishReason;
@@ -100,6 +112,22 @@ if (scenario === 'complete') {
   const stop = new AbortController();
   onToolStart = () => pressStop(100, stop);
   await streamed(agentWith(scenario === 'tool-honours'), `E-mail the customer. ${EMAIL}`, { abortSignal: stop.signal });
+} else if (scenario === 'tool-honours-next') {
+  // With Mastra's memory (its in-memory store): Stop while the tool, honouring the signal, has its POST
+  // in flight; then the user's next turn over the same thread.
+  const stop = new AbortController();
+  onToolStart = () => pressStop(100, stop);
+  const agent = agentWith(true, new MockMemory());
+  const memory = { thread: 'thread-honours', resource: 'user-1' };
+  await streamed(agent, `E-mail the customer. ${EMAIL}`, { abortSignal: stop.signal, memory });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  out.nextTurnNs = now();
+  try {
+    const next = await agent.stream('Did it go out? [[tokens:5]]', { memory });
+    for await (const chunk of next.fullStream) if (chunk.type === 'error') out.nextTurnError = String(chunk.payload?.error?.name ?? 'error');
+  } catch (e) {
+    out.nextTurnError = e.name;
+  }
 } else if (scenario === 'generate-tool') {
   // generate(), its tool ignoring the signal, stopped while the POST is in flight.
   const stop = new AbortController();
@@ -107,6 +135,7 @@ if (scenario === 'complete') {
   try {
     const result = await agentWith(false).generate(`E-mail the customer. ${EMAIL}`, { abortSignal: stop.signal });
     out.finishReason = result.finishReason;
+    for (const r of result.toolResults ?? []) kept.push(r.payload?.toolCallId ?? r.toolCallId);
   } catch (e) {
     out.error = e.name;
   }
@@ -114,4 +143,6 @@ if (scenario === 'complete') {
 await new Promise((resolve) => setTimeout(resolve, 500)); // the e-mail service commits what it got
 const { flush } = await import('afterstop');
 await flush();
+out.toolsRan = ran;
+out.toolResultsKept = kept;
 console.log(JSON.stringify(out));

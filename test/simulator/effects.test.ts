@@ -97,6 +97,19 @@ describe('effects', () => {
     expect(sim.ledger.effects.map((e) => e.outcome)).toEqual(['abandoned', 'committed']);
   });
 
+  it('conflictInProgress: a request whose key another still holds is answered 409 at once and recorded as a conflict; after the first, the key is deduplicated', async () => {
+    const headers = { 'Idempotency-Key': 'in-progress' };
+    // The first commits at once and holds its answer back 300 ms: its key is in progress until then.
+    const first = postJson(`${sim.url}/effects/pay?delayMs=0&replyDelayMs=300&conflictInProgress=1`, {}, { headers });
+    await waitFor(() => sim.ledger.effects.some((e) => e.outcome === 'committed'));
+    const during = await postJson(`${sim.url}/effects/pay?conflictInProgress=1`, {}, { headers });
+    expect(during.status).toBe(409);
+    expect((await first).status).toBe(200);
+    const after = await postJson(`${sim.url}/effects/pay?conflictInProgress=1`, {}, { headers });
+    expect(after.status).toBe(200);
+    expect(sim.ledger.effects.map((e) => e.outcome)).toEqual(['committed', 'conflict', 'deduplicated']);
+  });
+
   it('rejects a malformed body or delay with 400', async () => {
     const bad = await fetch(`${sim.url}/effects/x`, { method: 'POST', body: '{nope' });
     expect(bad.status).toBe(400);

@@ -57,8 +57,27 @@ describe.each([
     const [call] = await spansNamed(r, 'execute_tool');
     // 1.71's tool wrapper throws, the abort as its cause; 1.0.4's hands the error back as the tool's value.
     if (version === '1.71.0') expect(call).toMatchObject({ 'afterstop.tool.signal_observed': true, 'error.type': 'cancelled' });
-    expect(call?.['afterstop.tool.result']).toBe('delivered');
+    // 1.71 emits nothing for the call (its result dropped: an orphan); 1.0.4 emits the error as its result.
+    expect(r.out['toolParts']).toEqual(version === '1.0.4' ? ['tool-result'] : undefined);
+    expect(call?.['afterstop.tool.result']).toBe(version === '1.0.4' ? 'delivered' : 'dropped');
+    expect(r.report.totals.orphan_tool_calls).toBe(version === '1.0.4' ? 0 : 1);
     agreesWithTruth(r);
+  });
+
+  it('Stop while the tool honours the signal, then the next turn over the same memory thread: the call is an orphan exactly when the next model request carries no result for it', async () => {
+    const r = await run('tool-honours-next');
+    expect(r.requests).toHaveLength(2);
+    const callId = r.requests[0]!.toolCalls[0]!.id;
+    // Ground truth: what Mastra's memory handed the model in the next turn.
+    const kept = r.requests[1]!.toolResultIds!.includes(callId);
+    expect(kept, 'the next turn carries the result').toBe(version === '1.0.4');
+    expect((await toolResults(r))[callId]).toBe(kept ? 'delivered' : 'dropped');
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, orphan_tool_calls: kept ? 0 : 1, unacknowledged_cancels: 0 });
+    expect(r.out['nextTurnError']).toBeUndefined();
+    expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 0, other: 0 });
+    // The e-mail reached the service before the tool's abort: a possible ghost, never a known one.
+    expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
+    expect(r.report.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 1 });
   });
 
   it('generate() stopped while its tool’s POST is in flight: the ghost, acknowledged when generate settles', async () => {

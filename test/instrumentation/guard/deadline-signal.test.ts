@@ -2,7 +2,10 @@ import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeadlineExceededError, startRun } from '../../../instrumentation/index.js';
 import { withRunSignal } from '../../../instrumentation/guard/deadline-signal.js';
-import { captureTraces, sleep, type TraceCapture } from '../../helpers/capture.js';
+import { setupGuard } from '../../../instrumentation/guard/setup.js';
+import { joinOrStartRun } from '../../../instrumentation/run-start.js';
+import { endStoppedRun } from '../../../instrumentation/run-context.js';
+import { captureTraces, named, only, sleep, type TraceCapture } from '../../helpers/capture.js';
 
 /** How a framework call's options get the run's deadline (deadline-signal.ts). */
 let capture: TraceCapture;
@@ -59,4 +62,26 @@ describe('withRunSignal', () => {
     expect(getEventListeners(longLived, 'abort')).toHaveLength(0);
     expect(withRunSignal(run, options, 'signal')).toBe(options);
   });
+
+  for (const handed of [false, true]) {
+    it(`a framework run whose signal ${handed ? 'was handed to its call: the deadline cancel is delivered and the framework’s stop acknowledges it' : 'never reached its framework (the app’s polyfill signal): the deadline cancel is marked not delivered, the framework’s end acknowledges nothing, the run ends completed'}`, async () => {
+      setupGuard({ deadlineMs: 30 }, {});
+      let run;
+      try {
+        ({ run } = joinOrStartRun({ framework: 'test-framework' }));
+      } finally {
+        setupGuard(undefined, {});
+      }
+      const signal = handed ? new AbortController().signal : { aborted: false, addEventListener() {}, removeEventListener() {} };
+      const options = { signal };
+      const given = withRunSignal(run, options, 'signal');
+      expect(given === options).toBe(!handed);
+      await new Promise((resolve) => run.signal.addEventListener('abort', resolve, { once: true }));
+      endStoppedRun(run, undefined, true);
+      const spans = await capture.spans(run.id);
+      expect(only(spans, 'afterstop.cancel.request').attributes).toMatchObject({ 'afterstop.cancel.source': 'timeout', 'afterstop.cancel.deadline_ms': 30, 'afterstop.cancel.delivered': handed });
+      expect(named(spans, 'afterstop.cancel.ack')).toHaveLength(handed ? 1 : 0);
+      expect(spans.find((s) => s.name.startsWith('invoke_agent'))?.attributes['afterstop.run.outcome']).toBe(handed ? 'cancelled' : 'completed');
+    });
+  }
 });

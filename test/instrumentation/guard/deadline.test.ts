@@ -27,7 +27,7 @@ describe('the run deadline (manual API)', () => {
     expect(isAbortError(outcome)).toBe(true);
     expect(waited).toBeGreaterThanOrEqual(55);
     const spans = await capture.spans(run.id);
-    expect(only(spans, 'afterstop.cancel.request').attributes).toMatchObject({ 'afterstop.cancel.source': 'timeout', 'afterstop.cancel.deadline_ms': 60 });
+    expect(only(spans, 'afterstop.cancel.request').attributes).toMatchObject({ 'afterstop.cancel.source': 'timeout', 'afterstop.cancel.deadline_ms': 60, 'afterstop.cancel.delivered': true });
     expect(named(spans, 'afterstop.cancel.ack')).toHaveLength(1);
     expect(spans.find((s) => s.name.startsWith('invoke_agent'))?.attributes['afterstop.run.outcome']).toBe('cancelled');
   });

@@ -7,6 +7,7 @@ import { setupGuard } from '../../../instrumentation/guard/setup.js';
 import { httpGuardInstalled } from '../../../instrumentation/guard/http-guard.js';
 import { startSimulator, type Simulator } from '../../../simulator/index.js';
 import { captureTraces, named, sleep, type TraceCapture } from '../../helpers/capture.js';
+import { waitFor } from '../../simulator/helpers.js';
 
 /**
  * The guard's HTTP part against real servers: the simulator's effect service
@@ -229,6 +230,38 @@ describe('idempotency keys', () => {
     expect(keys.every((k) => typeof k === 'string' && k.length === 36)).toBe(true);
     expect([keys[2] === keys[3], keys[4] === keys[5]]).toEqual([true, true]);
     expect(new Set([keys[0], keys[1], keys[2], keys[4], keys[6], keys[7], keys[8], keys[9]]).size).toBe(8);
+  });
+
+  it('a retry turned away with 409 while the first request with its key is in progress keeps that key: the service charges once', async () => {
+    const run = startRun({ conversationId: 'thread-409' });
+    // The service commits at once and answers 1.5 s later; a request with a key in progress gets 409 at once.
+    const url = `${sim.url}/effects/charge_409?delayMs=0&replyDelayMs=1500&conflictInProgress=1`;
+    const statuses = await run.tool({ name: 'charge', callId: 'call_409' }, async () => {
+      const seen: (number | string)[] = [];
+      // The tool gives up on its first request once it was taken (its answer lost to the tool's own timeout).
+      const giveUp = new AbortController();
+      const first = post(url, { signal: giveUp.signal });
+      await waitFor(() => effectsNamed('charge_409').length > 0);
+      giveUp.abort();
+      seen.push(await first.then((r) => r.status, (e: Error) => e.name));
+      // Then retries, as a client does on 409, until it is answered otherwise.
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const r = await post(url);
+        seen.push(r.status);
+        if (r.status !== 409) break;
+        await sleep(200);
+      }
+      return seen;
+    });
+    run.end();
+    expect(statuses[0]).toBe('AbortError');
+    expect(statuses.slice(1, 2)).toEqual([409]);
+    expect(statuses.at(-1)).toBe(200);
+    const effects = effectsNamed('charge_409');
+    // Ground truth: one charge, the retries all under the first request's key.
+    expect(effects.filter((e) => e.outcome === 'committed')).toHaveLength(1);
+    expect(effects.at(-1)!.outcome).toBe('deduplicated');
+    expect(new Set(effects.map((e) => e.idempotencyKey)).size).toBe(1);
   });
 
   it('no key for a call whose id afterstop made up; without a conversation, the run scopes the key', async () => {
