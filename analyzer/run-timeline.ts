@@ -155,6 +155,7 @@ function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFi
     end_ms: run.end_ns === null ? null : offset(run.end_ns, origin),
     ack_ms: run.a_ns === null ? null : offset(run.a_ns, origin),
     settle_ms: run.settle_ns === null ? null : offset(run.settle_ns, origin),
+    uninstrumented: run.uninstrumented === null ? [] : run.uninstrumented.split(','),
     items,
     figures: figures(f, budgetMs, origin),
     next_run: null,

@@ -6,6 +6,7 @@ import {
   GHOST_COMMITS_HEADER,
   ghostCommitsByTool,
   headline,
+  lowerBound,
   provenance,
   SCORECARD_HEADER,
   scorecard,
@@ -38,6 +39,8 @@ export function markdownTable(header: string[], rows: string[][]): string[] {
 /** The leak report as Markdown, for a pull request or a chat message. */
 export function renderMarkdown(report: LeakReport, options: { findings?: number } = {}): string {
   const out: string[] = ['## afterstop leak report', '', `_${markdownCell(provenance(report))}_`, ''];
+  const bound = lowerBound(report, markdownCell);
+  if (bound !== undefined) out.push(`> **${bound}**`, '');
   out.push(...markdownTable(['figure', 'value'], headline(report).map((l) => [l.label, l.value])));
   const byTool = ghostCommitsByTool(report);
   if (byTool.length > 0) out.push('', '### Ghost commits by tool', '', ...markdownTable(GHOST_COMMITS_HEADER, byTool));

@@ -6,6 +6,7 @@ import {
   GHOST_COMMITS_HEADER,
   ghostCommitsByTool,
   headline,
+  lowerBound,
   provenance,
   SCORECARD_HEADER,
   scorecard,
@@ -38,6 +39,8 @@ export function renderTerminal(report: LeakReport, options: TerminalOptions): st
   const heading = (text: string): string => paint('bold', text);
   const out: string[] = [heading('afterstop leak report'), paint('dim', terminalSafe(provenance(report))), ''];
 
+  const bound = lowerBound(report, terminalSafe);
+  if (bound !== undefined) out.push(paint(['bold', 'yellow'], bound), '');
   const lines = headline(report);
   const width = Math.max(...lines.map((l) => l.label.length));
   for (const l of lines) out.push(`  ${l.label.padEnd(width)}  ${l.bad ? paint(['bold', 'red'], l.value) : l.value}`);
