@@ -80,6 +80,8 @@ describe('frameworks afterstop does not instrument, under afterstop/register', (
     expect(run?.['afterstop.run.uninstrumented']).toBe('@anthropic-ai/claude-agent-sdk');
     // The e-mail after Stop happened out of afterstop's sight: 0 ghosts, and the report says that 0 is a lower bound.
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0 });
+    // Nor "Stop stopped everything": a run beside it never reaches cancel depth 4.
+    expect(r.report.totals.cancel_depth).toEqual({ '0': 0, '1': 0, '2': 0, '3': 1, '4': 0 });
     await saysLowerBound(r, '@anthropic-ai/claude-agent-sdk');
   });
 });
