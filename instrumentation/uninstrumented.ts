@@ -38,7 +38,8 @@ export function calledByFrameworkWithOwnSpans(): boolean {
   Error.stackTraceLimit = STACK_FRAMES;
   let stack: string;
   try {
-    stack = new Error().stack ?? '';
+    // String(): an app's Error.prepareStackTrace may give something else than text.
+    stack = String(new Error().stack ?? '');
   } finally {
     Error.stackTraceLimit = limit;
   }
