@@ -119,6 +119,7 @@ function figures(r: GroupRow): Figures {
     commits_prevented_alarming: r.commits_prevented_alarming,
     replays_deduplicated: r.replays_deduplicated,
     deadline_cancels: r.deadline_cancels,
+    uninstrumented: { runs: r.uninstrumented_runs, packages: r.uninstrumented === null ? [] : r.uninstrumented.split(',') },
     steering: { inject_ms: distribution(r.inject_count, r.inject_p50, r.inject_p95, r.inject_p99, r.inject_max), dropped: r.dropped, violations: r.violations },
     cancel_depth: { '0': r.depth_0, '1': r.depth_1, '2': r.depth_2, '3': r.depth_3, '4': r.depth_4 },
   };

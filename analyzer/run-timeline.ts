@@ -17,7 +17,7 @@ const status = (code: number): 'unset' | 'ok' | 'error' => (code === 2 ? 'error'
 const fmt = (ms: number): string => `${Math.round(ms).toLocaleString('en-US')} ms`;
 
 /** What kept a cancelled run's depth from the next level (METRICS.md §8), in words. */
-export function depthReason(f: RunFiguresRow, budgetMs: number): string | null {
+export function depthReason(f: RunFiguresRow, budgetMs: number, uninstrumented: readonly string[] = []): string | null {
   if (f.depth === null || f.depth >= 4) return null;
   if (!f.loop_ok) return `the loop went on: ${f.work_after} model or tool call(s) started after Stop`;
   if (!f.model_ok) return `a model call in flight at Stop ended ${fmt(f.model_over_ms ?? 0)} after it (budget ${fmt(budgetMs)})`;
@@ -34,16 +34,17 @@ export function depthReason(f: RunFiguresRow, budgetMs: number): string | null {
     ].filter(Boolean);
     return `a side effect may have landed after Stop: ${parts.join(', ')}`;
   }
+  if (uninstrumented.length > 0) return `the run was beside ${uninstrumented.join(', ')}, which afterstop does not instrument: whether ${uninstrumented.length === 1 ? 'its' : 'their'} effects landed after Stop cannot be seen`;
   if (f.tools_at_stop > 0) return `${f.tools_at_stop} tool call(s) of a foreign trace were running at Stop: whether their effects landed cannot be seen`;
   return 'a foreign trace (its Stop inferred, its tools not recorded by afterstop) cannot show that nothing landed after Stop';
 }
 
-function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunFigures {
+function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint, uninstrumented: readonly string[]): RunFigures {
   return {
     cancel_ack_ms: f?.ack_ms ?? null,
     cancel_settle_ms: f?.settle_ms ?? null,
     cancel_depth: f?.depth ?? null,
-    cancel_depth_reason: f === undefined ? null : depthReason(f, budgetMs),
+    cancel_depth_reason: f === undefined ? null : depthReason(f, budgetMs, uninstrumented),
     ghost_commits: { known: f?.ghost_commits ?? 0, possible: f?.ghost_possible ?? 0, inferred: f?.ghost_inferred ?? 0, compensated: f?.ghost_compensated ?? 0 },
     orphan_tool_calls: {
       orphans: f?.orphans ?? 0,
@@ -140,6 +141,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
 /** A run's timeline on `origin` (its C, or its start), from its rows. */
 function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunTimeline {
   const items = timelineItems(rows, origin, run.c_ns);
+  const uninstrumented = run.uninstrumented === null ? [] : run.uninstrumented.split(',');
   return {
     run_id: run.local_id,
     trace_id: run.trace_id,
@@ -156,8 +158,9 @@ function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFi
     end_ms: run.end_ns === null ? null : offset(run.end_ns, origin),
     ack_ms: run.a_ns === null ? null : offset(run.a_ns, origin),
     settle_ms: run.settle_ns === null ? null : offset(run.settle_ns, origin),
+    uninstrumented,
     items,
-    figures: figures(f, budgetMs, origin),
+    figures: figures(f, budgetMs, origin, uninstrumented),
     next_run: null,
   };
 }

@@ -64,6 +64,12 @@ export interface Figures {
   commits_prevented_alarming: number;
   replays_deduplicated: number;
   deadline_cancels: number;
+  /**
+   * Runs beside agent frameworks, agent SDKs or MCP clients afterstop does not instrument
+   * (afterstop.run.uninstrumented, or a run of Google ADK or Strands seen only through their own spans), and
+   * those packages: where `runs` > 0, the figures are lower bounds (METRICS.md, "Lower bounds").
+   */
+  uninstrumented: { runs: number; packages: string[] };
   steering: { inject_ms: Distribution; dropped: number; violations: number };
   cancel_depth: { '0': number; '1': number; '2': number; '3': number; '4': number };
 }
@@ -241,6 +247,12 @@ export interface RunTimeline {
   /** The acknowledgement and settle markers (afterstop.cancel.ack, afterstop.cancel.settle). */
   ack_ms: number | null;
   settle_ms: number | null;
+  /**
+   * The agent frameworks, agent SDKs or MCP clients afterstop does not instrument that ran beside the run
+   * (afterstop.run.uninstrumented, or the framework whose own spans the run is): when any, what is drawn is a
+   * lower bound. Empty when none.
+   */
+  uninstrumented: string[];
   /** The run's model calls, tool calls, commits and markers, in time order: each is one span of the run. */
   items: TimelineItem[];
   figures: RunFigures;

@@ -36,6 +36,7 @@ import {
   ATTR_CANCEL_UNSETTLED,
   ATTR_ERROR_TYPE,
   ATTR_FRAMEWORK,
+  ATTR_RUN_UNINSTRUMENTED,
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -51,6 +52,7 @@ import {
 } from './semconv.js';
 import { steeringFor } from './steer.js';
 import { InstrumentedToolCall, runTool } from './tool.js';
+import { uninstrumentedLoaded } from './uninstrumented.js';
 import type {
   AcknowledgeOptions,
   CancelOptions,
@@ -173,6 +175,8 @@ export class InstrumentedRun implements Run, RunScope {
     if (options.conversationId !== undefined) this.common[ATTR_GEN_AI_CONVERSATION_ID] = options.conversationId;
     if (agent !== undefined) this.common[ATTR_GEN_AI_AGENT_NAME] = agent;
     this.span.setAttributes(this.common);
+    const uninstrumented = uninstrumentedLoaded();
+    if (uninstrumented !== undefined) this.span.setAttribute(ATTR_RUN_UNINSTRUMENTED, uninstrumented);
     this.context = trace.setSpan(contextWithRun(context.active(), this), this.span);
     this.markers = markerWriterFor(this.span, this.tracer, pipeline.markerProcessor);
     this.settleDeadlineMs = options.settleDeadlineMs ?? pipeline.config.settleDeadlineMs;
@@ -392,6 +396,9 @@ export class InstrumentedRun implements Run, RunScope {
       const cancelled = this.state !== 'none' && !cancelUndelivered(this);
       const outcome = options.outcome ?? (cancelled ? 'cancelled' : hasError ? 'failed' : 'completed');
       this.span.setAttribute(ATTR_RUN_OUTCOME, outcome);
+      // Packages loaded during the run count too (a framework imported lazily).
+      const uninstrumented = uninstrumentedLoaded();
+      if (uninstrumented !== undefined) this.span.setAttribute(ATTR_RUN_UNINSTRUMENTED, uninstrumented);
       if (hasError && !(cancelled && isAbortError(options.error, this.signal))) {
         this.span.setAttribute(ATTR_ERROR_TYPE, errorType(options.error));
         this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(options.error) });

@@ -83,6 +83,8 @@ export const ATTR_TOOL_OUT_OF_SIGHT = 'afterstop.tool.out_of_sight';
 export const OUT_OF_SIGHT_MCP = 'mcp';
 /** On a run that resumes an interrupted or stopped run of the same thread: that run's id (afterstop addition). */
 export const ATTR_RUN_RESUMES = 'afterstop.run.resumes';
+/** On a run span: the packages the process had loaded that afterstop knows of and does not instrument (an agent framework, agent SDK or MCP client), sorted and comma-separated; the run's figures are lower bounds (afterstop addition). */
+export const ATTR_RUN_UNINSTRUMENTED = 'afterstop.run.uninstrumented';
 /** How a commit is known (afterstop addition to SEMCONV.md): `manual` (the tool said so), `response` (a non-GET HTTP request it made was answered), `request_sent` (its body reached the server and the answer was lost). */
 export const ATTR_TOOL_COMMIT_EVIDENCE = 'afterstop.tool.commit.evidence';
 /** On the tool span: the commit markers the call wrote before its span ended (a store with fewer lost some). */

@@ -122,6 +122,8 @@ WITH extracted AS (
     CASE
       WHEN attr(ks, vs, 'afterstop.framework') IS NOT NULL THEN attr(ks, vs, 'afterstop.framework')
       WHEN attr(ks, vs, 'ai.operationId') IS NOT NULL OR starts_with(name, 'ai.') THEN 'vercel-ai'
+      WHEN scope = 'gcp.vertex.agent' THEN 'google-adk'
+      WHEN scope = 'strands-agents' THEN 'strands'
       WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
       WHEN attr(ks, vs, 'gen_ai.system') = 'autogen' THEN 'autogen'
       WHEN attr(ks, vs, 'openinference.span.kind') IS NOT NULL THEN
@@ -132,6 +134,8 @@ WITH extracted AS (
     END AS framework,
     coalesce(attr(ks, vs, 'gen_ai.conversation.id'), attr(ks, vs, 'session.id'), attr(ks, vs, 'ai.telemetry.metadata.sessionId'),
       attr(ks, vs, 'ai.telemetry.metadata.threadId')) AS conversation_id,
+    coalesce(attr(ks, vs, 'afterstop.run.uninstrumented'),
+      CASE WHEN scope = 'gcp.vertex.agent' THEN '@google/adk' WHEN scope = 'strands-agents' THEN '@strands-agents/sdk' END) AS uninstrumented,
     attr(ks, vs, 'gen_ai.agent.name') AS agent_name,
     attr(ks, vs, 'ai.telemetry.functionId') AS function_id,
     coalesce(attr(ks, vs, 'gen_ai.tool.name'), attr(ks, vs, 'ai.toolCall.name'), attr(ks, vs, 'tool.name'), attr(ks, vs, 'traceloop.entity.name')) AS tool_name,

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS spans (
   framework       VARCHAR,               -- afterstop.framework, else the convention that wrote the span
   conversation_id VARCHAR,
   agent_name      VARCHAR,
+  uninstrumented  VARCHAR,               -- afterstop.run.uninstrumented, or the uninstrumented framework that wrote it
   function_id     VARCHAR,               -- ai.telemetry.functionId
   tool_name       VARCHAR,
   tool_call_id    VARCHAR,
@@ -88,7 +89,8 @@ CREATE TABLE IF NOT EXISTS run_facts (
   run_id VARCHAR, trace_id VARCHAR, service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR,
   start_ns BIGINT, end_ns BIGINT, unended BOOLEAN, outcome VARCHAR, cancelled BOOLEAN, c_ns BIGINT,
   cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN,
-  cancel_source VARCHAR   -- afterstop.cancel.source of its first cancel request
+  cancel_source VARCHAR,  -- afterstop.cancel.source of its first cancel request
+  uninstrumented VARCHAR  -- the frameworks afterstop does not instrument that ran beside it, sorted, comma-separated
 );
 
 -- One row per tool call of a cancelled run (tool-call-facts.sql), kept the same way: a report reads it, not the

@@ -136,6 +136,7 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroup(report, 'afterstop_commits_prevented_alarming', 'Prevented commits of irreversible or unknown effects', (f) => f.commits_prevented_alarming),
     perGroup(report, 'afterstop_replays_deduplicated', "Replays whose request carried the earlier commit's idempotency key (the guard): done once by a service that honours it", (f) => f.replays_deduplicated),
     perGroup(report, 'afterstop_deadline_cancels', 'Runs cancelled by a deadline (cancel source timeout)', (f) => f.deadline_cancels),
+    perGroup(report, 'afterstop_uninstrumented_runs', 'Runs beside agent frameworks, agent SDKs or MCP clients afterstop does not instrument: their figures are lower bounds', (f) => f.uninstrumented.runs),
     ...distribution(report, 'afterstop_steer_inject', 'Time from a steering message queued to its injection', (f) => f.steering.inject_ms),
     perGroup(report, 'afterstop_steers_dropped', 'Steering messages never injected', (f) => f.steering.dropped),
     perGroup(report, 'afterstop_steer_violations', 'Steering messages injected inside a tool batch', (f) => f.steering.violations),

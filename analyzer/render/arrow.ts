@@ -6,7 +6,8 @@ import type { Figures, LeakReport } from '../types.js';
  * `pyarrow.ipc.open_file(...).read_pandas()`, polars `pl.read_ipc`):
  * - groups: one row per service, agent and framework, and a total row
  *   (`is_total`), every figure a column (nested figures joined with `_`:
- *   `cancel_ack_ms_p95`, `tokens_after_stop_output`, `cancel_depth_4`);
+ *   `cancel_ack_ms_p95`, `tokens_after_stop_output`, `cancel_depth_4`; a list of names one text column,
+ *   comma-separated: `uninstrumented_packages`);
  * - findings: one row per finding.
  * The groups file's schema metadata holds `afterstop.evidence.status` and `afterstop.evidence.note` (the report's
  * `evidence`: a report over no run says so).
@@ -24,6 +25,8 @@ function flatten(value: object, prefix = '', into: Flat = {}): Flat {
     const name = prefix === '' ? key : `${prefix}_${key}`;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as object, name, into);
     else if (!Array.isArray(v)) into[name] = v as string | number | boolean | null;
+    // A list of names (uninstrumented.packages) is one text column, comma-separated.
+    else if (v.every((e) => typeof e === 'string')) into[name] = v.join(',');
   }
   return into;
 }
@@ -36,7 +39,7 @@ function figureColumns(rows: Flat[]): Record<string, Vector> {
   const columns: Record<string, Vector> = {};
   for (const name of names) {
     const values = rows.map((r) => r[name] ?? null);
-    if (name === 'service' || name === 'agent' || name === 'framework') columns[name] = vectorFromArray(values as (string | null)[], new Utf8());
+    if (name === 'service' || name === 'agent' || name === 'framework' || name === 'uninstrumented_packages') columns[name] = vectorFromArray(values as (string | null)[], new Utf8());
     else if (name === 'is_total') columns[name] = vectorFromArray(values as boolean[], new Bool());
     else if (isFloat(name)) columns[name] = vectorFromArray(values as (number | null)[], new Float64());
     else columns[name] = vectorFromArray(values.map((v) => (v === null ? null : BigInt(Math.round(Number(v))))), new Int64());

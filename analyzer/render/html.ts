@@ -5,6 +5,7 @@
  * figures as they are; it computes none of them.
  */
 import type { Bar } from './svg-chart.js';
+import { lowerBound } from './summary.js';
 import { barChart, columnChart, escapeHtml, isEmpty, legend, paletteColor, shorten } from './svg-chart.js';
 import { bucketLabel, int, ms, usd } from './format.js';
 import type { Finding, FrameworkScore, GroupFigures, HistogramBucket, LeakReport, TimelinePoint } from '../types.js';
@@ -303,7 +304,7 @@ dl { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 24px; color: var(--mute
 figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px; break-inside: avoid; } figcaption { font-weight: 600; margin-bottom: 6px; }
 svg.chart { display: block; height: auto; } svg text { font: 11px system-ui, sans-serif; fill: var(--fg); } svg .tick { fill: var(--muted); } svg .label { font-size: 10.5px; }
 svg .grid { stroke: #eaeef2; } svg .axis { stroke: #8c959f; }
-.chart-empty, .empty { color: var(--muted); font-style: italic; margin: 8px 0; } .muted { color: var(--muted); font-size: 12px; margin-top: 32px; }
+.chart-empty, .empty { color: var(--muted); font-style: italic; margin: 8px 0; } .muted { color: var(--muted); font-size: 12px; margin-top: 32px; } .lower-bound { border-left: 4px solid #b45309; padding: 8px 12px; margin: 12px 0; }
 .legend { list-style: none; padding: 0; margin: 6px 0 0; display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 5px; border-radius: 2px; vertical-align: baseline; }
 .swatch, svg rect { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
@@ -334,6 +335,12 @@ export function pageStart(title: string): string {
 <body>`;
 }
 
+/** The figures as lower bounds, naming the frameworks afterstop does not instrument (summary.ts), before anything else. */
+function lowerBoundNote(report: LeakReport): string {
+  const bound = lowerBound(report);
+  return bound === undefined ? '' : `<p class="lower-bound" role="note" data-figure="uninstrumented"><strong>${escapeHtml(bound)}</strong></p>`;
+}
+
 /**
  * Render the leak report as one self-contained HTML5 page: headline figures,
  * SVG charts, the groups and findings tables and the skipped input lines.
@@ -348,6 +355,7 @@ export function renderHtml(report: LeakReport, options: HtmlOptions = {}): strin
 <h1>What the agents did after Stop</h1>
 ${evidenceBanner(report)}
 ${meta(report, generatedAt)}
+${lowerBoundNote(report)}
 </header>
 <section><h2>Headline</h2>
 <div class="cards">

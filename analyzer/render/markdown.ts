@@ -6,6 +6,7 @@ import {
   GHOST_COMMITS_HEADER,
   ghostCommitsByTool,
   headline,
+  lowerBound,
   noFindings,
   provenance,
   SCORECARD_HEADER,
@@ -42,6 +43,8 @@ export function renderMarkdown(report: LeakReport, options: { findings?: number 
   // Nothing read is not nothing found: said before any figure.
   if (report.evidence.note !== null) out.push(`> **Nothing to judge.** ${markdownCell(report.evidence.note)}`, '');
   out.push(`_${markdownCell(provenance(report))}_`, '');
+  const bound = lowerBound(report, markdownCell);
+  if (bound !== undefined) out.push(`> **${bound}**`, '');
   out.push(...markdownTable(['figure', 'value'], headline(report).map((l) => [l.label, l.value])));
   const byTool = ghostCommitsByTool(report);
   if (byTool.length > 0) out.push('', '### Ghost commits by tool', '', ...markdownTable(GHOST_COMMITS_HEADER, byTool));

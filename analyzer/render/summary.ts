@@ -41,6 +41,18 @@ export function headline(report: LeakReport): SummaryLine[] {
   ];
 }
 
+/**
+ * The report's figures as lower bounds, in words, when runs ran beside frameworks afterstop does not
+ * instrument (naming them, each through `name`: the format's escaping of trace content); undefined otherwise.
+ * Every human-readable format puts it first.
+ */
+export function lowerBound(report: LeakReport, name: (text: string) => string = (text) => text): string | undefined {
+  const u = report.totals.uninstrumented;
+  if (u.runs === 0) return undefined;
+  const they = u.packages.length === 1 ? 'it' : 'they';
+  return `Lower bounds: ${int(u.runs)} of ${int(report.totals.runs)} run(s) ran beside ${u.packages.map(name).join(', ')}, which afterstop does not instrument: what ${they} did after Stop (runs, tool calls, side effects, model calls) may be missing, so each figure is at least what happened.`;
+}
+
 /** The cancel-depth scorecard: one row per framework, counts of runs at depth 0..4. */
 export function scorecard(report: LeakReport): string[][] {
   return report.totals.cancel_depth_by_framework.map((f) => [

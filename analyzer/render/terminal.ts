@@ -7,6 +7,7 @@ import {
   ghostCommitsByTool,
   headline,
   noFindings,
+  lowerBound,
   provenance,
   SCORECARD_HEADER,
   scorecard,
@@ -42,6 +43,8 @@ export function renderTerminal(report: LeakReport, options: TerminalOptions): st
   if (report.evidence.note !== null) out.push(paint(['bold', 'yellow'], terminalLine(`NOTHING TO JUDGE: ${report.evidence.note}`)));
   out.push(paint('dim', terminalSafe(provenance(report))), '');
 
+  const bound = lowerBound(report, terminalLine);
+  if (bound !== undefined) out.push(paint(['bold', 'yellow'], bound), '');
   const lines = headline(report);
   const width = Math.max(...lines.map((l) => l.label.length));
   for (const l of lines) out.push(`  ${l.label.padEnd(width)}  ${l.bad ? paint(['bold', 'red'], l.value) : l.value}`);

@@ -170,10 +170,15 @@ export function runTitle(t: RunTimeline): string {
 /** The run's figures (METRICS.md), as label and value lines, shared by the text formats and the page. */
 export function figureLines(t: RunTimeline): [string, string][] {
   const f = t.figures;
+  // First: what is drawn is a lower bound when frameworks afterstop does not instrument ran beside the run.
+  const bound: [string, string][] =
+    t.uninstrumented.length === 0
+      ? []
+      : [['lower bound', `beside ${t.uninstrumented.join(', ')}, which afterstop does not instrument: what ${t.uninstrumented.length === 1 ? 'it' : 'they'} did may be missing from this run`]];
   if (!t.cancelled) {
-    return [['cancelled', 'no'], ['outcome', t.outcome ?? (t.end_ms === null ? 'never ended' : '–')]];
+    return [...bound, ['cancelled', 'no'], ['outcome', t.outcome ?? (t.end_ms === null ? 'never ended' : '–')]];
   }
-  const lines: [string, string][] = [];
+  const lines: [string, string][] = [...bound];
   lines.push(['cancel depth', f.cancel_depth === null ? '–' : `${f.cancel_depth} of 4${f.cancel_depth_reason === null ? ': Stop stopped everything' : `: ${f.cancel_depth_reason}`}`]);
   lines.push(['ack / settle', `${f.cancel_ack_ms === null ? 'never acknowledged' : ms(f.cancel_ack_ms)} / ${f.cancel_settle_ms === null ? '–' : ms(f.cancel_settle_ms)}`]);
   const g = f.ghost_commits;

@@ -148,6 +148,14 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: (a) => `CASE WHEN count(${arg(a, 0)}) = 0 THEN NULL ELSE array_to_string(list_sort(list_distinct(list(${arg(a, 0)}))), ${arg(a, 1)}) END`,
     clickhouse: (a) => `arrayStringConcat(arraySort(groupUniqArray(${arg(a, 0)})), ${arg(a, 1)})`,
   },
+  sorted_distinct_split: {
+    arity: 2,
+    doc: 'aggregate: the distinct elements of separator-joined lists, sorted, joined by the separator (the separator one literal character)',
+    duckdb: (a) =>
+      `CASE WHEN count(${arg(a, 0)}) = 0 THEN NULL ELSE array_to_string(list_sort(list_distinct(flatten(list(string_split(${arg(a, 0)}, ${arg(a, 1)}))))), ${arg(a, 1)}) END`,
+    clickhouse: (a) =>
+      `nullIf(arrayStringConcat(arraySort(arrayDistinct(arrayFilter(x -> x != '', arrayFlatten(groupArray(splitByChar(${arg(a, 1)}, coalesce(${arg(a, 0)}, ''))))))), ${arg(a, 1)}), '')`,
+  },
   tuple_get: {
     arity: 2,
     doc: "a tuple's element by its position from 1 (the position a literal), the tuple written (a, b)",

@@ -77,6 +77,7 @@ export interface ExplainRunsRow {
   c_ns: bigint | null;
   a_ns: bigint | null;
   settle_ns: bigint | null;
+  uninstrumented: string | null;
   matches: number;
 }
 
@@ -304,6 +305,8 @@ export interface RunsRow {
   cancelled_runs_inferred: number;
   unended_runs: number;
   deadline_cancels: number;
+  uninstrumented_runs: number;
+  uninstrumented: string | null;
 }
 
 /** A row of queries/skipped-lines.sql (skipped_lines). */

@@ -6,7 +6,8 @@ import { safely } from '../safe.js';
 import { withRunSignal } from '../guard/deadline-signal.js';
 import { contentBudget, contentEnabled } from '../content.js';
 import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
-import { endStoppedRun } from '../run-context.js';
+import { activeRun, endStoppedRun } from '../run-context.js';
+import { calledByFrameworkWithOwnSpans } from '../uninstrumented.js';
 
 /**
  * One model call made through an instrumented SDK. It belongs to the active
@@ -48,7 +49,13 @@ export interface ModelCallStart {
 const NOOP: ObservedModelCall = { chunk() {}, text() {}, usage() {}, finishReason() {}, responseModel() {}, requestOptions: (o) => o, within: (fn) => fn(), stopped() {}, end() {} };
 
 export function observeModelCall(start: ModelCallStart): ObservedModelCall {
-  return safely('model call start', () => new Observed(start), NOOP);
+  return safely(
+    'model call start',
+    // A call made by a framework that writes its own spans (Google ADK, Strands), outside any afterstop run, is
+    // in the framework's run already: as a run of its own it would count that turn twice.
+    () => (activeRun() === undefined && calledByFrameworkWithOwnSpans() ? NOOP : new Observed(start)),
+    NOOP,
+  );
 }
 
 class Observed implements ObservedModelCall {

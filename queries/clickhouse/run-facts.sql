@@ -1,6 +1,6 @@
 -- Generated from queries/model/run-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name run_facts
--- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker, and the source of its first cancel request (a guard deadline's is `timeout`). A run whose run span was never exported is built from its other spans and marked unended.
+-- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker, and the source of its first cancel request (a guard deadline's is `timeout`), and the frameworks afterstop does not instrument that ran beside it (afterstop.run.uninstrumented, or the framework whose own spans the run is). A run whose run span was never exported is built from its other spans and marked unended.
 -- @returns nothing; fills run_facts
 CREATE OR REPLACE TEMPORARY TABLE run_facts AS
 WITH per_run AS (
@@ -18,6 +18,7 @@ WITH per_run AS (
       any_value(function_id)) AS agent,
     coalesce(any_value(framework) FILTER (WHERE role = 'run'), any_value(framework)) AS framework,
     coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
+    coalesce(any_value(uninstrumented) FILTER (WHERE role = 'run'), any_value(uninstrumented)) AS uninstrumented,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
     argMin(cancel_source, start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS cancel_source,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
@@ -47,5 +48,6 @@ SELECT
   ack_ns AS a_ns,
   settle_marker_ns,
   request_ns IS NOT NULL AS has_request,
-  cancel_source
+  cancel_source,
+  uninstrumented
 FROM per_run

@@ -40,6 +40,8 @@ extracted AS (
     CASE
       WHEN nullIf(a['afterstop.framework'], '') IS NOT NULL THEN nullIf(a['afterstop.framework'], '')
       WHEN nullIf(a['ai.operationId'], '') IS NOT NULL OR startsWith(name, 'ai.') THEN 'vercel-ai'
+      WHEN scope = 'gcp.vertex.agent' THEN 'google-adk'
+      WHEN scope = 'strands-agents' THEN 'strands'
       WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
       WHEN nullIf(a['gen_ai.system'], '') = 'autogen' THEN 'autogen'
       WHEN nullIf(a['openinference.span.kind'], '') IS NOT NULL THEN
@@ -50,6 +52,8 @@ extracted AS (
     END AS framework,
     coalesce(nullIf(a['gen_ai.conversation.id'], ''), nullIf(a['session.id'], ''), nullIf(a['ai.telemetry.metadata.sessionId'], ''),
       nullIf(a['ai.telemetry.metadata.threadId'], '')) AS conversation_id,
+    coalesce(nullIf(a['afterstop.run.uninstrumented'], ''),
+      CASE WHEN scope = 'gcp.vertex.agent' THEN '@google/adk' WHEN scope = 'strands-agents' THEN '@strands-agents/sdk' END) AS uninstrumented,
     nullIf(a['gen_ai.agent.name'], '') AS agent_name,
     nullIf(a['ai.telemetry.functionId'], '') AS function_id,
     coalesce(nullIf(a['gen_ai.tool.name'], ''), nullIf(a['ai.toolCall.name'], ''), nullIf(a['tool.name'], ''), nullIf(a['traceloop.entity.name'], '')) AS tool_name,

@@ -46,7 +46,7 @@ END
 -- The columns the leak model reads from a span's attributes, the same for every input (DuckDB's span_rows in
 -- macros.sql over OTLP/JSON and Tempo blocks; ClickHouse's spans.sql over the exporter's table), each
 -- @span_attr the input's lookup of one attribute as text (NULL when absent). The framework of a foreign span:
--- the Vercel AI SDK's own telemetry; Python frameworks: PydanticAI's own instrumentation (its scope),
+-- the Vercel AI SDK's own telemetry; Google ADK's and Strands' (their scopes; afterstop does not instrument them); Python frameworks: PydanticAI's own instrumentation (its scope),
 -- AutoGen's built-in spans, and the OpenInference instrumentations of CrewAI and the OpenAI Agents SDK
 -- (their scopes); else OpenInference or OpenLLMetry.
 @span_attr('afterstop.run.id') AS attr_run_id,
@@ -54,6 +54,8 @@ END
 CASE
   WHEN @span_attr('afterstop.framework') IS NOT NULL THEN @span_attr('afterstop.framework')
   WHEN @span_attr('ai.operationId') IS NOT NULL OR @starts_with(name, 'ai.') THEN 'vercel-ai'
+  WHEN scope = 'gcp.vertex.agent' THEN 'google-adk'
+  WHEN scope = 'strands-agents' THEN 'strands'
   WHEN scope = 'pydantic-ai' THEN 'pydantic-ai'
   WHEN @span_attr('gen_ai.system') = 'autogen' THEN 'autogen'
   WHEN @span_attr('openinference.span.kind') IS NOT NULL THEN
@@ -64,6 +66,11 @@ CASE
 END AS framework,
 coalesce(@span_attr('gen_ai.conversation.id'), @span_attr('session.id'), @span_attr('ai.telemetry.metadata.sessionId'),
   @span_attr('ai.telemetry.metadata.threadId')) AS conversation_id,
+-- The frameworks afterstop does not instrument that ran beside the span's run (afterstop.run.uninstrumented,
+-- sorted and comma-separated), or that wrote the span: Google ADK's and Strands' own spans (their scopes) are
+-- runs afterstop saw only through them, without Stop markers. The run's figures are lower bounds.
+coalesce(@span_attr('afterstop.run.uninstrumented'),
+  CASE WHEN scope = 'gcp.vertex.agent' THEN '@google/adk' WHEN scope = 'strands-agents' THEN '@strands-agents/sdk' END) AS uninstrumented,
 @span_attr('gen_ai.agent.name') AS agent_name,
 @span_attr('ai.telemetry.functionId') AS function_id,
 coalesce(@span_attr('gen_ai.tool.name'), @span_attr('ai.toolCall.name'), @span_attr('tool.name'), @span_attr('traceloop.entity.name')) AS tool_name,

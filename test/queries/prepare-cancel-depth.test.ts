@@ -73,6 +73,20 @@ describe('prepare-cancel-depth', () => {
     expect([depth['model in flight at C ends after C + 1 s'], depth['tool in flight at C ends after C + 1 s'], depth['tool in flight at C never ended'], depth['no ack, tool starts after C + 1 s']]).toEqual([4, 4, 2, 0]);
   });
 
+  it('a quiet run beside a framework afterstop does not instrument (afterstop.run.uninstrumented) stops at 3: its effects cannot be seen', async () => {
+    const t = traces();
+    const beside = t.run({ startMs: 0, endMs: 5000, outcome: 'cancelled', attrs: { 'afterstop.run.uninstrumented': '@anthropic-ai/claude-agent-sdk' } });
+    const alone = t.run({ startMs: 0, endMs: 5000, outcome: 'cancelled' });
+    for (const r of [beside, alone]) {
+      r.cancelRequest(100);
+      r.ack(150);
+    }
+    const a = await analyzeTraces(t);
+    const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [d['run_id'], [d['depth'], d['effects_ok']]]));
+    a.close();
+    expect([depth[beside.spanId], depth[alone.spanId]]).toEqual([[3, false], [4, true]]);
+  });
+
   it('only cancelled runs get a row', async () => {
     const t = traces();
     t.run({ startMs: 0, endMs: 100, outcome: 'completed' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTraces, traces } from '../helpers/trace-builder.js';
 
-/** runs.sql: runs, cancelled runs and unended runs per group and in total. */
+/** runs.sql: runs, cancelled runs and unended runs per group and in total, and the runs beside frameworks afterstop does not instrument. */
 describe('runs', () => {
   it('two services: two group rows and a total row equal to their sum', async () => {
     const t = traces();
@@ -19,9 +19,25 @@ describe('runs', () => {
     const rows = await s.rows('runs');
     s.close();
     expect(rows).toEqual([
-      { service: 'a', agent: 'x', framework: 'manual', total: false, runs: 3, cancelled_runs: 2, cancelled_runs_inferred: 0, unended_runs: 1, deadline_cancels: 0 },
-      { service: 'b', agent: 'y', framework: 'langgraph', total: false, runs: 4, cancelled_runs: 3, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 1 },
-      { service: null, agent: null, framework: null, total: true, runs: 7, cancelled_runs: 5, cancelled_runs_inferred: 0, unended_runs: 1, deadline_cancels: 1 },
+      { service: 'a', agent: 'x', framework: 'manual', total: false, runs: 3, cancelled_runs: 2, cancelled_runs_inferred: 0, unended_runs: 1, deadline_cancels: 0, uninstrumented_runs: 0, uninstrumented: null },
+      { service: 'b', agent: 'y', framework: 'langgraph', total: false, runs: 4, cancelled_runs: 3, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 1, uninstrumented_runs: 0, uninstrumented: null },
+      { service: null, agent: null, framework: null, total: true, runs: 7, cancelled_runs: 5, cancelled_runs_inferred: 0, unended_runs: 1, deadline_cancels: 1, uninstrumented_runs: 0, uninstrumented: null },
+    ]);
+  });
+
+  it('runs beside frameworks afterstop does not instrument (afterstop.run.uninstrumented): counted, and the packages named once each, sorted, per group and in total', async () => {
+    const t = traces();
+    t.run({ service: 'a', startMs: 0, endMs: 10, attrs: { 'afterstop.run.uninstrumented': '@google/adk' } });
+    t.run({ service: 'a', startMs: 20, endMs: 30, attrs: { 'afterstop.run.uninstrumented': '@google/adk,@modelcontextprotocol/sdk' } });
+    t.run({ service: 'a', startMs: 40, endMs: 50 });
+    t.run({ service: 'b', startMs: 0, endMs: 10, attrs: { 'afterstop.run.uninstrumented': '@ai-sdk/mcp' } });
+    const s = await analyzeTraces(t);
+    const rows = (await s.rows('runs')).map((r) => [r.service, r.runs, r.uninstrumented_runs, r.uninstrumented]);
+    s.close();
+    expect(rows).toEqual([
+      ['a', 3, 2, '@google/adk,@modelcontextprotocol/sdk'],
+      ['b', 1, 1, '@ai-sdk/mcp'],
+      [null, 4, 3, '@ai-sdk/mcp,@google/adk,@modelcontextprotocol/sdk'],
     ]);
   });
 
@@ -35,7 +51,7 @@ describe('runs', () => {
 
   it('no run at all: only the total row, with zeros', async () => {
     const s = await analyzeTraces(traces());
-    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0 }]);
+    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0, uninstrumented_runs: 0, uninstrumented: null }]);
     s.close();
   });
 });

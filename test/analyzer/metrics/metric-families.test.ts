@@ -80,6 +80,7 @@ describe('metric families of a report', () => {
       'steering.dropped': 'afterstop_steers_dropped', 'steering.violations': 'afterstop_steer_violations',
       commits_prevented: 'afterstop_commits_prevented', commits_prevented_alarming: 'afterstop_commits_prevented_alarming',
       replays_deduplicated: 'afterstop_replays_deduplicated', deadline_cancels: 'afterstop_deadline_cancels',
+      'uninstrumented.runs': 'afterstop_uninstrumented_runs',
     };
     for (const d of ['0', '1', '2', '3', '4']) carried[`cancel_depth.${d}`] = 'afterstop_cancel_depth_runs';
     for (const [measure, metric] of [['cancel_ack_ms', 'afterstop_cancel_ack'], ['cancel_settle_ms', 'afterstop_cancel_settle'], ['steering.inject_ms', 'afterstop_steer_inject']]) {

@@ -12,7 +12,7 @@ const figures: RunFigures = {
 };
 const run = (items: TimelineItem[], o: Partial<RunTimeline> = {}): RunTimeline => ({
   run_id: 'r', trace_id: 't', service: null, agent: null, framework: null, conversation_id: null, origin: '2026-01-01T00:00:00.000Z', origin_ns: '0',
-  cancelled: true, cancel_inferred: false, outcome: 'cancelled', start_ms: -100, end_ms: 500, ack_ms: null, settle_ms: null, items, figures, next_run: null, ...o,
+  cancelled: true, cancel_inferred: false, outcome: 'cancelled', start_ms: -100, end_ms: 500, ack_ms: null, settle_ms: null, uninstrumented: [], items, figures, next_run: null, ...o,
 });
 const model = (start: number, end: number, span = `m${start}`): TimelineItem => ({
   kind: 'model_call', span_id: span, start_ms: start, end_ms: end, name: 'chat gpt-4o', model: 'gpt-4o', status: 'unset', cancelled: false, started_after_stop: start >= 0, after_stop: null,

@@ -100,9 +100,9 @@ describe('each query returns the columns its header declares', () => {
 
 describe('typedRows', () => {
   const q = { ...query('runs') };
-  const row = { service: 's', agent: null, framework: null, total: 1, runs: '3', cancelled_runs: 1n, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0n };
+  const row = { service: 's', agent: null, framework: null, total: 1, runs: '3', cancelled_runs: 1n, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0n, uninstrumented_runs: 2n, uninstrumented: '@google/adk' };
   it('converts each engine\'s values to the declared types', () => {
-    expect(typedRows(q, [row])).toEqual([{ service: 's', agent: null, framework: null, total: true, runs: 3, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0 }]);
+    expect(typedRows(q, [row])).toEqual([{ service: 's', agent: null, framework: null, total: true, runs: 3, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0, uninstrumented_runs: 2, uninstrumented: '@google/adk' }]);
   });
   it('a missing column, a NULL where none may be, a value of another type: errors naming the query and column, not 0', () => {
     const { runs: _, ...missing } = row;

@@ -1,0 +1,53 @@
+// A user's app on Strands Agents TS (`@strands-agents/sdk`), run by the tests as
+// `node --import afterstop/register strands-app.mjs <scenario>` with SIM_URL pointing at the
+// simulator. It knows nothing of afterstop. Its model is Strands' OpenAIModel on the simulator;
+// its send_email tool POSTs to the simulator's effect service, which commits 400 ms later
+// whether or not the client waits. afterstop does not instrument Strands.
+import { Agent, tool } from '@strands-agents/sdk';
+import { OpenAIModel } from '@strands-agents/sdk/models/openai';
+import { z } from 'zod';
+
+const scenario = process.argv[2];
+const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
+const out = { scenario };
+
+/** Heard of when the e-mail tool starts its POST (the Stop follows it). */
+let onToolStart = () => {};
+const sendEmail = tool({
+  name: 'send_email',
+  description: 'Send an e-mail',
+  inputSchema: z.object({ to: z.string() }),
+  // The tool ignores the Stop (it does not read context.cancelSignal): the e-mail goes after it.
+  callback: async (input) => {
+    onToolStart();
+    const response = await fetch(`${process.env.SIM_URL}/effects/send_email?delayMs=400`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    return await response.json();
+  },
+});
+const model = new OpenAIModel({ api: 'chat', modelId: 'gpt-4o', apiKey: 'sk-test', clientConfig: { baseURL: `${process.env.SIM_URL}/v1`, maxRetries: 0 } });
+const agent = new Agent({ model, tools: [sendEmail], systemPrompt: 'Help the customer.', printer: false });
+const EMAIL = '[[tool:send_email {"to":"alice@example.com"}]]';
+
+if (scenario === 'complete') {
+  const result = await agent.invoke(`E-mail the customer. ${EMAIL} [[tokens:5]]`);
+  out.stopReason = result.stopReason;
+} else if (scenario === 'tool-ignores') {
+  // Stop 50 ms into the tool's POST: the service commits at 400 ms, after Stop.
+  const stop = new AbortController();
+  onToolStart = () =>
+    setTimeout(() => {
+      out.stopNs = now();
+      stop.abort();
+    }, 50);
+  const result = await agent.invoke(`E-mail the customer. ${EMAIL} [[tokens:5]]`, { cancelSignal: stop.signal });
+  out.stopReason = result.stopReason;
+  // The e-mail lands after the turn gave up: wait for it, as a server process lives on.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+} else {
+  throw new Error(`unknown scenario ${scenario}`);
+}
+console.log(JSON.stringify(out));
