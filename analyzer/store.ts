@@ -11,7 +11,7 @@ import { query, type Query } from './queries.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of another version is refused. */
-export const STORE_VERSION = '12';
+export const STORE_VERSION = '13';
 
 /**
  * What DuckDB's read of OTLP/JSON needs per thread: it parses each thread's
