@@ -311,6 +311,8 @@ export interface RunFigures {
     calls_started_after_stop: number;
     ghost_tax_usd: number;
     unpriced_calls: number;
+    /** The tokens after Stop of the calls without a price: missing from ghost_tax_usd. */
+    unpriced_tokens: { input: number; output: number };
   };
   /** The next run's error after this Stop (METRICS.md §5). */
   post_cancel_error: { run_id: string; cause: string; text: string; time: string } | null;

@@ -259,6 +259,8 @@ export interface RunFiguresRow {
   started_after: number;
   cost_usd: number;
   unpriced_calls: number;
+  unpriced_input: bigint;
+  unpriced_output: bigint;
   next_run_id: string | null;
   error_cause: string | null;
   error_text: string | null;
