@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addBudgetOptions, brokenBudgets } from '../../../analyzer/cli/budgets.js';
+import { addBudgetOptions, brokenBudgets, budgetStatus } from '../../../analyzer/cli/budgets.js';
 import type { LeakReport } from '../../../analyzer/index.js';
 
 const report = (totals: Record<string, unknown>) => ({ totals: {
@@ -38,6 +38,9 @@ describe('budgets', () => {
       'the unpriced spend: 2 model call(s) after Stop without a price (1200 input, 100 output tokens) are not in the ghost tax; price their models with --prices, or give --ghost-tax-budget-allows-unpriced',
     );
     expect(brokenBudgets(r, { maxGhostTaxUsd: 1, ghostTaxBudgetAllowsUnpriced: true })).toEqual([]);
+    // The metric afterstop_budget_exceeded says the same.
+    expect(budgetStatus(r, { maxGhostTaxUsd: 1 }).map((b) => [b.budget, b.exceeded])).toEqual([['max-ghost-tax-usd', true]]);
+    expect(budgetStatus(r, { maxGhostTaxUsd: 1, ghostTaxBudgetAllowsUnpriced: true }).map((b) => [b.budget, b.exceeded])).toEqual([['max-ghost-tax-usd', false]]);
     expect(brokenBudgets(r, { maxGhostTaxUsd: 0.05, ghostTaxBudgetAllowsUnpriced: true })).toEqual([{ option: '--max-ghost-tax-usd', limit: 0.05, actual: 0.1 }]);
     const command = addBudgetOptions(new Command('x').exitOverride());
     command.parse(['--max-ghost-tax-usd', '1', '--ghost-tax-budget-allows-unpriced'], { from: 'user' });
