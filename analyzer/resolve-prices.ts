@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { calcPrice, findProvider, type ModelInfo, type ModelPrice as GenaiModelPrice } from '@pydantic/genai-prices';
 import { userPrice, type PriceTable } from './prices.js';
 
@@ -36,8 +35,8 @@ export interface PriceRow {
 
 /** The version of @pydantic/genai-prices whose bundled data prices the report (its package.json, read once). */
 export const GENAI_PRICES_VERSION: string = (() => {
-  const entry = fileURLToPath(import.meta.resolve('@pydantic/genai-prices'));
-  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', `file://${entry}`), 'utf8')) as { version?: unknown };
+  // Its entry is dist/index.js; its package.json is not exported, so it is read beside it.
+  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.resolve('@pydantic/genai-prices')), 'utf8')) as { version?: unknown };
   return typeof manifest.version === 'string' ? manifest.version : 'unknown';
 })();
 
