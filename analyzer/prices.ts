@@ -1,9 +1,7 @@
-import * as fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { InputError } from './errors.js';
 import { readSmallFile } from './read-small-file.js';
 
-/** The largest price table read (the shipped one is 3 KiB). */
+/** The largest price table read. */
 const PRICE_TABLE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Dollars per million tokens, input and output priced apart. */
@@ -19,21 +17,24 @@ export interface PriceTable {
 
 /**
  * What may follow a listed model's name for the model to take its price: a
- * date or a version tag of that same model, nothing else (RE2, matched
+ * date or a version tag of that same model, nothing else (matched
  * whole). `gpt-4o-2024-08-06`, `claude-sonnet-4-20250514`, `gpt-4-0613`,
  * `gemini-2.0-flash-001`, `claude-3-5-haiku-latest`, `claude-sonnet-4@20250514`
  * (Vertex) take the listed name's price; `gpt-4o-mini`, `gpt-5-mini` or
  * `o3-mini` never take `gpt-4o`'s, `gpt-5`'s or `o3`'s: without an entry of
- * their own they are unpriced (and counted in `unpriced_calls`).
+ * their own they are priced as genai-prices prices them, or unpriced.
  */
 export const VERSION_SUFFIX = String.raw`(-(\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4}|latest|v\d+(\.\d+)*(:\d+)?))+|@.+`;
 
-function shippedPath(): string {
-  for (const candidate of ['./prices.json', '../../analyzer/prices.json']) {
-    const file = fileURLToPath(new URL(candidate, import.meta.url));
-    if (fs.existsSync(file)) return file;
+/** The price `table` gives `model`: its exact name, else the longest listed name it extends by a date or version tag ({@link VERSION_SUFFIX}). */
+export function userPrice(table: PriceTable, model: string): ModelPrice | undefined {
+  if (Object.hasOwn(table.models, model)) return table.models[model];
+  const suffix = new RegExp(`^(?:${VERSION_SUFFIX})$`);
+  let best: string | undefined;
+  for (const listed of Object.keys(table.models)) {
+    if (model.startsWith(listed) && suffix.test(model.slice(listed.length)) && (best === undefined || listed.length > best.length)) best = listed;
   }
-  throw new Error('afterstop: the shipped price table is missing from this installation');
+  return best === undefined ? undefined : table.models[best];
 }
 
 /** Check a parsed price table; name the file and the model when something is off. */
@@ -54,9 +55,11 @@ export function parsePriceTable(value: unknown, file: string): PriceTable {
   return typeof asOf === 'string' ? { as_of: asOf, models } : { models };
 }
 
-/** The price table that ships with afterstop (dated), or the one in `file`, which replaces it. */
-export function loadPrices(file?: string): PriceTable {
-  const path = file ?? shippedPath();
+/**
+ * The user's price table in `file` (`--prices`): its models take its prices, over @pydantic/genai-prices's
+ * (resolve-prices.ts), whatever their provider and date.
+ */
+export function loadPrices(path: string): PriceTable {
   // A regular file of at most 4 MiB: a FIFO or /dev/zero given as --prices is refused, not read forever.
   const text = readSmallFile(path, PRICE_TABLE_MAX_BYTES);
   let parsed: unknown;

@@ -1,4 +1,5 @@
 import { loadPrices } from './prices.js';
+import { GENAI_PRICES_VERSION } from './resolve-prices.js';
 import type { ReportOptions } from './report.js';
 
 /** What a report is asked for, the same whatever the source. */
@@ -9,7 +10,7 @@ export interface ReportRequest {
   budgetMs?: number;
   /** At most this many findings. Default 1000. */
   findingsLimit?: number;
-  /** A price table that replaces the shipped one. */
+  /** The user's price table: the models it lists take its prices, over genai-prices'. */
   pricesFile?: string;
   /** Draw the runs of this many of the worst findings (distinct runs) into the report's `timelines`. Default 0: none. */
   timelines?: number;
@@ -17,11 +18,15 @@ export interface ReportRequest {
   progress?: (message: string, percentage?: number) => void;
 }
 
+/** Where the report's prices come from, as it says: genai-prices and its version, and the user's file over it. */
+export const pricesSource = (file: string | undefined): string =>
+  file === undefined ? `@pydantic/genai-prices ${GENAI_PRICES_VERSION}` : `${file} over @pydantic/genai-prices ${GENAI_PRICES_VERSION}`;
+
 /** The report's options from a request: prices loaded, their source named, the window and limits as given. */
 export function reportOptions(request: ReportRequest): ReportOptions {
   return {
-    prices: loadPrices(request.pricesFile),
-    pricesSource: request.pricesFile ?? 'shipped',
+    ...(request.pricesFile !== undefined ? { prices: loadPrices(request.pricesFile) } : {}),
+    pricesSource: pricesSource(request.pricesFile),
     ...(request.since !== undefined ? { since: request.since } : {}),
     ...(request.until !== undefined ? { until: request.until } : {}),
     ...(request.budgetMs !== undefined ? { budgetMs: request.budgetMs } : {}),

@@ -1,6 +1,7 @@
 import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
-import { VERSION_SUFFIX, type PriceTable } from './prices.js';
+import type { PriceTable } from './prices.js';
+import { resolvePrices, type PriceKey } from './resolve-prices.js';
 import type { Store } from './store.js';
 import { reportEvidence } from './report-evidence.js';
 import { reportSpanFiles } from './span-files.js';
@@ -41,8 +42,9 @@ export interface ReportOptions {
   until?: Date | undefined;
   /** Cancel depth budget (METRICS.md §8). Default 1000 ms. */
   budgetMs?: number;
-  prices: PriceTable;
-  /** Where the prices came from: "shipped" or the file given. */
+  /** The user's price table (`--prices`): the models it lists take its prices, over genai-prices'. */
+  prices?: PriceTable | undefined;
+  /** Where the prices came from: genai-prices and its version, and the user's file over it when given. */
   pricesSource: string;
   /** At most this many findings. Default 1000. */
   findingsLimit?: number;
@@ -108,6 +110,7 @@ function figures(r: GroupRow): Figures {
       estimated_calls: r.estimated_calls,
       calls_without_usage: r.calls_without_usage,
       unpriced_calls: r.unpriced_calls,
+      unpriced_tokens: { input: r.unpriced_input, output: r.unpriced_output },
       calls_started_after_stop: r.calls_started_after_stop,
     },
     ghost_tax_usd: r.ghost_tax_usd,
@@ -150,11 +153,19 @@ export const findingOf = (r: FindingsRow): Finding => ({
 /** A time as ns since the epoch (NULL for an open end). */
 export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
 
-/** The price table as the temporary table report_prices, which prepare-tokens.sql reads. */
-export async function loadPriceTable(store: Store, prices: PriceTable): Promise<void> {
+/**
+ * The prices of the window's model calls as the temporary table report_prices, which prepare-tokens.sql
+ * reads: each distinct provider, model and minute (model-call-price-keys.sql, through `rowsOf`) resolved in
+ * resolve-prices.ts, the user's table first. The same for DuckDB and ClickHouse.
+ */
+export async function loadReportPrices(
+  rowsOf: (params: Record<string, bigint | string | null>) => Promise<PriceKey[]>,
+  load: (prices: string) => Promise<void>,
+  options: Pick<ReportOptions, 'since' | 'until' | 'prices'>,
+): Promise<void> {
+  const keys = await rowsOf(reportParams(options)('model-call-price-keys'));
   // One JSON parameter: it binds the same whether the table is empty or not.
-  const rows = Object.entries(prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
-  await store.run(query('load-prices'), { prices: JSON.stringify(rows) });
+  await load(JSON.stringify(resolvePrices(keys, options.prices)));
 }
 
 /** report_spans: the spans of the window's days (and of the runs linked to it), read from their Parquet files (span-files.ts). */
@@ -175,17 +186,16 @@ export const windowParams = (options: Pick<ReportOptions, 'since' | 'until'>): {
 });
 
 /** What a report query may declare as a parameter, from the report's options. */
-type ReportParamValues = { since_ns: bigint | null; until_ns: bigint | null; version_suffix: string; budget_ns: bigint };
+type ReportParamValues = { since_ns: bigint | null; until_ns: bigint | null; budget_ns: bigint };
 
 /**
  * The parameters a report query takes from the report's options: those its header declares (the window for a
- * query over runs or over the facts, which carry their run's start; the price tags; the budget). The same in
+ * query over runs or over the facts, which carry their run's start; the budget). The same in
  * DuckDB and ClickHouse, whose renderings declare the same parameters.
  */
 export function reportParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
   const values: ReportParamValues = {
     ...windowParams(options),
-    version_suffix: VERSION_SUFFIX,
     budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)),
   };
   return (name) =>
@@ -197,7 +207,7 @@ export function reportParams(options: Pick<ReportOptions, 'since' | 'until' | 'b
  * facts the ingest kept, not the spans: report_spans ({@link prepareReportSpans}) is not built for a report.
  */
 export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
-  await loadPriceTable(store, options.prices);
+  await loadReportPrices((params) => store.typedRows('model-call-price-keys', params), (prices) => store.run(query('load-prices'), { prices }), options);
   const params = reportParams(options);
   for (const name of PREPARE) await store.run(query(name), params(name));
 }
@@ -336,6 +346,6 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     distributions: { cancel_ack_ms: buckets('ack'), cancel_settle_ms: buckets('settle') },
     timeline,
     input,
-    prices: { as_of: options.prices.as_of ?? null, source: options.pricesSource },
+    prices: { as_of: options.prices?.as_of ?? null, source: options.pricesSource },
   };
 }

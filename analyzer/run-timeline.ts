@@ -63,6 +63,7 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint,
       calls_started_after_stop: f?.started_after ?? 0,
       ghost_tax_usd: f?.cost_usd ?? 0,
       unpriced_calls: f?.unpriced_calls ?? 0,
+      unpriced_tokens: { input: Number(f?.unpriced_input ?? 0), output: Number(f?.unpriced_output ?? 0) },
     },
     post_cancel_error:
       f?.next_run_id != null && f.error_cause !== null

@@ -47,6 +47,8 @@ export interface Figures {
     calls_without_usage: number;
     /** Calls with tokens after Stop whose model has no price: their cost is missing from ghost_tax_usd. */
     unpriced_calls: number;
+    /** The tokens after Stop of calls without a price (of `input` and `output`): billed, missing from ghost_tax_usd (afterstop addition to METRICS.md §4). */
+    unpriced_tokens: { input: number; output: number };
     /** Model calls that started after Stop: the loop went on (afterstop addition to METRICS.md §4). */
     calls_started_after_stop: number;
   };
@@ -340,6 +342,8 @@ export interface RunFigures {
     calls_started_after_stop: number;
     ghost_tax_usd: number;
     unpriced_calls: number;
+    /** The tokens after Stop of the calls without a price: missing from ghost_tax_usd. */
+    unpriced_tokens: { input: number; output: number };
   };
   /** The next run's error after this Stop (METRICS.md §5). */
   post_cancel_error: { run_id: string; cause: string; text: string; time: string } | null;

@@ -141,6 +141,8 @@ WITH extracted AS (
     coalesce(attr(ks, vs, 'gen_ai.tool.name'), attr(ks, vs, 'ai.toolCall.name'), attr(ks, vs, 'tool.name'), attr(ks, vs, 'traceloop.entity.name')) AS tool_name,
     coalesce(attr(ks, vs, 'gen_ai.tool.call.id'), attr(ks, vs, 'ai.toolCall.id'), attr(ks, vs, 'tool_call.id')) AS tool_call_id,
     coalesce(attr(ks, vs, 'gen_ai.request.model'), attr(ks, vs, 'gen_ai.response.model'), attr(ks, vs, 'ai.model.id'), attr(ks, vs, 'llm.model_name')) AS model,
+    coalesce(attr(ks, vs, 'gen_ai.provider.name'), attr(ks, vs, 'gen_ai.system'), attr(ks, vs, 'ai.model.provider'), attr(ks, vs, 'llm.provider'),
+      attr(ks, vs, 'llm.system')) AS provider,
     CAST(attr(ks, vs, 'gen_ai.request.model') IS NOT NULL AS BOOLEAN) AS has_request_model,
     TRY_CAST(coalesce(attr(ks, vs, 'gen_ai.usage.input_tokens'), attr(ks, vs, 'gen_ai.usage.prompt_tokens'), attr(ks, vs, 'ai.usage.inputTokens'),
       attr(ks, vs, 'ai.usage.promptTokens'), attr(ks, vs, 'llm.token_count.prompt')) AS BIGINT) AS input_tokens,

@@ -34,6 +34,8 @@
 -- @column started_after     int      model calls started after C
 -- @column cost_usd          float
 -- @column unpriced_calls    int
+-- @column unpriced_input    bigint   their tokens after Stop
+-- @column unpriced_output   bigint
 -- @column next_run_id       text?    the next run of the conversation, when it failed after this Stop
 -- @column error_cause       text?    orphan_tool_call_rejected | other
 -- @column error_text        text?
@@ -77,7 +79,8 @@ tokens AS (
   SELECT run_id, sum(input_after) AS input_after, sum(output_after) AS output_after,
     count(*) FILTER (WHERE how = 'observed') AS observed_calls, count(*) FILTER (WHERE how = 'estimated') AS estimated_calls,
     count(*) FILTER (WHERE how = 'unknown') AS unknown_calls, count(*) FILTER (WHERE started_after) AS started_after,
-    sum(cost_usd) AS cost_usd, count(*) FILTER (WHERE NOT priced AND input_after + output_after > 0) AS unpriced_calls
+    sum(cost_usd) AS cost_usd, count(*) FILTER (WHERE NOT priced AND input_after + output_after > 0) AS unpriced_calls,
+    sum(input_after) FILTER (WHERE NOT priced) AS unpriced_input, sum(output_after) FILTER (WHERE NOT priced) AS unpriced_output
   FROM report_tokens WHERE run_id IN (SELECT run_id FROM wanted) GROUP BY run_id
 ),
 next_errors AS (
@@ -100,6 +103,7 @@ SELECT
   CAST(coalesce(k.observed_calls, 0) AS INTEGER) AS observed_calls, CAST(coalesce(k.estimated_calls, 0) AS INTEGER) AS estimated_calls,
   CAST(coalesce(k.unknown_calls, 0) AS INTEGER) AS unknown_calls, CAST(coalesce(k.started_after, 0) AS INTEGER) AS started_after,
   coalesce(k.cost_usd, 0) AS cost_usd, CAST(coalesce(k.unpriced_calls, 0) AS INTEGER) AS unpriced_calls,
+  CAST(coalesce(k.unpriced_input, 0) AS BIGINT) AS unpriced_input, CAST(coalesce(k.unpriced_output, 0) AS BIGINT) AS unpriced_output,
   e.error_run_id AS next_run_id, e.cause AS error_cause, e.text AS error_text, e.time_ns AS error_ns,
   p.run_id AS previous_run_id
 FROM wanted AS w

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS spans (
   tool_name       VARCHAR,
   tool_call_id    VARCHAR,
   model           VARCHAR,
+  provider        VARCHAR,               -- gen_ai.provider.name, else gen_ai.system, ai.model.provider, llm.provider
   has_request_model BOOLEAN NOT NULL DEFAULT false,  -- has gen_ai.request.model
   input_tokens    BIGINT,
   output_tokens   BIGINT,
@@ -149,7 +150,7 @@ CREATE TABLE IF NOT EXISTS replay_facts (
 -- The model calls that may have billed tokens after Stop and the tool call ids each history repair lists
 -- (model-call-facts.sql, repair-facts.sql), per run, kept the same way.
 CREATE TABLE IF NOT EXISTS model_call_facts (
-  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, model VARCHAR, start_ns BIGINT, end_ns BIGINT, input_tokens BIGINT,
+  run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, model VARCHAR, provider VARCHAR, start_ns BIGINT, end_ns BIGINT, input_tokens BIGINT,
   output_tokens BIGINT, output_tokens_after_cancel BIGINT, f_ns BIGINT, cut_step BOOLEAN,
   service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT, c_ns BIGINT
 );

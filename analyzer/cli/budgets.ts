@@ -14,7 +14,19 @@ interface BudgetDefinition {
   key: string;
   description: string;
   figure: (report: LeakReport, options: Record<string, unknown>) => number | null;
+  /**
+   * Why the budget is not passed whatever the figure: spend the figure cannot hold (the ghost tax of calls
+   * without a price), said on stderr; null when there is none.
+   */
+  unknown?: (report: LeakReport, options: Record<string, unknown>) => string | null;
 }
+
+/** The ghost tax is not known to be within a budget while calls after Stop had no price, unless the user says it may be. */
+const unpricedSpend = (r: LeakReport, o: Record<string, unknown>): string | null => {
+  const k = r.totals.tokens_after_stop;
+  if (k.unpriced_calls === 0 || o['ghostTaxBudgetAllowsUnpriced'] === true) return null;
+  return `the unpriced spend: ${k.unpriced_calls} model call(s) after Stop without a price (${k.unpriced_tokens.input} input, ${k.unpriced_tokens.output} output tokens) are not in the ghost tax; price their models with --prices, or give --ghost-tax-budget-allows-unpriced`;
+};
 
 const BUDGETS: BudgetDefinition[] = [
   {
@@ -23,7 +35,13 @@ const BUDGETS: BudgetDefinition[] = [
     description: 'most ghost commits (side effects committed after Stop, and the possible ones: in flight at Stop, outcome not seen, unless --ghost-budget-excludes-possible)',
     figure: (r, o) => r.totals.ghost_commits + (o['ghostBudgetExcludesPossible'] === true ? 0 : r.totals.ghost_commits_possible),
   },
-  { flag: '--max-ghost-tax-usd <usd>', key: 'maxGhostTaxUsd', description: 'most dollars billed after Stop', figure: (r) => r.totals.ghost_tax_usd },
+  {
+    flag: '--max-ghost-tax-usd <usd>',
+    key: 'maxGhostTaxUsd',
+    description: 'most dollars billed after Stop (not passed while model calls after Stop had no price, unless --ghost-tax-budget-allows-unpriced)',
+    figure: (r) => r.totals.ghost_tax_usd,
+    unknown: unpricedSpend,
+  },
   { flag: '--max-tokens-after-stop <n>', key: 'maxTokensAfterStop', description: 'most tokens billed after Stop (input + output)', figure: (r) => r.totals.tokens_after_stop.input + r.totals.tokens_after_stop.output },
   { flag: '--max-orphans <n>', key: 'maxOrphans', description: 'most orphan tool calls', figure: (r) => r.totals.orphan_tool_calls },
   { flag: '--max-post-cancel-errors <n>', key: 'maxPostCancelErrors', description: 'most errors after a cancel', figure: (r) => r.totals.post_cancel_errors.orphan_tool_call_rejected + r.totals.post_cancel_errors.other },
@@ -35,13 +53,16 @@ const BUDGETS: BudgetDefinition[] = [
 export interface BrokenBudget {
   option: string;
   limit: number;
-  actual: number;
+  actual: number | null;
+  /** Why it is not passed though the figure is within it (the unpriced spend). */
+  reason?: string;
 }
 
 /** Add the budget options to a command. */
 export function addBudgetOptions(command: Command): Command {
   for (const b of BUDGETS) command.addOption(new Option(b.flag, `budget: ${b.description}; exit 1 above it`).argParser(nonNegativeNumber));
   command.addOption(new Option('--ghost-budget-excludes-possible', '--max-ghost-commits counts only the commits known to have landed after Stop'));
+  command.addOption(new Option('--ghost-tax-budget-allows-unpriced', '--max-ghost-tax-usd is passed on the priced spend alone, though model calls after Stop had no price'));
   return command;
 }
 
@@ -52,12 +73,21 @@ export function budgetStatus(report: LeakReport, options: Record<string, unknown
     const limit = options[b.key];
     if (typeof limit !== 'number') continue;
     const actual = b.figure(report, options);
-    status.push({ budget: (b.flag.split(' ')[0] ?? b.flag).replace(/^--/, ''), limit, actual, exceeded: actual !== null && actual > limit });
+    const reason = b.unknown?.(report, options) ?? null;
+    status.push({
+      budget: (b.flag.split(' ')[0] ?? b.flag).replace(/^--/, ''),
+      limit,
+      actual,
+      exceeded: (actual !== null && actual > limit) || reason !== null,
+      ...(reason !== null ? { reason } : {}),
+    });
   }
   return status;
 }
 
-/** The budgets given in `options` that the report exceeds. */
+/** The budgets given in `options` that the report exceeds, or does not pass for a figure it cannot know (the unpriced spend). */
 export function brokenBudgets(report: LeakReport, options: Record<string, unknown>): BrokenBudget[] {
-  return budgetStatus(report, options).filter((b) => b.exceeded).map((b) => ({ option: `--${b.budget}`, limit: b.limit, actual: b.actual as number }));
+  return budgetStatus(report, options)
+    .filter((b) => b.exceeded)
+    .map((b) => ({ option: `--${b.budget}`, limit: b.limit, actual: b.actual, ...(b.reason !== undefined ? { reason: b.reason } : {}) }));
 }

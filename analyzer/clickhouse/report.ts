@@ -1,8 +1,8 @@
 import { query } from '../queries.js';
 import { CLICKHOUSE_INPUT } from '../report-evidence.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
-import { assembleReport, PREPARE, reportParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
-import type { SpanCountRow } from '../sql/query-rows.js';
+import { assembleReport, loadReportPrices, PREPARE, reportParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
+import type { ModelCallPriceKeysRow, SpanCountRow } from '../sql/query-rows.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
 import { spansQuery, tracesSchema } from './traces-schema.js';
@@ -28,8 +28,11 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   });
   await source.run(query('clickhouse/assign-runs'));
   for (const name of [...FACTS, ...SCOPE_FACTS]) await source.run(query(`clickhouse/${name}`));
-  const prices = Object.entries(options.prices.models).map(([model, p]) => ({ model, input: p.input_usd_per_mtok, output: p.output_usd_per_mtok }));
-  await source.run(query('clickhouse/load-prices'), { prices: JSON.stringify(prices) });
+  await loadReportPrices(
+    (params) => source.typedRows<ModelCallPriceKeysRow>(query('clickhouse/model-call-price-keys'), params),
+    (prices) => source.run(query('clickhouse/load-prices'), { prices }),
+    options,
+  );
   // The same chain as DuckDB's (report.ts), each step its ClickHouse twin, a temporary table of the session.
   const params = reportParams(options);
   for (const name of PREPARE) await source.run(query(`clickhouse/${name}`), params(name));

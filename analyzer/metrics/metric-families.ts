@@ -28,7 +28,10 @@ export interface BudgetStatus {
   limit: number;
   /** The report's figure; null when it has none (a p95 of no latency). */
   actual: number | null;
+  /** Not passed: above it, or a spend the figure cannot hold (`reason`). */
   exceeded: boolean;
+  /** Why it is not passed though the figure is within it: the ghost tax's unpriced spend. */
+  reason?: string;
 }
 
 export interface MetricOptions {
@@ -126,6 +129,9 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
       observed: f.tokens_after_stop.observed_calls, estimated: f.tokens_after_stop.estimated_calls, unknown: f.tokens_after_stop.calls_without_usage,
     })),
     perGroup(report, 'afterstop_after_stop_unpriced_model_calls', 'Model calls with tokens after Stop whose model has no price: their cost is missing from the ghost tax', (f) => f.tokens_after_stop.unpriced_calls),
+    perGroupBy(report, 'afterstop_after_stop_unpriced_tokens', 'Tokens billed after Stop by model calls without a price: their cost is missing from the ghost tax', 'direction', (f) => ({
+      input: f.tokens_after_stop.unpriced_tokens.input, output: f.tokens_after_stop.unpriced_tokens.output,
+    })),
     perGroup(report, 'afterstop_model_calls_started_after_stop', 'Model calls a cancelled run started after Stop', (f) => f.tokens_after_stop.calls_started_after_stop),
     perGroup(report, 'afterstop_ghost_tax_usd', 'Cost of the tokens billed after Stop', (f) => f.ghost_tax_usd),
     perGroupBy(report, 'afterstop_post_cancel_errors', 'Next runs of a cancelled run that failed, by root cause', 'cause', (f) => ({ ...f.post_cancel_errors })),

@@ -170,7 +170,14 @@ function headline(report: LeakReport): string {
     `<div class="card"><div class="value" data-figure="${key}">${escapeHtml(value)}</div><div class="name">${escapeHtml(label)}</div>${note ? `<div class="note">${escapeHtml(note)}</div>` : ''}</div>`;
   const tok = t.tokens_after_stop;
   return [
-    card('ghost_tax_usd', usd(t.ghost_tax_usd), 'ghost tax', tok.unpriced_calls > 0 ? `${int(tok.unpriced_calls)} call(s) without a price are missing from it` : `prices as of ${report.prices.as_of ?? 'no date'}`),
+    card(
+      'ghost_tax_usd',
+      usd(t.ghost_tax_usd),
+      'ghost tax',
+      tok.unpriced_calls > 0
+        ? `and unpriced, missing from it: ${int(tok.unpriced_calls)} call(s), ${int(tok.unpriced_tokens.input)} input and ${int(tok.unpriced_tokens.output)} output tokens`
+        : `prices: ${report.prices.source}`,
+    ),
     card('tokens_after_stop', int(tokens(tok)), 'tokens after Stop', `${int(tok.input)} input, ${int(tok.output)} output; ${int(tok.estimated_calls)} call(s) estimated`),
     card('ghost_commits', int(t.ghost_commits), 'ghost commits', `${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_compensated)} compensated, ${int(t.ghost_commits_inferred)} inferred`),
     card('ghost_commits_possible', int(t.ghost_commits_possible), 'possible ghost commits', `in flight at Stop, outcome not seen; ${int(t.ghost_commits_possible_alarming)} irreversible or unknown`),
@@ -211,7 +218,7 @@ function meta(report: LeakReport, generatedAt: Date): string {
   const items: [string, string][] = [
     ['window', `${w.from ?? 'the beginning'} → ${w.to ?? 'now'}`],
     ['generated', generatedAt.toISOString()],
-    ['prices', `as of ${report.prices.as_of ?? 'no date'} (${report.prices.source})`],
+    ['prices', `${report.prices.source}${report.prices.as_of ? ` (table as of ${report.prices.as_of})` : ''}`],
     ['read', i.paths.length === 0 ? 'nothing named' : i.paths.join(', ')],
     ['input', `${int(i.files)} files (${int(i.files_read)} read now), ${int(i.spans_read)} spans read (${int(i.spans_added)} new), ${int(i.spans_in_store)} in the store, ${int(i.skipped_count)} lines skipped`],
   ];

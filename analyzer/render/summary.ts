@@ -1,4 +1,4 @@
-import type { Finding, LeakReport } from '../types.js';
+import type { Figures, Finding, LeakReport } from '../types.js';
 import { int, ms, usd } from './format.js';
 
 /**
@@ -13,6 +13,17 @@ export interface SummaryLine {
   bad: boolean;
 }
 
+/**
+ * The ghost tax as it may be read: the dollars of the priced calls, and, when some calls after Stop had no
+ * price, those calls and their tokens beside it (`$0.12 + 3 unpriced calls (1,234 tokens: 1,000 input, 234
+ * output)`), never a plain "$0.00" over spend that was not priced.
+ */
+export function ghostTax(dollars: number, k: Pick<Figures['tokens_after_stop'], 'unpriced_calls' | 'unpriced_tokens'>): string {
+  if (k.unpriced_calls === 0) return usd(dollars);
+  const tokens = k.unpriced_tokens.input + k.unpriced_tokens.output;
+  return `${usd(dollars)} + ${int(k.unpriced_calls)} unpriced call${k.unpriced_calls === 1 ? '' : 's'} (${int(tokens)} tokens: ${int(k.unpriced_tokens.input)} input, ${int(k.unpriced_tokens.output)} output)`;
+}
+
 export function headline(report: LeakReport): SummaryLine[] {
   const t = report.totals;
   const tokens = t.tokens_after_stop.input + t.tokens_after_stop.output;
@@ -20,7 +31,7 @@ export function headline(report: LeakReport): SummaryLine[] {
   const unknownTokens = t.tokens_after_stop.calls_without_usage > 0 ? ` (+${int(t.tokens_after_stop.calls_without_usage)} calls without usage)` : '';
   return [
     { label: 'Runs (cancelled)', value: `${int(t.runs)} (${int(t.cancelled_runs)})`, bad: false },
-    { label: 'Ghost tax', value: usd(t.ghost_tax_usd), bad: t.ghost_tax_usd > 0 },
+    { label: 'Ghost tax', value: ghostTax(t.ghost_tax_usd, t.tokens_after_stop), bad: t.ghost_tax_usd > 0 || t.tokens_after_stop.unpriced_calls > 0 },
     { label: 'Tokens after Stop', value: `${int(tokens)}${unknownTokens}`, bad: tokens > 0 || t.tokens_after_stop.calls_without_usage > 0 },
     { label: 'Ghost commits', value: `${int(t.ghost_commits)} (${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_inferred)} inferred)`, bad: t.ghost_commits + t.ghost_commits_inferred > 0 },
     {

@@ -6,6 +6,7 @@
  * only where an item lies against the Stop.
  */
 import { int, usd } from './format.js';
+import { ghostTax } from './summary.js';
 import { shorten } from './svg-chart.js';
 import type { RunTimeline, TimelineItem } from '../types.js';
 
@@ -194,7 +195,7 @@ export function figureLines(t: RunTimeline): [string, string][] {
   const how = [`${int(k.observed_calls)} call(s) observed`, `${int(k.estimated_calls)} estimated`, `${int(k.calls_without_usage)} without usage`].join(', ');
   lines.push([
     'tokens after Stop',
-    `${int(k.input)} input, ${int(k.output)} output (${how}); ${usd(k.ghost_tax_usd)}${k.unpriced_calls > 0 ? `, ${int(k.unpriced_calls)} call(s) without a price` : ''}; ${int(k.calls_started_after_stop)} model call(s) started after Stop`,
+    `${int(k.input)} input, ${int(k.output)} output (${how}); ${ghostTax(k.ghost_tax_usd, k)}; ${int(k.calls_started_after_stop)} model call(s) started after Stop`,
   ]);
   const e = f.post_cancel_error;
   lines.push(['post-cancel error', e === null ? 'none' : `the next run ${e.run_id} failed at ${e.time}: ${e.cause}: ${shorten(e.text, MAX_TEXT_CHARS)}`]);

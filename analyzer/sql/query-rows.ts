@@ -143,6 +143,13 @@ export interface IngestedFilesRow {
   mtime_ms: number;
 }
 
+/** A row of queries/model-call-price-keys.sql (model_call_price_keys). */
+export interface ModelCallPriceKeysRow {
+  provider: string;
+  model: string;
+  minute: bigint;
+}
+
 /** A row of queries/next-ingest-id.sql (next_ingest_id). */
 export interface NextIngestIdRow {
   id: number;
@@ -253,6 +260,8 @@ export interface RunFiguresRow {
   started_after: number;
   cost_usd: number;
   unpriced_calls: number;
+  unpriced_input: bigint;
+  unpriced_output: bigint;
   next_run_id: string | null;
   error_cause: string | null;
   error_text: string | null;
@@ -386,6 +395,8 @@ export interface TokensAfterStopRow {
   estimated_calls: number;
   calls_without_usage: number;
   unpriced_calls: number;
+  unpriced_input: number;
+  unpriced_output: number;
   calls_started_after_stop: number;
   ghost_tax_usd: number;
 }
@@ -420,6 +431,7 @@ export interface QueryRows {
   'ghost-commits-by-tool': GhostCommitsByToolRow;
   'ghost-commits': GhostCommitsRow;
   'ingested-files': IngestedFilesRow;
+  'model-call-price-keys': ModelCallPriceKeysRow;
   'next-ingest-id': NextIngestIdRow;
   'orphan-processes': OrphanProcessesRow;
   'orphan-tool-calls': OrphanToolCallsRow;

@@ -1,9 +1,14 @@
 -- Generated from queries/model/load-prices.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name load_prices
--- @description The price table for the report: each model's input and output price, USD per million tokens.
--- @param prices String JSON [{"model": text, "input": number, "output": number}] (possibly empty)
+-- @description The prices of the report's model calls, one row per provider, model and minute they were called in (model-call-price-keys.sql), as resolved in analyzer/resolve-prices.ts (the user's --prices table first, else @pydantic/genai-prices at that date): USD per million input and output tokens, and the long-context tier, whose prices apply to the whole call when its input tokens exceed tier_above (no tier: tier_above -1, its prices the base ones). A key without a price has no row: its calls are unpriced.
+-- @param prices String JSON [{"provider": text ('' for none), "model": text, "minute": number, "input": number, "output": number, "tier_above": number, "tier_input": number, "tier_output": number}] (possibly empty)
 -- @returns nothing; creates the temporary table report_prices
 CREATE OR REPLACE TEMPORARY TABLE report_prices AS
-SELECT nullIf(JSONExtractString(p, 'model'), '') AS model, JSONExtractFloat(p, 'input') AS input_usd_per_mtok, JSONExtractFloat(p, 'output') AS output_usd_per_mtok
+SELECT
+  coalesce(nullIf(JSONExtractString(p, 'provider'), ''), '') AS provider, nullIf(JSONExtractString(p, 'model'), '') AS model,
+  CAST(JSONExtractFloat(p, 'minute') AS BIGINT) AS minute,
+  JSONExtractFloat(p, 'input') AS input_usd_per_mtok, JSONExtractFloat(p, 'output') AS output_usd_per_mtok,
+  CAST(JSONExtractFloat(p, 'tier_above') AS BIGINT) AS tier_above_input_tokens,
+  JSONExtractFloat(p, 'tier_input') AS tier_input_usd_per_mtok, JSONExtractFloat(p, 'tier_output') AS tier_output_usd_per_mtok
 FROM (SELECT 1 AS one) AS one
 ARRAY JOIN JSONExtractArrayRaw({prices:String}) AS p

@@ -3,7 +3,7 @@
 -- @description The model calls that may have billed tokens after Stop, per cancelled run of the traces just touched (DuckDB: touched_traces, inserted into the store's model_call_facts at ingest, so that a report over an unchanged store does not read the spans again; ClickHouse: every trace read, the session's model_call_facts): each model span that ended after C, or an aborted model call of an inferred cancel that started before C (it ended at C by definition: it is the abort evidence), with its token counts and when its first chunk came (f_ns). And one row (cut_step, no span) per run stopped during a model call whose span was never exported (the AI SDK never ends the step in flight): known so during the first step (no model or tool span at all), or when the root says a step was cut (finish reason "other") and no exported model span is that step. prepare-tokens.sql counts and prices them for the report's window.
 -- @returns nothing; fills model_call_facts (with the run's service, agent, framework, conversation_id, start, run_start_ns, and C, c_ns)
 CREATE OR REPLACE TEMPORARY TABLE model_call_facts AS
-SELECT s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.model AS model, s.start_ns AS start_ns, s.end_ns AS end_ns, s.input_tokens AS input_tokens, s.output_tokens AS output_tokens, s.output_tokens_after_cancel AS output_tokens_after_cancel,
+SELECT s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.model AS model, s.provider AS provider, s.start_ns AS start_ns, s.end_ns AS end_ns, s.input_tokens AS input_tokens, s.output_tokens AS output_tokens, s.output_tokens_after_cancel AS output_tokens_after_cancel,
   s.start_ns + CAST(coalesce((sign(s.time_to_first_chunk_s * 1e9) * floor(abs(s.time_to_first_chunk_s * 1e9) + 0.5)), 0) AS BIGINT) AS f_ns,
   false AS cut_step,
   -- The run's group, conversation, start (the report's window) and C: the report reads them without joining the runs.
@@ -12,7 +12,7 @@ FROM report_spans AS s JOIN run_facts AS r ON r.run_id = s.run_id
 WHERE r.cancelled AND s.role = 'model' AND true
   AND (s.end_ns > r.c_ns OR (r.cancel_inferred AND s.is_cancellation AND s.start_ns < r.c_ns))
 UNION ALL
-SELECT r.run_id AS run_id, r.trace_id AS trace_id, NULL, any_value(s.model), NULL, NULL, NULL, NULL, NULL, NULL, true,
+SELECT r.run_id AS run_id, r.trace_id AS trace_id, NULL, any_value(s.model), any_value(s.provider), NULL, NULL, NULL, NULL, NULL, NULL, true,
   r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS start_ns, r.c_ns AS c_ns
 FROM run_facts AS r JOIN report_spans AS s ON s.run_id = r.run_id
 WHERE r.cancel_inferred AND true

@@ -59,6 +59,8 @@ extracted AS (
     coalesce(nullIf(a['gen_ai.tool.name'], ''), nullIf(a['ai.toolCall.name'], ''), nullIf(a['tool.name'], ''), nullIf(a['traceloop.entity.name'], '')) AS tool_name,
     coalesce(nullIf(a['gen_ai.tool.call.id'], ''), nullIf(a['ai.toolCall.id'], ''), nullIf(a['tool_call.id'], '')) AS tool_call_id,
     coalesce(nullIf(a['gen_ai.request.model'], ''), nullIf(a['gen_ai.response.model'], ''), nullIf(a['ai.model.id'], ''), nullIf(a['llm.model_name'], '')) AS model,
+    coalesce(nullIf(a['gen_ai.provider.name'], ''), nullIf(a['gen_ai.system'], ''), nullIf(a['ai.model.provider'], ''), nullIf(a['llm.provider'], ''),
+      nullIf(a['llm.system'], '')) AS provider,
     CAST(nullIf(a['gen_ai.request.model'], '') IS NOT NULL AS BOOLEAN) AS has_request_model,
     toInt64OrNull(coalesce(nullIf(a['gen_ai.usage.input_tokens'], ''), nullIf(a['gen_ai.usage.prompt_tokens'], ''), nullIf(a['ai.usage.inputTokens'], ''),
       nullIf(a['ai.usage.promptTokens'], ''), nullIf(a['llm.token_count.prompt'], ''))) AS input_tokens,

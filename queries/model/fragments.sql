@@ -76,6 +76,10 @@ coalesce(@span_attr('afterstop.run.uninstrumented'),
 coalesce(@span_attr('gen_ai.tool.name'), @span_attr('ai.toolCall.name'), @span_attr('tool.name'), @span_attr('traceloop.entity.name')) AS tool_name,
 coalesce(@span_attr('gen_ai.tool.call.id'), @span_attr('ai.toolCall.id'), @span_attr('tool_call.id')) AS tool_call_id,
 coalesce(@span_attr('gen_ai.request.model'), @span_attr('gen_ai.response.model'), @span_attr('ai.model.id'), @span_attr('llm.model_name')) AS model,
+-- Who served the model (the price depends on it): the GenAI conventions' provider (current, then the deprecated
+-- gen_ai.system), the AI SDK's own (openai.chat, anthropic.messages), OpenInference's.
+coalesce(@span_attr('gen_ai.provider.name'), @span_attr('gen_ai.system'), @span_attr('ai.model.provider'), @span_attr('llm.provider'),
+  @span_attr('llm.system')) AS provider,
 CAST(@span_attr('gen_ai.request.model') IS NOT NULL AS BOOLEAN) AS has_request_model,
 @try_bigint(coalesce(@span_attr('gen_ai.usage.input_tokens'), @span_attr('gen_ai.usage.prompt_tokens'), @span_attr('ai.usage.inputTokens'),
   @span_attr('ai.usage.promptTokens'), @span_attr('llm.token_count.prompt'))) AS input_tokens,

@@ -11,6 +11,8 @@
 -- @column estimated_calls          int
 -- @column calls_without_usage      int
 -- @column unpriced_calls           int
+-- @column unpriced_input           int
+-- @column unpriced_output          int
 -- @column calls_started_after_stop int
 -- @column ghost_tax_usd            float
 SELECT
@@ -21,6 +23,9 @@ SELECT
   count(t.run_id) FILTER (WHERE t.how = 'estimated') AS estimated_calls,
   count(t.run_id) FILTER (WHERE t.how = 'unknown') AS calls_without_usage,
   count(t.run_id) FILTER (WHERE NOT t.priced AND (t.input_after > 0 OR t.output_after > 0)) AS unpriced_calls,
+  -- The tokens of those calls: billed after Stop, missing from the ghost tax (afterstop addition to METRICS.md §4).
+  CAST(coalesce(sum(t.input_after) FILTER (WHERE NOT t.priced), 0) AS BIGINT) AS unpriced_input,
+  CAST(coalesce(sum(t.output_after) FILTER (WHERE NOT t.priced), 0) AS BIGINT) AS unpriced_output,
   -- Model calls started after C: the loop went on after Stop (afterstop addition to METRICS.md §4).
   count(t.run_id) FILTER (WHERE t.started_after) AS calls_started_after_stop,
   CAST(@round(coalesce(sum(t.cost_usd), 0), 9) AS DOUBLE) AS ghost_tax_usd

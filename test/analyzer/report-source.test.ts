@@ -16,7 +16,7 @@ describe('report sources', () => {
     const fromSource = await traceFilesSource({ inputs: [golden], db: ':memory:' }).report({ ...request, progress: (m) => lines.push(m) });
     const direct = await analyze({ inputs: [golden], db: ':memory:', ...request });
     expect(fromSource).toEqual(direct);
-    expect(fromSource.prices.source).toBe(pricesFile);
+    expect(fromSource.prices.source).toBe(`${pricesFile} over @pydantic/genai-prices 0.1.8`);
     expect(fromSource.window.from).toBe('2020-01-01T00:00:00.000Z');
     expect(fromSource.findings.length).toBeLessThanOrEqual(3);
     expect(lines.some((l) => /computing the report/.test(l))).toBe(true);

@@ -42,7 +42,7 @@ describe('the committed dashboards', () => {
     const overview = committed.find(([f]) => f === 'ghost-overview.json')![1];
     expect(overview.templating.list.map((v) => v.name)).toEqual(['datasource', 'service', 'agent', 'framework']);
     const exprs = overview.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr ?? '').join('\n');
-    for (const metric of ['afterstop_ghost_tax_usd', 'afterstop_after_stop_tokens_by_model', 'afterstop_ghost_commits_by_tool', 'afterstop_orphan_tool_calls', 'afterstop_post_cancel_errors', 'afterstop_replay_duplicates', 'afterstop_cancel_ack_seconds', 'afterstop_cancel_settle_seconds', 'afterstop_cancel_depth_by_framework_runs', 'afterstop_steers_dropped', 'afterstop_commits_prevented', 'afterstop_commits_prevented_by_tool', 'afterstop_replays_deduplicated', 'afterstop_deadline_cancels']) {
+    for (const metric of ['afterstop_ghost_tax_usd', 'afterstop_after_stop_tokens_by_model', 'afterstop_ghost_commits_by_tool', 'afterstop_orphan_tool_calls', 'afterstop_post_cancel_errors', 'afterstop_replay_duplicates', 'afterstop_cancel_ack_seconds', 'afterstop_cancel_settle_seconds', 'afterstop_cancel_depth_by_framework_runs', 'afterstop_steers_dropped', 'afterstop_commits_prevented', 'afterstop_commits_prevented_by_tool', 'afterstop_replays_deduplicated', 'afterstop_deadline_cancels', 'afterstop_after_stop_unpriced_model_calls', 'afterstop_after_stop_unpriced_tokens']) {
       expect(exprs).toContain(metric);
     }
   });

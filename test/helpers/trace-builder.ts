@@ -16,7 +16,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { loadPriceTable, PREPARE, prepareReportSpans, reportParams, windowParams } from '../../analyzer/report.js';
+import { PREPARE, prepareReportSpans, reportParams, windowParams } from '../../analyzer/report.js';
+import { resolvePrices } from '../../analyzer/resolve-prices.js';
 import { ingest } from '../../analyzer/ingest/ingest.js';
 import { query } from '../../analyzer/queries.js';
 import { Store } from '../../analyzer/store.js';
@@ -155,10 +156,10 @@ export class Run {
     return this.marker('afterstop.cancel.settle', atMs, { 'afterstop.cancel.id': id, 'afterstop.cancel.unsettled': unsettled });
   }
 
-  /** A model call `chat {model}`; ttfcMs becomes gen_ai.response.time_to_first_chunk in seconds. */
-  model(o: { startMs: number; endMs: number; model?: string; input?: number; output?: number; ttfcMs?: number; afterCancel?: number; parent?: string } & SpanOptions): string {
+  /** A model call `chat {model}`; ttfcMs becomes gen_ai.response.time_to_first_chunk in seconds; provider (default openai; null: none) gen_ai.provider.name. */
+  model(o: { startMs: number; endMs: number; model?: string; provider?: string | null; input?: number; output?: number; ttfcMs?: number; afterCancel?: number; parent?: string } & SpanOptions): string {
     const attrs = defined({
-      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': o.model,
+      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': o.provider === undefined ? 'openai' : (o.provider ?? undefined), 'gen_ai.request.model': o.model,
       'gen_ai.usage.input_tokens': o.input, 'gen_ai.usage.output_tokens': o.output,
       'gen_ai.response.time_to_first_chunk': o.ttfcMs === undefined ? undefined : { double: o.ttfcMs / 1000 },
       'afterstop.model.output_tokens_after_cancel': o.afterCancel,
@@ -327,12 +328,19 @@ export async function ingestFiles(store: Store, files: string[]): Promise<void> 
   await ingest(store, files);
 }
 
-/** The temporary table report_prices (model → [input, output] USD per million tokens), as the report loads it. */
-export async function loadPrices(store: Store, prices: Record<string, [number, number]> = PRICES): Promise<void> {
+/**
+ * The temporary table report_prices, as the report loads it (report.ts's loadReportPrices): the window's
+ * provider, model and minute keys, priced by `prices` (model → [input, output] USD per million tokens) as a
+ * user's --prices table, and by genai-prices only when `genaiPrices` is set (a query test's figures then stay
+ * those of its own table).
+ */
+export async function loadPrices(store: Store, prices: Record<string, [number, number]> = PRICES, o: PrepareOptions = {}): Promise<void> {
   const models = Object.fromEntries(
     Object.entries(prices).map(([model, [input, output]]) => [model, { input_usd_per_mtok: input, output_usd_per_mtok: output }]),
   );
-  await loadPriceTable(store, { models });
+  const keys = await store.typedRows('model-call-price-keys', withReportParams('model-call-price-keys', o) as Record<string, bigint | string | null>);
+  const rows = resolvePrices(keys, { models }, { genaiPrices: o.genaiPrices ?? false });
+  await store.run(query('load-prices'), { prices: JSON.stringify(rows) });
 }
 
 export { PREPARE };
@@ -342,6 +350,8 @@ export interface PrepareOptions {
   untilMs?: number;
   budgetMs?: number;
   prices?: Record<string, [number, number]>;
+  /** Price the models `prices` does not list by @pydantic/genai-prices, as the report does. Default false. */
+  genaiPrices?: boolean;
 }
 
 /** Rows of `sql` over the spans the store holds (its Parquet files), as the table `stored`. */
@@ -364,7 +374,7 @@ const withReportParams = (name: string, o: PrepareOptions, params: Record<string
 
 /** Load prices and run the whole prepare chain, with the parameters the report gives it (reportParams). */
 export async function prepare(store: Store, o: PrepareOptions = {}): Promise<void> {
-  await loadPrices(store, o.prices);
+  await loadPrices(store, o.prices, o);
   const { since_ns, until_ns } = windowParams(reportWindow(o));
   await prepareReportSpans(store, since_ns, until_ns);
   for (const name of PREPARE) await store.run(query(name), withReportParams(name, o));

@@ -51,11 +51,20 @@ describe('bookkeeping queries', () => {
     await store.connection.run('DELETE FROM spans');
   });
 
-  it('load-prices: one row per model, also for an empty table', async () => {
-    await store.run(query('load-prices'), { prices: JSON.stringify([{ model: 'a', input: 1, output: 3 }, { model: 'b', input: 2.5, output: 4 }]) });
+  it('load-prices: one row per provider, model and minute, with its tier; also for an empty table', async () => {
+    const tier = { tier_above: 200000, tier_input: 6, tier_output: 22.5 };
+    await store.run(query('load-prices'), {
+      prices: JSON.stringify([
+        { provider: 'anthropic', model: 'claude-sonnet-4-5', minute: 29833333, input: 3, output: 15, ...tier },
+        { provider: '', model: 'b', minute: 1, input: 2.5, output: 4, tier_above: -1, tier_input: 2.5, tier_output: 4 },
+      ]),
+    });
     expect(await sqlRows(store, 'SELECT * FROM report_prices ORDER BY model')).toEqual([
-      { model: 'a', input_usd_per_mtok: 1, output_usd_per_mtok: 3 },
-      { model: 'b', input_usd_per_mtok: 2.5, output_usd_per_mtok: 4 },
+      { provider: '', model: 'b', minute: 1, input_usd_per_mtok: 2.5, output_usd_per_mtok: 4, tier_above_input_tokens: -1, tier_input_usd_per_mtok: 2.5, tier_output_usd_per_mtok: 4 },
+      {
+        provider: 'anthropic', model: 'claude-sonnet-4-5', minute: 29833333, input_usd_per_mtok: 3, output_usd_per_mtok: 15,
+        tier_above_input_tokens: 200000, tier_input_usd_per_mtok: 6, tier_output_usd_per_mtok: 22.5,
+      },
     ]);
     await store.run(query('load-prices'), { prices: '[]' });
     expect(await sqlRows(store, 'SELECT count(*) AS n FROM report_prices')).toEqual([{ n: 0 }]);

@@ -42,6 +42,8 @@ describe('tokens-after-stop', () => {
     const total = await s.total('tokens-after-stop');
     s.close();
     expect(pick(total)).toEqual([200, 20, 2, 0, 0, 1, 2]);
+    // The unpriced call's tokens, apart: billed after Stop, missing from the ghost tax.
+    expect([total['unpriced_input'], total['unpriced_output']]).toEqual([100, 10]);
     expect(total['ghost_tax_usd']).toBeCloseTo(100 * 2.5e-6 + 10 * 10e-6, 12);
   });
 
@@ -49,7 +51,7 @@ describe('tokens-after-stop', () => {
     const t = traces();
     cancelledRun(t, 'a', 5000).model({ startMs: 5200, endMs: 5300, model: 'gpt-4o', input: 100, output: 10 });
     const s = await analyzeTraces(t, { untilMs: 5000 });
-    expect(await s.rows('tokens-after-stop')).toEqual([{ service: null, agent: null, framework: null, total: true, input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, unpriced_calls: 0, calls_started_after_stop: 0, ghost_tax_usd: 0 }]);
+    expect(await s.rows('tokens-after-stop')).toEqual([{ service: null, agent: null, framework: null, total: true, input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, unpriced_calls: 0, unpriced_input: 0, unpriced_output: 0, calls_started_after_stop: 0, ghost_tax_usd: 0 }]);
     s.close();
   });
 });

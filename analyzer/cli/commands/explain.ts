@@ -39,7 +39,7 @@ export function explainCommand(done: (code: Promise<ExitCode>) => void): Command
     .argument('<target>', 'a finding number as leak-report lists it (3 or #3, over the same store and --since/--until), a run id, a run key (trace:run; for a run id of digits alone) or a trace id')
     .argument('[paths...]', 'trace files, folders or globs to read into the store first (default, for a run or trace id: the folder the instrumentation writes, when it exists; for a finding number: none, the store as leak-report left it)')
     .option('--db <folder>', 'the store leak-report keeps (:memory: to read the paths alone)', DEFAULT_DB)
-    .option('--prices <file>', 'a price table that replaces the shipped one')
+    .option('--prices <file>', 'a price table (JSON, docs/leak-report.md) whose models take its prices, over those of @pydantic/genai-prices')
     .option('--since <time>', 'number findings as leak-report --since does (ISO-8601, or an age like 24h)', (v) => parseTime(v))
     .option('--until <time>', 'number findings as leak-report --until does', (v) => parseTime(v))
     .option('--budget-ms <ms>', 'cancel-depth budget', nonNegativeNumber, 1000)

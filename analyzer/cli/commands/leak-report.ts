@@ -104,7 +104,7 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
     .option('--db <folder>', 'the store that accumulates across runs, a folder (:memory: for a one-off)', DEFAULT_DB)
     .option('--clickhouse <url>', "instead of paths: run the leak model inside this ClickHouse server (its HTTP interface, e.g. http://user:password@clickhouse:8123) over the OpenTelemetry Collector exporter's traces table", httpUrl)
     .option('--table <name>', 'with --clickhouse: the traces table, as table or database.table', 'otel.otel_traces')
-    .option('--prices <file>', 'a price table that replaces the shipped one')
+    .option('--prices <file>', 'a price table (JSON, docs/leak-report.md) whose models take its prices, over those of @pydantic/genai-prices')
     .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h, 7d)', (v) => parseTime(v))
     .option('--until <time>', 'runs that start before this time', (v) => parseTime(v))
     .addOption(new Option('--format <format>', 'output format (default: table on a terminal, json otherwise, or what --out ends with)').choices(REPORT_FORMATS))
@@ -210,7 +210,13 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   printSkipped(report.input.skipped, ' (see input.skipped)');
 
   const broken = brokenBudgets(report, options);
-  for (const b of broken) process.stderr.write(`afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`);
+  for (const b of broken) {
+    process.stderr.write(
+      b.reason !== undefined
+        ? `afterstop: budget not passed: ${b.option} ${b.limit}, the report has ${b.actual} and ${b.reason}\n`
+        : `afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`,
+    );
+  }
   // Nothing read is not nothing found: said on stderr too (a program may be reading stdout), and budgets are not passed on it.
   const nothing = report.evidence.note !== null;
   if (nothing && (options.out !== undefined || process.stdout.isTTY !== true)) process.stderr.write(`afterstop: nothing to judge: ${report.evidence.note}\n`);

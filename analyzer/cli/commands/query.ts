@@ -39,7 +39,7 @@ export function queryCommand(done: (code: Promise<ExitCode>) => void): Command {
     .option('--since <time>', 'for queries over the report: runs that start at or after this time', (v) => parseTime(v))
     .option('--until <time>', 'for queries over the report: runs that start before this time', (v) => parseTime(v))
     .option('--budget-ms <ms>', 'for queries over the report: the cancel-depth budget', nonNegativeNumber, 1000)
-    .option('--prices <file>', 'for queries over the report: a price table that replaces the shipped one')
+    .option('--prices <file>', 'for queries over the report: a price table whose models take its prices, over those of @pydantic/genai-prices')
     .addHelpText('after', `
 Examples:
   afterstop query
@@ -102,7 +102,7 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
     const rows = await withStore(options.db, async (store) => {
       // Queries over the report's tables (report_runs, report_tokens, ...) need them prepared first.
       if (q.sql.includes('report_')) {
-        await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, prices: loadPrices(options.prices) });
+        await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, ...(options.prices !== undefined ? { prices: loadPrices(options.prices) } : {}) });
       }
       // And those over the window's spans (run-timeline.sql), the view of its Parquet files.
       if (q.sql.includes('report_spans')) {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickhouseReport } from '../../../analyzer/clickhouse/report.js';
 import { analyze } from '../../../analyzer/index.js';
 import { loadPrices } from '../../../analyzer/prices.js';
+import { pricesSource } from '../../../analyzer/report-request.js';
 import type { LeakReport } from '../../../analyzer/types.js';
 import { chdbWithTraces } from '../../helpers/chdb.js';
 import { PYTHON_FRAMEWORKS, pythonTurns } from '../../helpers/python-frameworks.js';
@@ -44,14 +45,16 @@ const tokensFile = (() => {
 })();
 
 // The rules of "the truth, re-checked": depth from C (a call between C and a late ack; compensation), prices
-// by exact model or dated release only, and possible ghost commits (an answer lost after Stop; a tool never ended; a tool whose effect was out of sight).
+// by exact model or dated release only (the table's; genai-prices' for the models it does not list, by
+// provider, model and minute), and possible ghost commits (an answer lost after Stop; a tool never ended; a tool whose effect was out of sight).
 const recheckedFile = (() => {
   const t = traces();
   const late = t.run({ startMs: 0, endMs: 4000, outcome: 'cancelled' });
   late.cancelRequest(100); late.ack(3000);
   late.model({ startMs: 1100, endMs: 1500, model: 'gpt-4o-mini', input: 100, output: 40 });
   late.model({ startMs: 1600, endMs: 1700, model: 'gpt-4o-2024-08-06', input: 100, output: 40 });
-  late.model({ startMs: 1700, endMs: 1800, model: 'claude-sonnet-4@20250514', input: 10, output: 4 });
+  late.model({ startMs: 1700, endMs: 1800, model: 'claude-sonnet-4@20250514', provider: 'gcp.vertex_ai', input: 10, output: 4 });
+  late.model({ startMs: 1800, endMs: 1900, model: 'my-finetune-7b', provider: null, input: 10, output: 4 });
   const comp = t.run({ startMs: 5000, endMs: 6000, outcome: 'cancelled' });
   comp.cancelRequest(5100); comp.ack(5110);
   comp.tool({ name: 'refund', callId: 'r', startMs: 5200, endMs: 5300, toolKind: 'compensate', effect: 'reversible' });
@@ -123,7 +126,7 @@ const figures = (r: LeakReport): Omit<LeakReport, 'input'> => {
 async function both(files: string[], tableName: string): Promise<{ duck: LeakReport; click: LeakReport }> {
   const duck = await analyze({ inputs: files, db: ':memory:', pricesFile });
   const source = ch.source(tableName);
-  const click = await clickhouseReport(source, { prices: loadPrices(pricesFile), pricesSource: pricesFile });
+  const click = await clickhouseReport(source, { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) });
   return { duck, click };
 }
 
@@ -142,7 +145,7 @@ describe('the leak model in ClickHouse', () => {
     expect(figures(click)).toEqual(figures(duck));
     expect(click.totals).toMatchObject({ runs: 9, cancelled_runs: 5, ghost_commits: 1, replay_duplicates: 1 });
     expect(click.findings.length).toBeGreaterThan(0);
-    const old = await clickhouseReport(ch.source('all_golden_old'), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
+    const old = await clickhouseReport(ch.source('all_golden_old'), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) });
     expect(figures(old)).toEqual(figures(duck));
   });
 
@@ -150,7 +153,7 @@ describe('the leak model in ClickHouse', () => {
     const files = cases.map((f) => `${golden}${f}`);
     const duck = await analyze({ inputs: files, db: ':memory:', pricesFile });
     for (const table of ['all_golden_json', 'all_golden_oldest']) {
-      const click = await clickhouseReport(ch.source(table), { prices: loadPrices(pricesFile), pricesSource: pricesFile });
+      const click = await clickhouseReport(ch.source(table), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) });
       expect(figures(click), table).toEqual(figures(duck));
     }
   });
@@ -186,7 +189,10 @@ describe('the leak model in ClickHouse', () => {
     const { duck, click } = await both([recheckedFile], 'rechecked');
     expect(duck.totals.cancel_depth).toEqual({ '0': 1, '1': 0, '2': 1, '3': 0, '4': 1 });
     expect(duck.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 3, ghost_commits_possible_alarming: 2 });
-    expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(expect.arrayContaining([['gpt-4o-mini', false], ['gpt-4o-2024-08-06', true]]));
+    expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(expect.arrayContaining([['gpt-4o-mini', true], ['gpt-4o-2024-08-06', true], ['claude-sonnet-4@20250514', true], ['my-finetune-7b', false]]));
+    // gpt-4o-mini at its own price (genai-prices), never gpt-4o's (the table's)
+    expect(duck.totals.tokens_after_stop_by_model.find((m) => m.model === 'gpt-4o-mini')?.ghost_tax_usd).toBeCloseTo(100 * 0.15e-6 + 40 * 0.6e-6, 12);
+    expect(duck.totals.tokens_after_stop).toMatchObject({ unpriced_tokens: { input: 10, output: 4 } });
     expect(duck.findings.filter((f) => f.kind === 'possible_ghost_commit')).toHaveLength(3);
     expect(figures(click)).toEqual(figures(duck));
   });
@@ -203,7 +209,7 @@ describe('the leak model in ClickHouse', () => {
   });
 
   it('a table that is not there, or not the exporter’s, is said by name', async () => {
-    await expect(clickhouseReport(ch.source('nope'), { prices: loadPrices(pricesFile), pricesSource: pricesFile })).rejects.toThrow('no table otel.nope');
-    await expect(clickhouseReport(ch.source('one', 'system'), { prices: loadPrices(pricesFile), pricesSource: pricesFile })).rejects.toThrow(/system\.one is not an OpenTelemetry Collector ClickHouse exporter traces table/);
+    await expect(clickhouseReport(ch.source('nope'), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) })).rejects.toThrow('no table otel.nope');
+    await expect(clickhouseReport(ch.source('one', 'system'), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) })).rejects.toThrow(/system\.one is not an OpenTelemetry Collector ClickHouse exporter traces table/);
   });
 });

@@ -74,6 +74,7 @@ describe('metric families of a report', () => {
       'tokens_after_stop.input': 'afterstop_after_stop_tokens', 'tokens_after_stop.output': 'afterstop_after_stop_tokens',
       'tokens_after_stop.observed_calls': 'afterstop_after_stop_model_calls', 'tokens_after_stop.estimated_calls': 'afterstop_after_stop_model_calls',
       'tokens_after_stop.calls_without_usage': 'afterstop_after_stop_model_calls', 'tokens_after_stop.unpriced_calls': 'afterstop_after_stop_unpriced_model_calls',
+      'tokens_after_stop.unpriced_tokens.input': 'afterstop_after_stop_unpriced_tokens', 'tokens_after_stop.unpriced_tokens.output': 'afterstop_after_stop_unpriced_tokens',
       'tokens_after_stop.calls_started_after_stop': 'afterstop_model_calls_started_after_stop', ghost_tax_usd: 'afterstop_ghost_tax_usd',
       'post_cancel_errors.orphan_tool_call_rejected': 'afterstop_post_cancel_errors', 'post_cancel_errors.other': 'afterstop_post_cancel_errors',
       cleanup_errors: 'afterstop_cleanup_errors', replay_duplicates: 'afterstop_replay_duplicates', replayed_conversations: 'afterstop_replayed_conversations',

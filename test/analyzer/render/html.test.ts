@@ -142,7 +142,7 @@ describe('renderHtml', () => {
     expect(shown).toMatchObject({ ghost_tax_usd: '$0.0063', tokens_after_stop: '1,530', cancel_ack_p50_ms: '50 ms', cancel_ack_p95_ms: '125 ms', runs: '9' });
 
     const body = await page.locator('body').innerText();
-    expect(body).toContain(report.prices.as_of ?? 'no date');
+    expect(body).toContain(report.prices.source);
     expect(body).toContain(`${int(report.input.files)} files`);
     expect(body).toContain(`${int(report.input.spans_read)} spans read`);
   });

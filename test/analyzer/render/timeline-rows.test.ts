@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickRows, signedMs, timelineRows, timeRange } from '../../../analyzer/render/timeline-rows.js';
+import { figureLines, pickRows, signedMs, timelineRows, timeRange } from '../../../analyzer/render/timeline-rows.js';
 import type { RunFigures, RunTimeline, TimelineItem } from '../../../analyzer/types.js';
 
 /** The rows every format draws from a run's timeline: labelled once, in time order, picked when there are too many. */
@@ -7,7 +7,7 @@ const figures: RunFigures = {
   cancel_ack_ms: null, cancel_settle_ms: null, cancel_depth: null, cancel_depth_reason: null,
   ghost_commits: { known: 0, possible: 0, inferred: 0, compensated: 0 },
   orphan_tool_calls: { orphans: 0, repaired: 0, late_results: 0, requested_never_run: 0, never_ended: 0, result_lost: 0 },
-  tokens_after_stop: { input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, calls_started_after_stop: 0, ghost_tax_usd: 0, unpriced_calls: 0 },
+  tokens_after_stop: { input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, calls_started_after_stop: 0, ghost_tax_usd: 0, unpriced_calls: 0, unpriced_tokens: { input: 0, output: 0 } },
   post_cancel_error: null,
 };
 const run = (items: TimelineItem[], o: Partial<RunTimeline> = {}): RunTimeline => ({
@@ -67,5 +67,14 @@ describe('timeRange', () => {
     expect(timeRange(run([], { start_ms: 10, end_ms: 10, cancelled: false }))).toEqual({ from: 10, to: 11 });
     const many = Array.from({ length: 300_000 }, (_, i) => model(i, i + 1));
     expect(timeRange(run(many, { start_ms: 0, end_ms: null }))).toEqual({ from: 0, to: 300_000 * 1.05 });
+  });
+});
+
+describe('figureLines', () => {
+  it('a run’s ghost tax says its unpriced calls and tokens beside the dollars, never the dollars alone', () => {
+    const tokens = { ...figures.tokens_after_stop, input: 1300, output: 200, observed_calls: 3, ghost_tax_usd: 0.0022 };
+    const line = (k: typeof tokens) => Object.fromEntries(figureLines(run([], { figures: { ...figures, tokens_after_stop: k } })))['tokens after Stop'];
+    expect(line({ ...tokens, unpriced_calls: 2, unpriced_tokens: { input: 1200, output: 100 } })).toContain('; $0.0022 + 2 unpriced calls (1,300 tokens: 1,200 input, 100 output);');
+    expect(line(tokens)).toContain('; $0.0022; ');
   });
 });

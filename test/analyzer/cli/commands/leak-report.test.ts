@@ -102,6 +102,32 @@ describe('leak-report budgets and exit codes', () => {
     expect(out.status).toBe(0);
   });
 
+  it('the ghost-tax budget is not passed on unpriced spend (exit 1, said to be the unpriced spend), unless told it may be; --prices prices it', () => {
+    // g4 (the loop went on after Stop) with a model genai-prices does not know: 1,500 tokens after Stop without a price.
+    const file = path.join(dir, 'unpriced.jsonl');
+    fs.writeFileSync(file, fs.readFileSync(path.join(golden, 'g4-loop-continues.jsonl'), 'utf8').replaceAll('"stringValue":"gpt-4o"', '"stringValue":"my-finetune-7b"'));
+    const out = run([file, '--db', ':memory:', '--max-ghost-tax-usd', '100']);
+    expect(out.status).toBe(1);
+    const report = JSON.parse(out.stdout) as LeakReport;
+    expect(report.totals.ghost_tax_usd).toBe(0);
+    expect(report.totals.tokens_after_stop.unpriced_calls).toBe(1);
+    expect(out.stderr).toContain('budget not passed: --max-ghost-tax-usd 100, the report has 0 and the unpriced spend: 1 model call(s) after Stop without a price (1200 input, 300 output tokens)');
+    const allowed = run([file, '--db', ':memory:', '--max-ghost-tax-usd', '100', '--ghost-tax-budget-allows-unpriced']);
+    expect(allowed.stderr).not.toMatch(/budget/);
+    expect(allowed.status).toBe(0);
+    // The user's table prices the model: nothing unpriced, the budget holds (and breaks above it).
+    const prices = path.join(dir, 'prices.json');
+    fs.writeFileSync(prices, JSON.stringify({ models: { 'my-finetune-7b': { input_usd_per_mtok: 1000, output_usd_per_mtok: 1000 } } }));
+    const priced = run([file, '--db', ':memory:', '--prices', prices, '--max-ghost-tax-usd', '100']);
+    expect(priced.stderr).not.toMatch(/budget/);
+    expect(priced.status).toBe(0);
+    const pricedReport = JSON.parse(priced.stdout) as LeakReport;
+    expect(pricedReport.totals.tokens_after_stop.unpriced_calls).toBe(0);
+    expect(pricedReport.totals.ghost_tax_usd).toBeCloseTo((1200 + 300) * 1000e-6, 9);
+    expect(pricedReport.prices.source).toBe(`${prices} over @pydantic/genai-prices 0.1.8`);
+    expect(run([file, '--db', ':memory:', '--prices', prices, '--max-ghost-tax-usd', '0']).status).toBe(1);
+  });
+
   it('exit 2 for usage errors and unreadable input', () => {
     expect(run([path.join(dir, 'missing.jsonl'), '--db', ':memory:']).status).toBe(2);
     expect(run([traces, '--format', 'yaml']).status).toBe(2);
