@@ -20,7 +20,8 @@ export interface UninstrumentedPackage {
 }
 
 const FRAMEWORK_MISSES = 'its runs, tool calls and Stops are not recorded (only model calls made through the openai or @anthropic-ai/sdk clients are)';
-const MCP_MISSES = "an MCP tool's side effects happen in the MCP server, which afterstop does not see: a commit after Stop is not recorded";
+const MCP_MISSES =
+  "an MCP tool's side effects happen in the MCP server, which afterstop does not see: a commit after Stop is not recorded (where the mcp instrumentation covers the client, a tool that sent a tools/call is at best a possible ghost)";
 
 export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
   { module: '@google/adk', what: 'Google ADK, an agent framework', misses: `${FRAMEWORK_MISSES}; its own OpenTelemetry spans are read as a foreign run, without Stop markers`, ownSpans: true },

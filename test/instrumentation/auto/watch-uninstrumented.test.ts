@@ -56,7 +56,7 @@ describe('watching for packages afterstop does not instrument', () => {
       await import('commander');
       // Listed but not installed here: an optional import that fails is not named.
       try { require('@voltagent/core'); } catch {}
-      await import('@ai-sdk/mcp').catch(() => {});
+      await import('@langchain/mcp-adapters').catch(() => {});
       const { startRun, flush } = await import(${JSON.stringify(distModule('instrumentation/index.js'))});
       startRun({ agentName: 'a' }).end();
       await flush(1500);
