@@ -4,11 +4,14 @@ import { safely } from '../safe.js';
 import { OUT_OF_SIGHT_MCP } from '../semconv.js';
 import { VERSION } from '../version.js';
 import { moduleDefinitions } from './module-definitions.js';
+import { announceUse } from './watch-uninstrumented.js';
 
 /** The `@ai-sdk/mcp` versions this marker is tested with (its 1.x goes with `ai` 6). */
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
 /** The `@modelcontextprotocol/sdk` versions this marker is tested with. */
 export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
+/** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this marker is tested with (2.4.0, as @openai/agents-core 0.20 loads it). */
+export const MCP_CLIENT_VERSIONS = ['>=2.0.0 <3'];
 
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
@@ -32,9 +35,11 @@ function methodOf(args: unknown[]): unknown {
  * (`afterstop.tool.out_of_sight = mcp`). Nothing else changes: the request
  * goes through as it came, whatever telemetry does.
  */
-function markedRequest(original: Fn): Fn {
+function markedRequest(original: Fn, module: string): Fn {
   return function observedMcpRequest(this: unknown, ...args: unknown[]): unknown {
     safely('mcp tools/call', () => {
+      // An MCP client in use: named (once) as afterstop does not see its server's effects, also when a framework loaded it.
+      announceUse(module);
       if (methodOf(args) === 'tools/call') activeTool()?.effectOutOfSight(OUT_OF_SIGHT_MCP);
     }, undefined);
     return original.apply(this, args);
@@ -51,7 +56,7 @@ function markedRequest(original: Fn): Fn {
  *   build is not reached: require-in-the-middle cannot resolve the package).
  */
 export class McpInstrumentation extends InstrumentationBase {
-  static readonly module: readonly string[] = ['@ai-sdk/mcp', '@modelcontextprotocol/sdk/client/index.js'];
+  static readonly module: readonly string[] = ['@ai-sdk/mcp', '@modelcontextprotocol/sdk/client/index.js', '@modelcontextprotocol/client'];
   /** Client prototypes of `@ai-sdk/mcp` whose `request` was wrapped (undone on disable). */
   private readonly prototypes = new Set<Json>();
   /** CommonJS copies of `@ai-sdk/mcp`'s exports handed out (its getters are read-only), by the exports they copy. */
@@ -66,13 +71,15 @@ export class McpInstrumentation extends InstrumentationBase {
       ...moduleDefinitions('afterstop-mcp', '@ai-sdk/mcp', AI_SDK_MCP_VERSIONS, (exports: Json) => this.patchAiSdkMcp(exports), (exports: Json) => this.unpatchAiSdkMcp(exports)),
       // ESM only: require-in-the-middle cannot resolve the package (no `main`, an exports map), so its CommonJS
       // build is not reached (a later issue measures MCP fully).
-      ...moduleDefinitions('afterstop-mcp', '@modelcontextprotocol/sdk/client/index.js', MCP_SDK_VERSIONS, (exports: Json) => this.patchSdk(exports), (exports: Json) => this.unpatchSdk(exports)),
+      ...moduleDefinitions('afterstop-mcp', '@modelcontextprotocol/sdk/client/index.js', MCP_SDK_VERSIONS, (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/sdk'), (exports: Json) => this.unpatchSdk(exports)),
+      // The v2 client package (its Client has the same request), which @openai/agents-core loads whether or not the app uses MCP.
+      ...moduleDefinitions('afterstop-mcp', '@modelcontextprotocol/client', MCP_CLIENT_VERSIONS, (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/client'), (exports: Json) => this.unpatchSdk(exports)),
     ];
   }
 
-  private patchSdk(exports: Json): Json {
+  private patchSdk(exports: Json, module: string): Json {
     const proto = (exports['Client'] as { prototype?: Json } | undefined)?.prototype;
-    if (proto !== undefined && typeof proto['request'] === 'function' && !isWrapped(proto['request'])) this._wrap(proto, 'request', (original) => markedRequest(original as Fn));
+    if (proto !== undefined && typeof proto['request'] === 'function' && !isWrapped(proto['request'])) this._wrap(proto, 'request', (original) => markedRequest(original as Fn, module));
     return exports;
   }
 
@@ -124,7 +131,7 @@ export class McpInstrumentation extends InstrumentationBase {
     if (client === null || typeof client !== 'object') return;
     const proto = Object.getPrototypeOf(client) as Json | null;
     if (proto === null || proto === Object.prototype || typeof proto['request'] !== 'function' || isWrapped(proto['request'])) return;
-    this._wrap(proto, 'request', (original) => markedRequest(original as Fn));
+    this._wrap(proto, 'request', (original) => markedRequest(original as Fn, '@ai-sdk/mcp'));
     this.prototypes.add(proto);
   }
 }

@@ -17,7 +17,23 @@ export interface UninstrumentedPackage {
    * instrumented client is not made a run of its own (instrumentation/uninstrumented.ts).
    */
   readonly ownSpans?: boolean;
+  /**
+   * Loaded by a framework afterstop instruments (OpenAI Agents imports the MCP SDK whether or not the app uses
+   * MCP), it is named when a client of it sends its first request (the mcp instrumentation sees it), not when
+   * it loads: a framework's eager import is no evidence that the app's tools went out of sight.
+   */
+  readonly namedOnUse?: boolean;
 }
+
+/** Where the packages afterstop instruments live, as a module URL shows them (a listed package they load may be theirs). */
+export const INSTRUMENTED_PACKAGE_DIRS: readonly string[] = [
+  '/node_modules/@openai/agents',
+  '/node_modules/@mastra/core/',
+  '/node_modules/@langchain/',
+  '/node_modules/langchain/',
+  '/node_modules/ai/',
+  '/node_modules/@llamaindex/',
+];
 
 const FRAMEWORK_MISSES = 'its runs, tool calls and Stops are not recorded (only model calls made through the openai or @anthropic-ai/sdk clients are)';
 const MCP_MISSES =
@@ -36,9 +52,9 @@ export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
     misses: 'its agent loop runs in a child process (the Claude Code CLI): its model calls, tool calls, their side effects and Stops are not recorded',
   },
   { module: '@openai/codex-sdk', what: 'the Codex SDK, an agent SDK', misses: 'its agent loop runs in a child process (the Codex CLI): its model calls, tool calls, their side effects and Stops are not recorded' },
-  { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES },
-  { module: '@modelcontextprotocol/client', what: 'the MCP client (v2), an MCP client', misses: MCP_MISSES },
-  { module: '@ai-sdk/mcp', what: "the AI SDK's MCP client", misses: MCP_MISSES },
+  { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES, namedOnUse: true },
+  { module: '@modelcontextprotocol/client', what: 'the MCP client (v2), an MCP client', misses: MCP_MISSES, namedOnUse: true },
+  { module: '@ai-sdk/mcp', what: "the AI SDK's MCP client", misses: MCP_MISSES, namedOnUse: true },
   { module: '@mastra/mcp', what: "Mastra's MCP client", misses: MCP_MISSES },
   { module: '@langchain/mcp-adapters', what: "LangChain's MCP adapters, an MCP client", misses: MCP_MISSES },
 ];

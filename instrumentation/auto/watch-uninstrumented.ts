@@ -1,7 +1,7 @@
 import * as nodeModule from 'node:module';
 import { noteUninstrumented } from '../uninstrumented.js';
 import { sayOnce } from '../safe.js';
-import { UNINSTRUMENTED_PACKAGES, type UninstrumentedPackage } from './uninstrumented-packages.js';
+import { INSTRUMENTED_PACKAGE_DIRS, UNINSTRUMENTED_PACKAGES, type UninstrumentedPackage } from './uninstrumented-packages.js';
 
 type ResolveHook = (specifier: string, context: { parentURL?: string | undefined }, nextResolve: (specifier: string, context?: unknown) => unknown) => unknown;
 type RegisterHooks = (hooks: { resolve: ResolveHook }) => unknown;
@@ -29,12 +29,20 @@ export function announce(entry: UninstrumentedPackage): void {
   );
 }
 
+/** A package whose entry is named on use (`namedOnUse`): its client sent a request (the mcp instrumentation calls it). */
+export function announceUse(module: string): void {
+  const entry = UNINSTRUMENTED_PACKAGES.find((p) => p.module === module);
+  if (entry !== undefined) announce(entry);
+}
+
 /**
  * Watch the app's module resolutions (import and require alike: Node's in-thread `module.registerHooks`,
  * Node 22.15+) for the packages of uninstrumented-packages.ts. The hook resolves first (a package that is not
  * installed, which an optional import tries, is not named), then looks at bare specifiers only: one Map
  * lookup per resolution, nothing on modules afterstop does not list. A listed package resolved from inside
- * another listed package (Google ADK loads the MCP SDK) is that package's: only the outer one is named.
+ * another listed package (Google ADK loads the MCP SDK) is that package's: only the outer one is named. One
+ * named on use (the MCP clients) resolved from inside a package afterstop instruments (OpenAI Agents imports the
+ * MCP SDK eagerly) waits for its first request (announceUse).
  * Without `registerHooks`, says once that it cannot watch. Never throws into the app.
  */
 export function watchUninstrumented(packages: readonly UninstrumentedPackage[] = UNINSTRUMENTED_PACKAGES): void {
@@ -57,7 +65,8 @@ export function watchUninstrumented(packages: readonly UninstrumentedPackage[] =
         const entry = name === undefined ? undefined : byName.get(name);
         if (entry !== undefined && !seen.has(entry.module)) {
           const parent = context.parentURL ?? '';
-          if (!insideListed.some((dir) => parent.includes(dir))) {
+          const framework = entry.namedOnUse === true && INSTRUMENTED_PACKAGE_DIRS.some((dir) => parent.includes(dir));
+          if (!framework && !insideListed.some((dir) => parent.includes(dir))) {
             seen.add(entry.module);
             announce(entry);
           }

@@ -71,6 +71,38 @@ describe('watching for packages afterstop does not instrument', () => {
     expect(runs.map((s) => s.attributes['afterstop.run.uninstrumented'])).toEqual(['@modelcontextprotocol/sdk']);
   });
 
+  it('an MCP client a framework afterstop instruments loads (OpenAI Agents loads @modelcontextprotocol/client) is named when a client of it sends a request, not before', async () => {
+    const traces = path.join(dir(), 'traces');
+    const server = path.join(ROOT, 'test/fixtures/mcp/mcp-server.mjs');
+    const r = await runModule(
+      `
+      await import('@openai/agents');
+      const { startRun, flush } = await import(${JSON.stringify(distModule('instrumentation/index.js'))});
+      startRun({ agentName: 'before' }).end();
+      await flush(1500);
+      console.error('-- connecting');
+      const { Client } = await import('@modelcontextprotocol/client');
+      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+      const client = new Client({ name: 'app', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(server)}, 'stdio'] }));
+      await client.close();
+      startRun({ agentName: 'after' }).end();
+      await flush(1500);
+      console.log('ok');
+      `,
+      { cwd: ROOT, nodeArgs: ['--import', REGISTER], env: { AFTERSTOP_TRACES_DIR: traces } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [before, after] = r.stderr.split('-- connecting');
+    expect(naming(before ?? '')).toEqual([]);
+    expect(naming(after ?? '')).toEqual([expect.stringMatching(/^afterstop: @modelcontextprotocol\/client \(the MCP client \(v2\), an MCP client\) is loaded/)]);
+    const runs = (await readTraces(traces)).spans.filter((s) => s.name.startsWith('invoke_agent'));
+    expect(Object.fromEntries(runs.map((s) => [s.name, s.attributes['afterstop.run.uninstrumented']]))).toEqual({
+      'invoke_agent before': undefined,
+      'invoke_agent after': '@modelcontextprotocol/client',
+    });
+  });
+
   it('nothing listed loaded: nothing said, and the run carries no such attribute', async () => {
     const traces = path.join(dir(), 'traces');
     const r = await runModule(
