@@ -1,4 +1,4 @@
-import { diag } from '@opentelemetry/api';
+import { sayOnce } from '../safe.js';
 import type { GuardOptions } from '../types.js';
 
 /**
@@ -23,6 +23,14 @@ const OFF: ResolvedGuard = { fence: undefined, keys: undefined, deadlineMs: unde
 export const DEFAULT_IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** A header name as RFC 9110 allows it (a token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Headers that carry credentials: the guard records the key a request carries in its header, so such a header
+ * would put the app's secret into the traces. Never the key's header.
+ */
+const CREDENTIAL_HEADER = /authori[sz]ation|cookie|api[-_]?key|token|secret|passw|session|credential/i;
+
+/** A setting the guard cannot take: one line on stderr (once), whether or not a diagnostics logger is set. */
+const warn = (message: string): void => sayOnce(`guard:${message}`, `guard: ${message}`);
 
 const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
@@ -88,17 +96,21 @@ function keysFrom(value: GuardOptions['idempotencyKeys'] | undefined, env: Env):
   }
   if (hosts.length === 0) return undefined;
   if (header !== undefined && !HEADER_NAME.test(header)) {
-    diag.warn(`afterstop: guard: "${header}" is not a valid header name; using ${DEFAULT_IDEMPOTENCY_HEADER}`);
+    warn(`"${header}" is not a valid header name; using ${DEFAULT_IDEMPOTENCY_HEADER}`);
+    header = undefined;
+  } else if (header !== undefined && CREDENTIAL_HEADER.test(header)) {
+    // Its value would be recorded as the key: the app's credential in the traces.
+    warn(`"${header}" carries credentials, and the key a request carries is recorded; using ${DEFAULT_IDEMPOTENCY_HEADER}`);
     header = undefined;
   }
   return { header: (header ?? DEFAULT_IDEMPOTENCY_HEADER).toLowerCase(), hosts: hostMatcher(hosts) };
 }
 
 /** A deadline as a timer can wait for it: a positive number of ms, at most 2^31 - 1. */
-export function deadlineFrom(value: number | false | undefined, name: string): number | undefined {
+export function deadlineFrom(value: number | false | undefined, name: string, shown: string = String(value)): number | undefined {
   if (value === undefined || value === false) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    diag.warn(`afterstop: guard: ignoring ${name}=${String(value)}: not a positive number of milliseconds`);
+    warn(`ignoring ${name}=${shown}: not a positive number of milliseconds (no deadline)`);
     return undefined;
   }
   return Math.min(value, 2 ** 31 - 1);
@@ -114,7 +126,7 @@ export function resolveGuard(options: GuardOptions = {}, env: Env = process.env)
         ? deadlineFrom(options.deadlineMs, 'deadlineMs')
         : rawDeadline === undefined || rawDeadline === ''
           ? undefined
-          : deadlineFrom(Number(rawDeadline), 'AFTERSTOP_GUARD_DEADLINE_MS'),
+          : deadlineFrom(Number(rawDeadline), 'AFTERSTOP_GUARD_DEADLINE_MS', rawDeadline),
   };
 }
 

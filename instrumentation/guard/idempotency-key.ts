@@ -16,8 +16,11 @@ import { hash } from 'node:crypto';
  *   (408, 425, 429), or was refused because a request with that key is still
  *   in progress (409: Stripe, the IETF Idempotency-Key draft) takes that
  *   request's key;
+ * - a request sent again after a server error (500, 502, 503, 504: the
+ *   outcome is not known, and Stripe retries those with the same key) takes
+ *   that request's key too;
  * - a request after one that was answered otherwise (a success, another
- *   4xx, a 5xx) takes a new place: two messages posted are two effects.
+ *   4xx, a 501) takes a new place: two messages posted are two effects.
  * Without a tool call id the model or app gave, there is nothing stable to
  * derive a key from: none is added.
  */
@@ -38,10 +41,11 @@ export function uuidV5(name: string, namespace: Buffer = NAMESPACE): string {
 /**
  * The statuses that say the request was turned away unread (RFC 9110 §15.5.9, RFC 8470, RFC 6585), or
  * refused while the first request with its key is in progress (409: the IETF Idempotency-Key
- * draft, Stripe): its retry is the same request, and must carry the same key (a new one would be a
+ * draft, Stripe), or answered with a server error whose outcome is not known (500, 502, 503, 504: Stripe retries
+ * them with the same key): its retry is the same request, and must carry the same key (a new one would be a
  * second effect once the first completes).
  */
-const UNREAD = new Set([408, 409, 425, 429]);
+const UNREAD = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
 export const unreadStatus = (status: number): boolean => UNREAD.has(status);
 
 /** The identity a tool call's keys derive from, and where it keeps its endpoints' places (set by {@link keyFor}). */
