@@ -1,8 +1,5 @@
 import type { LeakReport, ReportEvidence } from './types.js';
 
-/** How the ClickHouse source names what it read in `input.paths`: the table, never the URL's credentials. */
-export const CLICKHOUSE_INPUT = 'ClickHouse table ';
-
 /** The skipped lines named in a note: the first few, the rest counted. */
 const NOTE_SKIPPED = 3;
 
@@ -21,10 +18,10 @@ function named(paths: readonly string[]): string {
  * starting in the window (`no_runs`). Nothing read is not nothing found: every format says the note first,
  * and budgets are not passed on it (the CLI's own exit code). Written once here, for every source.
  */
-export function reportEvidence(input: LeakReport['input'], runs: number, window: LeakReport['window']): ReportEvidence {
+export function reportEvidence(input: LeakReport['input'], runs: number, window: LeakReport['window'], source: 'files' | 'clickhouse' = 'files'): ReportEvidence {
   if (runs > 0) return { status: 'runs', note: null };
-  const fromClickHouse = input.paths.length === 1 && input.paths[0]!.startsWith(CLICKHOUSE_INPUT);
-  const read = fromClickHouse ? `read from ${input.paths[0]!}` : `${plural(input.files, 'trace file')} at ${named(input.paths)}`;
+  // ClickHouse's input.paths names its table (never the URL's credentials); files are counted.
+  const read = source === 'clickhouse' ? `read from ${named(input.paths)}` : `${plural(input.files, 'trace file')} at ${named(input.paths)}`;
   const skipped = input.skipped.slice(0, NOTE_SKIPPED).map((s) => `${s.file}:${s.line}: ${s.reason}`);
   const skippedText =
     input.skipped_count === 0

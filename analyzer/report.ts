@@ -230,7 +230,6 @@ export async function buildReport(
 ): Promise<LeakReport> {
   await prepareReport(store, options);
   const skipped = await skippedLines(store, ingested.paths);
-  const [count] = await store.typedRows('span-count');
   const rowsOf: ReportRows = (name, params) => store.typedRows(name, params);
   return assembleReport(rowsOf, options, {
     paths: [...inputs],
@@ -238,7 +237,7 @@ export async function buildReport(
     files_read: ingested.read,
     spans_read: ingested.spansRead,
     spans_added: ingested.spansAdded,
-    spans_in_store: count?.n ?? 0,
+    spans_in_store: ingested.spansInStore,
     skipped,
     skipped_count: skipped.length,
   });
@@ -256,7 +255,7 @@ export type ReportRows = <N extends keyof QueryRows>(name: N, params?: Record<st
  * did it). The same for DuckDB's queries and ClickHouse's, rendered from one
  * model with the same columns.
  */
-export async function assembleReport(rowsOf: ReportRows, options: ReportOptions, input: LeakReport['input']): Promise<LeakReport> {
+export async function assembleReport(rowsOf: ReportRows, options: ReportOptions, input: LeakReport['input'], source: 'files' | 'clickhouse' = 'files'): Promise<LeakReport> {
   const merged = new Map<string, Partial<GroupRow>>();
   const params = reportParams(options);
   for (const name of AGGREGATES) {
@@ -339,7 +338,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
   return {
     schema: REPORT_SCHEMA,
     window,
-    evidence: reportEvidence(input, totalRow.runs, window),
+    evidence: reportEvidence(input, totalRow.runs, window, source),
     totals: { ...figures(totalRow), ghost_commits_by_tool: byTool.get('*') ?? [], tokens_after_stop_by_model: byModel.get('*') ?? [], cancel_depth_by_framework: byFramework },
     groups,
     findings,

@@ -57,14 +57,15 @@ const pending = new WeakMap<object, Pending>();
 /** node:http requests the guard keyed when they were made (http-guard.ts), for the channel that sees them later. */
 export const keyedHttpRequests = new WeakMap<object, RequestKey>();
 
-function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined, streams = false): Pending | undefined {
+/** `streams`: whether its answer streams, asked only of a request that is tracked (its header is read then, not for every request). */
+function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined, streams: () => boolean = () => false): Pending | undefined {
   const tool = activeTool();
   if (tool === undefined || SAFE_METHODS.has(method)) return undefined;
   if (!tool.detectsCommits && keyed?.attempt === undefined) return undefined;
   const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (typeof host === 'string' && host !== '') attributes[ATTR_SERVER_ADDRESS] = host;
   if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
-  const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams, awaitingBody: undefined };
+  const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams: streams(), awaitingBody: undefined };
   pending.set(request, p);
   if (p.detect) tool.requestOpened();
   return p;
@@ -205,7 +206,7 @@ function undiciCreated(request: NonNullable<Message['request']>): void {
     typeof request.addHeader === 'function'
       ? guardKey(tool, method, host, typeof request.path === 'string' ? request.path : '/', (h) => headerValue(request.headers, h), (h, k) => request.addHeader!(h, k))
       : undefined;
-  track(request, method, host, keyed, headerValue(request.headers, MCP_PROTOCOL_HEADER) !== undefined);
+  track(request, method, host, keyed, () => headerValue(request.headers, MCP_PROTOCOL_HEADER) !== undefined);
 }
 
 /** A node:http answer: a streamed one is a commit when the response is fully read, `request_sent` when it closes cut. */
@@ -232,7 +233,7 @@ const handlers: Record<string, (message: Message) => void> = {
   'http.client.request.start': ({ request }) => {
     if (!request) return;
     const own = request as NodeRequest;
-    const streams = typeof own.getHeader === 'function' && own.getHeader(MCP_PROTOCOL_HEADER) !== undefined;
+    const streams = (): boolean => typeof own.getHeader === 'function' && own.getHeader(MCP_PROTOCOL_HEADER) !== undefined;
     const p = track(request, methodOf(request.method), request.host, keyedHttpRequests.get(request), streams);
     if (p === undefined || typeof request.once !== 'function') return;
     // 'finish': the body was handed to the socket; 'close': the request is over, answered or not.

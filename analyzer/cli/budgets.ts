@@ -87,7 +87,10 @@ export function budgetStatus(report: LeakReport, options: Record<string, unknown
 
 /** The budgets given in `options` that the report exceeds, or does not pass for a figure it cannot know (the unpriced spend). */
 export function brokenBudgets(report: LeakReport, options: Record<string, unknown>): BrokenBudget[] {
-  return budgetStatus(report, options)
-    .filter((b) => b.exceeded)
-    .map((b) => ({ option: `--${b.budget}`, limit: b.limit, actual: b.actual, ...(b.reason !== undefined ? { reason: b.reason } : {}) }));
+  return brokenOf(budgetStatus(report, options));
+}
+
+/** The budgets of a {@link budgetStatus} that are broken, as the command names them. */
+export function brokenOf(status: readonly BudgetStatus[]): BrokenBudget[] {
+  return status.filter((b) => b.exceeded).map((b) => ({ option: `--${b.budget}`, limit: b.limit, actual: b.actual, ...(b.reason !== undefined ? { reason: b.reason } : {}) }));
 }

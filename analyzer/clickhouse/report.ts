@@ -1,5 +1,4 @@
 import { query } from '../queries.js';
-import { CLICKHOUSE_INPUT } from '../report-evidence.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
 import { assembleReport, loadReportPrices, PREPARE, reportParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
 import type { ModelCallPriceKeysRow, SpanCountRow } from '../sql/query-rows.js';
@@ -40,7 +39,7 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   const spans = count?.n ?? 0;
   const rowsOf: ReportRows = (name, params) => source.typedRows(query(`clickhouse/${name}`), params ?? {});
   return assembleReport(rowsOf, options, {
-    paths: [`${CLICKHOUSE_INPUT}${source.table.database}.${source.table.table}`],
+    paths: [`ClickHouse table ${source.table.database}.${source.table.table}`],
     files: 0,
     files_read: 0,
     spans_read: spans,
@@ -48,5 +47,5 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
     spans_in_store: spans,
     skipped: [],
     skipped_count: 0,
-  });
+  }, 'clickhouse');
 }

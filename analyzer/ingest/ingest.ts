@@ -23,6 +23,8 @@ export interface IngestSummary {
   /** Spans read from them (duplicates included), and how many of those were new to the store. */
   spansRead: number;
   spansAdded: number;
+  /** Spans the store holds after the ingest, each once (what a report can draw on). */
+  spansInStore: number;
   /** Lines (or spans) that could not be used, with file and line. */
   skipped: SkippedLine[];
 }
@@ -206,8 +208,11 @@ async function record(store: Store, files: FileRead[]): Promise<void> {
 export async function ingest(store: Store, inputs: readonly string[], progress?: (message: string) => void): Promise<IngestSummary> {
   const files = await discoverTraceFiles(inputs);
   const todo = await unseen(store, files);
-  const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, skipped: [] };
-  if (todo.length === 0) return summary;
+  const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, spansInStore: 0, skipped: [] };
+  if (todo.length === 0) {
+    summary.spansInStore = await spanCount(store);
+    return summary;
+  }
   // What a killed ingest left: spans not written (their files are read again) and files not made live.
   await store.run(query('clear-working-spans'));
   await sweepUnrecordedSpanFiles(store);
@@ -304,6 +309,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   progress?.('writing the spans to Parquet');
   await writeSpanFiles(store);
   await record(store, [...read, ...todo.filter((f) => f.size === 0).map((file) => ({ file, spans: 0, skipped: [] }))]);
-  summary.spansAdded = (await spanCount(store)) - before;
+  summary.spansInStore = await spanCount(store);
+  summary.spansAdded = summary.spansInStore - before;
   return summary;
 }

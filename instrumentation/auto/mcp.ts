@@ -36,10 +36,15 @@ function methodOf(args: unknown[]): unknown {
  * goes through as it came, whatever telemetry does.
  */
 function markedRequest(original: Fn, module: string): Fn {
+  let announced = false;
   return function observedMcpRequest(this: unknown, ...args: unknown[]): unknown {
     safely('mcp tools/call', () => {
-      // An MCP client in use: named (once) as afterstop does not see its server's effects, also when a framework loaded it.
-      announceUse(module);
+      // An MCP client in use: named as afterstop does not see its server's effects, also when a framework loaded it
+      // (once: not on every request).
+      if (!announced) {
+        announced = true;
+        announceUse(module);
+      }
       if (methodOf(args) === 'tools/call') activeTool()?.effectOutOfSight(OUT_OF_SIGHT_MCP);
     }, undefined);
     return original.apply(this, args);

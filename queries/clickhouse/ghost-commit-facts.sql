@@ -16,14 +16,10 @@ finished_calls AS (
   SELECT DISTINCT run_id, tool_call_id FROM s
   WHERE (role = 'tool' OR name = 'afterstop.tool.commit') AND tool_call_id IS NOT NULL
 ),
--- Tool calls with a commit marker after C (known, or request_sent): already a ghost, known or possible.
-committed_after AS (
-  SELECT DISTINCT run_id, tool_call_id FROM s
-  WHERE name = 'afterstop.tool.commit' AND start_ns > c_ns AND tool_call_id IS NOT NULL
-),
--- The commit markers the store holds of each call, at any time: a tool span counting more lost some.
+-- The commit markers the store holds of each call: all of them (a tool span counting more lost some), and those
+-- after C (known, or request_sent: the call is already a ghost, known or possible).
 markers AS (
-  SELECT run_id, tool_call_id, count(*) AS n FROM s
+  SELECT run_id, tool_call_id, count(*) AS n, count(*) FILTER (WHERE start_ns > c_ns) AS after_c FROM s
   WHERE name = 'afterstop.tool.commit' AND tool_call_id IS NOT NULL
   GROUP BY run_id, tool_call_id
 )
@@ -62,39 +58,32 @@ WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND s.status_code <> 2
   -- Runs afterstop recorded the tools of (cancel-span-facts.sql, computed just before) are not foreign.
   AND s.run_id NOT IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
 UNION ALL
--- Out of sight: in flight at C, not read-only, its effect where afterstop could not watch it, no commit after C.
+-- A tool span, not read-only, with no commit after C kept, whose effect the trace does not hold all of:
+-- out_of_sight, in flight at C (start < C <= end) with its effect where afterstop could not watch it
+-- (afterstop.tool.out_of_sight); unrecorded, of a run afterstop recorded the tools of, ended after C (not a
+-- compensation, which runs after Stop by design), whose commits the store does not hold all of: its
+-- afterstop.tool.commit.count plus afterstop.tool.commit.pending (requests unanswered at its end, which may have
+-- committed after it; one that failed wrote no marker, and counts here too) is more than the markers kept (a
+-- crash, a lost export), or, without the count (an older afterstop, a hand-written trace), it ran its course after
+-- Stop (no cancelled result, no ERROR) with no marker at all, or its caller stopped waiting for a body that may
+-- have gone on (afterstop.tool.body_detached). Possible, at its end; known when its span counts a commit the store
+-- lacks and it started after C (every commit it made was after Stop).
 SELECT
   s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.tool_call_id AS tool_call_id, coalesce(s.tool_name, '(unnamed)'),
   coalesce(s.effect, 'unknown'), s.end_ns AS end_ns, s.end_ns - s.c_ns,
   true,
-  false, 'out_of_sight', NULL,
+  false,
+  CASE WHEN s.out_of_sight IS NOT NULL THEN 'out_of_sight'
+       WHEN s.start_ns > s.c_ns AND coalesce(s.commit_count, 0) > coalesce(m.n, 0) THEN NULL
+       ELSE 'unrecorded' END,
+  NULL,
   s.service AS service, s.agent AS agent, s.framework AS framework, s.conversation_id AS conversation_id, s.run_start_ns AS run_start_ns
 FROM s
-LEFT JOIN committed_after AS k ON k.run_id = s.run_id AND k.tool_call_id = s.tool_call_id
-WHERE s.role = 'tool' AND s.out_of_sight IS NOT NULL AND coalesce(s.effect, 'unknown') <> 'read'
-  AND s.start_ns < s.c_ns AND s.end_ns >= s.c_ns
-  AND k.run_id IS NULL
-UNION ALL
--- Unrecorded: a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit
--- after C kept, whose commits the store does not hold all of: its afterstop.tool.commit.count is more than the
--- markers kept (a crash, a lost export; with afterstop.tool.commit.pending, the requests still unanswered at its end,
--- which may have committed after it: a pending request that failed wrote none, and is then a possible ghost too), or, on a span without the count (an older afterstop, a hand-written
--- trace), it ran its course after Stop (no cancelled result, no ERROR) with no marker at all; or its caller stopped
--- waiting for its body, which may have gone on (afterstop.tool.body_detached). Possible at its end;
--- known when its span counts a commit it started after C (every commit it made was after Stop). A compensation
--- runs after Stop by design: not one.
-SELECT
-  s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.tool_call_id AS tool_call_id, coalesce(s.tool_name, '(unnamed)'),
-  coalesce(s.effect, 'unknown'), s.end_ns AS end_ns, s.end_ns - s.c_ns,
-  true,
-  false, CASE WHEN s.start_ns > s.c_ns AND coalesce(s.commit_count, 0) > coalesce(m.n, 0) THEN NULL ELSE 'unrecorded' END, NULL,
-  s.service AS service, s.agent AS agent, s.framework AS framework, s.conversation_id AS conversation_id, s.run_start_ns AS run_start_ns
-FROM s
-LEFT JOIN committed_after AS k ON k.run_id = s.run_id AND k.tool_call_id = s.tool_call_id
 LEFT JOIN markers AS m ON m.run_id = s.run_id AND m.tool_call_id = s.tool_call_id
-WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND coalesce(s.effect, 'unknown') <> 'read' AND s.out_of_sight IS NULL
-  AND coalesce(s.tool_kind, 'tool') <> 'compensate' AND k.run_id IS NULL
-  AND s.run_id IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
-  AND (s.body_detached IS NOT NULL
-    OR CASE WHEN s.commit_count IS NOT NULL THEN s.commit_count + coalesce(s.commit_pending, 0) > coalesce(m.n, 0)
-            ELSE coalesce(m.n, 0) = 0 AND coalesce(s.result, '') <> 'cancelled' AND s.status_code <> 2 END)
+WHERE s.role = 'tool' AND coalesce(s.effect, 'unknown') <> 'read' AND coalesce(m.after_c, 0) = 0
+  AND CASE WHEN s.out_of_sight IS NOT NULL THEN s.start_ns < s.c_ns AND s.end_ns >= s.c_ns
+           ELSE s.end_ns > s.c_ns AND coalesce(s.tool_kind, 'tool') <> 'compensate'
+             AND s.run_id IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
+             AND (s.body_detached IS NOT NULL
+               OR CASE WHEN s.commit_count IS NOT NULL THEN s.commit_count + coalesce(s.commit_pending, 0) > coalesce(m.n, 0)
+                       ELSE coalesce(m.n, 0) = 0 AND coalesce(s.result, '') <> 'cancelled' AND s.status_code <> 2 END) END

@@ -10,7 +10,8 @@ import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
-import { addBudgetOptions, brokenBudgets, budgetStatus } from '../budgets.js';
+import { addBudgetOptions, brokenOf, budgetStatus } from '../budgets.js';
+import type { BudgetStatus } from '../../metrics/metric-families.js';
 import { EXIT_BUDGET, EXIT_NOTHING_TO_JUDGE, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';
@@ -209,7 +210,9 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
 
   printSkipped(report.input.skipped, ' (see input.skipped)');
 
-  const broken = brokenBudgets(report, options);
+  // Each budget judged once: the stderr lines, whether any was given, and the metrics read the same status.
+  const status = budgetStatus(report, options);
+  const broken = brokenOf(status);
   for (const b of broken) {
     process.stderr.write(
       b.reason !== undefined
@@ -220,16 +223,16 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   // Nothing read is not nothing found: said on stderr too (a program may be reading stdout), and budgets are not passed on it.
   const nothing = report.evidence.note !== null;
   if (nothing && (options.out !== undefined || process.stdout.isTTY !== true)) process.stderr.write(`afterstop: nothing to judge: ${report.evidence.note}\n`);
-  const judged = !nothing || options.allowEmpty === true || budgetStatus(report, options).length === 0;
+  const judged = !nothing || options.allowEmpty === true || status.length === 0;
   if (!judged) process.stderr.write('afterstop: the budgets are not passed on a report with nothing to judge (exit 3); --allow-empty passes a night that may truly be empty\n');
-  const exported = await exportMetrics(report, options);
+  const exported = await exportMetrics(report, options, status);
   // A broken budget is what the nightly job is for: it wins over nothing to judge, and both over a failed export (all are on stderr).
   return broken.length > 0 ? EXIT_BUDGET : !judged ? EXIT_NOTHING_TO_JUDGE : exported ? EXIT_OK : EXIT_USAGE;
 }
 
 /** The metrics to the textfile and the Pushgateway; false when one of them failed (said on stderr). */
-async function exportMetrics(report: LeakReport, options: LeakReportOptions): Promise<boolean> {
-  const metrics = { maxLabelValues: Math.floor(options.maxLabelValues), budgets: budgetStatus(report, options) };
+async function exportMetrics(report: LeakReport, options: LeakReportOptions, budgets: BudgetStatus[]): Promise<boolean> {
+  const metrics = { maxLabelValues: Math.floor(options.maxLabelValues), budgets };
   let ok = true;
   const failed = (what: string, error: unknown): void => {
     ok = false;

@@ -167,7 +167,7 @@ describe('reportEvidence', () => {
     expect(reportEvidence(input({}), 3, all)).toEqual({ status: 'runs', note: null });
   });
   it('ClickHouse: the table named, never a file count', () => {
-    const e = reportEvidence(input({ paths: ['ClickHouse table otel.otel_traces'] }), 0, all);
+    const e = reportEvidence(input({ paths: ['ClickHouse table otel.otel_traces'] }), 0, all, 'clickhouse');
     expect(e).toEqual({ status: 'no_spans', note: 'Nothing read: read from ClickHouse table otel.otel_traces, no span in the store. No figure of this report is an all-clear.' });
   });
   it('many skipped lines: three named, the rest counted', () => {
