@@ -1,8 +1,9 @@
 import * as dc from 'node:diagnostics_channel';
 import type { Attributes } from '@opentelemetry/api';
 import { safely } from './safe.js';
-import { ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
+import { ATTR_GUARD_FENCE_PASSED, ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
 import { guard } from './guard/config.js';
+import { fencePassage } from './guard/fence-passage.js';
 import { keyFor, pathnameOf, unreadStatus, type KeyedAttempt } from './guard/idempotency-key.js';
 import type { CommitEvidence } from './types.js';
 import { activeTool, type CommitSink } from './run-context.js';
@@ -58,13 +59,18 @@ const pending = new WeakMap<object, Pending>();
 export const keyedHttpRequests = new WeakMap<object, RequestKey>();
 
 /** `streams`: whether its answer streams, asked only of a request that is tracked (its header is read then, not for every request). */
-function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined, streams: () => boolean = () => false): Pending | undefined {
+function track(request: object, method: string, host: unknown, keyed: RequestKey | undefined, streams: () => boolean = () => false, path: unknown = '/'): Pending | undefined {
   const tool = activeTool();
   if (tool === undefined || SAFE_METHODS.has(method)) return undefined;
   if (!tool.detectsCommits && keyed?.attempt === undefined) return undefined;
   const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (typeof host === 'string' && host !== '') attributes[ATTR_SERVER_ADDRESS] = host;
   if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
+  // Made after the Stop and let through by the fence (a cancel call, cleanup): its commit says why.
+  if (guard().fence !== undefined && tool.runStopped()) {
+    const passage = fencePassage(method, typeof path === 'string' ? path : '/');
+    if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
+  }
   const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams: streams(), awaitingBody: undefined };
   pending.set(request, p);
   if (p.detect) tool.requestOpened();
@@ -102,7 +108,7 @@ export function guardKey(tool: CommitSink, method: string, host: string | undefi
   if (keys === undefined || host === undefined || SAFE_METHODS.has(method) || !keys.hosts(host)) return undefined;
   const own = existing(keys.header);
   if (own !== undefined) return { key: own };
-  const attempt = keyFor(tool, method, host, pathnameOf(path));
+  const attempt = keyFor(tool, method, host, pathnameOf(path), keys);
   if (attempt === undefined) return undefined;
   add(keys.header, attempt.key);
   return { key: attempt.key, attempt };
@@ -206,7 +212,7 @@ function undiciCreated(request: NonNullable<Message['request']>): void {
     typeof request.addHeader === 'function'
       ? guardKey(tool, method, host, typeof request.path === 'string' ? request.path : '/', (h) => headerValue(request.headers, h), (h, k) => request.addHeader!(h, k))
       : undefined;
-  track(request, method, host, keyed, () => headerValue(request.headers, MCP_PROTOCOL_HEADER) !== undefined);
+  track(request, method, host, keyed, () => headerValue(request.headers, MCP_PROTOCOL_HEADER) !== undefined, request.path);
 }
 
 /** A node:http answer: a streamed one is a commit when the response is fully read, `request_sent` when it closes cut. */
@@ -234,7 +240,7 @@ const handlers: Record<string, (message: Message) => void> = {
     if (!request) return;
     const own = request as NodeRequest;
     const streams = (): boolean => typeof own.getHeader === 'function' && own.getHeader(MCP_PROTOCOL_HEADER) !== undefined;
-    const p = track(request, methodOf(request.method), request.host, keyedHttpRequests.get(request), streams);
+    const p = track(request, methodOf(request.method), request.host, keyedHttpRequests.get(request), streams, request.path);
     if (p === undefined || typeof request.once !== 'function') return;
     // 'finish': the body was handed to the socket; 'close': the request is over, answered or not.
     // (No 'response' or 'error' listener: either would change what node:http does with the app's request.)

@@ -53,6 +53,12 @@ export interface RunScope {
   readonly common: Attributes;
   readonly signal: AbortSignal;
   readonly cancelState: CancelState;
+  /** Unique to this run (random, made when first asked): the guard's key scope when the conversation cannot be one. */
+  readonly keyScope: string;
+  /** The tool call whose body started this run (a sub-agent) belongs to a stopped run, up the chain: the fence holds this run's tools too. */
+  parentStopped(): boolean;
+  /** The abort reason of that stopped ancestor. */
+  parentAbortReason(): unknown;
   /** When the cancel was acknowledged (its marker's time), once it was. */
   readonly ackTime: HrTime | undefined;
   readonly flushTimeoutMs: number;

@@ -31,6 +31,8 @@ export interface CommitSink extends KeyedCall {
   runAbortReason(): unknown;
   /** The fence refused a request of the body: `attributes` say which (method, host, key). */
   commitPrevented(attributes: Attributes): void;
+  /** The fence let a request of the body through after the Stop (a cancel call, cleanup): `attributes` say which and why. */
+  fencePassed(attributes: Attributes): void;
   /** The body handed its effect to something afterstop does not watch (`how`: `mcp`, an MCP tools/call). */
   effectOutOfSight(how: string): void;
 }

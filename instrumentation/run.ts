@@ -1,4 +1,4 @@
-import { cancelUndelivered, contextWithRun, markCancelUndelivered } from './run-context.js';
+import { activeTool, cancelUndelivered, contextWithRun, markCancelUndelivered, type CommitSink } from './run-context.js';
 import { randomUUID } from 'node:crypto';
 import {
   SpanKind,
@@ -149,6 +149,9 @@ export class InstrumentedRun implements Run, RunScope {
   private signalDelivered = true;
   /** What to undo when the run ends (the deadline's signal links, deadline-signal.ts). */
   private readonly endHooks: (() => void)[] = [];
+  /** The tool call whose body started this run (a sub-agent's run), if the guard is on: the fence follows it up. */
+  private readonly parentTool: CommitSink | undefined;
+  private ownKeyScope: string | undefined;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -177,6 +180,8 @@ export class InstrumentedRun implements Run, RunScope {
     this.span.setAttributes(this.common);
     const uninstrumented = uninstrumentedLoaded();
     if (uninstrumented !== undefined) this.span.setAttribute(ATTR_RUN_UNINSTRUMENTED, uninstrumented);
+    // (Read before the run's context drops the tool: a run started in a tool body is that call's sub-agent.)
+    this.parentTool = activeTool();
     this.context = trace.setSpan(contextWithRun(context.active(), this), this.span);
     this.markers = markerWriterFor(this.span, this.tracer, pipeline.markerProcessor);
     this.settleDeadlineMs = options.settleDeadlineMs ?? pipeline.config.settleDeadlineMs;
@@ -206,6 +211,19 @@ export class InstrumentedRun implements Run, RunScope {
 
   get ackTime(): HrTime | undefined {
     return this.ackAt;
+  }
+
+  get keyScope(): string {
+    return (this.ownKeyScope ??= randomUUID());
+  }
+
+  parentStopped(): boolean {
+    const parent = this.parentTool;
+    return parent !== undefined && parent.fenceable && parent.runStopped();
+  }
+
+  parentAbortReason(): unknown {
+    return this.parentTool?.runAbortReason();
   }
 
   /** The run has ended. */

@@ -106,6 +106,13 @@ export const ERROR_TYPE_CANCELLED = 'cancelled';
 export const SPAN_TOOL_COMMIT_PREVENTED = 'afterstop.tool.commit.prevented';
 /** On a commit (and a prevented commit): the idempotency key its HTTP request carried to a host the guard keys (afterstop's, or the app's own in that header). */
 export const ATTR_GUARD_IDEMPOTENCY_KEY = 'afterstop.guard.idempotency_key';
+/**
+ * A tool's mutating HTTP request the fence let through although its run was stopped, because it carries
+ * the Stop or cleans up: a marker with `http.request.method`, `server.address` and {@link ATTR_GUARD_FENCE_PASSED}.
+ */
+export const SPAN_TOOL_FENCE_PASSED = 'afterstop.tool.fence.passed';
+/** On that marker, and on a commit its request made: why it passed, `cancel` (a known cancel call) or `cleanup` (made in `afterStopCleanup`). */
+export const ATTR_GUARD_FENCE_PASSED = 'afterstop.guard.fence.passed';
 /** On a cancel request: the run's deadline (ms) when the guard's deadline made the cancel. */
 export const ATTR_CANCEL_DEADLINE_MS = 'afterstop.cancel.deadline_ms';
 /**

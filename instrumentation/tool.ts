@@ -19,7 +19,6 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GEN_AI_TOOL_NAME,
-  ATTR_RUN_ID,
   ATTR_TOOL_COMMIT_EVIDENCE,
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_IDEMPOTENCY_KEY,
@@ -34,6 +33,7 @@ import {
   GEN_AI_OPERATION_EXECUTE_TOOL,
   SPAN_TOOL_COMMIT,
   SPAN_TOOL_COMMIT_PREVENTED,
+  SPAN_TOOL_FENCE_PASSED,
   SPAN_TOOL_START,
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
@@ -75,6 +75,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   private readonly callIdGiven: boolean;
   /** Its start marker, while it waits for the next export. */
   private readonly deferred: DeferredEntry | undefined;
+  /** Its arguments as given (the guard's keys digest them). */
+  private readonly args: unknown;
 
   constructor(
     private readonly run: RunScope,
@@ -82,6 +84,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   ) {
     this.callId = options.callId ?? `call_${randomUUID()}`;
     this.callIdGiven = options.callId !== undefined;
+    this.args = options.arguments;
     this.effect = options.effect ?? 'unknown';
     this.idempotencyKey = options.idempotencyKey;
     this.kind = options.kind;
@@ -136,8 +139,12 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     return typeof id === 'string' ? id : undefined;
   }
 
-  get runId(): string {
-    return String(this.run.common[ATTR_RUN_ID]);
+  get runKeyScope(): string {
+    return this.run.keyScope;
+  }
+
+  get keyArguments(): unknown {
+    return this.args;
   }
 
   get givenCallId(): string | undefined {
@@ -145,11 +152,11 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   }
 
   runStopped(): boolean {
-    return this.run.cancelState !== 'none';
+    return this.run.cancelState !== 'none' || this.run.parentStopped();
   }
 
   runAbortReason(): unknown {
-    return this.run.signal.reason;
+    return this.run.cancelState !== 'none' ? this.run.signal.reason : this.run.parentAbortReason();
   }
 
   commitPrevented(extra: Attributes): void {
@@ -162,6 +169,15 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       recordCommitPrevented(this.run.common, this.name, this.effect);
     } catch (error) {
       reportInternalError('tool commit prevented', error);
+    }
+  }
+
+  fencePassed(extra: Attributes): void {
+    try {
+      const attributes: Attributes = Object.assign(this.identity(extra), { [ATTR_CANCEL_STATE]: this.run.cancelState });
+      this.run.marker(SPAN_TOOL_FENCE_PASSED, attributes, this.context);
+    } catch (error) {
+      reportInternalError('tool fence passed', error);
     }
   }
 
@@ -198,6 +214,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   declare private boundEnd: ((options?: ToolEndOptions) => void) | undefined;
   /** The places of its requests' idempotency keys, by endpoint (guard/idempotency-key.ts); made by the first keyed request. */
   declare keyEndpoints: Map<string, KeyEndpoint> | undefined;
+  /** The digest of its arguments for its keys, once made. */
+  declare keyArgumentsDigest: string | undefined;
 
   get commit(): () => Promise<void> {
     return (this.boundCommit ??= () => this.writeCommit('manual'));

@@ -98,8 +98,14 @@ export interface GuardOptions {
    * `*.example.com` (its subdomains), or `*` (every host).
    * `AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS` (comma-separated),
    * `AFTERSTOP_GUARD_IDEMPOTENCY_HEADER`.
+   * `secret` (`AFTERSTOP_GUARD_IDEMPOTENCY_SECRET`): the HMAC key the keys are
+   * made with; without it, a random one for the process (a replay in another
+   * process gets other keys). `scope` (`AFTERSTOP_GUARD_IDEMPOTENCY_SCOPE`):
+   * `auto` (default: the conversation scopes keys only when its id and the
+   * call id are strong, else the run), or `conversation` (the app's word that
+   * its conversation ids are unique: replay-stable keys even with weak call ids).
    */
-  idempotencyKeys?: { hosts: readonly string[]; header?: string } | false;
+  idempotencyKeys?: { hosts: readonly string[]; header?: string; secret?: string; scope?: 'auto' | 'conversation' } | false;
   /**
    * A run longer than this (ms) is cancelled with source `timeout`; the
    * instrumented frameworks get it through their abort signal.
@@ -205,7 +211,7 @@ export interface ToolCallOptions {
    * turn it on for the tools of the frameworks they patch.
    */
   detectCommits?: boolean;
-  /** The call's arguments: recorded only when content capture is on ({@link ContentCaptureOptions}). */
+  /** The call's arguments: recorded only when content capture is on ({@link ContentCaptureOptions}); the guard's idempotency keys hold a digest of them (never recorded). */
   arguments?: unknown;
   /**
    * `step` for a framework step recorded as a tool call (a graph node, a

@@ -1,5 +1,6 @@
 import { sayOnce } from '../safe.js';
 import type { GuardOptions } from '../types.js';
+import { defaultKeySettings, type KeyScope } from './idempotency-key.js';
 
 /**
  * The guard's settings as they apply now: from `setup({ guard })` first, then
@@ -9,8 +10,8 @@ import type { GuardOptions } from '../types.js';
 export interface ResolvedGuard {
   /** Which tools the commit fence holds (`all`, or the named ones), to which hosts (undefined: any); undefined: off. */
   fence: { all: boolean; tools: ReadonlySet<string>; hosts: HostMatcher | undefined } | undefined;
-  /** Which hosts get idempotency keys, under which header (lower case); undefined: off. */
-  keys: { header: string; hosts: HostMatcher } | undefined;
+  /** Which hosts get idempotency keys, under which header (lower case), the HMAC secret and the scope; undefined: off. */
+  keys: { header: string; hosts: HostMatcher; secret: Buffer; scope: KeyScope } | undefined;
   /** The runs' deadline; undefined: none. */
   deadlineMs: number | undefined;
 }
@@ -83,18 +84,30 @@ function fenceFrom(value: GuardOptions['fence'] | undefined, env: Env): Resolved
 function keysFrom(value: GuardOptions['idempotencyKeys'] | undefined, env: Env): ResolvedGuard['keys'] {
   let hosts: readonly string[];
   let header: string | undefined;
+  let secret: string | undefined;
+  let scope: string | undefined;
   if (value === undefined) {
     const raw = env['AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS'];
     if (raw === undefined || raw.trim() === '') return undefined;
     hosts = list(raw);
     header = env['AFTERSTOP_GUARD_IDEMPOTENCY_HEADER']?.trim() || undefined;
+    scope = env['AFTERSTOP_GUARD_IDEMPOTENCY_SCOPE']?.trim() || undefined;
   } else if (value === false) {
     return undefined;
   } else {
     hosts = Array.isArray(value.hosts) ? value.hosts : [];
     header = value.header;
+    secret = typeof value.secret === 'string' && value.secret !== '' ? value.secret : undefined;
+    scope = value.scope;
   }
+  // The secret from the environment in both cases (a secret is better kept out of code).
+  secret ??= env['AFTERSTOP_GUARD_IDEMPOTENCY_SECRET'] || undefined;
   if (hosts.length === 0) return undefined;
+  if (secret !== undefined && secret.length < 16) warn('the idempotency secret is shorter than 16 characters: a guessable secret lets anyone who reads the traces test guesses of what a key hides');
+  if (scope !== undefined && scope !== 'auto' && scope !== 'conversation') {
+    warn(`ignoring idempotency scope "${scope}": not auto or conversation (auto)`);
+    scope = undefined;
+  }
   if (header !== undefined && !HEADER_NAME.test(header)) {
     warn(`"${header}" is not a valid header name; using ${DEFAULT_IDEMPOTENCY_HEADER}`);
     header = undefined;
@@ -103,7 +116,12 @@ function keysFrom(value: GuardOptions['idempotencyKeys'] | undefined, env: Env):
     warn(`"${header}" carries credentials, and the key a request carries is recorded; using ${DEFAULT_IDEMPOTENCY_HEADER}`);
     header = undefined;
   }
-  return { header: (header ?? DEFAULT_IDEMPOTENCY_HEADER).toLowerCase(), hosts: hostMatcher(hosts) };
+  return {
+    header: (header ?? DEFAULT_IDEMPOTENCY_HEADER).toLowerCase(),
+    hosts: hostMatcher(hosts),
+    secret: secret !== undefined ? Buffer.from(secret, 'utf8') : defaultKeySettings.secret,
+    scope: (scope as KeyScope | undefined) ?? 'auto',
+  };
 }
 
 /** A deadline as a timer can wait for it: a positive number of ms, at most 2^31 - 1. */

@@ -1,11 +1,13 @@
+import * as dc from 'node:diagnostics_channel';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import type { ClientRequest } from 'node:http';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_SERVER_ADDRESS } from '../semconv.js';
+import { ATTR_GUARD_FENCE_PASSED, ATTR_HTTP_REQUEST_METHOD, ATTR_SERVER_ADDRESS } from '../semconv.js';
 import { CommitFencedError } from '../errors.js';
 import { guardChannels, guardKey, keyedHttpRequests, SAFE_METHODS } from '../commit-detection.js';
 import { activeTool, type CommitSink } from '../run-context.js';
 import { reportInternalError, safely } from '../safe.js';
 import { guard, type ResolvedGuard } from './config.js';
+import { fencePassage } from './fence-passage.js';
 
 /**
  * The guard's HTTP part: the commit fence, and idempotency keys on node:http.
@@ -41,35 +43,53 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
 const require = createRequire(import.meta.url);
 const WRAPPED = Symbol.for('afterstop.guard.wrapped');
 
-/** The fence's answer for a request `tool` makes now: the error that refuses it (the marker written), or undefined. */
-export function fenceRefusal(tool: CommitSink, method: string, host: string | undefined): CommitFencedError | undefined {
+/** The fence's answer for a request `tool` makes now: the error that refuses it (the marker written), or undefined (a passage after the Stop recorded). */
+export function fenceRefusal(tool: CommitSink, method: string, host: string | undefined, path: string): CommitFencedError | undefined {
   const fence = guard().fence;
   if (fence === undefined || SAFE_METHODS.has(method) || !tool.fenceable || !tool.runStopped()) return undefined;
   if (!fence.all && !fence.tools.has(tool.toolName)) return undefined;
   if (fence.hosts !== undefined && (host === undefined || !fence.hosts(host))) return undefined;
   const attributes: Record<string, string> = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (host !== undefined) attributes[ATTR_SERVER_ADDRESS] = host;
+  const passage = fencePassage(method, path);
+  if (passage !== undefined) {
+    attributes[ATTR_GUARD_FENCE_PASSED] = passage;
+    tool.fencePassed(attributes);
+    return undefined;
+  }
   tool.commitPrevented(attributes);
   return new CommitFencedError(method, host, tool.runAbortReason());
 }
 
-const upper = (m: unknown): string => (typeof m === 'string' && m !== '' ? m.toUpperCase() : 'GET');
+/**
+ * A request method as the client reads it: a `String` object or anything else given is its text (fetch
+ * reads `init.method` as a ByteString: `new String('POST')` sends a POST), none is GET.
+ */
+const upper = (m: unknown): string => {
+  if (m === undefined || m === null) return 'GET';
+  const text = typeof m === 'string' ? m : String(m);
+  return text === '' ? 'GET' : text.toUpperCase();
+};
 
-function hostname(url: string | URL): string | undefined {
+function parsed(url: string | URL): URL | undefined {
   try {
-    return (typeof url === 'string' ? new URL(url) : url).hostname.replace(/^\[(.*)\]$/, '$1') || undefined;
+    return typeof url === 'string' ? new URL(url) : url;
   } catch {
     return undefined;
   }
 }
 
+const hostOfUrl = (url: URL | undefined): string | undefined => url?.hostname.replace(/^\[(.*)\]$/, '$1') || undefined;
+
+const noop = (): void => {};
+
 // --- fetch
 
-function fetchTarget(input: unknown, init: unknown): { method: string; host: string | undefined } {
+function fetchTarget(input: unknown, init: unknown): { method: string; host: string | undefined; path: string } {
   const request = typeof Request === 'function' && input instanceof Request ? input : undefined;
   const method = upper((init as { method?: unknown } | undefined)?.method ?? request?.method);
-  const url = request !== undefined ? request.url : input instanceof URL ? input : String(input);
-  return { method, host: hostname(url) };
+  const url = parsed(request !== undefined ? request.url : input instanceof URL ? input : String(input));
+  return { method, host: hostOfUrl(url), path: url !== undefined ? url.pathname : '/' };
 }
 
 function wrapFetch(original: Fn): Fn {
@@ -77,10 +97,16 @@ function wrapFetch(original: Fn): Fn {
     const tool = guard().fence !== undefined ? activeTool() : undefined;
     if (tool !== undefined) {
       const refusal = safely('guard fetch', () => {
-        const { method, host } = fetchTarget(args[0], args[1]);
-        return fenceRefusal(tool, method, host);
+        const { method, host, path } = fetchTarget(args[0], args[1]);
+        return fenceRefusal(tool, method, host, path);
       }, undefined);
-      if (refusal !== undefined) return Promise.reject(refusal);
+      if (refusal !== undefined) {
+        // A caller that awaits it gets the refusal; one that dropped it (fire and forget) is not an
+        // unhandled rejection that would end the process (and every other user's run in it).
+        const refused = Promise.reject(refusal);
+        refused.catch(noop);
+        return refused;
+      }
     }
     return Reflect.apply(original, this, args);
   };
@@ -107,6 +133,18 @@ function withoutPort(host: string): string {
   return colons === 1 ? host.slice(0, host.indexOf(':')) : host;
 }
 
+/** A request target in absolute form (`http://api.example.com/charge`), as a client sends it through an HTTP proxy: the host it names is the real one. */
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** The real target of a request to `host` with `path`: through a proxy (absolute form), the host and path it names. */
+function realTarget(method: string, host: string | undefined, path: string): Target {
+  if (ABSOLUTE_FORM.test(path)) {
+    const url = parsed(path);
+    if (url !== undefined) return { method, host: hostOfUrl(url), path: `${url.pathname}${url.search}` };
+  }
+  return { method, host, path };
+}
+
 /** What `request(url?, options?, callback?)` asks for, as node:http reads its arguments. */
 function httpTarget(args: unknown[]): Target {
   let url: URL | undefined;
@@ -122,8 +160,47 @@ function httpTarget(args: unknown[]): Target {
   const byName = typeof options['hostname'] === 'string' && options['hostname'] !== '' ? options['hostname'].replace(/^\[(.*)\]$/, '$1') : undefined;
   const byHost = typeof options['host'] === 'string' && options['host'] !== '' ? withoutPort(options['host']) : undefined;
   const path = typeof options['path'] === 'string' ? options['path'] : url !== undefined ? `${url.pathname}${url.search}` : '/';
-  return { method: upper(options['method'] ?? 'GET'), host: byName ?? byHost ?? (url !== undefined ? hostname(url) : 'localhost'), path };
+  return realTarget(upper(options['method'] ?? 'GET'), byName ?? byHost ?? (url !== undefined ? hostOfUrl(url) : 'localhost'), path);
 }
+
+/**
+ * A refused request's error reaches the app only if it listens: checked when the error is emitted (the
+ * app adds its listener after `request()` returns). A request nobody listens to (fire and forget) just
+ * closes: an unhandled 'error' would end the process, and every other user's run in it.
+ */
+function quietUnlessHeard(req: ClientRequest): void {
+  const emit = req.emit;
+  req.emit = function (this: ClientRequest, event: string | symbol, ...rest: unknown[]): boolean {
+    if (event === 'error' && this.listenerCount('error') === 0) return false;
+    return Reflect.apply(emit, this, [event, ...rest]) as boolean;
+  } as ClientRequest['emit'];
+}
+
+/** The guard's work on a node:http request `tool` made, before it has a socket: refused, or keyed. */
+function guardHttpRequest(tool: CommitSink, req: ClientRequest, target: Target): void {
+  const refusal = safely('guard http fence', () => fenceRefusal(tool, target.method, target.host, target.path), undefined);
+  if (refusal !== undefined) {
+    // Destroyed before it has a socket: nothing is written; the app's 'error' listener gets the refusal.
+    safely('guard http fence', () => {
+      quietUnlessHeard(req);
+      req.destroy(refusal);
+    }, undefined);
+    return;
+  }
+  // Keyed while its headers can still change (http.get has already ended its request: no key).
+  if (guard().keys !== undefined && !req.headersSent) {
+    safely('guard http key', () => {
+      const keyed = guardKey(tool, target.method, target.host, target.path, (h) => {
+        const v = req.getHeader(h);
+        return v === undefined ? undefined : String(v);
+      }, (h, k) => req.setHeader(h, k));
+      if (keyed !== undefined) keyedHttpRequests.set(req, keyed);
+    }, undefined);
+  }
+}
+
+/** Requests being made through the wrappers (their ClientRequest is guarded by the wrapper, not the channel). */
+let wrapping = 0;
 
 function wrapHttp(original: Fn): Fn {
   return function request(this: unknown, ...args: unknown[]): unknown {
@@ -131,28 +208,36 @@ function wrapHttp(original: Fn): Fn {
     if (tool === undefined) return Reflect.apply(original, this, args);
     // The request is made first (node:http sends nothing before its socket, a tick away): arguments it
     // refuses throw to the app as they would without afterstop, and no refusal is recorded for them.
-    const req = Reflect.apply(original, this, args) as ClientRequest;
+    let req: ClientRequest;
+    wrapping++;
+    try {
+      req = Reflect.apply(original, this, args) as ClientRequest;
+    } finally {
+      wrapping--;
+    }
     const target = safely('guard http', () => httpTarget(args), undefined);
-    if (target === undefined) return req;
-    const refusal = safely('guard http fence', () => fenceRefusal(tool, target.method, target.host), undefined);
-    if (refusal !== undefined) {
-      // Destroyed before it has a socket: nothing is written; the app's 'error' listener gets the refusal.
-      safely('guard http fence', () => req.destroy(refusal), undefined);
-      return req;
-    }
-    // Keyed while its headers can still change (http.get has already ended its request: no key).
-    if (guard().keys !== undefined && !req.headersSent) {
-      safely('guard http key', () => {
-        const keyed = guardKey(tool, target.method, target.host, target.path, (h) => {
-          const v = req.getHeader(h);
-          return v === undefined ? undefined : String(v);
-        }, (h, k) => req.setHeader(h, k));
-        if (keyed !== undefined) keyedHttpRequests.set(req, keyed);
-      }, undefined);
-    }
+    if (target !== undefined) guardHttpRequest(tool, req, target);
     return req;
   };
 }
+
+/**
+ * A ClientRequest made otherwise than through the wrapped `request`/`get` (`new http.ClientRequest(...)`,
+ * a reference taken before afterstop was set up): guarded when it is created, on the channel Node
+ * publishes in its constructor (before the agent gives it a socket).
+ */
+function clientRequestCreated(message: unknown): void {
+  if (wrapping > 0) return;
+  safely('guard http (created)', () => {
+    const req = (message as { request?: ClientRequest } | undefined)?.request;
+    if (req === undefined) return;
+    const tool = activeTool();
+    if (tool === undefined) return;
+    const host = typeof req.host === 'string' && req.host !== '' ? withoutPort(req.host) : undefined;
+    guardHttpRequest(tool, req, realTarget(upper(req.method), host, typeof req.path === 'string' ? req.path : '/'));
+  }, undefined);
+}
+const CLIENT_REQUEST_CREATED = 'http.client.request.created';
 
 /** What the guard wraps: [holder, property, wrapper]. */
 function targets(): [Record<string, unknown>, string, (original: Fn) => Fn][] {
@@ -183,6 +268,7 @@ function install(): void {
   }
   syncBuiltinESMExports();
   guardChannels.subscribe();
+  dc.subscribe(CLIENT_REQUEST_CREATED, clientRequestCreated);
 }
 
 /** Put back what is still ours (an app that wrapped it again after us keeps its own). */
@@ -192,6 +278,7 @@ function uninstall(): void {
   installed = undefined;
   syncBuiltinESMExports();
   guardChannels.release();
+  dc.unsubscribe(CLIENT_REQUEST_CREATED, clientRequestCreated);
 }
 
 /** Install the wrappers while the fence or the keys are on; remove them when both are off. */

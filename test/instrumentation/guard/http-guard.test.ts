@@ -189,10 +189,11 @@ describe('the commit fence', () => {
 describe('idempotency keys', () => {
   beforeAll(() => setup({ guard: { fence: false, idempotencyKeys: { hosts: ['127.0.0.1', 'localhost'] } } }));
 
-  it('a replay of a tool call (same conversation, same call id, another run) carries the same key: the service does it once', async () => {
+  it('a replay of a tool call (same conversation, same call id and arguments, another run) carries the same key: the service does it once', async () => {
+    // Strong ids, as a provider gives them (weak ones such as "thread-42" and "call_pay_1" scope keys by the run: idempotency-key.test.ts).
     const charge = async () => {
-      const run = startRun({ conversationId: 'thread-42' });
-      const body = await run.tool({ name: 'charge', callId: 'call_pay_1' }, async () => (await post(`${sim.url}/effects/keyed_charge?delayMs=5`)).json());
+      const run = startRun({ conversationId: 'thread-5b1e9c2a-77f0-4d3e-9a61-0c8e4f2d7b13' });
+      const body = await run.tool({ name: 'charge', callId: 'call_Vt8Qm2LxR4kPz9WcY1nB6sJd', arguments: { amount: 42 } }, async () => (await post(`${sim.url}/effects/keyed_charge?delayMs=5`)).json());
       run.end();
       return body as { effect_id: string; deduplicated: boolean };
     };
@@ -200,7 +201,7 @@ describe('idempotency keys', () => {
     const replay = await charge();
     const effects = effectsNamed('keyed_charge');
     expect(effects.map((e) => e.outcome)).toEqual(['committed', 'deduplicated']);
-    expect(effects[0]!.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(effects[0]!.idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(effects[1]!.idempotencyKey).toBe(effects[0]!.idempotencyKey);
     expect(replay).toMatchObject({ effect_id: first.effect_id, deduplicated: true });
   });
