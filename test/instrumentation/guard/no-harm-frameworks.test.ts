@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { sdkApps, spansNamed } from '../../helpers/sdk-app.js';
+import { sdkApps, spansNamed, type AppRun } from '../../helpers/sdk-app.js';
 
 /**
  * The guard does no harm, through the AI SDK's own tool runner (`generateText` with tools), as a user runs
@@ -10,7 +10,7 @@ import { sdkApps, spansNamed } from '../../helpers/sdk-app.js';
 const { runApp } = sdkApps();
 const app = path.join(fileURLToPath(new URL('../../fixtures/guard/', import.meta.url)), 'ai-sdk-no-harm-app.mjs');
 const FENCE = { AFTERSTOP_GUARD_FENCE: 'true' };
-const named = (r: { effects: { name: string }[] }, name: string) => r.effects.filter((e) => e.name === name);
+const named = (r: AppRun, name: string): AppRun['effects'] => r.effects.filter((e) => e.name === name);
 
 describe('the AI SDK (generateText with tools) under the guard', () => {
   it('after Stop, the tool’s cancel call and its cleanup in afterStopCleanup reach the service; its new e-mail and its unmarked cleanup do not; each passage is recorded', async () => {

@@ -176,7 +176,7 @@ describe('what the fence refuses is refused however it is sent', () => {
   it('new http.ClientRequest(...), not made through http.request', async () => {
     const run = startRun();
     await run.cancel();
-    const e = await run.tool({ name: 'charge' }, () => httpSend(new http.ClientRequest(`${serverUrl}/client-request`, { method: 'POST' })));
+    const e = await run.tool({ name: 'charge' }, () => httpSend(new http.ClientRequest(`${serverUrl}/client-request`, { method: 'POST' } as never)));
     run.end();
     expect(fenced(e)).toBe(true);
     expect(received).toEqual([]);
