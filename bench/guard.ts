@@ -13,7 +13,7 @@ import { measureOnOff, type OnOff } from './on-off.js';
  * off (the wrappers removed), rounds interleaved in one process. The run is
  * never stopped: the fence lets every request through. The service answers
  * at once (loopback: the guard's cost laid bare, some 20 to 40 µs a request,
- * most of it the key's SHA-1 and bookkeeping) or after `replyDelayMs` (a fast
+ * most of it the key's HMAC-SHA256, the arguments' digest and bookkeeping) or after `replyDelayMs` (a fast
  * real service: what a tool sees).
  */
 export interface GuardBench {
@@ -54,9 +54,9 @@ export async function benchGuard(iterations = 1_000, rounds = 11, replyDelayMs =
   };
   const run = startRun({ agentName: 'bench', conversationId: 'bench' });
   const viaFetch = (i: number): Promise<number> =>
-    run.tool({ name: 'send', callId: `f_${i}` }, async () => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"a"}' })).status);
+    run.tool({ name: 'send', callId: `f_${i}`, arguments: { to: 'a' } }, async () => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"a"}' })).status);
   const viaHttp = (i: number): Promise<number> =>
-    run.tool({ name: 'send', callId: `h_${i}` }, () => new Promise<number>((resolve, reject) => {
+    run.tool({ name: 'send', callId: `h_${i}`, arguments: { to: 'a' } }, () => new Promise<number>((resolve, reject) => {
       const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
