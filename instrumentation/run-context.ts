@@ -25,6 +25,8 @@ export interface CommitSink extends KeyedCall {
   /** A mutating request of the body was made (its commit is detected), and its outcome later known: counted while open. */
   requestOpened(): void;
   requestSettled(): void;
+  /** The call has ended (its span): a run started in its body is no longer its sub-agent for the fence. */
+  readonly callEnded: boolean;
   /** Its run was stopped (a cancel was requested): the fence holds its mutating requests. */
   runStopped(): boolean;
   /** Why its run's signal aborted (the cause of the fence's error). */

@@ -217,9 +217,13 @@ export class InstrumentedRun implements Run, RunScope {
     return (this.ownKeyScope ??= randomUUID());
   }
 
+  /**
+   * Held only while the parent call is open: work its body left behind (a scheduler made lazily in it)
+   * keeps its context, and a run such work starts later, for another user, is not the stopped call's.
+   */
   parentStopped(): boolean {
     const parent = this.parentTool;
-    return parent !== undefined && parent.fenceable && parent.runStopped();
+    return parent !== undefined && !parent.callEnded && parent.fenceable && parent.runStopped();
   }
 
   parentAbortReason(): unknown {

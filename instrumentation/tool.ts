@@ -130,6 +130,10 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     return this.name;
   }
 
+  get callEnded(): boolean {
+    return this.ended;
+  }
+
   get fenceable(): boolean {
     return this.kind !== 'compensate';
   }

@@ -1,5 +1,6 @@
 import * as http from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
+import { context } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { afterStopCleanup, CommitFencedError, setup, startRun } from '../../../instrumentation/index.js';
@@ -198,10 +199,24 @@ describe('what the fence refuses is refused however it is sent', () => {
     expect(fenced(e)).toBe(true);
     expect((e as CommitFencedError).cause).toBe(run.signal.reason);
     expect(sim.ledger.effects.filter((x) => x.name === 'sub_summary')).toEqual([]);
-    // A run started outside any tool is its own: not held.
+    // A run started outside any tool is its own: not held; nor one started in the stopped tool's context
+    // once that call has ended (work its body left behind, serving someone else later).
     const free = startRun();
     expect(await free.tool({ name: 'post_summary' }, () => send(`${serverUrl}/free`))).toBe(200);
     free.end();
+    let later: (() => Promise<unknown>) | undefined;
+    const stopped = startRun();
+    await stopped.cancel();
+    await stopped.tool({ name: 'init_scheduler' }, async () => {
+      // Bound to the body's context, as a timer or a pool made in the body keeps it.
+      later = context.bind(context.active(), () => {
+        const job = startRun({ agentName: 'scheduled' });
+        return job.tool({ name: 'post_summary' }, () => send(`${serverUrl}/scheduled`)).finally(() => job.end());
+      });
+    });
+    stopped.end();
+    expect(await later!()).toBe(200);
+    expect(received.map((r) => r.path)).toEqual(['/free', '/scheduled']);
   });
 
   it('a 307 answered after the Stop to a POST made before it: fetch follows it (the request was judged when made; docs/guard.md)', async () => {
