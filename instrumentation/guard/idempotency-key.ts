@@ -48,7 +48,6 @@ export interface KeySettings {
 /** The secret used when none is configured: random for this process (keys do not match across processes). */
 const processSecret = randomBytes(32);
 export const defaultKeySettings: KeySettings = { secret: processSecret, scope: 'auto' };
-export const randomProcessSecret = (): Buffer => processSecret;
 
 /**
  * A UUID version 8 (RFC 9562 §5.8) holding the first 122 bits of HMAC-SHA256(`secret`, `name`): its

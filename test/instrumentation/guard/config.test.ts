@@ -38,4 +38,22 @@ describe('resolveGuard', () => {
     expect(keys?.header).toBe('x-idempotency-key');
     expect(stderr).toEqual([]);
   });
+
+  it('the keys’ secret: from code, else AFTERSTOP_GUARD_IDEMPOTENCY_SECRET (also beside hosts from code), else one random for the process; the scope: auto unless conversation', () => {
+    const env = { AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS: 'h', AFTERSTOP_GUARD_IDEMPOTENCY_SECRET: 'env-secret-0123456789', AFTERSTOP_GUARD_IDEMPOTENCY_SCOPE: 'conversation' };
+    expect(resolveGuard({}, env).keys).toMatchObject({ secret: Buffer.from('env-secret-0123456789'), scope: 'conversation' });
+    expect(resolveGuard({ idempotencyKeys: { hosts: ['h'] } }, env).keys).toMatchObject({ secret: Buffer.from('env-secret-0123456789'), scope: 'auto' });
+    expect(resolveGuard({ idempotencyKeys: { hosts: ['h'], secret: 'code-secret-0123456789', scope: 'conversation' } }, env).keys).toMatchObject({ secret: Buffer.from('code-secret-0123456789'), scope: 'conversation' });
+    const random = resolveGuard({ idempotencyKeys: { hosts: ['h'] } }, {}).keys!.secret;
+    expect(random.length).toBe(32);
+    expect(resolveGuard({}, { AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS: 'h' }).keys!.secret).toBe(random);
+    expect(stderr).toEqual([]);
+  });
+
+  it('a secret under 16 characters is said on stderr (and used); a scope it does not know is said, and auto used', () => {
+    expect(resolveGuard({}, { AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS: 'h', AFTERSTOP_GUARD_IDEMPOTENCY_SECRET: 'short' }).keys!.secret).toEqual(Buffer.from('short'));
+    expect(resolveGuard({}, { AFTERSTOP_GUARD_IDEMPOTENCY_HOSTS: 'h', AFTERSTOP_GUARD_IDEMPOTENCY_SCOPE: 'global' }).keys!.scope).toBe('auto');
+    expect(stderr.join('')).toContain('afterstop: guard: the idempotency secret is shorter than 16 characters');
+    expect(stderr.join('')).toContain('afterstop: guard: ignoring idempotency scope "global"');
+  });
 });

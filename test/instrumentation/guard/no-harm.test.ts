@@ -174,13 +174,17 @@ describe('what the fence refuses is refused however it is sent', () => {
     expect(prevented.map((s) => s.attributes['server.address'])).toEqual(['api.charge.example']);
   });
 
-  it('new http.ClientRequest(...), not made through http.request', async () => {
+  it('new http.ClientRequest(...), not made through http.request: keyed while the run is live, refused after Stop', async () => {
+    setup({ guard: { fence: true, idempotencyKeys: { hosts: ['127.0.0.1'] } } });
     const run = startRun();
+    const clientRequest = (path: string) => new http.ClientRequest(`${serverUrl}${path}`, { method: 'POST' } as never);
+    const live = await run.tool({ name: 'charge', callId: 'call_cr_1' }, () => httpSend(clientRequest('/client-request-live')));
     await run.cancel();
-    const e = await run.tool({ name: 'charge' }, () => httpSend(new http.ClientRequest(`${serverUrl}/client-request`, { method: 'POST' } as never)));
+    const e = await run.tool({ name: 'charge', callId: 'call_cr_2' }, () => httpSend(clientRequest('/client-request')));
     run.end();
+    expect(live).toBe(200);
     expect(fenced(e)).toBe(true);
-    expect(received).toEqual([]);
+    expect(received).toEqual([{ method: 'POST', path: '/client-request-live', key: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-8/) }]);
   });
 
   it('a sub-agent started inside the stopped tool: the fence follows its run up to the stopped parent', async () => {
