@@ -13,12 +13,16 @@ import { fencePassage } from './fence-passage.js';
  * The guard's HTTP part: the commit fence, and idempotency keys on node:http.
  *
  * A tool's mutating request made once its run was stopped never leaves: the
- * fence wraps `fetch` and `request`/`get` of `node:http` and `node:https`,
- * which refuse it before anything is sent (a fetch rejects; a ClientRequest is
- * destroyed before it has a socket, and emits the error). The request is
- * judged when it is made: one made before the Stop is left alone, whatever
- * it is sending (cutting it would make its outcome unknown), and counted as
- * the commit detector counts it.
+ * fence wraps `fetch` and `request`/`get` of `node:http` and `node:https`, and
+ * reads a ClientRequest made otherwise where Node announces it
+ * (`http.client.request.created`); each refuses it before anything is sent (a
+ * fetch rejects, the rejection marked handled; a ClientRequest is destroyed
+ * before it has a socket, and emits the error only to a listener). What carries
+ * the Stop or cleans up passes (fence-passage.ts), recorded. The request is
+ * judged when it is made, for what it really does (its method as the client
+ * reads it; through a proxy, the host its target names): one made before the
+ * Stop is left alone, whatever it is sending (cutting it would make its outcome
+ * unknown), and counted as the commit detector counts it.
  *
  * Keys: a fetch (and undici) request is keyed where it is made, on the
  * diagnostics channel (commit-detection.ts); a node:http request here, when
@@ -35,8 +39,8 @@ import { fencePassage } from './fence-passage.js';
  * or the keys are on and removed when both are off; each falls back to the
  * original call when its own work fails. Named imports of the built-ins
  * (`import { request } from 'node:http'`) follow through
- * `syncBuiltinESMExports`; a reference an app took before afterstop was set
- * up (without `--import afterstop/register`) keeps the original.
+ * `syncBuiltinESMExports`; a `request` an app took before afterstop was set
+ * up is caught on the channel; a `fetch` it took keeps the original.
  */
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
