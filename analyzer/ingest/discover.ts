@@ -13,6 +13,8 @@ export interface TraceFile {
   compression: Compression;
   /** OTLP/JSON, or a Parquet file: a Grafana Tempo block's data (ingest/tempo.ts). */
   format: 'otlp-json' | 'parquet';
+  /** Why the file cannot be read (EACCES, ELOOP, EISDIR, ...): it is skipped, named, and looked at again next time. */
+  unreadable?: string;
 }
 
 /** What a folder is searched for: OTLP/JSON lines or documents, possibly compressed, and Tempo blocks' data. */
@@ -38,14 +40,27 @@ export function compressionOf(file: string): Compression {
  * under the new name, in this listing or the next run's.
  */
 function describe(file: string): TraceFile | undefined {
+  const parquet = file.toLowerCase().endsWith('.parquet');
+  const format = parquet ? 'parquet' : 'otlp-json';
+  let stat: fs.Stats | undefined;
   try {
-    const stat = fs.statSync(file);
-    const parquet = file.toLowerCase().endsWith('.parquet');
-    return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression: parquet ? 'none' : compressionOf(file), format: parquet ? 'parquet' : 'otlp-json' };
+    stat = fs.statSync(file);
+    // Opened here (compressionOf reads its first bytes): a file the job may not read is known before any is read.
+    const compression = parquet ? readable(file) : compressionOf(file);
+    return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression, format };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    // One file the job cannot read (another user's, a symlink loop) does not cost the report of the others.
+    const why = code ?? (error as Error).message;
+    return { path: path.resolve(file), size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, compression: 'none', format, unreadable: `cannot be read (${why})` };
   }
+}
+
+/** Throws when the file cannot be opened for reading; a Parquet file is not compressed as a whole. */
+function readable(file: string): Compression {
+  fs.closeSync(fs.openSync(file, 'r'));
+  return 'none';
 }
 
 async function walk(dir: string): Promise<string[]> {
