@@ -10,6 +10,7 @@ import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
+import { redactSecrets, redactUrl } from '../../redact.js';
 import { addBudgetOptions, brokenOf, budgetStatus } from '../budgets.js';
 import type { BudgetStatus } from '../../metrics/metric-families.js';
 import { EXIT_BUDGET, EXIT_NOTHING_TO_JUDGE, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
@@ -236,7 +237,7 @@ async function exportMetrics(report: LeakReport, options: LeakReportOptions, bud
   let ok = true;
   const failed = (what: string, error: unknown): void => {
     ok = false;
-    process.stderr.write(`afterstop: could not ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`afterstop: could not ${what}: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
   };
   if (options.prometheusFile !== undefined) {
     try {
@@ -249,9 +250,9 @@ async function exportMetrics(report: LeakReport, options: LeakReportOptions, bud
   if (options.pushGateway !== undefined) {
     try {
       await pushReport(options.pushGateway, report, { ...metrics, job: options.pushJob, instance: options.pushInstance });
-      process.stderr.write(`afterstop: pushed the metrics to ${options.pushGateway}\n`);
+      process.stderr.write(`afterstop: pushed the metrics to ${redactUrl(options.pushGateway)}\n`);
     } catch (error) {
-      failed(`push the metrics to ${options.pushGateway}`, error);
+      failed(`push the metrics to ${redactUrl(options.pushGateway)}`, error);
     }
   }
   return ok;
