@@ -19,7 +19,7 @@ async function listen(server: net.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Every request answered `status`, its body the request echoed: request line, headers, body. */
+/** Every request answered `status`, its body `extra` then the request echoed: headers, request line, body. */
 export async function echoingServer(status = 500, extra = ''): Promise<LocalServer> {
   const requests: LocalServer['requests'] = [];
   const server = http.createServer((req, res) => {
@@ -29,7 +29,7 @@ export async function echoingServer(status = 500, extra = ''): Promise<LocalServ
     req.on('end', () => {
       const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${String(v)}`).join('\n');
       res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(`${extra}bad request:\n${req.method} ${req.url} HTTP/1.1\n${headers}\n\n${body.slice(0, 200)}`);
+      res.end(`${extra}bad request:\n${headers}\n${req.method} ${req.url} HTTP/1.1\n\n${body.slice(0, 200)}`);
     });
   });
   const url = await listen(server);
