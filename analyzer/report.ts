@@ -150,8 +150,22 @@ export const findingOf = (r: FindingsRow): Finding => ({
   time: iso(r.time_ns),
   detail: r.detail,
 });
-/** A time as ns since the epoch (NULL for an open end). */
-export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
+/**
+ * The latest time a window's end is taken as: 2261-07-19, well inside what a signed 64-bit count of ns since
+ * the epoch holds (to 2262-04-11; the queries add a day or two to the ends of a window).
+ */
+export const LATEST_NS = 9_200_000_000_000_000_000n;
+
+/**
+ * A time as ns since the epoch (NULL for an open end), the same for DuckDB and ClickHouse: a time after
+ * {@link LATEST_NS} (`--until 9999-12-31`) is taken as it, one before 1970 as 1970 (no span is stamped before
+ * it). So `--until 9999-12-31` is every run and `--since 9999-01-01` none, in both engines.
+ */
+export const toNs = (date: Date | undefined): bigint | null => {
+  if (date === undefined) return null;
+  const ns = BigInt(date.getTime()) * 1_000_000n;
+  return ns > LATEST_NS ? LATEST_NS : ns < 0n ? 0n : ns;
+};
 
 /**
  * The prices of the window's model calls as the temporary table report_prices, which prepare-tokens.sql

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_DB } from '../../analyze.js';
 import { InputError } from '../../errors.js';
+import { toNs } from '../../report.js';
 import { pruneSpanFiles } from '../../span-files.js';
 import { withStore } from '../../store.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
@@ -38,7 +39,7 @@ Examples:
 async function prune(options: PruneOptions): Promise<ExitCode> {
   try {
     if (!fs.existsSync(options.db)) throw new InputError(`${options.db}: no store there`, { path: options.db });
-    const summary = await withStore(options.db, (store) => pruneSpanFiles(store, BigInt(options.olderThan.getTime()) * 1_000_000n));
+    const summary = await withStore(options.db, (store) => pruneSpanFiles(store, toNs(options.olderThan) ?? 0n));
     process.stdout.write(`${JSON.stringify({ before: options.olderThan.toISOString(), ...summary }, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {
