@@ -10,6 +10,8 @@ import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
+import { futureRunsNote } from '../../report-evidence.js';
+import { terminalLine } from '../../render/text-table.js';
 import { redactSecrets, redactUrl } from '../../redact.js';
 import { addBudgetOptions, brokenOf, budgetStatus } from '../budgets.js';
 import type { BudgetStatus } from '../../metrics/metric-families.js';
@@ -210,6 +212,8 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   }
 
   printSkipped(report.input.skipped, ' (see input.skipped)');
+  const future = futureRunsNote(report);
+  if (future !== null) process.stderr.write(`afterstop: ${terminalLine(future)} (see evidence.future_runs)\n`);
 
   // Each budget judged once: the stderr lines, whether any was given, and the metrics read the same status.
   const status = budgetStatus(report, options);
