@@ -74,6 +74,11 @@ describe.each(Object.entries(sources))('a run stamped in the future: %s', (name,
     else expect(future).toBeGreaterThanOrEqual(1);
     expect(report.evidence.future_runs?.examples[0]?.start).toBe(new Date(FUTURE).toISOString());
     expect(out.stderr).toMatch(new RegExp(`afterstop: ${future} runs? stamped in the future \\(starting after \\d{4}-.*\\), left out of the window, e\\.g\\. trace \\w+ run \\S+ at 2100-01-01T12:00:00\\.000Z`));
+    // Every format says it: the table, markdown and the HTML report.
+    for (const format of ['table', 'markdown', 'html']) {
+      const text = await run('leak-report', [...source(), '--since', '24h', '--format', format, '--no-progress']);
+      expect(text.stdout, format).toMatch(/runs? stamped in the future \(starting after/);
+    }
     // Even a window that names year 2200 does not judge it.
     const until = await run('leak-report', [...source(), '--until', '9999-12-31', '--format', 'json', '--no-progress', '--max-ghost-commits', '0']);
     expect(until.status, until.stderr).toBe(0);
