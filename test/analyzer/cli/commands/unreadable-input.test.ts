@@ -18,6 +18,7 @@ const NOBODY = 65534;
 
 let dir: string;
 let locked: string;
+let lockedFolder: string;
 beforeAll(() => {
   // As root the child runs as nobody: its folder must be one nobody can reach (the tests' TMPDIR is root's, 0700).
   dir = fs.mkdtempSync(path.join(root ? '/tmp' : os.tmpdir(), 'afterstop-unreadable-'));
@@ -25,10 +26,18 @@ beforeAll(() => {
   for (const f of fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl'))) fs.copyFileSync(path.join(golden, f), path.join(dir, f));
   locked = path.join(dir, 'g1-stream-in-flight.jsonl');
   fs.chmodSync(locked, 0o000);
+  // A folder of traces the job cannot list.
+  lockedFolder = path.join(dir, 'other-team');
+  fs.mkdirSync(lockedFolder);
+  fs.copyFileSync(path.join(golden, 'g2-ghost-email.jsonl'), path.join(lockedFolder, 'g2.jsonl'));
+  fs.chmodSync(lockedFolder, 0o000);
   fs.mkdirSync(path.join(dir, 'tmp'), { mode: 0o777 });
   fs.chmodSync(path.join(dir, 'tmp'), 0o777);
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  fs.chmodSync(lockedFolder, 0o755);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -47,14 +56,18 @@ function run(args: string[]): Promise<{ status: number | null; stdout: string; s
 }
 
 describe('a trace file the job cannot read', () => {
-  it('is named with its reason (EACCES) on stderr and in the report; the other files are reported', async () => {
+  it('is named with its reason (EACCES) on stderr and in the report, as is a folder it cannot list; the other files are reported', async () => {
     const out = await run([dir, '--db', ':memory:', '--format', 'json', '--no-progress']);
     expect(out.stderr).not.toContain('internal error');
     expect(out.status, out.stderr).toBe(0);
     expect(out.stderr).toContain(`skipped ${locked}:0: cannot be read (EACCES)`);
+    expect(out.stderr).toContain(`skipped ${lockedFolder}:0: a folder that cannot be listed (EACCES)`);
     const report = JSON.parse(out.stdout) as LeakReport;
-    expect(report.input.skipped).toEqual([{ file: locked, line: 0, reason: 'cannot be read (EACCES); skipped, and read again next time' }]);
-    expect(report.input.files).toBe(fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length);
+    expect(report.input.skipped).toEqual([
+      { file: locked, line: 0, reason: 'cannot be read (EACCES); skipped, and read again next time' },
+      { file: lockedFolder, line: 0, reason: 'a folder that cannot be listed (EACCES): its trace files are not read; skipped, and read again next time' },
+    ]);
+    expect(report.input.files).toBe(fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length + 1);
     expect(report.input.spans_read).toBeGreaterThan(0);
     expect(report.totals.runs).toBeGreaterThan(0);
   });
@@ -67,12 +80,14 @@ describe('a trace file the job cannot read', () => {
     expect(first.status, first.stderr).toBe(0);
     const before = JSON.parse(first.stdout) as LeakReport;
     fs.chmodSync(locked, 0o644);
+    fs.chmodSync(lockedFolder, 0o755);
     const second = await run([dir, '--db', db, '--format', 'json', '--no-progress']);
     expect(second.status, second.stderr).toBe(0);
     const after = JSON.parse(second.stdout) as LeakReport;
     expect(after.input.skipped).toEqual([]);
-    expect(after.input.files_read).toBe(1);
+    expect(after.input.files_read).toBe(2);
     expect(after.totals.runs).toBeGreaterThan(before.totals.runs);
     fs.chmodSync(locked, 0o000);
+    fs.chmodSync(lockedFolder, 0o000);
   });
 });
