@@ -140,7 +140,10 @@ Examples:
 
 Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 3 budgets were given and there was nothing
 to judge (no span read, or no agent run in the window; --allow-empty passes it), 2 bad usage, unreadable input, or a
-failed export (push, metrics file).`)
+failed export (push, metrics file), or a server (ClickHouse, Pushgateway) that did not answer in time.
+
+AFTERSTOP_HTTP_DEADLINE_MS: each request to ClickHouse or the Pushgateway, its answer whole, within this
+many ms (default 300000 for a ClickHouse statement, 10000 for a push).`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
