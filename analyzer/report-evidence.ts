@@ -46,3 +46,15 @@ export function reportEvidence(input: LeakReport['input'], runs: number, window:
       `${plural(input.spans_in_store, 'span')} in the store, of runs outside the window or of none${skippedText}. ${notClear}`,
   };
 }
+
+/**
+ * The runs stamped in the future, in one sentence (null when there is none): how many, from when, the
+ * earliest named by trace, run and start. Said by every text format and on stderr.
+ */
+export function futureRunsNote(report: Pick<LeakReport, 'evidence'>): string | null {
+  const future = report.evidence.future_runs;
+  if (future === undefined || future === null) return null;
+  const [first] = future.examples;
+  const example = first === undefined ? '' : `, e.g. trace ${first.trace_id} run ${first.run_id} at ${first.start}`;
+  return `${plural(future.runs, 'run')} stamped in the future (starting after ${future.from}: clock skew or bad data), left out of the window${example}; afterstop prune removes them`;
+}

@@ -27,6 +27,8 @@ export function reportOptions(request: ReportRequest): ReportOptions {
   return {
     ...(request.pricesFile !== undefined ? { prices: loadPrices(request.pricesFile) } : {}),
     pricesSource: pricesSource(request.pricesFile),
+    // One time for the whole report: where the future begins (a run stamped after it is in no window).
+    now: new Date(),
     ...(request.since !== undefined ? { since: request.since } : {}),
     ...(request.until !== undefined ? { until: request.until } : {}),
     ...(request.budgetMs !== undefined ? { budgetMs: request.budgetMs } : {}),

@@ -1,9 +1,9 @@
 import { analyze, DEFAULT_DB } from './analyze.js';
 import { clickhouseReport } from './clickhouse/report.js';
-import { ClickHouseSource, parseTable } from './clickhouse/source.js';
+import { checkClickHouseUrl, ClickHouseSource, parseTable } from './clickhouse/source.js';
 import { InputError } from './errors.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
-import { terminalSafe } from './render/text-table.js';
+import { serverText } from './redact.js';
 import type { LeakReport } from './types.js';
 
 /**
@@ -42,6 +42,7 @@ export function traceFilesSource(options: { inputs: readonly string[]; db?: stri
  */
 export function clickhouseReportSource(options: { url: string; table?: string }): ReportSource {
   const table = options.table ?? 'otel.otel_traces';
+  checkClickHouseUrl(options.url);
   const { origin } = new URL(options.url);
   return {
     description: `ClickHouse at ${origin}, table ${table}`,
@@ -60,7 +61,7 @@ export function clickhouseReportSource(options: { url: string; table?: string })
 }
 
 /**
- * What a server answered, as one line a terminal can show: cut as a table cell is, control and invisible
- * characters shown as U+FFFD (a server's error body is not ours to echo raw).
+ * What a server answered, as one line a terminal can show: cut, control and invisible characters shown as
+ * U+FFFD, credentials masked (a server's error body is not ours to echo raw: it may echo the request).
  */
-export const serverSaid = (error: unknown): string => terminalSafe(error instanceof Error ? error.message : String(error));
+export const serverSaid = (error: unknown): string => serverText(error instanceof Error ? error.message : String(error));

@@ -5,6 +5,9 @@ import { resolvePrices, type PriceKey } from './resolve-prices.js';
 import type { Store } from './store.js';
 import { reportEvidence } from './report-evidence.js';
 import { reportSpanFiles } from './span-files.js';
+import { futureFromNs, toNs } from './report-time.js';
+
+export { FUTURE_TOLERANCE_MS, futureFromNs, LATEST_NS, toNs } from './report-time.js';
 import {
   isFindingKind,
   REPORT_SCHEMA,
@@ -18,6 +21,8 @@ import {
   type ToolGhostCommits,
   type LeakReport,
   type SkippedInput,
+  type FutureRuns,
+  type ReportEvidence,
 } from './types.js';
 import type { IngestSummary } from './ingest/ingest.js';
 import type {
@@ -40,6 +45,8 @@ import { QueryColumnError } from './errors.js';
 export interface ReportOptions {
   since?: Date | undefined;
   until?: Date | undefined;
+  /** The report's time (default: when it is asked for): a run that starts more than a day after it is stamped in the future. */
+  now?: Date | undefined;
   /** Cancel depth budget (METRICS.md §8). Default 1000 ms. */
   budgetMs?: number;
   /** The user's price table (`--prices`): the models it lists take its prices, over genai-prices'. */
@@ -150,8 +157,6 @@ export const findingOf = (r: FindingsRow): Finding => ({
   time: iso(r.time_ns),
   detail: r.detail,
 });
-/** A time as ns since the epoch (NULL for an open end). */
-export const toNs = (date: Date | undefined): bigint | null => (date === undefined ? null : BigInt(date.getTime()) * 1_000_000n);
 
 /**
  * The prices of the window's model calls as the temporary table report_prices, which prepare-tokens.sql
@@ -179,21 +184,42 @@ export async function prepareReportSpans(store: Store, sinceNs: bigint | null, u
   }
 }
 
-/** The report's window as the queries take it: runs that start at or after since_ns and before until_ns (NULL: open). */
-export const windowParams = (options: Pick<ReportOptions, 'since' | 'until'>): { since_ns: bigint | null; until_ns: bigint | null } => ({
-  since_ns: toNs(options.since),
-  until_ns: toNs(options.until),
-});
+/**
+ * The report's window as the queries take it: runs that start at or after since_ns and before until_ns
+ * (NULL: open). Its end is never later than the future's start ({@link futureFromNs}): a run stamped in
+ * year 2200 is in no window (the report counts and names it, {@link futureRuns}), whatever --until says.
+ */
+export const windowParams = (options: Pick<ReportOptions, 'since' | 'until' | 'now'>): { since_ns: bigint | null; until_ns: bigint } => {
+  const until = toNs(options.until);
+  const future = futureFromNs(options.now);
+  return { since_ns: toNs(options.since), until_ns: until === null || until > future ? future : until };
+};
+
+/** The evidence, and the runs stamped in the future when there are any (the key is left out when there is none). */
+const withFutureRuns = (evidence: ReportEvidence, future: FutureRuns | null): ReportEvidence => (future === null ? evidence : { ...evidence, future_runs: future });
+
+/** The runs the window leaves out for starting in the future (and would hold otherwise): how many, and the first few. */
+export async function futureRuns(rowsOf: ReportRows, options: Pick<ReportOptions, 'since' | 'until' | 'now'>): Promise<FutureRuns | null> {
+  const future = futureFromNs(options.now);
+  const since = toNs(options.since);
+  const rows = await rowsOf('future-runs', { from_ns: since !== null && since > future ? since : future, to_ns: toNs(options.until) });
+  if (rows.length === 0) return null;
+  return {
+    runs: rows[0]!.runs,
+    from: iso(future),
+    examples: rows.map((r) => ({ trace_id: r.trace_id, run_id: localRunId(r.run_id), start: iso(r.start_ns) })),
+  };
+}
 
 /** What a report query may declare as a parameter, from the report's options. */
-type ReportParamValues = { since_ns: bigint | null; until_ns: bigint | null; budget_ns: bigint };
+type ReportParamValues = { since_ns: bigint | null; until_ns: bigint; budget_ns: bigint };
 
 /**
  * The parameters a report query takes from the report's options: those its header declares (the window for a
  * query over runs or over the facts, which carry their run's start; the budget). The same in
  * DuckDB and ClickHouse, whose renderings declare the same parameters.
  */
-export function reportParams(options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
+export function reportParams(options: Pick<ReportOptions, 'since' | 'until' | 'now' | 'budgetMs'>): (name: string) => Record<string, bigint | string | null> {
   const values: ReportParamValues = {
     ...windowParams(options),
     budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)),
@@ -338,7 +364,7 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
   return {
     schema: REPORT_SCHEMA,
     window,
-    evidence: reportEvidence(input, totalRow.runs, window, source),
+    evidence: withFutureRuns(reportEvidence(input, totalRow.runs, window, source), await futureRuns(rowsOf, options)),
     totals: { ...figures(totalRow), ghost_commits_by_tool: byTool.get('*') ?? [], tokens_after_stop_by_model: byModel.get('*') ?? [], cancel_depth_by_framework: byFramework },
     groups,
     findings,

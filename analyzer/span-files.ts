@@ -5,6 +5,7 @@ import { listValue } from '@duckdb/node-api';
 import { query } from './queries.js';
 import type { Store } from './store.js';
 import { SCOPE_FACTS } from './facts.js';
+import { futureFromNs } from './report-time.js';
 
 /**
  * The store's spans as Parquet files, a folder per day (of the span's start,
@@ -88,11 +89,15 @@ export interface PruneSummary {
   runs: number;
 }
 
-/** Retention: remove the days wholly before `beforeNs`'s day, and the runs that start on them. */
-export async function pruneSpanFiles(store: Store, beforeNs: bigint): Promise<PruneSummary> {
+/**
+ * Retention: remove the days wholly before `beforeNs`'s day, and the runs that start on them; and what is
+ * stamped in the future (clock skew, bad data): the days wholly after `futureNs`'s day and the runs that
+ * start at or after it (default: the future of a report made now, report.ts).
+ */
+export async function pruneSpanFiles(store: Store, beforeNs: bigint, futureNs: bigint = futureFromNs(undefined)): Promise<PruneSummary> {
   const { files, runs } = await store.transaction(async () => {
-    const files = await store.typedRows('prune-span-files', { before_ns: beforeNs });
-    const runs = await store.typedRows('prune-run-facts', { before_ns: beforeNs });
+    const files = await store.typedRows('prune-span-files', { before_ns: beforeNs, future_ns: futureNs });
+    const runs = await store.typedRows('prune-run-facts', { before_ns: beforeNs, future_ns: futureNs });
     await store.script(query('prune-facts'));
     for (const name of SCOPE_FACTS) await store.run(query(name));
     // Remembered, so that a trace file read again does not bring those days back.

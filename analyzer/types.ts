@@ -182,6 +182,18 @@ export interface ReportEvidence {
   status: 'runs' | 'no_spans' | 'no_runs';
   /** What was read and why there is nothing to judge, in one sentence; null with runs. */
   note: string | null;
+  /** Runs stamped in the future (clock skew, bad data), left out of the window; absent when there is none. */
+  future_runs?: FutureRuns;
+}
+
+/** Runs that start more than a day after the report's time: the window leaves them out, the report names them. */
+export interface FutureRuns {
+  /** How many. */
+  runs: number;
+  /** Where the future begins: the report's time and a day (ISO-8601). */
+  from: string;
+  /** The earliest few. */
+  examples: { trace_id: string; run_id: string; start: string }[];
 }
 
 export interface LeakReport {

@@ -15,10 +15,11 @@ import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
 import { InputError, StorageError, firstLine, isOutOfMemory } from '../errors.js';
+import { redactSecrets } from '../redact.js';
 import { EXIT_INTERNAL, EXIT_STORAGE, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
-/** Credentials in a URL (`//user:password@host`) are never echoed: commander repeats an invalid argument whole. */
-export const redactCredentials = (text: string): string => text.replace(/(\/\/[^\s/:@]*:)[^\s/@]*@/g, '$1***@');
+/** Credentials (a URL's `//user:password@host`, a password parameter, a credential header) are never echoed: commander repeats an invalid argument whole. */
+export const redactCredentials = redactSecrets;
 
 /** Something that is not the user's doing: said with its stack, and its own exit code. */
 function internalError(error: unknown): ExitCode {

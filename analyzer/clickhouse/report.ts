@@ -1,6 +1,7 @@
 import { query } from '../queries.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
-import { assembleReport, loadReportPrices, PREPARE, reportParams, toNs, type ReportOptions, type ReportRows } from '../report.js';
+import { assembleReport, loadReportPrices, PREPARE, reportParams, type ReportOptions, type ReportRows } from '../report.js';
+import { LATEST_NS, toNs } from '../report-time.js';
 import type { ModelCallPriceKeysRow, SpanCountRow } from '../sql/query-rows.js';
 import type { LeakReport } from '../types.js';
 import type { ClickHouseSource } from './source.js';
@@ -23,7 +24,8 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   const until = toNs(options.until);
   await source.run(spansQuery(await tracesSchema(source)), {
     since_ns: since === null ? 0n : dayStart(since) - DAY_NS,
-    until_ns: until === null ? 2n ** 62n : dayStart(until) + 2n * DAY_NS,
+    // Open: every span to the latest time a window takes (runs stamped in the future are read, to be named).
+    until_ns: until === null ? LATEST_NS : dayStart(until) + 2n * DAY_NS,
   });
   await source.run(query('clickhouse/assign-runs'));
   for (const name of [...FACTS, ...SCOPE_FACTS]) await source.run(query(`clickhouse/${name}`));

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient, type Logger } from '@clickhouse/client';
+import { InputError } from '../errors.js';
+import { HTTP_DEADLINE_ENV, httpDeadlineMs } from '../http-deadline.js';
 import type { Query } from '../queries.js';
+import { redactSecrets, serverText } from '../redact.js';
 import { typedRows } from '../sql/typed-rows.js';
 
 /**
@@ -32,31 +35,109 @@ export const CLICKHOUSE_SETTINGS = { join_use_nulls: 1, group_by_use_nulls: 1, p
 
 export type ClickHouseParams = Record<string, string | number | bigint | boolean | null | string[]>;
 
+/** Each statement, its answer whole, within this long unless AFTERSTOP_HTTP_DEADLINE_MS says otherwise: a long report over a big table. */
+export const CLICKHOUSE_DEADLINE_MS = 300_000;
+
+/**
+ * What @clickhouse/client logs, through afterstop's redaction: a warning as one line, cut, credentials
+ * masked. Its errors are not logged (their text is the server's, which may echo the request and its
+ * Authorization header): the error reaches afterstop, which says it once, redacted (report-source.ts).
+ */
+export class RedactingClickHouseLogger implements Logger {
+  trace(): void {}
+  debug(): void {}
+  info(): void {}
+  warn({ message, err }: { message: string; err?: Error }): void {
+    process.stderr.write(`afterstop: ClickHouse client: ${serverText(err === undefined ? message : `${message} (${err.message})`)}\n`);
+  }
+  error(): void {}
+}
+
+/**
+ * A ClickHouse URL as the client takes it, checked first: the user and password are given before the
+ * host (`http://user:password@host:8123`, percent-encoded), not as URL parameters. An InputError otherwise,
+ * which names the fault and never the password.
+ */
+export function checkClickHouseUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InputError('--clickhouse: not a URL');
+  }
+  const credentialParams = [...parsed.searchParams.keys()].filter((k) => /^(user|username|password)$/i.test(k));
+  if (credentialParams.length > 0) {
+    throw new InputError(
+      `--clickhouse ${redactSecrets(parsed.origin)}: give the user and password before the host (user:password@ in the URL, percent-encoded), not as URL parameters (${credentialParams.join(', ')})`,
+    );
+  }
+  for (const [what, value] of [['user', parsed.username], ['password', parsed.password]] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      throw new InputError(`--clickhouse ${parsed.origin}: the URL's ${what} is not valid percent-encoding (% must be followed by two hex digits; write a % as %25)`);
+    }
+  }
+}
+
 export class ClickHouseSource {
   constructor(
     private readonly client: ClickHouseClient,
     readonly table: ClickHouseTable,
+    /** Each statement, answer included, within this long (an overall deadline, not an idle timeout). */
+    private readonly deadlineMs = httpDeadlineMs(CLICKHOUSE_DEADLINE_MS),
   ) {}
 
-  /** A client for a server's HTTP interface (`http://user:password@host:8123/`), with a session of its own. */
+  /**
+   * A client for a server's HTTP interface (`http://user:password@host:8123/`), with a session of its own, its
+   * logging through afterstop's redaction. A URL the client cannot take is an InputError without the password.
+   */
   static forUrl(url: string, table: ClickHouseTable): ClickHouseSource {
-    return new ClickHouseSource(createClient({ url, session_id: `afterstop-${randomUUID()}` }), table);
+    checkClickHouseUrl(url);
+    const deadlineMs = httpDeadlineMs(CLICKHOUSE_DEADLINE_MS);
+    let client: ClickHouseClient;
+    try {
+      client = createClient({
+        url,
+        session_id: `afterstop-${randomUUID()}`,
+        log: { LoggerClass: RedactingClickHouseLogger, level: ClickHouseLogLevel.WARN },
+      });
+    } catch (error) {
+      throw new InputError(`--clickhouse ${redactSecrets(new URL(url).origin)}: ${serverText(error instanceof Error ? error.message : String(error))}`);
+    }
+    return new ClickHouseSource(client, table, deadlineMs);
   }
 
   /** A statement that returns nothing. */
   async run(q: Query, params: ClickHouseParams = {}): Promise<void> {
-    await this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: CLICKHOUSE_SETTINGS });
+    await this.withinDeadline(q, (abort_signal) =>
+      this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: CLICKHOUSE_SETTINGS, abort_signal }),
+    );
   }
 
   /** A query's rows; 64-bit integers as strings (ns times do not fit a JSON number). */
   async rows<T = Record<string, unknown>>(q: Query, params: ClickHouseParams = {}): Promise<T[]> {
-    const result = await this.client.query({
-      query: q.sql,
-      query_params: this.bind(q, params),
-      format: 'JSONEachRow',
-      clickhouse_settings: { ...CLICKHOUSE_SETTINGS, output_format_json_quote_64bit_integers: 1 },
+    return this.withinDeadline(q, async (abort_signal) => {
+      const result = await this.client.query({
+        query: q.sql,
+        query_params: this.bind(q, params),
+        format: 'JSONEachRow',
+        clickhouse_settings: { ...CLICKHOUSE_SETTINGS, output_format_json_quote_64bit_integers: 1 },
+        abort_signal,
+      });
+      return result.json<T>();
     });
-    return result.json<T>();
+  }
+
+  /** One request, its answer read whole, within the deadline; past it, an error that says so (the request is aborted). */
+  private async withinDeadline<T>(q: Query, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const signal = AbortSignal.timeout(this.deadlineMs);
+    try {
+      return await request(signal);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw new Error(`no whole answer to ${q.file} within ${this.deadlineMs} ms (${HTTP_DEADLINE_ENV} sets the deadline)`, { cause: error });
+    }
   }
 
   /** A query's rows as its header declares them (its -- @column lines; analyzer/sql/typed-rows.ts). */

@@ -207,9 +207,17 @@ async function record(store: Store, files: FileRead[]): Promise<void> {
  */
 export async function ingest(store: Store, inputs: readonly string[], progress?: (message: string) => void): Promise<IngestSummary> {
   const files = await discoverTraceFiles(inputs);
-  const todo = await unseen(store, files);
+  // A file the job cannot read is named with its reason, not marked read (it is looked at again next time).
+  const unreadable = files.filter((f) => f.unreadable !== undefined);
+  const todo = await unseen(store, files.filter((f) => f.unreadable === undefined));
   const summary: IngestSummary = { files: files.length, paths: files.map((f) => f.path), read: todo.length, spansRead: 0, spansAdded: 0, spansInStore: 0, skipped: [] };
+  const unread: FileRead[] = unreadable.map((file) => {
+    const skipped = { file: file.path, line: 0, reason: `${file.unreadable ?? 'cannot be read'}; skipped, and read again next time` };
+    summary.skipped.push(skipped);
+    return { file, spans: 0, skipped: [skipped], again: true as const };
+  });
   if (todo.length === 0) {
+    await record(store, unread);
     summary.spansInStore = await spanCount(store);
     return summary;
   }
@@ -308,7 +316,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   for (const name of SCOPE_FACTS) await store.run(query(name));
   progress?.('writing the spans to Parquet');
   await writeSpanFiles(store);
-  await record(store, [...read, ...todo.filter((f) => f.size === 0).map((file) => ({ file, spans: 0, skipped: [] }))]);
+  await record(store, [...read, ...unread, ...todo.filter((f) => f.size === 0).map((file) => ({ file, spans: 0, skipped: [] }))]);
   summary.spansInStore = await spanCount(store);
   summary.spansAdded = summary.spansInStore - before;
   return summary;

@@ -1,4 +1,6 @@
-import { Gauge, Pushgateway, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { httpDeadlineMs, HTTP_DEADLINE_ENV } from '../http-deadline.js';
+import { redactUrl, serverText } from '../redact.js';
 import type { LeakReport } from '../types.js';
 import { metricFamilies, type MetricOptions } from './metric-families.js';
 
@@ -26,18 +28,84 @@ export interface PushOptions extends MetricOptions {
   job?: string;
   /** The `instance` label. Default `default`: one per nightly job, stable from run to run. */
   instance?: string;
-  /** Give up after this long. Default 10 s. */
+  /** The push, answer included, within this long. Default AFTERSTOP_HTTP_DEADLINE_MS, else 10 s. */
   timeoutMs?: number;
+}
+
+/** What of a Pushgateway's error answer is read (and then cut to one line): it is the server's, not ours to echo. */
+const MAX_ANSWER_BYTES = 4096;
+
+/** At most `max` bytes of a response's body, then the rest cancelled. */
+async function bodyStart(response: Response, max: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
+
+/** The push's URL (prom-client's layout: the gateway's path, then /metrics/job/<job>/instance/<instance>) and its credentials as a header. */
+function pushTarget(url: string, job: string, instance: string): { target: string; headers: Record<string, string> } {
+  const parsed = new URL(url);
+  const headers: Record<string, string> = { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' };
+  if (parsed.username !== '' || parsed.password !== '') {
+    const basic = Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64');
+    headers['authorization'] = `Basic ${basic}`;
+  }
+  parsed.username = '';
+  parsed.password = '';
+  const base = parsed.pathname.replace(/\/+$/, '');
+  parsed.pathname = `${base}/metrics/job/${encodeURIComponent(job)}/instance/${encodeURIComponent(instance)}`;
+  return { target: parsed.toString(), headers };
 }
 
 /**
  * Push the report to a Pushgateway (`--push-gateway URL`), replacing what
  * the same job and instance pushed last time (PUT): a nightly job's figures
- * are the last report's, not a sum.
+ * are the last report's, not a sum. The whole exchange has a deadline (a
+ * Pushgateway that trickles its answer is given up); a failure names the
+ * gateway without its password, and what it answered cut to one line with
+ * credentials masked (a proxy may echo the request's Authorization header).
  */
 export async function pushReport(url: string, report: LeakReport, options: PushOptions = {}): Promise<void> {
-  const gateway = new Pushgateway(url, { timeout: options.timeoutMs ?? 10_000 }, reportRegistry(report, options));
-  const { resp } = await gateway.push({ jobName: options.job ?? 'afterstop', groupings: { instance: options.instance ?? 'default' } });
-  const status = (resp as { statusCode?: number } | undefined)?.statusCode;
-  if (status !== undefined && (status < 200 || status >= 300)) throw new Error(`the Pushgateway at ${url} answered ${status}`);
+  const shown = redactUrl(url);
+  const deadline = options.timeoutMs ?? httpDeadlineMs(10_000);
+  const body = await reportRegistry(report, options).metrics();
+  const { target, headers } = pushTarget(url, options.job ?? 'afterstop', options.instance ?? 'default');
+  const signal = AbortSignal.timeout(deadline);
+  try {
+    const response = await fetch(target, { method: 'PUT', body, headers, signal, redirect: 'manual' });
+    if (response.status < 200 || response.status >= 300) {
+      const answer = serverText(await bodyStart(response, MAX_ANSWER_BYTES));
+      throw new PushFailed(`the Pushgateway at ${shown} answered ${response.status}${answer === '' ? '' : `: ${answer}`}`);
+    }
+    await bodyStart(response, 0);
+  } catch (error) {
+    if (PushFailed.isInstance(error)) throw error;
+    if (signal.aborted) throw new PushFailed(`the Pushgateway at ${shown} did not answer within ${deadline} ms (${HTTP_DEADLINE_ENV} sets the deadline)`);
+    const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+    throw new PushFailed(`the Pushgateway at ${shown} could not be reached (${serverText(cause?.code ?? cause?.message ?? (error as Error).message)})`);
+  }
+}
+
+const pushFailedSymbol = Symbol.for('afterstop.push-failed');
+
+/** A push that did not land, said in words fit for stderr (no credential, no raw server body). */
+export class PushFailed extends Error {
+  private readonly [pushFailedSymbol] = true;
+  override readonly name = 'PushFailed';
+
+  static isInstance(error: unknown): error is PushFailed {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[pushFailedSymbol] === true;
+  }
 }

@@ -4,6 +4,7 @@
  * says so), so that it opens offline and prints. It shows the report's
  * figures as they are; it computes none of them.
  */
+import { futureRunsNote } from '../report-evidence.js';
 import type { Bar } from './svg-chart.js';
 import { lowerBound } from './summary.js';
 import { barChart, columnChart, escapeHtml, isEmpty, legend, paletteColor, shorten } from './svg-chart.js';
@@ -209,7 +210,9 @@ function others(report: LeakReport): string {
 /** Nothing read is not nothing found: the page says so before any figure. */
 function evidenceBanner(report: LeakReport): string {
   const note = report.evidence.note;
-  return note === null ? '' : `<p class="nothing" role="alert" data-evidence="${escapeHtml(report.evidence.status)}"><strong>Nothing to judge.</strong> ${escapeHtml(note)}</p>`;
+  const future = futureRunsNote(report);
+  const futureLine = future === null ? '' : `<p class="nothing" data-evidence="future_runs">${escapeHtml(future)}</p>`;
+  return (note === null ? '' : `<p class="nothing" role="alert" data-evidence="${escapeHtml(report.evidence.status)}"><strong>Nothing to judge.</strong> ${escapeHtml(note)}</p>`) + futureLine;
 }
 
 function meta(report: LeakReport, generatedAt: Date): string {

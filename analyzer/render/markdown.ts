@@ -1,4 +1,5 @@
 import type { LeakReport } from '../types.js';
+import { futureRunsNote } from '../report-evidence.js';
 import { terminalSafe } from './text-table.js';
 import {
   FINDINGS_HEADER,
@@ -60,5 +61,7 @@ export function renderMarkdown(report: LeakReport, options: { findings?: number 
     out.push('', noFindings(report));
   }
   if (report.input.skipped_count > 0) out.push('', `${report.input.skipped_count} input line(s) skipped.`);
+  const future = futureRunsNote(report);
+  if (future !== null) out.push('', markdownCell(future));
   return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import { styleText } from 'node:util';
 import type { LeakReport } from '../types.js';
+import { futureRunsNote } from '../report-evidence.js';
 import {
   FINDINGS_HEADER,
   findingRow,
@@ -72,5 +73,7 @@ export function renderTerminal(report: LeakReport, options: TerminalOptions): st
   if (report.input.skipped_count > 0) {
     out.push('', paint('yellow', `${report.input.skipped_count} input line(s) skipped: see input.skipped in --format json`));
   }
+  const future = futureRunsNote(report);
+  if (future !== null) out.push('', paint('yellow', terminalLine(future)));
   return `${out.join('\n')}\n`;
 }

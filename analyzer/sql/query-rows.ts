@@ -108,6 +108,14 @@ export interface FindingsRow {
   detail: string;
 }
 
+/** A row of queries/future-runs.sql (future_runs). */
+export interface FutureRunsRow {
+  trace_id: string;
+  run_id: string;
+  start_ns: bigint;
+  runs: number;
+}
+
 /** A row of queries/ghost-commits-by-tool.sql (ghost_commits_by_tool). */
 export interface GhostCommitsByToolRow {
   service: string | null;
@@ -428,6 +436,7 @@ export interface QueryRows {
   'file-counts': FileCountsRow;
   'file-span-counts': FileSpanCountsRow;
   'findings': FindingsRow;
+  'future-runs': FutureRunsRow;
   'ghost-commits-by-tool': GhostCommitsByToolRow;
   'ghost-commits': GhostCommitsRow;
   'ingested-files': IngestedFilesRow;

@@ -10,6 +10,9 @@ import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
 import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
+import { futureRunsNote } from '../../report-evidence.js';
+import { terminalLine } from '../../render/text-table.js';
+import { redactSecrets, redactUrl } from '../../redact.js';
 import { addBudgetOptions, brokenOf, budgetStatus } from '../budgets.js';
 import type { BudgetStatus } from '../../metrics/metric-families.js';
 import { EXIT_BUDGET, EXIT_NOTHING_TO_JUDGE, EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
@@ -137,7 +140,10 @@ Examples:
 
 Exit codes: 0 all within budget, 1 a budget was exceeded (named on stderr), 3 budgets were given and there was nothing
 to judge (no span read, or no agent run in the window; --allow-empty passes it), 2 bad usage, unreadable input, or a
-failed export (push, metrics file).`)
+failed export (push, metrics file), or a server (ClickHouse, Pushgateway) that did not answer in time.
+
+AFTERSTOP_HTTP_DEADLINE_MS: each request to ClickHouse or the Pushgateway, its answer whole, within this
+many ms (default 300000 for a ClickHouse statement, 10000 for a push).`)
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
@@ -209,6 +215,8 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   }
 
   printSkipped(report.input.skipped, ' (see input.skipped)');
+  const future = futureRunsNote(report);
+  if (future !== null) process.stderr.write(`afterstop: ${terminalLine(future)} (see evidence.future_runs)\n`);
 
   // Each budget judged once: the stderr lines, whether any was given, and the metrics read the same status.
   const status = budgetStatus(report, options);
@@ -236,7 +244,7 @@ async function exportMetrics(report: LeakReport, options: LeakReportOptions, bud
   let ok = true;
   const failed = (what: string, error: unknown): void => {
     ok = false;
-    process.stderr.write(`afterstop: could not ${what}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`afterstop: could not ${what}: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);
   };
   if (options.prometheusFile !== undefined) {
     try {
@@ -249,9 +257,9 @@ async function exportMetrics(report: LeakReport, options: LeakReportOptions, bud
   if (options.pushGateway !== undefined) {
     try {
       await pushReport(options.pushGateway, report, { ...metrics, job: options.pushJob, instance: options.pushInstance });
-      process.stderr.write(`afterstop: pushed the metrics to ${options.pushGateway}\n`);
+      process.stderr.write(`afterstop: pushed the metrics to ${redactUrl(options.pushGateway)}\n`);
     } catch (error) {
-      failed(`push the metrics to ${options.pushGateway}`, error);
+      failed(`push the metrics to ${redactUrl(options.pushGateway)}`, error);
     }
   }
   return ok;

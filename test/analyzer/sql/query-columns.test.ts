@@ -20,7 +20,7 @@ import { loadPrices } from '../../../analyzer/prices.js';
 const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
 const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
 const declared = listQueries().filter((q) => q.query.columns.length > 0);
-const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n }, steering: { since_ns: null, until_ns: null }, 'model-call-price-keys': { since_ns: null, until_ns: null } };
+const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n }, steering: { since_ns: null, until_ns: null }, 'model-call-price-keys': { since_ns: null, until_ns: null }, 'future-runs': { from_ns: 0n, to_ns: null } };
 
 const DUCKDB_TYPES: Record<ColumnType, RegExp> = { text: /^VARCHAR$/, int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/, bigint: /^(U?BIGINT|HUGEINT)$/, float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/, bool: /^BOOLEAN$/, 'text[]': /^VARCHAR\[\]$/ };
 const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = { text: /^String$/, int: /^U?Int(8|16|32|64|128)$/, bigint: /^U?Int(64|128)$/, float: /^(Float64|Float32|Decimal.*)$/, bool: /^(Bool|UInt8)$/, 'text[]': /^Array\(String\)$/ };
@@ -50,8 +50,9 @@ function storeParams(file: string): Record<string, unknown> {
     'pruned-span-counts': { ingest_id: 1 },
     'touched-span-files': { ingest_id: 1 },
     'file-span-counts': { files: listValue(stored) },
-    'prune-run-facts': { before_ns: 0n },
-    'prune-span-files': { before_ns: 0n },
+    'future-runs': { from_ns: 0n, to_ns: null },
+    'prune-run-facts': { before_ns: 0n, future_ns: 0n },
+    'prune-span-files': { before_ns: 0n, future_ns: 0n },
     'replace-span-files': { days: listValue(['1970-01-01']) },
     'report-span-files': { since_ns: null, until_ns: null },
     // The golden ghost email (g2): a cancelled run whose next run failed.
