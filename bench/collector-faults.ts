@@ -1,6 +1,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { median, runScript } from './child.js';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { median, projectRoot, runScript } from './child.js';
 
 /**
  * What a collector in trouble costs the app: the same agent loop (runs, each
@@ -120,4 +122,49 @@ export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<Col
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }
+}
+
+export interface RefusedExitBench {
+  rounds: number;
+  runs: number;
+  /** Median wall time of the child, from its start to its exit (ms): exporting to a collector that refuses connections, and the same script exporting nothing. */
+  refusedMs: number;
+  baselineMs: number;
+}
+
+/** The wall time of a child running `script` (from spawn to exit), in ms. */
+function timeChild(script: string, env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: projectRoot(), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`bench refused exit failed: ${err}`))));
+  });
+}
+
+/**
+ * A process whose collector refuses connections (ECONNREFUSED): `runs` runs cancelled and ended, no
+ * shutdown(), the process left to exit on its own. Its wall time, against the same script with the export
+ * off (afterstop loaded, `exporter: 'none'`), alternately, `rounds` rounds; medians. The OTLP client's retry
+ * timers held such a process 7.5-8.5 s.
+ */
+export async function benchRefusedExit(runs = 1000, rounds = 3): Promise<RefusedExitBench> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const index = JSON.stringify(path.join(projectRoot(), 'dist', 'instrumentation', 'index.js'));
+  const script = (exporter: string): string => `
+    import { setup, startRun } from ${index};
+    setup({ serviceName: 'bench-refused', exporter: '${exporter}' });
+    for (let i = 0; i < ${runs}; i++) { const run = startRun({ agentName: 'support' }); void run.cancel({ source: 'user' }); run.acknowledge(); run.end(); }
+  `;
+  const refused: number[] = [];
+  const baseline: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    baseline.push(await timeChild(script('none'), {}));
+    refused.push(await timeChild(script('otlp'), { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }));
+  }
+  return { rounds, runs, refusedMs: median(refused), baselineMs: median(baseline) };
 }

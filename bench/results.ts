@@ -35,6 +35,23 @@ export interface BenchResults {
   rows: BenchRow[];
   /** Every figure each benchmark returned, as it returned it. */
   details: Record<string, unknown>;
+  /** Rows measured again later by a partial run (`--only`), with when. */
+  updates?: { measuredAt: string; node: string; only: string; rows: string[] }[];
+}
+
+/**
+ * `earlier` with the rows and details of a partial run (`--only RE`): a row of `partial` replaces the row of
+ * the same id, a new one is appended; the update is recorded (renderMarkdown says which rows and when).
+ */
+export function mergeResults(earlier: BenchResults, partial: BenchResults, only: string): BenchResults {
+  const rows = [...earlier.rows];
+  for (const row of partial.rows) {
+    const at = rows.findIndex((r) => r.id === row.id);
+    if (at >= 0) rows[at] = row;
+    else rows.push(row);
+  }
+  const update = { measuredAt: partial.measuredAt, node: partial.node, only, rows: partial.rows.map((r) => r.id) };
+  return { ...earlier, rows, details: { ...earlier.details, ...partial.details }, updates: [...(earlier.updates ?? []), update] };
 }
 
 type Measured = Omit<BenchRow, 'ratio' | 'target' | 'met'>;
@@ -89,8 +106,9 @@ const escapeCell = (c: string): string => c.replace(/\|/g, '\\|');
 /** The table in Markdown, with the run it comes from. */
 export function renderMarkdown(results: BenchResults, source: string): string {
   const head = `Measured ${results.measuredAt.slice(0, 10)} on Node ${results.node}, ${results.cpus} CPUs, analyzer at ${results.spans.map((n) => n.toLocaleString('en-US')).join(' and ')} spans (${results.minutes.toFixed(0)} min); generated from \`${source}\` by \`npm run bench -- --doc\`.`;
+  const updates = (results.updates ?? []).map((u) => ` Measured again ${u.measuredAt.slice(0, 10)} on Node ${u.node} (\`--only ${u.only}\`): ${u.rows.map((id) => `\`${id}\``).join(', ')}.`).join('');
   const table = [HEADER, HEADER.map(() => '---'), ...results.rows.map(cells)].map((r) => `| ${r.map(escapeCell).join(' | ')} |`);
-  return `${head}\n\n${table.join('\n')}\n`;
+  return `${head}${updates}\n\n${table.join('\n')}\n`;
 }
 
 export const DOC_START = '<!-- bench:start -->';

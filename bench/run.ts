@@ -4,6 +4,10 @@
  *   --json FILE  where the results go as JSON (default .bench-out/bench.json)
  *   --doc FILE   also write FILE's table from that JSON, and the JSON beside it
  *                (docs/benchmarks.md: docs/benchmarks.json)
+ *   --only RE    run only the sections whose name matches the regular expression RE
+ *                (tool-call, live-metrics, guard, sdk-stream, collector-faults,
+ *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer); with
+ *                --doc, its rows replace those of the doc's JSON, the others stay
  * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes.
  */
 import * as fs from 'node:fs';
@@ -11,10 +15,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { memoryLimitSetting } from '../analyzer/store.js';
 import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
-import { benchCollectorFaults, FAULTS } from './collector-faults.js';
-import { renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
+import { benchCollectorFaults, benchRefusedExit, FAULTS } from './collector-faults.js';
+import { mergeResults, renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
-import { benchHungCollector, benchStopBurst } from './stop-burst.js';
+import { benchHungCollector, benchStopBurst, benchStopMarkers } from './stop-burst.js';
 import { benchLiveMetrics } from './live-metrics.js';
 import { benchGuard } from './guard.js';
 import { benchToolCall } from './tool-call.js';
@@ -31,7 +35,11 @@ const startedAt = Date.now();
 const progress = (what: string): void => void process.stderr.write(`bench: ${what}...\n`);
 const rows: BenchRow[] = [];
 const details: Record<string, unknown> = {};
+const only = arg('--only');
+/** Whether the section `name` runs (all of them without --only). */
+const want = (name: string): boolean => only === undefined || new RegExp(only).test(name);
 
+if (want('tool-call')) {
 progress('one tool call');
 const tool = await benchToolCall();
 details['toolCall'] = tool;
@@ -41,12 +49,18 @@ for (const [id, f, what] of [['tool-call', tool.hotPath, 'cost to the caller'], 
   rows.push(ratioRow({ id: `${id}-contract-floor`, work: `the same, a bare span with the attributes SEMCONV.md requires of a tool span (no afterstop code: the contract's own cost)`, value: f.contractSpanNs, unit: 'ns', baseline: 'a bare OpenTelemetry span', baselineValue: f.bareSpanNs, peakRssMb: null }, null));
 }
 
+}
+
+if (want('live-metrics')) {
 progress('one tool call with the live metrics on and off');
 const live = await benchLiveMetrics();
 details['liveMetrics'] = live;
 rows.push(ratioRow({ id: 'tool-call-live-metrics', work: `one tool call, run.tool(), a MeterProvider registered (the live metrics on), median of ${live.rounds} × ${live.iterations}`, value: live.toolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.toolCall.offNs, peakRssMb: null }, 1.05));
 rows.push(ratioRow({ id: 'tool-call-live-metrics-stopped', work: 'the same, a tool call of a stopped run ending late (an orphaned call recorded)', value: live.stoppedToolCall.onNs, unit: 'ns', baseline: 'the same call, no MeterProvider', baselineValue: live.stoppedToolCall.offNs, peakRssMb: null }, null));
 
+}
+
+if (want('guard')) {
 progress('one tool call with a side effect, the guard on and off');
 const guardLoopback = await benchGuard(1_000, 11, 0);
 const guardService = await benchGuard(300, 11, 2);
@@ -62,7 +76,9 @@ for (const [r, target] of [[guardLoopback, null], [guardService, 1.05]] as const
   }
 }
 
-for (const client of ['openai', 'ai-sdk'] as const) {
+}
+
+if (want('sdk-stream')) for (const client of ['openai', 'ai-sdk'] as const) {
   progress(`a streamed ${client} call`);
   const r = await benchSdkStream(client);
   details[client === 'openai' ? 'sdkStream' : 'aiSdkStream'] = r;
@@ -71,6 +87,7 @@ for (const client of ['openai', 'ai-sdk'] as const) {
   rows.push(ratioRow({ id: `${client}-stream-cpu`, work: `${what}, client CPU`, value: r.instrumentedCpuMsPerCall, unit: 'ms', baseline: 'bare', baselineValue: r.bareCpuMsPerCall, peakRssMb: null }, null));
 }
 
+if (want('collector-faults')) {
 progress('an agent loop exporting to collectors in trouble');
 const faults = await benchCollectorFaults();
 details['collectorFaults'] = faults;
@@ -90,6 +107,16 @@ for (const f of FAULTS.filter((x) => x !== 'healthy')) {
   rows.push(ratioRow({ id: `collector-${f}`, work: `time per run, a collector that ${({ '500': 'answers 500', reset: 'resets every connection', hang: 'never answers', down: 'is not there' } as const)[f]} (${t.dropped} spans dropped)`, value: t.msPerRun, unit: 'ms', baseline: 'a healthy collector', baselineValue: healthy.msPerRun, peakRssMb: t.peakRssMb }, null));
 }
 
+}
+
+if (want('collector-exit')) {
+  progress('exit with a collector that refuses connections');
+  const refused = await benchRefusedExit();
+  details['refusedExit'] = refused;
+  rows.push(ratioRow({ id: 'exit-collector-refused', work: `a process's wall time, ${refused.runs} runs Stopped, no shutdown(), a collector that refuses connections (ECONNREFUSED), median of ${refused.rounds}`, value: refused.refusedMs, unit: 'ms', baseline: "the same script, afterstop's export off", baselineValue: refused.baselineMs, peakRssMb: null }, null));
+}
+
+if (want('stop-burst')) {
 progress('a burst of Stops');
 const burst = await benchStopBurst();
 details['stopBurst'] = burst;
@@ -97,7 +124,24 @@ rows.push(valueRow(
   { id: 'stop-burst', work: `spans written, ${burst.runs} concurrent runs Stopped at once, the file exporter`, value: burst.spansWritten, unit: 'spans', baseline: 'spans made', baselineValue: burst.spans, peakRssMb: null },
   { text: `all ${burst.spans}`, met: (v) => v === burst.spans },
 ));
-for (const runs of [5_000, 100_000]) {
+}
+
+if (want('stop-markers')) {
+  for (const exporter of ['otlp', 'file'] as const) {
+    for (const runs of [2_000, 10_000]) {
+      progress(`${runs} Stops at once, ${exporter}`);
+      const f = await benchStopMarkers(runs, exporter);
+      details[`stopMarkers-${exporter}-${runs}`] = f;
+      const to = exporter === 'otlp' ? 'a healthy local OTLP/HTTP collector' : 'the file exporter, a healthy disk';
+      rows.push(valueRow(
+        { id: `stop-markers-${exporter}-${runs}`, work: `Stop markers kept: ${f.stopsKept} of ${f.stops}; ${runs} runs with a tool in flight Stopped in the same tick, ${to} (spans dropped, all kinds: ${f.spansDropped} of ${f.stops + f.others}; failed exports ${f.failedExports})`, value: f.stopsKept, unit: 'spans', baseline: 'Stop markers made', baselineValue: f.stops, peakRssMb: null },
+        { text: `all ${f.stops}`, met: (v) => v === f.stops },
+      ));
+    }
+  }
+}
+
+if (want('hung-exit')) for (const runs of [5_000, 100_000]) {
   progress(`${runs} Stops against a hung collector`);
   const hung = await benchHungCollector(runs);
   details[`hungCollector${runs}`] = hung;
@@ -105,13 +149,15 @@ for (const runs of [5_000, 100_000]) {
 }
 
 // The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans, each in its own process.
-const sizes = (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number);
+const sizes = want('analyzer') ? (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number) : [];
 const analyzer: AnalyzerBench[] = sizes.map((n) => {
   progress(`the analyzer over ${n} spans`);
   return benchAnalyzer(n, work);
 });
-details['analyzer'] = analyzer;
-details['memoryLimit'] = memoryLimitSetting();
+if (sizes.length > 0) {
+  details['analyzer'] = analyzer;
+  details['memoryLimit'] = memoryLimitSetting();
+}
 const spans = (n: number): string => n.toLocaleString('en-US');
 for (const a of analyzer) {
   rows.push(ratioRow({ id: `ingest-report-${a.spans}`, work: `ingest + report, cold, ${spans(a.spans)} spans of OTLP/JSON (${a.inputMb.toFixed(0)} MB)`, value: a.cold.seconds, unit: 's', baseline: 'a bare typed read_json', baselineValue: a.bareRead.seconds, peakRssMb: a.cold.peakRssMb }, 1.3));
@@ -153,4 +199,14 @@ fs.mkdirSync(path.dirname(jsonFile), { recursive: true });
 fs.writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`${renderTable(results)}\n`);
 process.stderr.write(`bench: wrote ${jsonFile}\n`);
-if (docFile !== undefined) writeDoc(jsonFile, docFile);
+/** Write into `jsonFile` the doc's record `docJson` with this partial run's rows (mergeResults). */
+function mergeInto(jsonFile: string, docJson: string, partial: BenchResults): void {
+  if (!fs.existsSync(docJson)) return;
+  const earlier = JSON.parse(fs.readFileSync(docJson, 'utf8')) as BenchResults;
+  fs.writeFileSync(jsonFile, `${JSON.stringify(mergeResults(earlier, partial, only ?? ''), null, 2)}\n`);
+}
+if (docFile !== undefined) {
+  // A partial run (--only): its rows replace those of the doc's record, the others stay as measured then.
+  if (only !== undefined) mergeInto(jsonFile, docFile.replace(/\.md$/, '.json'), results);
+  writeDoc(jsonFile, docFile);
+}

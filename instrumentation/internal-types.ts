@@ -38,8 +38,11 @@ export interface Pipeline {
   deferMarker?(marker: DeferredMarker): DeferredEntry | undefined;
   /** The deferred marker's fact closed: it is never written if it was still waiting. */
   withdrawMarker?(entry: DeferredEntry): void;
-  /** Export what is queued now; bounded by `timeoutMs`; never rejects. */
-  flush(timeoutMs: number): Promise<void>;
+  /**
+   * Export what is queued now; bounded by `timeoutMs`; never rejects. `prompt` (a flush for the evidence,
+   * `run.cancel()`'s): settles at once while the collector is failing, or as soon as it is found so.
+   */
+  flush(timeoutMs: number, prompt?: boolean): Promise<void>;
   stats(): ExportStats;
   shutdown(): Promise<void>;
 }

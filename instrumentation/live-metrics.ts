@@ -1,4 +1,5 @@
 import { createNoopMeter, metrics, type Attributes, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { capLabel } from './label-cap.js';
 import { reportInternalError } from './safe.js';
 import {
   ATTR_CANCEL_SOURCE,
@@ -83,12 +84,13 @@ function live(): Instruments | undefined {
 /** The instruments now (for tests): undefined when no MeterProvider is registered. */
 export const liveInstruments = (): unknown => live();
 
-/** The run's low-cardinality attributes from its common ones (agent, framework), and `extra`. */
+/** The run's low-cardinality attributes from its common ones (agent, framework), and `extra`, each capped (label-cap.ts). */
 function labels(common: Attributes, extra: Attributes): Attributes {
-  const out: Attributes = { [ATTR_FRAMEWORK]: common[ATTR_FRAMEWORK] ?? 'manual' };
+  const out: Attributes = { [ATTR_FRAMEWORK]: capLabel(ATTR_FRAMEWORK, common[ATTR_FRAMEWORK] ?? 'manual') };
   const agent = common[ATTR_GEN_AI_AGENT_NAME];
-  if (agent !== undefined) out[ATTR_GEN_AI_AGENT_NAME] = agent;
-  return Object.assign(out, extra);
+  if (agent !== undefined) out[ATTR_GEN_AI_AGENT_NAME] = capLabel(ATTR_GEN_AI_AGENT_NAME, agent);
+  for (const key in extra) out[key] = capLabel(key, extra[key]);
+  return out;
 }
 
 const record = (where: string, body: (i: Instruments) => void): void => {

@@ -2,12 +2,12 @@ import { setupGuard } from './guard/setup.js';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
 import { FileSpanExporter } from './export/file-exporter.js';
+import { createOtlpExporter } from './export/otlp-exporter.js';
 import { observeQueue } from './export/self-metrics.js';
 import type { Pipeline, ResolvedConfig } from './internal-types.js';
 import { AFTERSTOP_SCOPE, ATTR_AFTERSTOP_SCHEMA_VERSION, ATTR_SERVICE_NAME, SCHEMA_VERSION } from './semconv.js';
@@ -168,7 +168,7 @@ function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
   let exporter: SyncCapableExporter;
   if (config.exporter === 'otlp') {
     loadTransportAtSetup(process.env);
-    exporter = new OTLPTraceExporter({ httpAgentOptions: unrefAgent });
+    exporter = createOtlpExporter({ httpAgentOptions: unrefAgent });
   } else {
     exporter = new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
   }
@@ -273,7 +273,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
     // Every span of a run goes through this queue: a tool call's start marker waits for the next export.
     deferMarker: (marker) => processor.defer(marker),
     withdrawMarker: (entry) => void processor.withdraw(entry),
-    flush: (timeoutMs) => processor.flushSoon(timeoutMs),
+    flush: (timeoutMs, prompt) => processor.flushSoon(timeoutMs, prompt),
     stats: () => processor.stats(),
     async shutdown() {
       unhook();
@@ -306,8 +306,8 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     config,
     mode: 'joined',
     markerProcessor: typeof multi?.onEnd === 'function' && typeof multi.onStart === 'function' ? multi : undefined,
-    flush: (timeoutMs) =>
-      ours ? Promise.all([ours.flushSoon(timeoutMs), appFlush(timeoutMs)]).then(() => {}) : appFlush(timeoutMs),
+    flush: (timeoutMs, prompt) =>
+      ours ? Promise.all([ours.flushSoon(timeoutMs, prompt), appFlush(timeoutMs)]).then(() => {}) : appFlush(timeoutMs),
     stats: () => (ours ? ours.stats() : NO_STATS),
     async shutdown() {
       unhook();

@@ -272,7 +272,8 @@ export class InstrumentedRun implements Run, RunScope {
   }
 
   flushEvidence(): Promise<void> {
-    return this.pipeline.flush(this.pipeline.config.flushTimeoutMs);
+    // A flush for the evidence: it does not wait on a collector found failing (queue.ts flushSoon).
+    return this.pipeline.flush(this.pipeline.config.flushTimeoutMs, true);
   }
 
   childStarted(kind: 'tool' | 'model'): number {

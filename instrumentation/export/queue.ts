@@ -3,8 +3,8 @@ import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelem
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
-import { AFTERSTOP_SCOPE, ATTR_TOOL_EFFECT } from '../semconv.js';
 import { DeferredMarkers, type DeferredEntry, type DeferredMarker } from './deferred-markers.js';
+import { SpanQueue } from './span-queue.js';
 
 export interface QueueOptions {
   maxQueueSize: number;
@@ -54,90 +54,15 @@ export interface SyncCapableExporter extends SpanExporter {
    * dropping spans ({@link BoundedBatchSpanProcessor}).
    */
   readonly acceptsConcurrentExports?: boolean;
-}
-
-/** A fixed-capacity ring of spans. When full, pushing evicts the oldest span. */
-class SpanRing {
-  private readonly items: (ReadableSpan | undefined)[];
-  private head = 0;
-  length = 0;
-
-  constructor(readonly capacity: number) {
-    this.items = new Array<ReadableSpan | undefined>(capacity);
-  }
-
-  /** Returns true when a span had to be evicted. */
-  push(span: ReadableSpan): boolean {
-    const tail = (this.head + this.length) % this.capacity;
-    this.items[tail] = span;
-    if (this.length < this.capacity) {
-      this.length++;
-      return false;
-    }
-    this.head = (this.head + 1) % this.capacity;
-    return true;
-  }
-
-  take(max: number): ReadableSpan[] {
-    const n = Math.min(max, this.length);
-    const out = new Array<ReadableSpan>(n);
-    for (let i = 0; i < n; i++) {
-      out[i] = this.items[this.head] as ReadableSpan;
-      this.items[this.head] = undefined;
-      this.head = (this.head + 1) % this.capacity;
-    }
-    this.length -= n;
-    return out;
-  }
-}
-
-/**
- * afterstop's markers (cancel request and ack, tool start and commit, repair, settle...): the product's
- * evidence; and afterstop's tool spans, which stand for their start markers when those were never written
- * (a call that ended before the next export: deferred-markers.ts).
- */
-const isEvidence = (span: ReadableSpan): boolean =>
-  span.name.startsWith('afterstop.') || (span.attributes[ATTR_TOOL_EFFECT] !== undefined && span.instrumentationScope.name === AFTERSTOP_SCOPE);
-
-/**
- * The queue: at most `capacity` spans, afterstop's markers apart from the other spans. When it is full, the
- * oldest other span is evicted first; a marker is evicted only when nothing but markers waits (then the
- * oldest), and a new other span is the one dropped. A burst of Stops then loses spans that describe the
- * runs, never the cancel requests and commits before them (a run known only from its markers is still
- * counted and measured; one without its Stop marker is not cancelled at all).
- */
-class SpanQueue {
-  private readonly evidence: SpanRing;
-  private readonly other: SpanRing;
-
-  constructor(readonly capacity: number) {
-    this.evidence = new SpanRing(capacity);
-    this.other = new SpanRing(capacity);
-  }
-
-  get length(): number {
-    return this.evidence.length + this.other.length;
-  }
-
-  /** Returns true when a span was dropped (an older one, or this one). */
-  push(span: ReadableSpan): boolean {
-    const marker = isEvidence(span);
-    if (this.length < this.capacity) {
-      (marker ? this.evidence : this.other).push(span);
-      return false;
-    }
-    if (this.other.length > 0) this.other.take(1);
-    else if (marker) this.evidence.take(1);
-    else return true;
-    (marker ? this.evidence : this.other).push(span);
-    return true;
-  }
-
-  /** Up to `max` spans, the markers first. */
-  take(max: number): ReadableSpan[] {
-    const markers = this.evidence.take(max);
-    return markers.length >= max ? markers : markers.concat(this.other.take(max - markers.length));
-  }
+  /** The most exports (requests) the exporter takes at once; beyond it, it refuses them (the OTLP client). */
+  readonly maxConcurrentExports?: number;
+  /** Whether a batch handed now would be taken (false: the exporter holds its limit already; the queue keeps it). */
+  hasRoom?(): boolean;
+  /**
+   * Set by the queue: the exporter calls it when an export failed and it tries again later (the collector
+   * refused it, or answered 5xx): the collector is failing, and a flush for a Stop stops waiting for it.
+   */
+  onRetrying?: (() => void) | undefined;
 }
 
 /** How much earlier than asked a flush may end when it joins one under way. */
@@ -147,6 +72,8 @@ interface OpenFlush {
   deadline: number;
   /** Still taking spans: false once its last check found the queue empty (or time up). */
   draining: boolean;
+  /** A flush for a Stop: it settles when the collector is found failing. */
+  prompt: boolean;
   promise: Promise<void>;
 }
 
@@ -175,6 +102,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
    * client's retry timers would hold the process for each).
    */
   private lastFailed = false;
+  /**
+   * The collector is failing: an export was refused and is being retried, failed, or was still unanswered
+   * when a flush's time ran out; cleared by the next export that succeeds. A flush for a Stop
+   * (`flushSoon(…, true)`) does not wait for it: `await run.cancel()` never waits on a collector in trouble.
+   */
+  private stalled = false;
+  private readonly stallWaiters = new Set<() => void>();
   /** The flush under way that later ones may join (flushSoon). */
   private openFlush: OpenFlush | undefined;
   /** A batch taken from the ring and waiting for resource attributes before export. */
@@ -188,6 +122,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   /** Spans handed to the exporter (whatever came of it), and spans that ended after shutdown (not taken). */
   private handed = 0;
   private afterShutdown = 0;
+  /** Batches being exported (the drain's, and those a full queue handed over). */
+  private batchesOut = 0;
 
   private readonly options: QueueOptions;
   /** Spans waiting that start an export ({@link EXPORT_AT}, or the batch size when smaller). */
@@ -203,11 +139,19 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.options = { ...options, maxQueueSize, maxExportBatchSize };
     this.exportAt = Math.min(EXPORT_AT, maxExportBatchSize);
     this.ring = new SpanQueue(maxQueueSize);
+    this.exporter.onRetrying = () => this.stall();
   }
 
-  /** Whether the last export failed (the collector is down or hangs), and none has succeeded since. */
+  /** Whether the last export failed, or the collector is failing (refused, retried, unanswered past a flush), and no export has succeeded since. */
   collectorFailing(): boolean {
-    return this.lastFailed;
+    return this.lastFailed || this.stalled;
+  }
+
+  /** The collector is failing: flushes for a Stop that wait for it settle now. */
+  private stall(): void {
+    this.stalled = true;
+    for (const wake of this.stallWaiters) wake();
+    this.stallWaiters.clear();
   }
 
   stats(): ExportStats {
@@ -258,10 +202,11 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       return;
     }
     // A burst (thousands of Stops at once) fills the queue before any export can run: an exporter that
-    // bounds what it holds itself is handed the oldest batch now (markers first), rather than spans dropped.
-    // This is the one case where a batch is serialised inside span.end(): bounded to one batch per full queue.
-    if (this.ring.length >= this.ring.capacity && this.exporter.acceptsConcurrentExports === true) {
-      void this.exportBatch(this.ring.take(this.options.maxExportBatchSize));
+    // bounds what it holds itself, and keeps up, is handed the oldest batch of the shared lanes now (markers
+    // first), rather than spans dropped; the Stop markers wait in their reserve (span-queue.ts). This is the
+    // one case where a batch is serialised inside span.end(): bounded to one slice per full queue.
+    if (this.ring.full && this.canHandOff()) {
+      void this.exportBatch(this.ring.takeShared(this.options.maxExportBatchSize));
     }
     if (this.ring.push(span)) {
       this.counters.dropped++;
@@ -269,6 +214,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
     if (this.ring.length >= this.exportAt) this.kick();
     else this.arm();
+  }
+
+  /**
+   * Whether a full queue may hand the exporter a batch now: it takes exports while others run, is not failing, has room,
+   * and takes as many at once as the batches out (and this one, and one of the drain's) may be sliced in.
+   */
+  private canHandOff(): boolean {
+    // Not to a collector in trouble: its requests would only wait there for their timeout.
+    if (this.exporter.acceptsConcurrentExports !== true || this.collectorFailing() || this.exporter.hasRoom?.() === false) return false;
+    const max = this.exporter.maxConcurrentExports;
+    const slicesPerBatch = Math.ceil(this.options.maxExportBatchSize / EXPORT_SLICE) + 1;
+    return max === undefined || (this.batchesOut + 2) * slicesPerBatch <= max;
   }
 
   /**
@@ -283,18 +240,25 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
 
   /**
    * Export everything queued now; resolves when done or after `timeoutMs`. Never rejects. Someone waits
-   * for it (`await run.cancel()`, the exit flush): while it runs, a timer keeps the process alive, for at
-   * most `timeoutMs`, whatever the exporter's sockets do.
+   * for it (`await run.cancel()`, the exit flush): while it runs, one timer keeps the process alive, for at
+   * most `timeoutMs`, whatever the exporter's sockets do, and that timer is the one that settles it (two
+   * timers, one holding and one settling, raced: the holding one fired first, the loop emptied, and an
+   * `await run.cancel()` at top level never settled: exit 13).
+   * `prompt` (a flush for a Stop): settles at once while the collector is failing, and as soon as it is
+   * found failing (refused, retried, unanswered past this flush's time).
    */
-  flushSoon(timeoutMs: number): Promise<void> {
+  flushSoon(timeoutMs: number, prompt = false): Promise<void> {
+    if (prompt && this.collectorFailing()) {
+      this.arm();
+      return Promise.resolve();
+    }
     const deadline = Date.now() + timeoutMs;
     // Flushes asked for together share one (a burst of Stops against a hung collector held two timers and
     // a promise chain per cancel until the export timed out: 88 MB at 100,000): joined while the shared one
     // is still draining (it then takes what was queued since) and ends no more than FLUSH_JOIN_MS earlier.
     const open = this.openFlush;
-    if (open !== undefined && open.draining && open.deadline >= deadline - FLUSH_JOIN_MS) return open.promise;
-    const flush: OpenFlush = { deadline, draining: true, promise: Promise.resolve() };
-    const hold = setTimeout(() => {}, timeoutMs);
+    if (open !== undefined && open.draining && open.deadline >= deadline - FLUSH_JOIN_MS && open.prompt === prompt) return open.promise;
+    const flush: OpenFlush = { deadline, draining: true, prompt, promise: Promise.resolve() };
     const loop = async (): Promise<void> => {
       for (;;) {
         await this.drain(deadline);
@@ -305,10 +269,28 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
         }
       }
     };
-    flush.promise = settleWithin(loop(), timeoutMs).finally(() => {
-      flush.draining = false;
-      clearTimeout(hold);
-      if (this.openFlush === flush) this.openFlush = undefined;
+    flush.promise = new Promise<void>((resolve) => {
+      let wake: (() => void) | undefined;
+      const done = (): void => {
+        flush.draining = false;
+        clearTimeout(hold);
+        if (wake !== undefined) this.stallWaiters.delete(wake);
+        if (this.openFlush === flush) this.openFlush = undefined;
+        resolve();
+      };
+      const hold = setTimeout(() => {
+        // Time up with an export still unanswered: the collector hangs.
+        if (this.exporting !== undefined) this.stall();
+        done();
+      }, timeoutMs);
+      if (prompt) {
+        wake = done;
+        this.stallWaiters.add(wake);
+      }
+      loop().then(done, (error: unknown) => {
+        reportInternalError('flush', error);
+        done();
+      });
     });
     this.openFlush = flush;
     return flush.promise;
@@ -423,6 +405,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.lastFailed = false;
     const run = (async () => {
       for (let sent = false; goOn(sent); sent = true) {
+        // An exporter at its limit (lines waiting for the disk, requests in flight, after a burst handed it
+        // batches) would refuse the batch: wait for it instead, bounded by the export timeout.
+        if (this.exporter.hasRoom?.() === false) {
+          await settleWithin(this.exporter.forceFlush?.() ?? Promise.resolve(), this.options.exportTimeoutMs);
+          if (!goOn(false)) break;
+        }
         const batch = this.takeBatch();
         if (batch.length === 0) break;
         await this.exportBatch(batch);
@@ -436,6 +424,15 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   private async exportBatch(batch: ReadableSpan[]): Promise<void> {
+    this.batchesOut++;
+    try {
+      await this.exportSlices(batch);
+    } finally {
+      this.batchesOut--;
+    }
+  }
+
+  private async exportSlices(batch: ReadableSpan[]): Promise<void> {
     // Resource detectors may still be filling in attributes (host.id...): wait
     // for them, as the SDK's batch processor does, so every line carries them.
     // Once per resource, not per span: a batch's spans share one or two, and 512 waits on the same
@@ -474,11 +471,14 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        if (result.code === ExportResultCode.SUCCESS) this.counters.exported += batch.length;
-        else {
+        if (result.code === ExportResultCode.SUCCESS) {
+          this.counters.exported += batch.length;
+          this.stalled = false;
+        } else {
           this.counters.dropped += batch.length;
           this.counters.failedExports++;
           if (timeout) this.timedOut += batch.length;
+          this.stall();
           if (result.error) reportInternalError('export', result.error);
         }
         resolve(result.code === ExportResultCode.SUCCESS);

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ratioRow, renderMarkdown, renderTable, valueRow, withResults, type BenchResults } from '../../bench/results.js';
+import { mergeResults, ratioRow, renderMarkdown, renderTable, valueRow, withResults, type BenchResults } from '../../bench/results.js';
 
 const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
 const base = { work: 'w', unit: 'ms' as const, baseline: 'bare', peakRssMb: null };
@@ -25,6 +25,15 @@ describe('the bench results', () => {
     const md = renderMarkdown(r, 'x.json');
     expect(md).toContain('a much longer \\| piped name');
     expect(md.split('\n').filter((l) => l.startsWith('|'))).toHaveLength(4);
+  });
+
+  it('a partial run (--only) replaces its rows by id, appends new ones, keeps the others, and the Markdown says which rows were measured again and when', () => {
+    const earlier = results([ratioRow({ ...base, id: 'a', value: 12, baselineValue: 10 }, null), ratioRow({ ...base, id: 'b', value: 30, baselineValue: 10 }, null)]);
+    const partial = { ...results([ratioRow({ ...base, id: 'b', value: 20, baselineValue: 10 }, null), ratioRow({ ...base, id: 'c', value: 5, baselineValue: 10 }, null)]), measuredAt: '2026-12-06T00:00:00.000Z' };
+    const merged = mergeResults(earlier, partial, 'stop-markers');
+    expect(merged.rows.map((r) => [r.id, r.value])).toEqual([['a', 12], ['b', 20], ['c', 5]]);
+    expect(merged.measuredAt).toBe(earlier.measuredAt);
+    expect(renderMarkdown(merged, 'x.json')).toContain('Measured again 2026-12-06 on Node v24.0.0 (`--only stop-markers`): `b`, `c`.');
   });
 
   it('docs/benchmarks.md shows what docs/benchmarks.json holds (npm run bench -- --doc docs/benchmarks.md writes both)', () => {

@@ -3,6 +3,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRun } from '../../instrumentation/index.js';
 import { ACK_BUCKETS_S } from '../../instrumentation/live-metrics.js';
+import { CUT_MARK, MAX_LABEL_CHARS, MAX_LABEL_VALUES, OVERFLOW_LABEL } from '../../instrumentation/label-cap.js';
 import type { CommitSink } from '../../instrumentation/run-context.js';
 import { captureTraces, named, sleep, type TraceCapture } from '../helpers/capture.js';
 
@@ -172,5 +173,36 @@ describe('live metrics without a MeterProvider', () => {
     }
     const { liveInstruments } = await import('../../instrumentation/live-metrics.js');
     expect(liveInstruments()).toBeDefined();
+  });
+
+  // Last: the label caps are the process's, and this test fills them.
+  it('tool and agent names of 100 KB: each label value cut to 128 characters (marked), at most 200 values an attribute, the rest counted as `other`', async () => {
+    const big = (what: string, i: number): string => `${what}-${i}-`.padEnd(100_000, 'x');
+    for (let i = 0; i < 300; i++) {
+      const run = startRun({ agentName: big('agent', i), framework: 'manual' });
+      let release = (): void => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const tool = run.tool({ name: big('tool', i), callId: `big-${i}`, effect: 'irreversible' }, async (ctx) => {
+        await gate;
+        await ctx.commit();
+        return i;
+      });
+      void run.cancel({ source: 'user' });
+      release();
+      await tool;
+      run.end();
+    }
+    const points = await collect();
+    const values = (key: string) => new Set(points.map((p) => p.attributes[key]).filter((v): v is string => typeof v === 'string'));
+    for (const key of ['gen_ai.agent.name', 'gen_ai.tool.name']) {
+      const seen = values(key);
+      expect(Math.max(...[...seen].map((v) => v.length))).toBeLessThanOrEqual(MAX_LABEL_CHARS);
+      expect(seen.size).toBeLessThanOrEqual(MAX_LABEL_VALUES + 1);
+      expect(seen.has(OVERFLOW_LABEL)).toBe(true);
+      expect([...seen].filter((v) => v.startsWith(key === 'gen_ai.agent.name' ? 'agent-' : 'tool-')).every((v) => v.length === MAX_LABEL_CHARS && v.endsWith(CUT_MARK))).toBe(true);
+    }
+    // Nothing lost: every commit after Stop is counted, under a cut name or under `other`.
+    const ours = points.filter((p) => p.name === 'afterstop.tool.commits_after_stop' && /^(agent-|other$)/.test(String(p.attributes['gen_ai.agent.name'])));
+    expect(ours.reduce((n, p) => n + Number(p.value), 0)).toBe(300);
   });
 });

@@ -43,18 +43,57 @@ const closedPort = async (): Promise<string> => {
 };
 
 describe('exit with the collector in trouble', () => {
-  it('a collector that refuses connections: no last try after the export failed, so the exit waits only for the retries of the one under way', async () => {
-    // The OTLP client retries a refused export on timers that hold the process, for up to its timeout (6 s
-    // here). Before: the exit flush tried again after the failure, 9.8 s after the work; the child's limit
-    // of 9 s is the bound.
-    const result = await runModule(app, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: await closedPort(), OTEL_EXPORTER_OTLP_TIMEOUT: '6000', AFTERSTOP_FLUSH_TIMEOUT_MS: '2000' }, timeoutMs: 9_000 });
+  it('a collector that refuses connections: the OTLP client\'s retry timers do not hold the exit, nor does a last try after it failed', async () => {
+    // The OTLP client retries a refused export on timers of its own, for up to its timeout (6 s here): they
+    // held the process 7.5-8.5 s after its work. Now unref'd (export/otlp-exporter.ts): the child exits on
+    // its own once its work is done; its time limit (5 s, below the client's first three retries) is only
+    // the upper bound. The time it took is reported (bench/collector-faults.ts has it as a ratio).
+    const result = await runModule(app, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: await closedPort(), OTEL_EXPORTER_OTLP_TIMEOUT: '6000', AFTERSTOP_FLUSH_TIMEOUT_MS: '2000' }, timeoutMs: 5_000 });
     expect(result.timedOut, result.stderr).toBe(false);
     expect(result.code).toBe(0);
     const report = lastJson<{ workMs: number; exitAfterMs: number; stats: { exported: number; failedExports: number; queued: number } }>(result);
     console.log(`collector refusing: work ${report.workMs} ms, exit after ${report.exitAfterMs} ms (child ${result.durationMs} ms)`);
-    expect(report.stats).toMatchObject({ exported: 0, failedExports: 1 });
+    // Nothing reached the collector; what was not sent stays counted as queued (the export under way was
+    // still being retried when the process exited).
+    expect(report.stats.exported).toBe(0);
     expect(report.stats.queued).toBeGreaterThan(0);
   }, 30_000);
+
+  it('`await run.cancel()` with a collector that hangs: the script runs to its end (no unsettled top-level await), each cancel after the first without waiting for the collector', async () => {
+    // Before: the flush's holding timer and its settling one raced; when the holding one fired first the
+    // loop emptied and the awaited cancel never settled (exit 13, "unsettled top-level await", 1 run in 6),
+    // and every awaited cancel waited the whole flush timeout for a collector that never answers.
+    const script = `
+      import { setup, startRun } from ${JSON.stringify(INDEX)};
+      setup({ serviceName: 'cancel-hang' });
+      const runs = Array.from({ length: 20 }, () => startRun({ agentName: 'support' }));
+      const waits = [];
+      for (const run of runs) {
+        const t0 = Date.now();
+        await run.cancel({ source: 'user' });
+        waits.push(Date.now() - t0);
+        run.acknowledge();
+        run.end();
+      }
+      console.log(JSON.stringify({ done: true, waits }));
+    `;
+    // The flush timeout is 10 minutes: were each cancel to wait for the collector, 20 of them would outlast
+    // the child's limit (20 s) many times over. The client's own timeout (500 ms) is when the first one
+    // learns the collector is failing; from then on a cancel does not wait for it.
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_TIMEOUT: '500', AFTERSTOP_FLUSH_TIMEOUT_MS: '600000' };
+    // And with the defaults (a 2 s flush timeout, the client's 10 s): the first cancel's flush runs out of time
+    // while the export is unanswered (where the two timers raced).
+    const defaults = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    const results = await Promise.all([env, env, defaults, defaults, defaults, defaults].map((e) => runModule(script, { env: e, timeoutMs: 20_000 })));
+    for (const result of results) {
+      expect(result.timedOut, result.stderr).toBe(false);
+      expect(result.code, result.stderr).toBe(0);
+      const { done, waits } = lastJson<{ done: boolean; waits: number[] }>(result);
+      expect(done).toBe(true);
+      console.log(`await run.cancel(), a collector that hangs: waits ${waits.join(', ')} ms`);
+      expect(waits).toHaveLength(20);
+    }
+  }, 60_000);
 
   for (const [name, endpoint] of [['hangs', () => receiver.url]] as const) {
     it(`a collector that ${name}: the process exits on its own, promptly, after its work`, async () => {

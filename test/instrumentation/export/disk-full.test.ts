@@ -6,11 +6,13 @@ import type { ExportStats } from '../../../instrumentation/index.js';
 import { distModule, lastJson, phaseFunction, runModule, tempCwd } from '../../helpers/child.js';
 
 /**
- * The file exporter on a full disk: the next trace files are the kernel's
+ * The file exporter on a full disk: the next trace file is the kernel's
  * /dev/full (every write fails with ENOSPC, as on a full file system), then
  * the disk has room again. The app's work completes with its results, what
- * could not be written is counted, writing resumes in a new file, and every
- * line of every trace file left is whole.
+ * could not be written is counted, the failure is said once on stderr, no new
+ * file is made per failed write (a full disk left 596 empty trace files: the
+ * exporter moved on to a new file after each), writing resumes in the file
+ * that failed, and every line of every trace file left is whole.
  */
 const INDEX = distModule('instrumentation/index.js');
 const tempFolder = tempCwd();
@@ -47,23 +49,28 @@ describe('the file exporter on a full disk', () => {
       while (!fs.existsSync(path.join(cwd, name))) await new Promise((r) => setTimeout(r, 10));
     };
     await wait('phase0');
-    // The disk fills up: the files the exporter opens next are /dev/full.
+    // The disk fills up: the file the exporter opens next is /dev/full (a line per file: it opens it at its next line).
     const written = fs.readdirSync(traces).sort();
     const last = written.at(-1)!;
     const m = /^(.*-)(\d{4})\.jsonl$/.exec(last)!;
-    const full: string[] = [];
-    for (let n = Number(m[2]) + 1; n <= Number(m[2]) + 2000; n++) {
-      const file = path.join(traces, `${m[1]}${String(n).padStart(4, '0')}.jsonl`);
-      fs.symlinkSync('/dev/full', file);
-      full.push(file);
-    }
+    const full = path.join(traces, `${m[1]}${String(Number(m[2]) + 1).padStart(4, '0')}.jsonl`);
+    fs.symlinkSync('/dev/full', full);
     fs.writeFileSync(path.join(cwd, 'full'), '');
     await wait('phase1');
-    // Room again: the files not yet tried become ordinary files.
-    for (const file of full) fs.rmSync(file, { force: true });
+    // Every failed write went to that one file: no other was made while the disk was full.
+    expect(fs.readdirSync(traces).sort()).toEqual([...written, path.basename(full)].sort());
+    // Room again: the file that failed becomes an ordinary one.
+    fs.rmSync(full, { force: true });
     fs.writeFileSync(path.join(cwd, 'room-again'), '');
     const result = await child;
     expect(result.code, result.stderr).toBe(0);
+    // Said once when the writes started to fail, once when they resumed.
+    const said = result.stderr.split('\n').filter((line) => line.startsWith('afterstop:'));
+    expect(said.filter((line) => line.includes('cannot write trace files'))).toHaveLength(1);
+    expect(said.filter((line) => line.includes('ENOSPC'))).toHaveLength(1);
+    expect(said.filter((line) => line.includes('written again'))).toHaveLength(1);
+    // No empty trace file left, and the one that failed holds lines now.
+    for (const file of fs.readdirSync(traces)) expect(fs.statSync(path.join(traces, file)).size, file).toBeGreaterThan(0);
     const out = lastJson<{ results: number[][]; room: ExportStats; full: ExportStats; again: ExportStats }>(result);
 
     const expected = Array.from({ length: 20 }, (_, i) => i * 2);

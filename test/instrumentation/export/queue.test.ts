@@ -4,6 +4,7 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { BoundedBatchSpanProcessor, COLD_SLICE, EXPORT_AT, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../../instrumentation/export/queue.js';
+import { AFTERSTOP_SCOPE, SPAN_CANCEL_REQUEST } from '../../../instrumentation/semconv.js';
 import { distModule, runModule, tempDir } from '../../helpers/child.js';
 import { TestExporter, type ExporterMode } from '../../helpers/test-exporter.js';
 
@@ -76,6 +77,27 @@ describe('BoundedBatchSpanProcessor: bounded memory', () => {
     expect(kept.filter((n) => n.startsWith('invoke_agent'))).toEqual([]);
     expect(kept.filter((n) => n.startsWith('afterstop.cancel.request'))).toEqual(['afterstop.cancel.request r1', 'afterstop.cancel.request r2', 'afterstop.cancel.request r3', 'afterstop.cancel.request r4', 'afterstop.cancel.request r5']);
     expect(kept).toHaveLength(10);
+  });
+
+  it('Stop markers are the last evicted: a burst of more Stops than the queue holds keeps every one (the reserve), then the newest markers, then other spans', () => {
+    const exporter = testExporter('hang');
+    const queue = new BoundedBatchSpanProcessor(exporter, { ...defaults, maxQueueSize: 10, maxExportBatchSize: 1000 });
+    const provider = new BasicTracerProvider({ spanProcessors: [queue] });
+    providers.push(provider);
+    const tracer = provider.getTracer(AFTERSTOP_SCOPE);
+    // 30 runs Stopped at once: each run's span, its Stop marker and its ack, 90 spans into a queue of 10.
+    for (let i = 0; i < 30; i++) {
+      tracer.startSpan(`invoke_agent r${i}`).end();
+      tracer.startSpan(SPAN_CANCEL_REQUEST, { attributes: { run: i } }).end();
+      tracer.startSpan('afterstop.cancel.ack', { attributes: { run: i } }).end();
+    }
+    // 30 Stop markers in their reserve, the 10 newest acks; 30 run spans and 20 acks dropped, counted.
+    expect(queue.stats()).toMatchObject({ queued: 40, dropped: 50 });
+    queue.flushSync();
+    const kept = exporter.syncBatches.flat();
+    expect(kept.filter((s) => s.name === SPAN_CANCEL_REQUEST).map((s) => s.attributes['run'])).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(kept.filter((s) => s.name === 'afterstop.cancel.ack').map((s) => s.attributes['run'])).toEqual(Array.from({ length: 10 }, (_, i) => 20 + i));
+    expect(kept.filter((s) => s.name.startsWith('invoke_agent'))).toEqual([]);
   });
 
   it('with room for the markers, only other spans are dropped, the newest of them kept', () => {

@@ -1,0 +1,55 @@
+import { diag } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { SyncCapableExporter } from './queue.js';
+
+/** Requests the OTLP client may have in flight (its default is 30); beyond it, it refuses an export. */
+export const OTLP_CONCURRENCY = 100;
+
+/**
+ * The exporter takes an export while others run, up to {@link OTLP_CONCURRENCY} requests in flight: a
+ * burst that fills the span queue hands it a batch at once (queue.ts), rather than spans dropped, while the
+ * collector keeps up. Bounded: at most 100 requests of 64 spans serialised, a few MB.
+ */
+function concurrent(base: OTLPTraceExporter): SyncCapableExporter {
+  return Object.assign(base, { acceptsConcurrentExports: true, maxConcurrentExports: OTLP_CONCURRENCY });
+}
+
+type Send = (data: Uint8Array, timeoutMillis: number) => Promise<unknown>;
+interface RetryingTransportShape {
+  retry?: (data: Uint8Array, timeoutMillis: number, inMillis: number) => Promise<unknown>;
+  _transport?: { send?: Send };
+}
+
+/**
+ * The OTLP/HTTP trace exporter, whose retries never keep the process alive. Its client retries a refused or
+ * 5xx export on timers of its own (1 s, 1.5 s, 2.25 s... up to the export's timeout) that hold the event
+ * loop: a process whose collector refused connections exited 7.5-8.5 s after its work. Here they are
+ * unref'd, and each retry tells the queue that the collector is failing (`onRetrying`): a flush someone
+ * waits for holds the process by its own bounded timer, nothing else does.
+ *
+ * The one internal shape relied on (checked at run time; without it the client's own timers stay, and the
+ * exporter works as before): the exporter's delegate's `_transport`, the client's RetryingTransport, with a
+ * `retry(data, timeout, inMillis)` method and the HTTP transport it wraps as its `_transport`
+ * (@opentelemetry/otlp-exporter-base 0.2xx).
+ */
+export function createOtlpExporter(config: ConstructorParameters<typeof OTLPTraceExporter>[0]): SyncCapableExporter {
+  const exporter = concurrent(new OTLPTraceExporter({ concurrencyLimit: OTLP_CONCURRENCY, ...config }));
+  const transport = (exporter as unknown as { _delegate?: { _transport?: RetryingTransportShape } })._delegate?._transport;
+  const inner = transport?._transport;
+  if (transport === undefined || typeof transport.retry !== 'function' || typeof inner?.send !== 'function') {
+    diag.debug('afterstop: the OTLP exporter has no retrying transport where expected; its retry timers may hold the exit');
+    return exporter;
+  }
+  const send = inner.send.bind(inner);
+  transport.retry = (data, timeoutMillis, inMillis) => {
+    try {
+      exporter.onRetrying?.();
+    } catch {
+      // the queue's callback never throws; nothing to do if it did
+    }
+    return new Promise((resolve, reject) => {
+      setTimeout(() => void send(data, timeoutMillis).then(resolve, reject), inMillis).unref();
+    });
+  };
+  return exporter;
+}
