@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
 import { sessionVariable } from './sql/dialect.js';
 import type { QueryRows } from './sql/query-rows.js';
@@ -375,7 +375,7 @@ async function createWaitingForLock(file: string, options: Record<string, string
   }
 }
 
-const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE };
+const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE, BOOLEAN };
 
 /** A parameter's type as its header declares it (`BIGINT`, `VARCHAR[]`), as DuckDB's; undefined for a name not here. */
 function declaredType(declared: string): DuckDBType | undefined {

@@ -208,7 +208,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     }
   }
 
-  printSkipped(report.input.skipped, ' (see input.skipped)');
+  printSkipped(report.input.skipped, ' (see input.skipped)', report.input.skipped_count);
 
   // Each budget judged once: the stderr lines, whether any was given, and the metrics read the same status.
   const status = budgetStatus(report, options);
