@@ -23,6 +23,8 @@ export interface Measurement {
 export interface LargeInputsBench {
   explain: { calls: number; measured: Measurement }[];
   manyFiles: { files: number; measured: Measurement }[];
+  /** The spans of the largest many-files run, in one file: what holding the spans costs, with no per-file cost. */
+  oneFile: { spans: number; measured: Measurement };
   longLine: { mb: number; measured: Measurement };
 }
 
@@ -78,15 +80,23 @@ function writeManyFiles(dir: string, files: number): void {
   }
 }
 
-/** `afterstop leak-report` over `files` one-span files into a new store. */
-function manyFiles(files: number, workDir: string): Measurement {
-  const dir = path.join(workDir, `many-files-${files}`);
+/** `afterstop leak-report` over `files` one-span files into a new store (`oneFile`: the same spans in one file). */
+function manyFiles(files: number, workDir: string, oneFile = false): Measurement {
+  const dir = path.join(workDir, `many-files-${files}${oneFile ? '-one' : ''}`);
   const db = path.join(workDir, `many-files-${files}-store`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(db, { recursive: true, force: true });
   writeManyFiles(dir, files);
+  if (oneFile) {
+    const all = path.join(dir, 'all.jsonl');
+    for (const sub of fs.readdirSync(dir)) {
+      if (sub === 'all.jsonl') continue;
+      for (const f of fs.readdirSync(path.join(dir, sub))) fs.appendFileSync(all, fs.readFileSync(path.join(dir, sub, f)));
+      fs.rmSync(path.join(dir, sub), { recursive: true, force: true });
+    }
+  }
   try {
-    return run(['leak-report', '--db', db, '--format', 'json', '--out', path.join(workDir, `many-files-${files}.json`), '--no-progress', dir]);
+    return run(['leak-report', '--db', db, '--format', 'json', '--out', path.join(workDir, `many-files-${files}${oneFile ? '-one' : ''}.json`), '--no-progress', dir]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(db, { recursive: true, force: true });
@@ -117,9 +127,12 @@ function longLine(mb: number, workDir: string): Measurement {
 export function benchLargeInputs(workDir: string, env: NodeJS.ProcessEnv = process.env): LargeInputsBench {
   fs.mkdirSync(workDir, { recursive: true });
   const list = (name: string, fallback: string): number[] => (env[name] ?? fallback).split(',').map(Number);
+  const counts = list('BENCH_MANY_FILES', '20000,200000');
+  const largest = Math.max(...counts);
   return {
     explain: list('BENCH_EXPLAIN_CALLS', '10000,100000').map((calls) => ({ calls, measured: explainRun(calls, workDir) })),
-    manyFiles: list('BENCH_MANY_FILES', '20000,200000').map((files) => ({ files, measured: manyFiles(files, workDir) })),
+    manyFiles: counts.map((files) => ({ files, measured: manyFiles(files, workDir) })),
+    oneFile: { spans: largest, measured: manyFiles(largest, workDir, true) },
     longLine: ((mb) => ({ mb, measured: longLine(mb, workDir) }))(Number(env['BENCH_LONG_LINE_MB'] ?? 150)),
   };
 }

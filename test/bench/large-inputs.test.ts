@@ -13,7 +13,10 @@ describe('large inputs benchmark', () => {
       const result = benchLargeInputs(dir, { BENCH_EXPLAIN_CALLS: '200,400', BENCH_MANY_FILES: '30,60', BENCH_LONG_LINE_MB: '70' });
       expect(result.explain.map((e) => e.calls)).toEqual([200, 400]);
       expect(result.manyFiles.map((m) => m.files)).toEqual([30, 60]);
-      for (const m of [...result.explain.map((e) => e.measured), ...result.manyFiles.map((m) => m.measured), result.longLine.measured]) {
+      expect(result.oneFile.spans).toBe(60);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'many-files-60-one.json'), 'utf8')).input).toMatchObject({ files: 1, spans_read: 60 });
+      expect(JSON.parse(fs.readFileSync(path.join(dir, 'many-files-60.json'), 'utf8')).input).toMatchObject({ files: 60, spans_read: 60 });
+      for (const m of [...result.explain.map((e) => e.measured), ...result.manyFiles.map((m) => m.measured), result.oneFile.measured, result.longLine.measured]) {
         expect(m.status).toBe(0);
         expect(m.seconds).toBeGreaterThan(0);
         expect(m.peakRssMb).toBeGreaterThan(0);
