@@ -1,8 +1,7 @@
-import { listValue } from '@duckdb/node-api';
 import { DEFAULT_DB } from './analyze.js';
 import { InputError } from './errors.js';
 import { ingest } from './ingest/ingest.js';
-import { findingOf, prepareReport } from './report.js';
+import { findingOf, inputSkippedLines, prepareReport } from './report.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { loadTimelines, type TimelineTarget } from './run-timeline.js';
 import { withStore, type Store } from './store.js';
@@ -53,8 +52,8 @@ export async function explain(options: ExplainOptions): Promise<Explanation> {
   const report = reportOptions(options);
   const open = { ...report, since: undefined, until: undefined };
   return withStore(db, async (store) => {
-    const ingested = await ingest(store, options.inputs, options.progress);
-    const skipped = ingested.paths.length === 0 ? [] : await store.typedRows('skipped-lines', { files: listValue([...ingested.paths]) });
+    await ingest(store, options.inputs, options.progress);
+    const { skipped } = await inputSkippedLines(store);
     const target = options.target;
     let finding: Finding | null = null;
     let targets: TimelineTarget[];

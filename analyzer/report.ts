@@ -238,9 +238,14 @@ export async function prepareReport(store: Store, options: Pick<ReportOptions, '
   for (const name of PREPARE) await store.run(query(name), params(name));
 }
 
-async function skippedLines(store: Store, files: readonly string[]): Promise<SkippedInput[]> {
-  if (files.length === 0) return [];
-  return store.typedRows('skipped-lines', { files: listValue([...files]) });
+/** At most this many skipped lines are listed in a report's input (`skipped_count` counts them all). */
+export const MAX_SKIPPED_LISTED = 1_000;
+
+/** The lines skipped in the files the ingest's inputs named (the session's input_files), the first {@link MAX_SKIPPED_LISTED}, and how many in all. */
+export async function inputSkippedLines(store: Store): Promise<{ skipped: SkippedInput[]; count: number }> {
+  const [count] = await store.typedRows('input-skipped-count');
+  const n = Number(count?.n ?? 0n);
+  return { skipped: n === 0 ? [] : await store.typedRows('input-skipped-lines', { limit: BigInt(MAX_SKIPPED_LISTED) }), count: n };
 }
 
 /**
@@ -255,7 +260,7 @@ export async function buildReport(
   inputs: readonly string[] = [],
 ): Promise<LeakReport> {
   await prepareReport(store, options);
-  const skipped = await skippedLines(store, ingested.paths);
+  const { skipped, count } = await inputSkippedLines(store);
   const rowsOf: ReportRows = (name, params) => store.typedRows(name, params);
   return assembleReport(rowsOf, options, {
     paths: [...inputs],
@@ -265,7 +270,7 @@ export async function buildReport(
     spans_added: ingested.spansAdded,
     spans_in_store: ingested.spansInStore,
     skipped,
-    skipped_count: skipped.length,
+    skipped_count: count,
   });
 }
 

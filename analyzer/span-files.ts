@@ -36,8 +36,12 @@ const COPY_PER_PARTITION_UP_TO = 32;
 /**
  * Write the spans table to new Parquet files, make them the live files of
  * their days, delete the files they replace, and empty the spans table.
+ * `keepReplaced`: the files replaced are not deleted but returned (their
+ * paths, absolute), for a migration that deletes them once its catalog is in
+ * place (store-migration.ts).
  */
-export async function writeSpanFiles(store: Store): Promise<void> {
+export async function writeSpanFiles(store: Store, options: { keepReplaced?: boolean } = {}): Promise<string[]> {
+  const kept: string[] = [];
   fs.mkdirSync(store.spansDir, { recursive: true });
   const stamp = `part-${Date.now()}-${randomUUID().slice(0, 8)}`;
   const partitions = await store.typedRows('span-partitions');
@@ -75,10 +79,14 @@ export async function writeSpanFiles(store: Store): Promise<void> {
       for (const f of files) fs.rmSync(f, { force: true });
       throw error;
     }
-    for (const r of replaced) fs.rmSync(abs(store, r.path), { force: true });
-    removeEmptyFolders(store.spansDir);
+    if (options.keepReplaced === true) kept.push(...replaced.map((r) => abs(store, r.path)));
+    else {
+      for (const r of replaced) fs.rmSync(abs(store, r.path), { force: true });
+      removeEmptyFolders(store.spansDir);
+    }
   }
   await store.run(query('clear-working-spans'));
+  return kept;
 }
 
 export interface PruneSummary {
@@ -138,7 +146,8 @@ export async function sweepUnrecordedSpanFiles(store: Store): Promise<number> {
   return removed;
 }
 
-function removeEmptyFolders(dir: string): void {
+/** Remove the empty folders under `dir` (not `dir` itself). */
+export function removeEmptyFolders(dir: string): void {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const sub = path.join(dir, entry.name);

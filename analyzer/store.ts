@@ -1,16 +1,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIGINT, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
 import { sessionVariable } from './sql/dialect.js';
 import type { QueryRows } from './sql/query-rows.js';
 import { typedRows } from './sql/typed-rows.js';
 import { query, type Query } from './queries.js';
+import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 
 export type Params = Record<string, DuckDBValue>;
 
-/** The layout of the store's tables; a store of another version is refused. */
+/** The layout of the store's tables; a store of version {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
 export const STORE_VERSION = '13';
 
 /**
@@ -75,7 +76,7 @@ export class Store {
   static async open(where: string, memoryLimit = memoryLimitSetting()): Promise<Store> {
     const temporary = where === ':memory:';
     if (!temporary && fs.existsSync(where) && !fs.statSync(where).isDirectory()) {
-      throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files); remove it or use another --db`, { path: where });
+      throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files), too old to migrate: give another --db and read the trace files into it again (this file is left as it is)`, { path: where });
     }
     const folder = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-store-')) : path.resolve(where);
     try {
@@ -108,21 +109,48 @@ export class Store {
   private static async connectTo(where: string, folder: string, temporary: boolean, file: string, options: Record<string, string>): Promise<Store> {
     let instance: DuckDBInstance | undefined;
     let connection: DuckDBConnection | undefined;
+    let migrated = false;
     try {
       instance = await createWaitingForLock(file, options, where);
       connection = await instance.connect();
       const store = new Store(instance, connection, where, folder, temporary);
       // A store of this version has every table of the schema: it is not run again (7 ms of each open, a tenth of a
       // small report's time).
-      if (!(await store.isCurrentVersion())) {
+      const version = await store.storedVersion();
+      if (version === MIGRATES_FROM && !temporary) {
+        // Migrated in a copy while this one holds the store; then this one is closed and the migrated one opened.
+        await migrateStore(store, file, (copy) => Store.openCopy(where, folder, copy, options)).catch((error: unknown) => {
+          if (isStorageFailure(error)) throw storageError(where, error);
+          throw new InputError(`${where}: a store of version ${MIGRATES_FROM} could not be migrated to version ${STORE_VERSION} (${firstLine(error)}); it is left as it was: the same command tries again, or give another --db`, { path: where, cause: error });
+        });
+        migrated = true;
+      } else if (version !== STORE_VERSION) {
+        if (version !== undefined) throw store.otherVersion(version);
+        await store.refuseUnversioned();
         await store.script(query('schema'));
         await store.checkVersion();
       }
-      await store.script(query('macros'));
-      return store;
+      if (!migrated) {
+        await store.script(query('macros'));
+        return store;
+      }
     } catch (error) {
       connection?.closeSync();
       instance?.closeSync();
+      throw error;
+    }
+    connection?.closeSync();
+    instance?.closeSync();
+    return Store.connectTo(where, folder, temporary, file, options);
+  }
+
+  /** A copy of a catalog being migrated (store-migration.ts), opened as it is: no schema run, no version checked. */
+  private static async openCopy(where: string, folder: string, file: string, options: Record<string, string>): Promise<Store> {
+    const instance = await DuckDBInstance.create(file, options);
+    try {
+      return new Store(instance, await instance.connect(), where, folder, false);
+    } catch (error) {
+      instance.closeSync();
       throw error;
     }
   }
@@ -239,35 +267,49 @@ export class Store {
   }
 
   /**
-   * Whether the store says it is of this version (false when it has no version table yet: a new store). A store
-   * of this version has all of schema.sql's tables: a change to them is a new STORE_VERSION.
+   * The version the store says it is (undefined when it has no version table yet: a new store, or one of an
+   * afterstop from before versions). A store of this version has all of schema.sql's tables: a change to them
+   * is a new STORE_VERSION.
    */
-  private async isCurrentVersion(): Promise<boolean> {
-    const reader = await this.connection.runAndReadAll(
-      "SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'store_meta'",
-    );
-    if (Number(reader.getRowObjects()[0]?.['n'] ?? 0) === 0) return false;
+  private async storedVersion(): Promise<string | undefined> {
+    if (!(await this.hasTable('store_meta'))) return undefined;
     const [row] = await this.typedRows('store-version');
-    return row?.value === STORE_VERSION;
+    return row?.value;
+  }
+
+  private async hasTable(name: string): Promise<boolean> {
+    const reader = await this.connection.runAndReadAll(
+      "SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $name",
+      { name },
+    );
+    return Number(reader.getRowObjects()[0]?.['n'] ?? 0) > 0;
   }
 
   /**
-   * A store written by another version of the leak model may hold other
-   * columns: it is not read (a clear error), rather than misread.
+   * A store of another version than this release reads or migrates: refused, and not changed (schema.sql is
+   * not run on it). A store written by a newer afterstop is that afterstop's to read.
    */
+  private otherVersion(version: string): InputError {
+    const n = Number(version);
+    const unchanged = 'the store is left as it is';
+    if (Number.isInteger(n) && n > Number(STORE_VERSION)) {
+      return new InputError(`${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates version ${MIGRATES_FROM}); read it with that afterstop or a newer one, or give another --db (${unchanged})`, { path: this.path });
+    }
+    return new InputError(`${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates version ${MIGRATES_FROM}); give another --db and read the trace files into it again (${unchanged})`, { path: this.path });
+  }
+
+  /** A catalog with tables but no version table is an afterstop's from before versions: refused before schema.sql changes it. */
+  private async refuseUnversioned(): Promise<void> {
+    const reader = await this.connection.runAndReadAll("SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database()");
+    if (Number(reader.getRowObjects()[0]?.['n'] ?? 0) > 0 && !(await this.hasTable('store_meta'))) {
+      throw new InputError(`${this.path}: a store from an earlier afterstop (no version), too old to migrate: give another --db and read the trace files into it again (the store is left as it is)`, { path: this.path });
+    }
+  }
+
+  /** A new store (its tables just created) is marked with this version. */
   private async checkVersion(): Promise<void> {
     const [row] = await this.typedRows('store-version');
-    if (row === undefined) {
-      const [count] = await this.rows<{ n: bigint }>(query('span-count'));
-      if ((count?.n ?? 0n) > 0n) {
-        throw new InputError(`${this.path}: a store from an earlier afterstop (no version); remove it or use another --db`, { path: this.path });
-      }
-      await this.run(query('set-store-version'), { version: STORE_VERSION });
-      return;
-    }
-    if (row.value !== STORE_VERSION) {
-      throw new InputError(`${this.path}: a store of version ${row.value}, this afterstop writes ${STORE_VERSION}; remove it or use another --db`, { path: this.path });
-    }
+    if (row === undefined) await this.run(query('set-store-version'), { version: STORE_VERSION });
   }
 
   /**
@@ -333,7 +375,7 @@ async function createWaitingForLock(file: string, options: Record<string, string
   }
 }
 
-const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE };
+const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE, BOOLEAN };
 
 /** A parameter's type as its header declares it (`BIGINT`, `VARCHAR[]`), as DuckDB's; undefined for a name not here. */
 function declaredType(declared: string): DuckDBType | undefined {
@@ -364,7 +406,7 @@ function removeCreation(file: string): void {
   for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
 }
 
-/** What a first open left when it was killed before its catalog was in place: its creation, when its process is gone. */
+/** What a first open or a migration left when it was killed before its catalog was in place: its creation or copy, when its process is gone. */
 function removeDeadCreations(folder: string): void {
   for (const name of fs.readdirSync(folder)) {
     const pid = creationPid(name);
@@ -372,9 +414,9 @@ function removeDeadCreations(folder: string): void {
   }
 }
 
-/** The pid in the name of a catalog being created (or its write-ahead log); undefined for any other name. */
+/** The pid in the name of a catalog being created or migrated (or its write-ahead log); undefined for any other name. */
 function creationPid(name: string): number | undefined {
-  const pid = /^catalog\.duckdb\.creating-(\d+)(?:\.wal)?$/.exec(name)?.[1];
+  const pid = /^catalog\.duckdb\.(?:creating|migrating)-(\d+)(?:\.wal)?$/.exec(name)?.[1];
   return pid === undefined ? undefined : Number(pid);
 }
 

@@ -222,8 +222,9 @@ export interface LeakReport {
     spans_added: number;
     /** Spans the report could draw on: in the store (DuckDB), or read from the window's days (ClickHouse). */
     spans_in_store: number;
-    /** Every line that could not be used, in the files named by the inputs. */
+    /** The lines that could not be used, in the files named by the inputs: the first 1,000 (report.ts, MAX_SKIPPED_LISTED), by file and line. */
     skipped: SkippedInput[];
+    /** All of them. */
     skipped_count: number;
   };
   prices: { as_of: string | null; source: string };

@@ -4,9 +4,9 @@ import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
 /** What every command says on stderr, said the same way. */
 
 /** Name the first skipped input lines (file:line: reason), and how many more there are. */
-export function printSkipped(skipped: readonly { file: string; line: number; reason: string }[], hint = ''): void {
+export function printSkipped(skipped: readonly { file: string; line: number; reason: string }[], hint = '', total = skipped.length): void {
   for (const s of skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
-  if (skipped.length > 20) process.stderr.write(`afterstop: ... and ${skipped.length - 20} more skipped${hint}\n`);
+  if (total > 20) process.stderr.write(`afterstop: ... and ${total - Math.min(20, skipped.length)} more skipped${hint}\n`);
 }
 
 /** Bad input or usage (an InputError) is said on stderr and exits 2; anything else is a bug, and is thrown on. */

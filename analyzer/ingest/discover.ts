@@ -13,7 +13,7 @@ export interface TraceFile {
   compression: Compression;
   /** OTLP/JSON, or a Parquet file: a Grafana Tempo block's data (ingest/tempo.ts). */
   format: 'otlp-json' | 'parquet';
-  /** Why the file cannot be read (EACCES, ELOOP, EISDIR, ...): it is skipped, named, and looked at again next time. */
+  /** Why the file cannot be read (EACCES, ELOOP, EISDIR, ...), or the folder listed (its files unread): skipped, named, and looked at again next time. */
   unreadable?: string;
 }
 
@@ -63,51 +63,148 @@ function readable(file: string): Compression {
   return 'none';
 }
 
-/**
- * The folder's trace files; a folder under it the job cannot list (another user's, mode 000) is put in
- * `unlisted` with its reason: the glob library passes over it in silence, and its files would be lost unsaid.
- */
-async function walk(dir: string, unlisted: Map<string, string>): Promise<string[]> {
-  // fs.readdir as the glob library calls it (path, options, callback), noting a folder it cannot list.
-  const readdir = ((folder: fs.PathLike, options: unknown, done: (error: NodeJS.ErrnoException | null, entries: unknown) => void) =>
-    fs.readdir(folder, options as { withFileTypes: true }, (error, entries) => {
-      if (error !== null && error.code !== 'ENOENT') unlisted.set(path.resolve(String(folder)), error.code ?? error.message);
-      done(error, entries);
-    })) as unknown as typeof fs.readdir;
-  const found = await glob('**/*', { cwd: dir, absolute: true, onlyFiles: true, dot: false, fs: { readdir } });
+/** A folder under an input that the job cannot list (another user's, mode 000): named, its files not read. */
+const unlistedFolder = (folder: string, code: string): TraceFile => ({
+  path: path.resolve(folder), size: 0, mtimeMs: 0, compression: 'none', format: 'otlp-json', unreadable: `a folder that cannot be listed (${code}): its trace files are not read`,
+});
+
+/** Whether a file found in a folder is a trace file: OTLP/JSON (possibly compressed) or a Tempo block's data, not its meta.json. */
+function isTraceFile(f: string): boolean {
   // A Tempo block's meta.json is not a trace file: its data.parquet is.
-  return found.filter((f) => TEMPO_DATA.test(f) || (TRACE_FILE.test(f) && !(path.basename(f).startsWith('meta') && fs.existsSync(path.join(path.dirname(f), 'data.parquet')))));
+  return TEMPO_DATA.test(f) || (TRACE_FILE.test(f) && !(path.basename(f).startsWith('meta') && fs.existsSync(path.join(path.dirname(f), 'data.parquet'))));
 }
 
 /**
- * The trace files named by `inputs`: files (any name), folders (searched
- * recursively for .jsonl / .ndjson / .json, optionally .gz or .zst, and for
- * Tempo blocks' data.parquet) and glob patterns. A path that does not exist, or a pattern that matches nothing,
- * is an {@link InputError}. Each file appears once, sorted by path; a file gone
- * by the time it is looked at (rotated away) is left out.
+ * The trace files under a folder, as the folder lists them (not sorted: a
+ * folder of a million files is never held whole), each once; names starting
+ * with a dot are left out, links followed (a folder reached twice walked once).
+ */
+async function* walk(root: string, skip: (dir: string) => boolean = () => false): AsyncGenerator<string | TraceFile> {
+  const folders = [root];
+  const seen = new Set<string>();
+  for (let dir = folders.pop(); dir !== undefined; dir = folders.pop()) {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue;
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    let handle: fs.Dir;
+    try {
+      handle = await fs.promises.opendir(dir, { bufferSize: 256 });
+    } catch (error) {
+      if (dir === root) throw error;
+      // A folder gone (rotated away) below the one named is not there to read; one the job cannot list is named.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') yield unlistedFolder(dir, code ?? (error as Error).message);
+      continue;
+    }
+    for await (const entry of handle) {
+      if (entry.name.startsWith('.')) continue;
+      const file = path.join(dir, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        try {
+          const stat = fs.statSync(file);
+          isDir = stat.isDirectory();
+          isFile = stat.isFile();
+        } catch {
+          continue;
+        }
+      }
+      if (isDir) {
+        if (!skip(file)) folders.push(file);
+      } else if (isFile && isTraceFile(file)) yield file;
+    }
+  }
+}
+
+/** Whether `file` lies in the folder `dir` (absolute paths). */
+const within = (file: string, dir: string): boolean => file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+
+/** The files one input names, before any is read: checked at once, so a wrong input fails before anything is read. */
+type Source = { folder: string } | { files: string[] };
+
+async function sourceOf(input: string): Promise<Source> {
+  if (fs.existsSync(input)) {
+    const stat = fs.statSync(input);
+    if (stat.isDirectory()) return { folder: path.resolve(input) };
+    if (stat.isFile()) return { files: [path.resolve(input)] };
+    // A FIFO, socket or device would block the job or never end: traces are read from files.
+    throw new InputError(`${input}: not a regular file or folder (a pipe or device is not read as traces; write the traces to a file first)`, { path: input });
+  }
+  if (isDynamicPattern(input)) {
+    const matches = await glob(input, { absolute: true, onlyFiles: true });
+    if (matches.length === 0) throw new InputError(`no file matches ${input}`, { path: input });
+    return { files: matches.map((f) => path.resolve(f)) };
+  }
+  throw new InputError(`${input}: no such file or folder`, { path: input });
+}
+
+/**
+ * The trace files named by `inputs`, in batches of at most `size`, streamed:
+ * files (any name), folders (searched recursively for .jsonl / .ndjson /
+ * .json, optionally .gz or .zst, and for Tempo blocks' data.parquet, as each
+ * folder lists them) and glob patterns. A path that does not exist, or a
+ * pattern that matches nothing, is an {@link InputError} before the first
+ * batch. Each file appears once (a file two inputs name, in the first's
+ * batch); a file gone by the time it is looked at (rotated away) is left out.
+ * What is held is a batch, the inputs, and the files named one by one or by
+ * a pattern: never the whole of a folder's files.
+ */
+export async function traceFileBatches(inputs: readonly string[], size = 10_000): Promise<AsyncGenerator<TraceFile[]>> {
+  const sources: Source[] = [];
+  for (const input of inputs) sources.push(await sourceOf(input));
+  return (async function* () {
+    const named = new Set<string>();
+    const folders: string[] = [];
+    let batch: TraceFile[] = [];
+    for (const source of sources) {
+      const earlier = [...folders];
+      const covered = (f: string): boolean => named.has(f) || earlier.some((dir) => within(f, dir));
+      if ('folder' in source) {
+        // A folder inside one already walked gave its files there.
+        if (!earlier.some((dir) => source.folder === dir || within(source.folder, dir))) {
+          // A folder already walked, inside this one, is not walked again.
+          for await (const f of walk(source.folder, (dir) => earlier.includes(dir))) {
+            if (typeof f === 'string' && named.has(f)) continue;
+            const file = typeof f === 'string' ? describe(f) : f;
+            if (file === undefined) continue;
+            batch.push(file);
+            if (batch.length >= size) {
+              yield batch;
+              batch = [];
+            }
+          }
+        }
+        folders.push(source.folder);
+        continue;
+      }
+      for (const f of source.files) {
+        if (covered(f)) continue;
+        named.add(f);
+        const file = describe(f);
+        if (file === undefined) continue;
+        batch.push(file);
+        if (batch.length >= size) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
+  })();
+}
+
+/**
+ * The trace files named by `inputs` ({@link traceFileBatches}), all of them,
+ * sorted by path: for a caller that wants the list (the ingest streams it).
  */
 export async function discoverTraceFiles(inputs: readonly string[]): Promise<TraceFile[]> {
-  const files = new Set<string>();
-  const unlisted = new Map<string, string>();
-  for (const input of inputs) {
-    if (fs.existsSync(input)) {
-      const stat = fs.statSync(input);
-      if (stat.isDirectory()) for (const f of await walk(input, unlisted)) files.add(path.resolve(f));
-      else if (stat.isFile()) files.add(path.resolve(input));
-      // A FIFO, socket or device would block the job or never end: traces are read from files.
-      else throw new InputError(`${input}: not a regular file or folder (a pipe or device is not read as traces; write the traces to a file first)`, { path: input });
-      continue;
-    }
-    if (isDynamicPattern(input)) {
-      const matches = await glob(input, { absolute: true, onlyFiles: true });
-      if (matches.length === 0) throw new InputError(`no file matches ${input}`, { path: input });
-      for (const f of matches) files.add(path.resolve(f));
-      continue;
-    }
-    throw new InputError(`${input}: no such file or folder`, { path: input });
-  }
-  const folders: TraceFile[] = [...unlisted].map(([folder, code]) => ({
-    path: folder, size: 0, mtimeMs: 0, compression: 'none', format: 'otlp-json', unreadable: `a folder that cannot be listed (${code}): its trace files are not read`,
-  }));
-  return [...[...files].sort().flatMap((f) => describe(f) ?? []), ...folders];
+  const files: TraceFile[] = [];
+  for await (const batch of await traceFileBatches(inputs)) files.push(...batch);
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -7,11 +7,26 @@ import type { TraceFile } from './discover.js';
 /**
  * Reading a trace file's bytes with bounds: a compressed file may inflate to
  * at most {@link maxInflatedBytes} (a decompression bomb stops there), and a
- * line longer than {@link MAX_LINE_CHARS} is counted, not held.
+ * line longer than {@link maxLineBytes} is counted, not held.
  */
 
-/** The longest line the careful path holds (V8's strings stop near 512 Mi characters; a parsed line costs several times its text). */
-export const MAX_LINE_CHARS = 256 * 1024 * 1024;
+/**
+ * The longest line read by default, in MB (10^6 bytes): a longer one is named (file, line,
+ * size) and skipped without being held, and the rest of the file is read. A
+ * line is held, parsed and stored whole: at 60 MB one peaked at 0.6 GB within
+ * the default memory limit, one of 150 MB ran DuckDB out of it (and no report
+ * came out).
+ */
+export const DEFAULT_MAX_LINE_MB = 64;
+/** The most AFTERSTOP_MAX_LINE_MB may ask: V8's strings stop near 512 Mi characters, and a parsed line costs several times its text. */
+const MAX_LINE_MB_CEILING = 256;
+
+/** The longest line read, in bytes: AFTERSTOP_MAX_LINE_MB (1 to 256), else {@link DEFAULT_MAX_LINE_MB}. */
+export function maxLineBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env['AFTERSTOP_MAX_LINE_MB']);
+  const mb = Number.isFinite(value) && value >= 1 ? Math.min(value, MAX_LINE_MB_CEILING) : DEFAULT_MAX_LINE_MB;
+  return Math.floor(mb * 1e6);
+}
 /** What any compressed file may inflate to, whatever its ratio: small files are never refused. */
 const INFLATION_FLOOR_BYTES = 64 * 1024 * 1024;
 /** Real OTLP/JSON deflates 10 to 40 times; a bomb, hundreds to millions. */
@@ -146,27 +161,32 @@ export async function inflatesWithinBound(file: TraceFile): Promise<boolean> {
   }
 }
 
-/** A line of a trace file: its text, or only its length when it is longer than the careful path holds. */
+/** A line of a trace file: its text, or only its length in bytes (UTF-8) when it is longer than the limit. */
 export type Line = { text: string } | { tooLong: number };
+
+/** A string's length in UTF-8 bytes, counted only when its length in characters does not settle whether it is over `limit`. */
+const overBytes = (text: string, limit: number): boolean => text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text, 'utf8') > limit);
 
 /**
  * The lines of a stream, split on LF only (a CR before it is dropped): a lone
  * CR inside a line is not a line break, so the numbers given are those of
  * `wc -l` and of the exporter that wrote the file (readline would split there).
  * Each chunk is searched once, so a line of any length costs time in
- * proportion to it; a line past `maxChars` is counted, not held. A stream
- * `cut` at its bound ends in part of a line, which is not yielded.
+ * proportion to it; a line of more than `maxBytes` (UTF-8) is counted as it
+ * streams past, never held. A stream `cut` at its bound ends in part of a
+ * line, which is not yielded.
  */
-export async function* linesOf(input: Readable, maxChars = MAX_LINE_CHARS, cut: () => unknown = () => undefined): AsyncGenerator<Line> {
+export async function* linesOf(input: Readable, maxBytes = maxLineBytes(), cut: () => unknown = () => undefined): AsyncGenerator<Line> {
   let pieces: string[] = [];
+  /** The bytes of the pieces held; once the line is over the limit, of the pieces let go. */
   let held = 0;
-  let dropped = 0;
+  let over = false;
   const end = (last: string): Line => {
-    if (dropped > 0 || held + last.length > maxChars) {
-      const length = held + dropped + last.length;
+    if (over || (pieces.length === 0 ? overBytes(last, maxBytes) : held + Buffer.byteLength(last, 'utf8') > maxBytes)) {
+      const length = held + Buffer.byteLength(last, 'utf8');
       pieces = [];
       held = 0;
-      dropped = 0;
+      over = false;
       return { tooLong: length };
     }
     const text = pieces.length === 0 ? last : pieces.join('') + last;
@@ -175,14 +195,14 @@ export async function* linesOf(input: Readable, maxChars = MAX_LINE_CHARS, cut: 
     return { text: text.endsWith('\r') ? text.slice(0, -1) : text };
   };
   const keep = (piece: string): void => {
-    if (dropped > 0 || held + piece.length > maxChars) {
-      dropped += held + piece.length;
+    held += Buffer.byteLength(piece, 'utf8');
+    if (over) return;
+    if (held > maxBytes) {
+      over = true;
       pieces = [];
-      held = 0;
       return;
     }
     pieces.push(piece);
-    held += piece.length;
   };
   for await (const chunk of input.setEncoding('utf8')) {
     const text = chunk as string;
@@ -194,7 +214,7 @@ export async function* linesOf(input: Readable, maxChars = MAX_LINE_CHARS, cut: 
     if (start < text.length) keep(text.slice(start));
   }
   // A file cut at its bound ends in part of a line: not a line.
-  if ((pieces.length > 0 || dropped > 0) && cut() === undefined) {
+  if ((pieces.length > 0 || over) && cut() === undefined) {
     const last = end('');
     if (!('text' in last) || last.text !== '') yield last;
   }

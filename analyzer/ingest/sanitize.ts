@@ -1,6 +1,6 @@
 import type { SkippedLine } from './otlp-json.js';
 import type { TraceFile } from './discover.js';
-import { MAX_LINE_CHARS, linesOf, openTraceFile } from './read-lines.js';
+import { linesOf, maxLineBytes, openTraceFile } from './read-lines.js';
 
 /**
  * The careful reader, for a file that the fast path (DuckDB's read_json)
@@ -175,6 +175,9 @@ function* cleanLines(clean: Json, lost: (reason: string) => void): Generator<{ t
   }
 }
 
+/** Bytes in MB (10^6), one decimal. */
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+
 export interface SanitizeResult {
   skipped: SkippedLine[];
   /** Spans written, in how many clean lines, the longest of them in characters. */
@@ -215,12 +218,13 @@ export async function sanitizeFile(file: TraceFile, write: (line: string) => voi
   };
   let n = 0;
   const opened = openTraceFile(file);
+  const maxBytes = maxLineBytes();
   try {
-    for await (const item of linesOf(opened.stream, MAX_LINE_CHARS, opened.cut)) {
+    for await (const item of linesOf(opened.stream, maxBytes, opened.cut)) {
       n++;
       settleLastFailure(false);
       if (!('text' in item)) {
-        skip(n, `longer than ${MAX_LINE_CHARS / 1024 / 1024} Mi characters (${item.tooLong}); not read`);
+        skip(n, `line too long: ${mb(item.tooLong)} MB (the limit: ${mb(maxBytes)} MB, AFTERSTOP_MAX_LINE_MB); not read, the rest of the file read`);
         held = undefined;
         continue;
       }

@@ -86,6 +86,6 @@ export async function storeTempoBlock(store: Store, ingestId: number, file: stri
   } catch (error) {
     return { skipped: { file, line: 0, reason: `DuckDB could not read this Tempo vParquet${block.version} block: ${firstLine(error)}` } };
   }
-  const counts = (await store.typedRows('file-counts', { ingest_id: ingestId })).find((c) => c.file === file);
+  const counts = (await store.typedRows('file-counts', { ingest_id: ingestId, files: listValue([file]) })).find((c) => c.file === file);
   return { spans: Number(counts?.spans ?? 0n), invalid: Number(counts?.invalid ?? 0n) };
 }

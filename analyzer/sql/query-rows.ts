@@ -151,6 +151,18 @@ export interface IngestedFilesRow {
   mtime_ms: number;
 }
 
+/** A row of queries/input-skipped-count.sql (input_skipped_count). */
+export interface InputSkippedCountRow {
+  n: bigint;
+}
+
+/** A row of queries/input-skipped-lines.sql (input_skipped_lines). */
+export interface InputSkippedLinesRow {
+  file: string;
+  line: number;
+  reason: string;
+}
+
 /** A row of queries/model-call-price-keys.sql (model_call_price_keys). */
 export interface ModelCallPriceKeysRow {
   provider: string;
@@ -326,6 +338,13 @@ export interface RunsRow {
   uninstrumented: string | null;
 }
 
+/** A row of queries/seen-files.sql (seen_files). */
+export interface SeenFilesRow {
+  path: string;
+  size: bigint;
+  mtime_ms: number;
+}
+
 /** A row of queries/skipped-lines.sql (skipped_lines). */
 export interface SkippedLinesRow {
   file: string;
@@ -440,6 +459,8 @@ export interface QueryRows {
   'ghost-commits-by-tool': GhostCommitsByToolRow;
   'ghost-commits': GhostCommitsRow;
   'ingested-files': IngestedFilesRow;
+  'input-skipped-count': InputSkippedCountRow;
+  'input-skipped-lines': InputSkippedLinesRow;
   'model-call-price-keys': ModelCallPriceKeysRow;
   'next-ingest-id': NextIngestIdRow;
   'orphan-processes': OrphanProcessesRow;
@@ -454,6 +475,7 @@ export interface QueryRows {
   'run-figures': RunFiguresRow;
   'run-timeline': RunTimelineRow;
   'runs': RunsRow;
+  'seen-files': SeenFilesRow;
   'skipped-lines': SkippedLinesRow;
   'span-count': SpanCountRow;
   'span-partitions': SpanPartitionsRow;

@@ -6,7 +6,8 @@ import { queryRows, sqlRows } from '../helpers/trace-builder.js';
 
 /**
  * The store's bookkeeping queries: span-count, ingested-files, record-files,
- * forget-skipped, record-skipped, skipped-lines, next-ingest-id, note-touched, drop-invalid,
+ * forget-skipped, record-skipped, skipped-lines, the ingest's session lists (ingest-lists.sql and the queries over
+ * them), next-ingest-id, note-touched, drop-invalid,
  * drop-staged, load-prices, store-version, set-store-version.
  */
 let store: Store;
@@ -37,6 +38,35 @@ describe('bookkeeping queries', () => {
     expect(await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl', '/t/c.jsonl']) })).toEqual([
       { file: '/t/c.jsonl', line: 1, reason: 'z' },
     ]);
+  });
+
+  it('ingest-lists, add-input-files, seen-files, add-pending-files, add-pending-skipped, record-pending, input-skipped-lines, input-skipped-count: an ingest\'s files held in the session until recorded', async () => {
+    await store.script(query('ingest-lists'));
+    await store.run(query('record-files'), { paths: listValue(['/t/old.jsonl']), sizes: listValue([5n]), mtimes: listValue([1.5]), spans: listValue([1n]), skipped: listValue([0n]) });
+    await store.run(query('record-skipped'), { files: listValue(['/t/old.jsonl', '/t/other.jsonl']), lines: listValue([9n, 9n]), reasons: listValue(['before', 'not named']) });
+    await store.run(query('add-input-files'), { paths: listValue(['/t/old.jsonl', '/t/new.jsonl', '/t/again.jsonl']) });
+    expect(await queryRows(store, 'seen-files', { paths: listValue(['/t/old.jsonl', '/t/new.jsonl']) })).toEqual([{ path: '/t/old.jsonl', size: 5, mtime_ms: 1.5 }]);
+    await store.run(query('add-pending-files'), {
+      paths: listValue(['/t/old.jsonl', '/t/new.jsonl', '/t/again.jsonl']), sizes: listValue([6n, 7n, 8n]), mtimes: listValue([2.5, 3.5, 4.5]), spans: listValue([2n, 3n, 0n]), again: listValue([false, false, true]),
+    });
+    await store.run(query('add-pending-skipped'), { files: listValue(['/t/new.jsonl', '/t/new.jsonl', '/t/again.jsonl', '/t/new.jsonl']), lines: listValue([4n, 2n, 0n, 2n]), reasons: listValue(['b', 'a', 'later', 'a2']) });
+    // Nothing recorded until record-pending.
+    expect(await queryRows(store, 'input-skipped-count')).toEqual([{ n: 1 }]);
+    await store.transaction(() => store.script(query('record-pending')));
+    expect(await queryRows(store, 'input-skipped-lines', { limit: 10n })).toEqual([
+      { file: '/t/again.jsonl', line: 0, reason: 'later' },
+      { file: '/t/new.jsonl', line: 2, reason: 'a' },
+      { file: '/t/new.jsonl', line: 2, reason: 'a2' },
+      { file: '/t/new.jsonl', line: 4, reason: 'b' },
+    ]);
+    expect(await queryRows(store, 'input-skipped-lines', { limit: 2n })).toHaveLength(2);
+    expect(await queryRows(store, 'input-skipped-count')).toEqual([{ n: 4 }]);
+    expect(await sqlRows(store, 'SELECT path, size, spans, skipped FROM ingested_files ORDER BY path')).toEqual([
+      { path: '/t/new.jsonl', size: 7, spans: 3, skipped: 3 },
+      { path: '/t/old.jsonl', size: 6, spans: 2, skipped: 0 },
+    ]);
+    expect(await sqlRows(store, 'SELECT (SELECT count(*) FROM pending_files) + (SELECT count(*) FROM pending_skipped) AS n')).toEqual([{ n: 0 }]);
+    await store.connection.run('DELETE FROM ingested_files; DELETE FROM skipped_lines');
   });
 
   it('next-ingest-id, note-touched, drop-invalid: the traces of an ingest, once; its unusable spans removed', async () => {

@@ -35,9 +35,9 @@ async function ingestAction(paths: string[], options: IngestOptions): Promise<Ex
       trackProgress: options.progress && process.stderr.isTTY === true,
     });
     progress.done();
-    printSkipped(summary.skipped);
-    const { paths: _paths, skipped, ...figures } = summary;
-    process.stdout.write(`${JSON.stringify({ ...figures, skipped: skipped.length }, null, 2)}\n`);
+    printSkipped(summary.skipped, '', summary.skippedCount);
+    const { skipped: _skipped, skippedCount, ...figures } = summary;
+    process.stdout.write(`${JSON.stringify({ ...figures, skipped: skippedCount }, null, 2)}\n`);
     return EXIT_OK;
   } catch (error) {
     progress.done();

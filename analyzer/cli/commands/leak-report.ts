@@ -214,7 +214,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     }
   }
 
-  printSkipped(report.input.skipped, ' (see input.skipped)');
+  printSkipped(report.input.skipped, ' (see input.skipped)', report.input.skipped_count);
   const future = futureRunsNote(report);
   if (future !== null) process.stderr.write(`afterstop: ${terminalLine(future)} (see evidence.future_runs)\n`);
 

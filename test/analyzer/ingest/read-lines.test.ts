@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../../analyzer/index.js';
 import { compressionOf, type TraceFile } from '../../../analyzer/ingest/discover.js';
-import { inflatesWithinBound, linesOf, maxInflatedBytes, maxInflation, openTraceFile } from '../../../analyzer/ingest/read-lines.js';
+import { inflatesWithinBound, linesOf, maxInflatedBytes, maxInflation, maxLineBytes, openTraceFile } from '../../../analyzer/ingest/read-lines.js';
 
 /**
  * Reading with bounds: a decompression bomb stops at its bound with the lines
@@ -85,8 +85,48 @@ describe('lines', () => {
       for (let i = 0; i < 1024; i++) yield chunk;
       yield '\n';
     })());
-    const [only] = await lines(input);
+    const [only] = await lines(input, 64 * MiB);
     expect(only).toEqual({ text: expect.any(String) });
     expect((only as { text: string }).text.length).toBe(64 * MiB);
+  });
+});
+
+/** Write `file` as streams do, a MiB at a time: the g2 lines with, as line 2, a valid OTLP/JSON line of `mib` MiB (one span, one long attribute). */
+async function withLongLine(file: string, mib: number): Promise<void> {
+  const [first, ...rest] = g2.split('\n').filter((l) => l !== '');
+  const out = fs.createWriteStream(file);
+  const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once('drain', resolve)));
+  await write(`${first}\n`);
+  await write('{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"big"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"big","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"blob","value":{"stringValue":"');
+  const chunk = 'x'.repeat(MiB);
+  for (let i = 0; i < mib; i++) await write(chunk);
+  await write('"}}]}]}]}]}\n');
+  for (const line of rest) await write(`${line}\n`);
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
+
+describe('a line too long among valid ones', () => {
+  it('a 150 MiB line is named (file, line, size) and skipped without being held; the other lines give their report', async () => {
+    const file = path.join(dir, 'long-line.jsonl');
+    await withLongLine(file, 150);
+    try {
+      const report = await analyze({ inputs: [file], db: ':memory:' });
+      expect(report.input.skipped).toEqual([{ file, line: 2, reason: 'line too long: 157.3 MB (the limit: 64.0 MB, AFTERSTOP_MAX_LINE_MB); not read, the rest of the file read' }]);
+      expect(report.totals).toEqual(clean.totals);
+      expect(report.input.spans_read).toBe(clean.input.spans_read);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  }, 120_000);
+
+  it('the limit is AFTERSTOP_MAX_LINE_MB (1 to 256), else 64 MB; a line within it is read whole', async () => {
+    expect(maxLineBytes({})).toBe(64e6);
+    expect(maxLineBytes({ AFTERSTOP_MAX_LINE_MB: '200' })).toBe(200e6);
+    expect(maxLineBytes({ AFTERSTOP_MAX_LINE_MB: '1000' })).toBe(256e6);
+    expect(maxLineBytes({ AFTERSTOP_MAX_LINE_MB: '0' })).toBe(64e6);
+    expect(maxLineBytes({ AFTERSTOP_MAX_LINE_MB: 'big' })).toBe(64e6);
+    // Bytes, not characters: 'é' is two bytes in UTF-8.
+    expect(await lines(Readable.from(['éé\n', 'ab\n']), 3)).toEqual([{ tooLong: 4 }, { text: 'ab' }]);
+    expect(await lines(Readable.from(['é', 'é', 'é\nab\n']), 5)).toEqual([{ tooLong: 6 }, { text: 'ab' }]);
   });
 });

@@ -46,7 +46,9 @@ let stored: string[] = [];
 function storeParams(file: string): Record<string, unknown> {
   const byFile: Record<string, Record<string, unknown>> = {
     'skipped-lines': { files: listValue(files) },
-    'file-counts': { ingest_id: 1 },
+    'seen-files': { paths: listValue(files) },
+    'input-skipped-lines': { limit: 10n },
+    'file-counts': { ingest_id: 1, files: listValue(files) },
     'pruned-span-counts': { ingest_id: 1 },
     'touched-span-files': { ingest_id: 1 },
     'file-span-counts': { files: listValue(stored) },

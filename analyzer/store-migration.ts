@@ -1,0 +1,85 @@
+import * as fs from 'node:fs';
+import { listValue } from '@duckdb/node-api';
+import { FACTS, SCOPE_FACTS } from './facts.js';
+import { query } from './queries.js';
+import { removeEmptyFolders, reportSpanFiles, writeSpanFiles } from './span-files.js';
+import type { Store } from './store.js';
+
+/**
+ * A store written by the previous release, brought to this one's layout
+ * rather than refused: its history is not lost on an upgrade.
+ *
+ * Version 12 differs from 13 in columns only (the spans' uninstrumented,
+ * provider, out_of_sight, commit_count, commit_pending and body_detached; the
+ * runs' uninstrumented; the model calls' provider), and in how some facts are
+ * derived from the spans. So the spans it keeps are read back, every fact is
+ * derived again from them by this release's queries, and the spans are
+ * written to new Parquet files with this release's columns (what version 12
+ * did not keep of an attribute is NULL: the trace files stay the record).
+ *
+ * Safely: the work is done in a copy of the catalog (`catalog.duckdb.migrating-<pid>`)
+ * while the store's own catalog is held open (no other afterstop opens it
+ * meanwhile) and unchanged but for a checkpoint; the copy is renamed over it
+ * when done. A crash before the rename leaves the store as it was (the next
+ * open migrates again; the copy and the new Parquet files, which no catalog
+ * names, are removed: the copy by the next open, the files by the next
+ * ingest). The Parquet files the copy replaced are deleted after the rename.
+ */
+
+/** The version this release migrates (to STORE_VERSION); any other is refused, unchanged. */
+export const MIGRATES_FROM = '12';
+
+/** The suffix, before a pid, of a catalog being migrated (store.ts removes one whose process is gone). */
+export const MIGRATING = '.migrating-';
+
+/**
+ * Migrate the catalog `catalog` of `held` (open, so locked) of version
+ * {@link MIGRATES_FROM}: `openCopy` opens the copy as a store. `held` stays
+ * open; its caller closes it and opens the migrated catalog.
+ */
+export async function migrateStore(held: Store, catalog: string, openCopy: (file: string) => Promise<Store>): Promise<void> {
+  // Its write-ahead log into the file, so that a copy of the file is the whole store.
+  await held.connection.run('CHECKPOINT');
+  const copy = `${catalog}${MIGRATING}${process.pid}`;
+  removeCatalogFile(copy);
+  let replaced: string[];
+  try {
+    fs.copyFileSync(catalog, copy);
+    const store = await openCopy(copy);
+    try {
+      replaced = await rebuild(store);
+      await store.connection.run('CHECKPOINT');
+    } finally {
+      store.close();
+    }
+    fs.renameSync(copy, catalog);
+  } catch (error) {
+    removeCatalogFile(copy);
+    throw error;
+  }
+  for (const file of replaced) fs.rmSync(file, { force: true });
+  if (fs.existsSync(held.spansDir)) removeEmptyFolders(held.spansDir);
+}
+
+/** In the copy: this release's tables, every span read back, every fact derived again, the spans written anew; the files replaced. */
+async function rebuild(store: Store): Promise<string[]> {
+  await store.script(query('migrate-store-12'));
+  await store.script(query('schema'));
+  await store.script(query('macros'));
+  const files = await reportSpanFiles(store, null, null);
+  if (files.length === 0) return [];
+  await store.run(query('load-span-files'), { files: listValue(files) });
+  // As an ingest does for the traces it touched (ingest.ts), for every trace.
+  await store.script(query('touch-all-traces'));
+  await store.script(query('forget-facts'));
+  await store.run(query('assign-runs'));
+  for (const name of FACTS) await store.run(query(name));
+  await store.script(query('note-touched-scopes'));
+  for (const name of SCOPE_FACTS) await store.run(query(name));
+  return writeSpanFiles(store, { keepReplaced: true });
+}
+
+/** A catalog file and its write-ahead log, removed. */
+export function removeCatalogFile(file: string): void {
+  for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
+}
