@@ -1,5 +1,8 @@
 import type { LeakReport, ReportEvidence } from './types.js';
 
+/** Where a skipped input is: `file:line`, or the file alone (line 0: the whole file or folder could not be read). */
+export const skippedPlace = (s: { file: string; line: number }): string => (s.line > 0 ? `${s.file}:${s.line}` : s.file);
+
 /** The skipped lines named in a note: the first few, the rest counted. */
 const NOTE_SKIPPED = 3;
 
@@ -22,7 +25,7 @@ export function reportEvidence(input: LeakReport['input'], runs: number, window:
   if (runs > 0) return { status: 'runs', note: null };
   // ClickHouse's input.paths names its table (never the URL's credentials); files are counted.
   const read = source === 'clickhouse' ? `read from ${named(input.paths)}` : `${plural(input.files, 'trace file')} at ${named(input.paths)}`;
-  const skipped = input.skipped.slice(0, NOTE_SKIPPED).map((s) => `${s.file}:${s.line}: ${s.reason}`);
+  const skipped = input.skipped.slice(0, NOTE_SKIPPED).map((s) => `${skippedPlace(s)}: ${s.reason}`);
   const skippedText =
     input.skipped_count === 0
       ? ''

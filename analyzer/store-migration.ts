@@ -9,12 +9,13 @@ import type { Store } from './store.js';
  * A store written by the previous release, brought to this one's layout
  * rather than refused: its history is not lost on an upgrade.
  *
- * Version 12 differs from 13 in columns only (the spans' uninstrumented,
- * provider, out_of_sight, commit_count, commit_pending and body_detached; the
- * runs' uninstrumented; the model calls' provider), and in how some facts are
+ * Versions 12 and 13 differ from 14 in columns only (13 lacks the spans'
+ * fence_passed; 12 also the spans' uninstrumented, provider, out_of_sight,
+ * commit_count, commit_pending and body_detached, the runs' uninstrumented and
+ * the model calls' provider), and in how some facts are
  * derived from the spans. So the spans it keeps are read back, every fact is
  * derived again from them by this release's queries, and the spans are
- * written to new Parquet files with this release's columns (what version 12
+ * written to new Parquet files with this release's columns (what an earlier version
  * did not keep of an attribute is NULL: the trace files stay the record).
  *
  * Safely: the work is done in a copy of the catalog (`catalog.duckdb.migrating-<pid>`)
@@ -26,18 +27,18 @@ import type { Store } from './store.js';
  * ingest). The Parquet files the copy replaced are deleted after the rename.
  */
 
-/** The version this release migrates (to STORE_VERSION); any other is refused, unchanged. */
-export const MIGRATES_FROM = '12';
+/** The versions this release migrates (to STORE_VERSION); any other is refused, unchanged. */
+export const MIGRATES_FROM: readonly string[] = ['12', '13'];
 
 /** The suffix, before a pid, of a catalog being migrated (store.ts removes one whose process is gone). */
 export const MIGRATING = '.migrating-';
 
 /**
  * Migrate the catalog `catalog` of `held` (open, so locked) of version
- * {@link MIGRATES_FROM}: `openCopy` opens the copy as a store. `held` stays
+ * {@link MIGRATES_FROM} to `version` (STORE_VERSION): `openCopy` opens the copy as a store. `held` stays
  * open; its caller closes it and opens the migrated catalog.
  */
-export async function migrateStore(held: Store, catalog: string, openCopy: (file: string) => Promise<Store>): Promise<void> {
+export async function migrateStore(held: Store, catalog: string, version: string, openCopy: (file: string) => Promise<Store>): Promise<void> {
   // Its write-ahead log into the file, so that a copy of the file is the whole store.
   await held.connection.run('CHECKPOINT');
   const copy = `${catalog}${MIGRATING}${process.pid}`;
@@ -47,7 +48,7 @@ export async function migrateStore(held: Store, catalog: string, openCopy: (file
     fs.copyFileSync(catalog, copy);
     const store = await openCopy(copy);
     try {
-      replaced = await rebuild(store);
+      replaced = await rebuild(store, version);
       await store.connection.run('CHECKPOINT');
     } finally {
       store.close();
@@ -62,8 +63,8 @@ export async function migrateStore(held: Store, catalog: string, openCopy: (file
 }
 
 /** In the copy: this release's tables, every span read back, every fact derived again, the spans written anew; the files replaced. */
-async function rebuild(store: Store): Promise<string[]> {
-  await store.script(query('migrate-store-12'));
+async function rebuild(store: Store, version: string): Promise<string[]> {
+  await store.run(query('migrate-store'), { version });
   await store.script(query('schema'));
   await store.script(query('macros'));
   const files = await reportSpanFiles(store, null, null);

@@ -12,7 +12,7 @@ import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of version {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
-export const STORE_VERSION = '13';
+export const STORE_VERSION = '14';
 
 /**
  * What DuckDB's read of OTLP/JSON needs per thread: it parses each thread's
@@ -117,11 +117,11 @@ export class Store {
       // A store of this version has every table of the schema: it is not run again (7 ms of each open, a tenth of a
       // small report's time).
       const version = await store.storedVersion();
-      if (version === MIGRATES_FROM && !temporary) {
+      if (version !== undefined && MIGRATES_FROM.includes(version) && !temporary) {
         // Migrated in a copy while this one holds the store; then this one is closed and the migrated one opened.
-        await migrateStore(store, file, (copy) => Store.openCopy(where, folder, copy, options)).catch((error: unknown) => {
+        await migrateStore(store, file, STORE_VERSION, (copy) => Store.openCopy(where, folder, copy, options)).catch((error: unknown) => {
           if (isStorageFailure(error)) throw storageError(where, error);
-          throw new InputError(`${where}: a store of version ${MIGRATES_FROM} could not be migrated to version ${STORE_VERSION} (${firstLine(error)}); it is left as it was: the same command tries again, or give another --db`, { path: where, cause: error });
+          throw new InputError(`${where}: a store of version ${version} could not be migrated to version ${STORE_VERSION} (${firstLine(error)}); it is left as it was: the same command tries again, or give another --db`, { path: where, cause: error });
         });
         migrated = true;
       } else if (version !== STORE_VERSION) {
@@ -293,9 +293,9 @@ export class Store {
     const n = Number(version);
     const unchanged = 'the store is left as it is';
     if (Number.isInteger(n) && n > Number(STORE_VERSION)) {
-      return new InputError(`${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates version ${MIGRATES_FROM}); read it with that afterstop or a newer one, or give another --db (${unchanged})`, { path: this.path });
+      return new InputError(`${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); read it with that afterstop or a newer one, or give another --db (${unchanged})`, { path: this.path });
     }
-    return new InputError(`${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates version ${MIGRATES_FROM}); give another --db and read the trace files into it again (${unchanged})`, { path: this.path });
+    return new InputError(`${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); give another --db and read the trace files into it again (${unchanged})`, { path: this.path });
   }
 
   /** A catalog with tables but no version table is an afterstop's from before versions: refused before schema.sql changes it. */

@@ -1,12 +1,12 @@
 -- Generated from queries/model/ghost-commit-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name ghost_commit_facts
--- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response). Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end), and a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit after C kept, whose span counts more commits (afterstop.tool.commit.count, and the requests still unanswered at its end, afterstop.tool.commit.pending) than the store holds markers of, or, without the count, that ran its course after Stop (no cancelled result, no ERROR) with no marker at all, or whose caller stopped waiting for its body, which may have gone on (afterstop.tool.body_detached) (unrecorded: a marker lost to a crash or an export; at its end; a known ghost when its span counts a commit and it started after C; never a compensation). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
+-- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response), but for one the guard's fence let through as the Stop propagating or cleanup (afterstop.guard.fence.passed: cancel, cleanup), which is not a leak. Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end), and a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit after C kept, whose span counts more commits (afterstop.tool.commit.count, and the requests still unanswered at its end, afterstop.tool.commit.pending) than the store holds markers of, or, without the count, that ran its course after Stop (no cancelled result, no ERROR) with no marker at all, or whose caller stopped waiting for its body, which may have gone on (afterstop.tool.body_detached) (unrecorded: a marker lost to a crash or an export; at its end; a known ghost when its span counts a commit and it started after C; never a compensation). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
 -- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight | unrecorded for a possible one, else NULL)
 INSERT INTO ghost_commit_facts BY NAME
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
 WITH s AS (
   SELECT sp.run_id, sp.trace_id, sp.span_id, sp.name, sp.role, sp.status_code, sp.start_ns, sp.end_ns, sp.tool_call_id,
-    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, sp.out_of_sight, sp.commit_count, sp.commit_pending, sp.body_detached, sp.result, sp.tool_kind, r.c_ns,
+    sp.tool_name, sp.effect, sp.commit_evidence, sp.commit_unanswered_ms, sp.out_of_sight, sp.commit_count, sp.commit_pending, sp.body_detached, sp.fence_passed, sp.result, sp.tool_kind, r.c_ns,
     r.service, r.agent, r.framework, r.conversation_id, r.start_ns AS run_start_ns
   FROM spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
   WHERE sp.trace_id IN (SELECT trace_id FROM touched_traces) AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role = 'tool')
@@ -17,9 +17,9 @@ finished_calls AS (
   WHERE (role = 'tool' OR name = 'afterstop.tool.commit') AND tool_call_id IS NOT NULL
 ),
 -- The commit markers the store holds of each call: all of them (a tool span counting more lost some), and those
--- after C (known, or request_sent: the call is already a ghost, known or possible).
+-- after C (known, or request_sent: the call is already a ghost, known or possible) but for the fence's passages.
 markers AS (
-  SELECT run_id, tool_call_id, count(*) AS n, count(*) FILTER (WHERE start_ns > c_ns) AS after_c FROM s
+  SELECT run_id, tool_call_id, count(*) AS n, count(*) FILTER (WHERE start_ns > c_ns AND fence_passed IS NULL) AS after_c FROM s
   WHERE name = 'afterstop.tool.commit' AND tool_call_id IS NOT NULL
   GROUP BY run_id, tool_call_id
 )
@@ -34,7 +34,7 @@ SELECT
   -- The run's group, conversation and start (the report's window): the report reads them without joining the runs.
   s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
 FROM s
-WHERE s.name = 'afterstop.tool.commit' AND s.start_ns > s.c_ns
+WHERE s.name = 'afterstop.tool.commit' AND s.start_ns > s.c_ns AND s.fence_passed IS NULL
 UNION ALL
 SELECT
   s.run_id, s.trace_id, s.span_id, s.tool_call_id, coalesce(s.tool_name, '(unnamed)'),

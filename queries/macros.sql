@@ -168,6 +168,7 @@ WITH extracted AS (
     TRY_CAST(attr(ks, vs, 'afterstop.tool.commit.pending') AS BIGINT) AS commit_pending,
     attr(ks, vs, 'afterstop.tool.body_detached') AS body_detached,
     attr(ks, vs, 'afterstop.guard.idempotency_key') AS guard_key,
+    attr(ks, vs, 'afterstop.guard.fence.passed') AS fence_passed,
     attr(ks, vs, 'afterstop.cancel.source') AS cancel_source,
     attr(ks, vs, 'process.pid') AS pid,
     attr(ks, vs, 'error.type') AS error_type,

@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS spans (
   commit_pending  BIGINT,                -- afterstop.tool.commit.pending: its mutating requests unanswered at its end
   body_detached   VARCHAR,               -- afterstop.tool.body_detached: the caller stopped waiting for the body, which may go on
   guard_key       VARCHAR,               -- afterstop.guard.idempotency_key: the key a commit's request carried (the guard)
+  fence_passed    VARCHAR,               -- afterstop.guard.fence.passed: a commit after Stop the fence let through (cancel, cleanup)
   cancel_source   VARCHAR,               -- afterstop.cancel.source
   pid             VARCHAR,
   error_type      VARCHAR,

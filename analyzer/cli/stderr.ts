@@ -1,11 +1,12 @@
 import { InputError } from '../errors.js';
+import { skippedPlace } from '../report-evidence.js';
 import { EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
 /** What every command says on stderr, said the same way. */
 
-/** Name the first skipped input lines (file:line: reason), and how many more there are. */
+/** Name the first skipped input lines (file:line: reason; a whole file or folder by its path), and how many more there are. */
 export function printSkipped(skipped: readonly { file: string; line: number; reason: string }[], hint = '', total = skipped.length): void {
-  for (const s of skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${s.file}:${s.line}: ${s.reason}\n`);
+  for (const s of skipped.slice(0, 20)) process.stderr.write(`afterstop: skipped ${skippedPlace(s)}: ${s.reason}\n`);
   if (total > 20) process.stderr.write(`afterstop: ... and ${total - Math.min(20, skipped.length)} more skipped${hint}\n`);
 }
 

@@ -4,7 +4,7 @@
  * says so), so that it opens offline and prints. It shows the report's
  * figures as they are; it computes none of them.
  */
-import { futureRunsNote } from '../report-evidence.js';
+import { futureRunsNote, skippedPlace } from '../report-evidence.js';
 import type { Bar } from './svg-chart.js';
 import { lowerBound } from './summary.js';
 import { barChart, columnChart, escapeHtml, isEmpty, legend, paletteColor, shorten } from './svg-chart.js';
@@ -293,7 +293,7 @@ function skipped(report: LeakReport): string {
   const { skipped: lines, skipped_count: count } = report.input;
   if (count === 0 && lines.length === 0) return '';
   const shown = lines.slice(0, SKIPPED_SHOWN);
-  const items = shown.map((s) => `<li><code>${escapeHtml(`${s.file}:${s.line}`)}</code> ${escapeHtml(s.reason)}</li>`);
+  const items = shown.map((s) => `<li><code>${escapeHtml(skippedPlace(s))}</code> ${escapeHtml(s.reason)}</li>`);
   const more = count > shown.length ? `<p>… and ${int(count - shown.length)} more (see <code>input.skipped</code> in the JSON report).</p>` : '';
   return `<section><h2>Skipped input lines (${int(count)})</h2><ul class="skipped">${items.join('\n')}</ul>${more}</section>`;
 }

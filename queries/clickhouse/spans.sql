@@ -86,6 +86,7 @@ extracted AS (
     toInt64OrNull(nullIf(a['afterstop.tool.commit.pending'], '')) AS commit_pending,
     nullIf(a['afterstop.tool.body_detached'], '') AS body_detached,
     nullIf(a['afterstop.guard.idempotency_key'], '') AS guard_key,
+    nullIf(a['afterstop.guard.fence.passed'], '') AS fence_passed,
     nullIf(a['afterstop.cancel.source'], '') AS cancel_source,
     nullIf(a['process.pid'], '') AS pid,
     nullIf(a['error.type'], '') AS error_type,

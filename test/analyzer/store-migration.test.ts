@@ -17,7 +17,7 @@ import type { LeakReport } from '../../analyzer/types.js';
  * is migrated on open, not refused: its report is that of a store that read the same traces afresh. A store
  * this release cannot migrate is refused with its path and what to do, and left byte for byte as it was.
  */
-const fixture = fileURLToPath(new URL('../fixtures/store-v12/', import.meta.url));
+const fixtureOf = (version: '12' | '13') => fileURLToPath(new URL(`../fixtures/store-v${version}/`, import.meta.url));
 const golden = fileURLToPath(new URL('../fixtures/golden/', import.meta.url));
 const prices = `${golden}prices.json`;
 
@@ -29,8 +29,9 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A copy of the version 12 store, as its release left it. */
-function storeV12(name = 'store'): string {
+/** A copy of the version 12 (or 13) store, as its release left it. */
+function storeV12(name = 'store', version: '12' | '13' = '12'): string {
+  const fixture = fixtureOf(version);
   const db = path.join(dir, name);
   fs.mkdirSync(db);
   fs.writeFileSync(path.join(db, 'catalog.duckdb'), gunzipSync(fs.readFileSync(path.join(fixture, 'catalog.duckdb.gz'))));
@@ -62,9 +63,9 @@ async function setVersion(db: string, version: string): Promise<void> {
 /** The parts of a report that say what the store holds (input says what this command read, which differs). */
 const figuresOf = (r: LeakReport) => ({ totals: r.totals, groups: r.groups, findings: r.findings, distributions: r.distributions, timeline: r.timeline });
 
-describe('a store of the previous release (version 12)', () => {
-  it('is migrated on open and gives the report of a store that read the same traces afresh', async () => {
-    const db = storeV12();
+describe('a store of an earlier release (versions 12 and 13)', () => {
+  it.each(['12', '13'] as const)('of version %s is migrated on open and gives the report of a store that read the same traces afresh', async (version) => {
+    const db = storeV12('store', version);
     const before = Object.keys(snapshot(db)).filter((f) => f.endsWith('.parquet'));
     const migrated = await analyze({ inputs: [], db, pricesFile: prices });
     const fresh = await analyze({ inputs: [golden], db: path.join(dir, 'fresh'), pricesFile: prices });
@@ -116,8 +117,8 @@ describe('a store of the previous release (version 12)', () => {
 });
 
 describe('the migration\'s queries', () => {
-  it('migrate-store-12 drops every table a fact query fills (schema.sql makes them anew), and the spans table', () => {
-    const dropped = [...query('migrate-store-12').sql.matchAll(/^DROP TABLE IF EXISTS (\w+);$/gm)].map((m) => m[1]);
+  it('migrate-store drops every table a fact query fills (schema.sql makes them anew), and the spans table', () => {
+    const dropped = [...query('migrate-store').sql.matchAll(/^DROP TABLE IF EXISTS (\w+);$/gm)].map((m) => m[1]);
     const filled = [...FACTS, ...SCOPE_FACTS].map((name) => /INSERT INTO (\w+) BY NAME/.exec(query(name).sql)?.[1]);
     expect(filled.every((t) => t !== undefined)).toBe(true);
     expect(new Set(dropped)).toEqual(new Set(['spans', ...filled]));
@@ -138,8 +139,8 @@ describe('the migration\'s queries', () => {
 
 describe('a store this release cannot migrate', () => {
   for (const [version, said] of [
-    ['11', /: a store of version 11, too old to migrate \(this afterstop reads version 13 and migrates version 12\); give another --db and read the trace files into it again \(the store is left as it is\)$/],
-    ['14', /: a store of version 14, written by a newer afterstop \(this one reads version 13 and migrates version 12\); read it with that afterstop or a newer one, or give another --db \(the store is left as it is\)$/],
+    ['11', /: a store of version 11, too old to migrate \(this afterstop reads version 14 and migrates versions 12 and 13\); give another --db and read the trace files into it again \(the store is left as it is\)$/],
+    ['15', /: a store of version 15, written by a newer afterstop \(this one reads version 14 and migrates versions 12 and 13\); read it with that afterstop or a newer one, or give another --db \(the store is left as it is\)$/],
   ] as const) {
     it(`version ${version}: refused, naming the store and what to do; not a byte changed`, async () => {
       const db = storeV12();

@@ -205,6 +205,8 @@ export class Run {
     evidence?: 'manual' | 'response' | 'request_sent'; unansweredMs?: number;
     /** The idempotency key its HTTP request carried (the guard's header). */
     guardKey?: string;
+    /** Made after Stop and let through by the guard's fence: the Stop propagating (cancel) or cleanup. */
+    fencePassed?: 'cancel' | 'cleanup';
   }): string {
     const tool = this.tools.get(o.callId);
     const attrs = defined({
@@ -212,7 +214,7 @@ export class Run {
       'afterstop.tool.effect': o.effect ?? tool?.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey ?? tool?.idempotencyKey,
       'afterstop.cancel.state': o.state ?? 'none', 'afterstop.tool.commit.evidence': o.evidence,
       'afterstop.tool.commit.unanswered_ms': o.unansweredMs === undefined ? undefined : { double: o.unansweredMs },
-      'afterstop.guard.idempotency_key': o.guardKey,
+      'afterstop.guard.idempotency_key': o.guardKey, 'afterstop.guard.fence.passed': o.fencePassed,
     });
     return this.marker('afterstop.tool.commit', o.atMs, attrs, tool?.spanId);
   }

@@ -49,4 +49,22 @@ describe('ghost-commit-facts', () => {
     expect(rows[0]).toMatchObject({ span_id: stdio, after_stop_ns: 5_000_000, tool_call_id: 'o', effect: 'unknown' });
     a.close();
   });
+
+  it('a commit after Stop the guard\'s fence let through (a cancel call, cleanup) is the Stop propagating, not a ghost; another commit of the same call still is', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.tool({ name: 'render_job', callId: 'j', startMs: 10, endMs: 300, commitCount: 2 });
+    r.commit({ callId: 'j', atMs: 50 }); // before Stop: the job started
+    r.commit({ callId: 'j', atMs: 200, fencePassed: 'cancel' }); // POST /jobs/1/cancel after Stop
+    r.tool({ name: 'session', callId: 's', startMs: 10, endMs: 300, commitCount: 1 });
+    r.commit({ callId: 's', atMs: 250, fencePassed: 'cleanup' }); // finally { DELETE /session }
+    r.tool({ name: 'pay', callId: 'p', startMs: 10, endMs: 400, commitCount: 2 });
+    r.commit({ callId: 'p', atMs: 150, fencePassed: 'cleanup' });
+    const charge = r.commit({ callId: 'p', atMs: 350 }); // a real effect after Stop beside it
+    const a = await analyzeTraces(t);
+    const rows = await a.table('ghost_commit_facts', 'ORDER BY time_ns');
+    expect(rows.map((g) => [g['tool'], g['span_id'], g['possible_kind']])).toEqual([['pay', charge, null]]);
+    a.close();
+  });
 });

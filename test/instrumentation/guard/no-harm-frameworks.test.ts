@@ -25,6 +25,8 @@ describe('the AI SDK (generateText with tools) under the guard', () => {
       ['cleanup', 'POST', 'export_report'],
     ]);
     expect(r.report.totals.commits_prevented).toBe(2);
+    // The Stop propagating and the cleanup are no leak: the report counts neither as a ghost side effect.
+    expect([r.report.totals.ghost_commits, r.report.totals.ghost_commits_possible]).toEqual([0, 0]);
     // The commits their requests made say why they passed.
     const commits = await spansNamed(r, 'afterstop.tool.commit');
     expect(commits.map((a) => a['afterstop.guard.fence.passed']).filter((p) => p !== undefined).sort()).toEqual(['cancel', 'cleanup']);

@@ -60,8 +60,8 @@ describe('a trace file the job cannot read', () => {
     const out = await run([dir, '--db', ':memory:', '--format', 'json', '--no-progress']);
     expect(out.stderr).not.toContain('internal error');
     expect(out.status, out.stderr).toBe(0);
-    expect(out.stderr).toContain(`skipped ${locked}:0: cannot be read (EACCES)`);
-    expect(out.stderr).toContain(`skipped ${lockedFolder}:0: a folder that cannot be listed (EACCES)`);
+    expect(out.stderr).toContain(`skipped ${locked}: cannot be read (EACCES)`);
+    expect(out.stderr).toContain(`skipped ${lockedFolder}: a folder that cannot be listed (EACCES)`);
     const report = JSON.parse(out.stdout) as LeakReport;
     expect(report.input.skipped).toEqual([
       { file: locked, line: 0, reason: 'cannot be read (EACCES); skipped, and read again next time' },

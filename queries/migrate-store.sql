@@ -1,5 +1,6 @@
--- @name migrate_store_12
--- @description Migrate a store of version 12 (store-migration.ts), in a copy of its catalog: drop the spans table (empty between ingests; a killed ingest's rows are read again from their files) and every table of facts, which schema.sql then creates with version 13's columns, and which store-migration.ts fills again from the spans the store keeps.
+-- @name migrate_store
+-- @description Migrate a store of an earlier version (store-migration.ts: MIGRATES_FROM), in a copy of its catalog: drop the spans table (empty between ingests; a killed ingest's rows are read again from their files) and every table of facts, which schema.sql then creates with this release's columns, and which store-migration.ts fills again from the spans the store keeps.
+-- @param version VARCHAR this release's STORE_VERSION
 -- @returns nothing; drops the spans table, the tables of facts and the view scope_members
 DROP VIEW IF EXISTS scope_members;
 DROP TABLE IF EXISTS spans;
@@ -17,4 +18,4 @@ DROP TABLE IF EXISTS repair_facts;
 DROP TABLE IF EXISTS error_span_facts;
 DROP TABLE IF EXISTS orphan_process_facts;
 DROP TABLE IF EXISTS prevented_commit_facts;
-UPDATE store_meta SET value = '13' WHERE key = 'store_version';
+UPDATE store_meta SET value = $version WHERE key = 'store_version';
