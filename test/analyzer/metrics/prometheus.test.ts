@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeakReport } from '../../../analyzer/index.js';
 import { startPrometheusStack, type PrometheusStack } from '../../helpers/prometheus.js';
+import { runCli, type CliResult } from '../../helpers/cli.js';
 
 /**
  * `leak-report --prometheus-file` and `--push-gateway`, the built CLI, over
  * the golden traces, read back by the real tools: promtool checks the text,
  * a real Pushgateway takes the push and a real Prometheus scrapes it.
  */
-const cli = fileURLToPath(new URL('../../../dist/analyzer/cli/main.js', import.meta.url));
 const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
 const inputs = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(golden, f));
 let dir: string;
@@ -27,16 +27,7 @@ afterAll(async () => {
 });
 
 /** The built CLI over the golden traces, in a child process (not spawnSync: the test's own timers go on). */
-function run(args: string[], files = inputs): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', ...files, '--db', ':memory:', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = (args: string[], files = inputs): Promise<CliResult> => runCli(['leak-report', ...files, '--db', ':memory:', ...args]);
 
 async function eventually<T>(fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoingServer, tricklingServer, type LocalServer } from '../../helpers/hostile-http.js';
+import { runCli, type CliResult } from '../../helpers/cli.js';
 
 /**
  * `leak-report --push-gateway`, the built CLI, against a gateway that fails: no password on stderr, no
  * server body echoed raw, and an answer that never ends given up at the deadline.
  */
-const cli = fileURLToPath(new URL('../../../dist/analyzer/cli/main.js', import.meta.url));
 const golden = fileURLToPath(new URL('../../fixtures/golden/', import.meta.url));
 const inputs = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(golden, f));
 const PASSWORD = 's3cret-Pa55';
@@ -27,23 +26,7 @@ afterAll(async () => {
 });
 
 /** The CLI in a child process, waited on to its exit (killed past a generous bound, which the test then fails on). */
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', ...inputs, '--db', ':memory:', '--format', 'json', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const bound = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (status) => {
-      clearTimeout(bound);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> => runCli(['leak-report', ...inputs, '--db', ':memory:', '--format', 'json', ...args], { env });
 
 describe('a failed push', () => {
   it('a gateway that echoes the request in its error: its status said, the password and the Authorization header masked, its body cut to a line', async () => {

@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { echoingServer, tricklingServer, type LocalServer } from '../../../helpers/hostile-http.js';
+import { runCli, type CliResult } from '../../../helpers/cli.js';
 
 /**
  * `leak-report --clickhouse URL`, the built CLI, against servers that fail as a hostile or broken one may:
  * an error that echoes the request (its Authorization header included), an answer trickled a byte a second,
  * and URLs the client cannot take. Nothing secret is printed; each ends, with exit 2 and one clear line.
  */
-const cli = fileURLToPath(new URL('../../../../dist/analyzer/cli/main.js', import.meta.url));
 const PASSWORD = 's3cret-Pa55';
 const BASIC = Buffer.from(`reader:${PASSWORD}`).toString('base64');
 
@@ -24,20 +22,7 @@ afterAll(async () => {
 });
 
 /** The CLI in a child process, waited on to its exit (killed past a generous bound, which the test then fails on). */
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', '--no-progress', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    const bound = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (status) => {
-      clearTimeout(bound);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> => runCli(['leak-report', '--no-progress', ...args], { env });
 
 describe('leak-report --clickhouse against a failing server', () => {
   it('an error that echoes the request: one line, exit 2, no password and no Authorization header (the client library logs nothing of it)', async () => {

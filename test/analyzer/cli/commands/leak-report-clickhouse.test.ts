@@ -1,16 +1,15 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '../../../../analyzer/index.js';
 import { clickhouseHttp, type ClickHouseHttp } from '../../../helpers/clickhouse-http.js';
+import { runCli, type CliResult } from '../../../helpers/cli.js';
 
 /**
  * `afterstop leak-report --clickhouse URL`, the built CLI, against ClickHouse's
  * HTTP interface (the engine embedded behind it, test/helpers/clickhouse-http.ts)
  * holding the golden traces as the Collector's exporter writes them.
  */
-const cli = fileURLToPath(new URL('../../../../dist/analyzer/cli/main.js', import.meta.url));
 const golden = fileURLToPath(new URL('../../../fixtures/golden/', import.meta.url));
 const prices = `${golden}prices.json`;
 const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => `${golden}${f}`);
@@ -24,16 +23,7 @@ afterAll(async () => {
 });
 
 /** The CLI in a child process (async: the server answers from this process). */
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = (args: string[]): Promise<CliResult> => runCli(['leak-report', ...args]);
 
 describe('leak-report --clickhouse', () => {
   it('the report of the traces in ClickHouse equals the report of the same traces as files; only aggregates come back', async () => {

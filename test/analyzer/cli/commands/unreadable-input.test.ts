@@ -1,17 +1,16 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeakReport } from '../../../../analyzer/index.js';
+import { runCli, type CliResult } from '../../../helpers/cli.js';
 
 /**
  * One trace file the job may not read (mode 000, another user's) among readable ones: the built CLI names
  * it with its reason, reports the others, and says in the report what it skipped. As root, whom a file's
  * mode does not stop, the CLI runs as the user nobody (uid 65534), for whom mode 000 is unreadable.
  */
-const cli = fileURLToPath(new URL('../../../../dist/analyzer/cli/main.js', import.meta.url));
 const golden = fileURLToPath(new URL('../../../fixtures/golden/', import.meta.url));
 const root = process.getuid?.() === 0;
 const NOBODY = 65534;
@@ -39,21 +38,8 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      cwd: dir,
-      env: { ...process.env, TMPDIR: path.join(dir, 'tmp') },
-      ...(root ? { uid: NOBODY, gid: NOBODY } : {}),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = (args: string[]): Promise<CliResult> =>
+  runCli(['leak-report', ...args], { cwd: dir, env: { TMPDIR: path.join(dir, 'tmp') }, ...(root ? { uid: NOBODY, gid: NOBODY } : {}) });
 
 describe('a trace file the job cannot read', () => {
   it('is named with its reason (EACCES) on stderr and in the report, as is a folder it cannot list; the other files are reported', async () => {

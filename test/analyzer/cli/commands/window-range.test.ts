@@ -1,16 +1,15 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeakReport } from '../../../../analyzer/index.js';
 import { clickhouseHttp, type ClickHouseHttp } from '../../../helpers/clickhouse-http.js';
+import { runCli, type CliResult } from '../../../helpers/cli.js';
 
 /**
  * --since / --until far from now (year 9999, 1900), the built CLI over the golden traces, as files (DuckDB)
  * and in ClickHouse: one rule for both. Times past what ns since the epoch can hold (2262-04-11) are taken
  * as that end, times before 1970 as 1970: --until 9999-12-31 is every run, --since 9999-01-01 none.
  */
-const cli = fileURLToPath(new URL('../../../../dist/analyzer/cli/main.js', import.meta.url));
 const golden = fileURLToPath(new URL('../../../fixtures/golden/', import.meta.url));
 const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => `${golden}${f}`);
 
@@ -22,16 +21,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'leak-report', '--no-progress', '--format', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = (args: string[]): Promise<CliResult> => runCli(['leak-report', '--no-progress', '--format', 'json', ...args]);
 
 const sources = { duckdb: () => [...files, '--db', ':memory:'], clickhouse: () => ['--clickhouse', server.url] };
 
