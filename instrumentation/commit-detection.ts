@@ -68,7 +68,7 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
   if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
   // Made after the Stop and let through by the fence (a cancel call, cleanup): its commit says why.
   if (guard().fence !== undefined && tool.runStopped()) {
-    const passage = fencePassage(method, typeof path === 'string' ? path : '/');
+    const passage = fencePassage(tool, method, typeof host === 'string' ? host : undefined, typeof path === 'string' ? path : '/');
     if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
   }
   const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams: streams(), awaitingBody: undefined };

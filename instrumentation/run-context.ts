@@ -3,6 +3,7 @@ import { isTracingSuppressed } from '@opentelemetry/core';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run } from './types.js';
 import type { KeyedCall } from './guard/idempotency-key.js';
+import type { StartedWork } from './guard/fence-passage.js';
 
 /**
  * The afterstop run a piece of code runs in, carried in the OpenTelemetry
@@ -14,7 +15,7 @@ const RUN_KEY = createContextKey('afterstop.run');
 const TOOL_KEY = createContextKey('afterstop.tool');
 
 /** What the HTTP commit detector and the guard need from the tool call whose body is running. */
-export interface CommitSink extends KeyedCall {
+export interface CommitSink extends KeyedCall, StartedWork {
   /** Its HTTP requests' commits are detected (`detectCommits`); otherwise it is in the context for the guard only. */
   readonly detectsCommits: boolean;
   readonly toolName: string;

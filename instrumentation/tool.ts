@@ -218,6 +218,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   declare private boundEnd: ((options?: ToolEndOptions) => void) | undefined;
   /** The places of its requests' idempotency keys, by endpoint (guard/idempotency-key.ts); made by the first keyed request. */
   declare keyEndpoints: Map<string, KeyEndpoint> | undefined;
+  /** The hosts its body sent a mutating request to before the Stop (guard/fence-passage.ts): its cancel calls there pass the fence. */
+  declare workHosts: Set<string> | undefined;
   /** The digest of its arguments for its keys, once made. */
   declare keyArgumentsDigest: string | undefined;
 

@@ -4,10 +4,26 @@ import { pathnameOf } from './idempotency-key.js';
 /** Why a mutating request made after the Stop passes the fence: it carries the Stop (a cancel call), or cleans up. */
 export type FencePassage = 'cancel' | 'cleanup';
 
+/** Where a tool call started work before its run was stopped: the hosts it sent a mutating request to (kept on the call, by the fence). */
+export interface StartedWork {
+  workHosts: Set<string> | undefined;
+}
+
+/** At most this many hosts a call: a call that posts to more is not telling them apart anyway. */
+const MAX_WORK_HOSTS = 32;
+
+/** The call sent a mutating request to `host` while its run was live: a cancel call to that host later stops that work. */
+export function noteWork(call: StartedWork, host: string | undefined): void {
+  if (host === undefined) return;
+  const hosts = (call.workHosts ??= new Set());
+  if (hosts.size < MAX_WORK_HOSTS) hosts.add(host.toLowerCase());
+}
+
 /**
  * A known cancel call: a POST whose path's last segment is `cancel` (`POST /jobs/1/cancel`; OpenAI's
  * `/v1/responses/{id}/cancel`, batches, fine-tuning jobs, runs; Anthropic's `/v1/messages/batches/{id}/cancel`),
- * or ends in `:cancel` (Google's `…/operations/{name}:cancel`). It tells the service to stop: the Stop going on.
+ * or ends in `:cancel` (Google's `…/operations/{name}:cancel`). It tells the service to stop: the Stop going on,
+ * when the call is stopping its own work ({@link fencePassage}).
  */
 export function cancelCall(method: string, path: string): boolean {
   if (method !== 'POST') return false;
@@ -16,5 +32,14 @@ export function cancelCall(method: string, path: string): boolean {
   return last === 'cancel' || last.endsWith(':cancel');
 }
 
-/** Whether a mutating request made now, after the Stop, passes the fence, and why. */
-export const fencePassage = (method: string, path: string): FencePassage | undefined => (inCleanup() ? 'cleanup' : cancelCall(method, path) ? 'cancel' : undefined);
+/**
+ * Whether a mutating request `call` makes now, after the Stop, passes the fence, and why: in
+ * `afterStopCleanup`, or a cancel call to a host the call started work on before the Stop (it stops its own
+ * job). A cancel call to a host it had not posted to is a new effect like any other (a `cancel_subscription`
+ * tool run on after Stop), and is refused.
+ */
+export function fencePassage(call: StartedWork, method: string, host: string | undefined, path: string): FencePassage | undefined {
+  if (inCleanup()) return 'cleanup';
+  if (host === undefined || call.workHosts === undefined || !cancelCall(method, path)) return undefined;
+  return call.workHosts.has(host.toLowerCase()) ? 'cancel' : undefined;
+}

@@ -70,12 +70,13 @@ function httpSend(req: http.ClientRequest): Promise<unknown> {
 const fenced = (e: unknown): boolean => CommitFencedError.isInstance(e);
 
 describe('what carries the Stop passes the fence: cancel calls', () => {
-  it('a POST whose last path segment is cancel, by fetch and node:http, and the OpenAI and Anthropic SDKs’ cancel calls; a marker records each as passed; other POSTs are refused', async () => {
+  it('a POST whose last path segment is cancel, to the service the call started its work on, by fetch and node:http, and the OpenAI and Anthropic SDKs’ cancel calls; a marker records each as passed; other POSTs are refused', async () => {
     const run = startRun();
-    await run.cancel();
     const openai = new OpenAI({ baseURL: `${serverUrl}/v1`, apiKey: 'sk-test', maxRetries: 0 });
     const anthropic = new Anthropic({ baseURL: serverUrl, apiKey: 'sk-test', maxRetries: 0 });
     const outcomes = await run.tool({ name: 'export_report', callId: 'call_export' }, async () => [
+      await send(`${serverUrl}/jobs`), // the call starts its job, then the user's Stop
+      await run.cancel().then(() => 'stopped'),
       await send(`${serverUrl}/jobs/1/cancel`),
       await httpSend(http.request(`${serverUrl}/jobs/2/cancel/`, { method: 'POST' })),
       await openai.responses.cancel('resp_1').then(() => 200),
@@ -88,8 +89,9 @@ describe('what carries the Stop passes the fence: cancel calls', () => {
       fenced(await errorOf(send(`${serverUrl}/cancel-all`))),
     ]);
     run.end();
-    expect(outcomes).toEqual([200, 200, 200, 200, 200, 200, 200, true, true, true]);
+    expect(outcomes).toEqual([200, 'stopped', 200, 200, 200, 200, 200, 200, 200, true, true, true]);
     expect(received.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /jobs',
       'POST /jobs/1/cancel',
       'POST /jobs/2/cancel/',
       'POST /v1/responses/resp_1/cancel',
@@ -103,6 +105,17 @@ describe('what carries the Stop passes the fence: cancel calls', () => {
     expect(passed).toHaveLength(7);
     expect(passed.every((a) => a['afterstop.guard.fence.passed'] === 'cancel' && a['gen_ai.tool.call.id'] === 'call_export' && a['afterstop.cancel.state'] === 'requested')).toBe(true);
     expect(named(spans, 'afterstop.tool.commit.prevented')).toHaveLength(3);
+  });
+
+  it('a cancel call to a service the call had not posted to before the Stop is a new effect (a cancel_subscription tool run on after Stop): refused', async () => {
+    const run = startRun();
+    await run.cancel();
+    const refused = await run.tool({ name: 'cancel_subscription', callId: 'call_sub' }, () => errorOf(send(`${serverUrl}/subscriptions/42/cancel`)));
+    run.end();
+    expect(fenced(refused)).toBe(true);
+    expect(received).toEqual([]);
+    const spans = await capture.spans(run.id);
+    expect([named(spans, 'afterstop.tool.fence.passed'), named(spans, 'afterstop.tool.commit.prevented')].map((s) => s.length)).toEqual([0, 1]);
   });
 
   it('a cancel call passes without a marker when the run was not stopped (the fence had nothing to let through)', async () => {
