@@ -6,7 +6,7 @@
  *                (docs/benchmarks.md: docs/benchmarks.json)
  *   --only RE    run only the sections whose name matches the regular expression RE
  *                (tool-call, live-metrics, guard, sdk-stream, collector-faults,
- *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer); with
+ *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer, large-inputs); with
  *                --doc, its rows replace those of the doc's JSON, the others stay
  * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes.
  */
