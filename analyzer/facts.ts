@@ -1,3 +1,6 @@
+import { query } from './queries.js';
+import type { Store } from './store.js';
+
 /**
  * The facts kept per run (queries/*-facts.sql), after assign-runs: computed at ingest for the traces it
  * touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them), per
@@ -11,3 +14,16 @@ export const FACTS = ['run-facts', 'cancel-span-facts', 'tool-call-facts', 'ghos
  * and commits of every trace of the scope the store keeps; per report in ClickHouse.
  */
 export const SCOPE_FACTS = ['steer-facts', 'replay-facts'] as const;
+
+/**
+ * The facts of the traces in touched_traces derived again, from the spans in the working table (an ingest's
+ * new spans and the days they fall on, or a migration's every span): the facts they had forgotten, the runs
+ * assigned, FACTS, then SCOPE_FACTS for the scopes they touch.
+ */
+export async function deriveTouchedFacts(store: Store): Promise<void> {
+  await store.script(query('forget-facts'));
+  await store.run(query('assign-runs'));
+  for (const name of FACTS) await store.run(query(name));
+  await store.script(query('note-touched-scopes'));
+  for (const name of SCOPE_FACTS) await store.run(query(name));
+}

@@ -7,7 +7,6 @@ import { reportEvidence } from './report-evidence.js';
 import { reportSpanFiles } from './span-files.js';
 import { futureFromNs, toNs } from './report-time.js';
 
-export { FUTURE_TOLERANCE_MS, futureFromNs, LATEST_NS, toNs } from './report-time.js';
 import {
   isFindingKind,
   REPORT_SCHEMA,

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { listValue } from '@duckdb/node-api';
-import { FACTS, SCOPE_FACTS } from './facts.js';
+import { deriveTouchedFacts } from './facts.js';
 import { query } from './queries.js';
 import { removeEmptyFolders, reportSpanFiles, writeSpanFiles } from './span-files.js';
-import type { Store } from './store.js';
+import { removeCatalogFile, type Store } from './store.js';
 
 /**
  * A store written by the previous release, brought to this one's layout
@@ -72,15 +72,6 @@ async function rebuild(store: Store, version: string): Promise<string[]> {
   await store.run(query('load-span-files'), { files: listValue(files) });
   // As an ingest does for the traces it touched (ingest.ts), for every trace.
   await store.script(query('touch-all-traces'));
-  await store.script(query('forget-facts'));
-  await store.run(query('assign-runs'));
-  for (const name of FACTS) await store.run(query(name));
-  await store.script(query('note-touched-scopes'));
-  for (const name of SCOPE_FACTS) await store.run(query(name));
+  await deriveTouchedFacts(store);
   return writeSpanFiles(store, { keepReplaced: true });
-}
-
-/** A catalog file and its write-ahead log, removed. */
-export function removeCatalogFile(file: string): void {
-  for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
 }

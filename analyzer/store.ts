@@ -11,7 +11,7 @@ import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 
 export type Params = Record<string, DuckDBValue>;
 
-/** The layout of the store's tables; a store of version {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
+/** The layout of the store's tables; a store of a version in {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
 export const STORE_VERSION = '14';
 
 /**
@@ -164,7 +164,7 @@ export class Store {
    */
   private static async createCatalog(where: string, folder: string, options: Record<string, string>): Promise<void> {
     const creating = path.join(folder, `${CATALOG}${CREATING}${process.pid}`);
-    removeCreation(creating);
+    removeCatalogFile(creating);
     const store = await Store.connectTo(where, folder, false, creating, options);
     try {
       await store.connection.run('CHECKPOINT');
@@ -177,7 +177,7 @@ export class Store {
       // Another process put its catalog in place while this one wrote its own: that one is the store's.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     } finally {
-      removeCreation(creating);
+      removeCatalogFile(creating);
     }
   }
 
@@ -401,8 +401,8 @@ function listTypes(q: Query): Record<string, DuckDBType> | undefined {
 /** The suffix, before a pid, of a catalog being created (Store.createCatalog; creationPid reads it back). */
 const CREATING = '.creating-';
 
-/** A catalog being created and its write-ahead log, removed. */
-function removeCreation(file: string): void {
+/** A catalog file (one being created, a migration's copy) and its write-ahead log, removed. */
+export function removeCatalogFile(file: string): void {
   for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
 }
 

@@ -3,7 +3,7 @@ import type { Attributes } from '@opentelemetry/api';
 import { safely } from './safe.js';
 import { ATTR_GUARD_FENCE_PASSED, ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
 import { guard } from './guard/config.js';
-import { fencePassage } from './guard/fence-passage.js';
+import { fenceHolds, fencePassage } from './guard/fence-passage.js';
 import { keyFor, pathnameOf, unreadStatus, type KeyedAttempt } from './guard/idempotency-key.js';
 import type { CommitEvidence } from './types.js';
 import { activeTool, type CommitSink } from './run-context.js';
@@ -66,9 +66,10 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
   const attributes: Attributes = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (typeof host === 'string' && host !== '') attributes[ATTR_SERVER_ADDRESS] = host;
   if (keyed !== undefined) attributes[ATTR_GUARD_IDEMPOTENCY_KEY] = keyed.key;
-  // Made after the Stop and let through by the fence (a cancel call, cleanup): its commit says why.
-  if (guard().fence !== undefined && tool.runStopped()) {
-    const passage = fencePassage(tool, method, typeof host === 'string' ? host : undefined, typeof path === 'string' ? path : '/');
+  // Made after the Stop and let through by the fence that holds it (a cancel call, cleanup): its commit says why.
+  const hostName = typeof host === 'string' ? host : undefined;
+  if (tool.runStopped() && fenceHolds(tool, hostName)) {
+    const passage = fencePassage(tool, method, hostName, typeof path === 'string' ? path : '/');
     if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
   }
   const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams: streams(), awaitingBody: undefined };

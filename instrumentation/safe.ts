@@ -20,18 +20,20 @@ export function reportInternalError(where: string, error: unknown): void {
 
 const said = new Set<string>();
 
-/**
- * Say something the app's operator must know, once per process, on stderr (not through diag, which is
- * silent unless the app set a logger): never throws.
- */
-export function sayOnce(key: string, message: string): void {
-  if (said.has(key)) return;
-  said.add(key);
+/** Say something the app's operator must know on stderr (not through diag, which is silent unless the app set a logger): never throws. */
+export function say(message: string): void {
   try {
     process.stderr.write(`afterstop: ${message}\n`);
   } catch {
     // stderr itself failed: nothing more we can do
   }
+}
+
+/** {@link say}, once per process for each `key`. */
+export function sayOnce(key: string, message: string): void {
+  if (said.has(key)) return;
+  said.add(key);
+  say(message);
 }
 
 /** Run `fn`; on any error return `fallback` instead. */

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { listValue } from '@duckdb/node-api';
 import { InputError, isOutOfMemory, isStorageFailure } from '../errors.js';
 import { query } from '../queries.js';
-import { FACTS, SCOPE_FACTS } from '../facts.js';
+import { deriveTouchedFacts } from '../facts.js';
 import type { Store } from '../store.js';
 import { traceFileBatches, type Compression, type TraceFile } from './discover.js';
 import type { SkippedLine } from './otlp-json.js';
@@ -228,7 +228,6 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.script(query('ingest-lists'));
   const summary: IngestSummary = { files: 0, read: 0, spansRead: 0, spansAdded: 0, spansInStore: 0, skipped: [], skippedCount: 0 };
   let started: { ingestId: number; before: number } | undefined;
-  let unreadable = 0;
   for await (const files of batches) {
     summary.files += files.length;
     await store.run(query('add-input-files'), { paths: listValue(files.map((f) => f.path)) });
@@ -239,7 +238,6 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
       noteSkipped(summary, [skipped]);
       return [{ file, spans: 0, skipped: [skipped], again: true as const }];
     });
-    unreadable += unread.length;
     await hold(store, unread);
     const todo = await unseen(store, files.filter((f) => f.unreadable === undefined));
     if (todo.length === 0) continue;
@@ -257,7 +255,7 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   }
   if (started === undefined) {
     // Nothing read: what could not be read is still recorded (its skipped lines, for the report).
-    if (unreadable > 0) await store.transaction(() => store.script(query('record-pending')));
+    await store.transaction(() => store.script(query('record-pending')));
     summary.spansInStore = await spanCount(store);
     return summary;
   }
@@ -276,12 +274,8 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.run(query('note-touched'), { ingest_id: ingestId });
   await loadTouchedSpanFiles(store, ingestId);
   await store.run(query('dedupe-spans'), { ingest_id: ingestId });
-  await store.script(query('forget-facts'));
-  await store.run(query('assign-runs'));
   // The facts of the runs of the traces just touched (their spans are all in the working table), kept for reports.
-  for (const name of FACTS) await store.run(query(name));
-  await store.script(query('note-touched-scopes'));
-  for (const name of SCOPE_FACTS) await store.run(query(name));
+  await deriveTouchedFacts(store);
   progress?.('writing the spans to Parquet');
   await writeSpanFiles(store);
   // Files are recorded as read only once their spans and facts are stored: a job killed

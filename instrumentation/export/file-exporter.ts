@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { sayOnce } from '../safe.js';
+import { say } from '../safe.js';
 import type { SyncCapableExporter } from './queue.js';
 import { isStop } from './span-queue.js';
 
@@ -64,7 +64,6 @@ export class FileSpanExporter implements SyncCapableExporter {
   private readonly maxPendingBytes: number;
   /** Writes are failing (said once on stderr until they resume), how many times they started to, and whether the next line goes to the file that failed. */
   private failing = false;
-  private failures = 0;
   private reopenSame = false;
 
   constructor(private readonly options: FileExporterOptions) {
@@ -244,7 +243,7 @@ export class FileSpanExporter implements SyncCapableExporter {
     const code = (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
     if (!this.failing) {
       this.failing = true;
-      sayOnce(`trace files failing ${this.failures++}`, `cannot write trace files in ${this.options.dir} (${code}); spans are counted as dropped until writing resumes`);
+      say(`cannot write trace files in ${this.options.dir} (${code}); spans are counted as dropped until writing resumes`);
     }
     if ((error as { [PARTIAL]?: boolean } | undefined)?.[PARTIAL] !== true) this.reopenSame = true;
     this.close();
@@ -254,7 +253,7 @@ export class FileSpanExporter implements SyncCapableExporter {
   private resumed(): void {
     if (!this.failing) return;
     this.failing = false;
-    sayOnce(`trace files resumed ${this.failures}`, `trace files are written again in ${this.options.dir}`);
+    say(`trace files are written again in ${this.options.dir}`);
   }
 
   private fileFor(bytes: number): number {

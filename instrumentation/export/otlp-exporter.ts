@@ -3,7 +3,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { SyncCapableExporter } from './queue.js';
 
 /** Requests the OTLP client may have in flight (its default is 30); beyond it, it refuses an export. */
-export const OTLP_CONCURRENCY = 100;
+const OTLP_CONCURRENCY = 100;
 
 /**
  * The exporter takes an export while others run, up to {@link OTLP_CONCURRENCY} requests in flight: a

@@ -6,7 +6,7 @@ import { AFTERSTOP_SCOPE, ATTR_TOOL_EFFECT, SPAN_CANCEL_REQUEST } from '../semco
  * of runs cancelled in the same tick, before any export can run) keeps every one of them. Bounded: at about
  * 1.5 KB a marker, 16,384 of them are some 25 MB at the very worst.
  */
-export const STOP_RESERVE = 16_384;
+const STOP_RESERVE = 16_384;
 
 /** A fixed-capacity ring of spans. When full, pushing evicts the oldest span. */
 class SpanRing {

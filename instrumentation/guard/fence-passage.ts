@@ -1,8 +1,23 @@
+import type { CommitSink } from '../run-context.js';
 import { inCleanup } from './after-stop-cleanup.js';
+import { guard } from './config.js';
 import { pathnameOf } from './idempotency-key.js';
 
 /** Why a mutating request made after the Stop passes the fence: it carries the Stop (a cancel call), or cleans up. */
 export type FencePassage = 'cancel' | 'cleanup';
+
+/**
+ * Whether the fence holds `tool`'s mutating requests to `host`: it is on, the call is not a compensation,
+ * the tool is among the fence's tools and the host among its hosts. The one test of the refusal
+ * (http-guard.ts) and of the commit's record of a passage (commit-detection.ts): a commit is said to have
+ * passed only a fence that held it.
+ */
+export function fenceHolds(tool: CommitSink, host: string | undefined): boolean {
+  const fence = guard().fence;
+  if (fence === undefined || !tool.fenceable) return false;
+  if (!fence.all && !fence.tools.has(tool.toolName)) return false;
+  return fence.hosts === undefined || (host !== undefined && fence.hosts(host));
+}
 
 /** Where a tool call started work before its run was stopped: the hosts it sent a mutating request to (kept on the call, by the fence). */
 export interface StartedWork {
@@ -25,7 +40,7 @@ export function noteWork(call: StartedWork, host: string | undefined): void {
  * or ends in `:cancel` (Google's `…/operations/{name}:cancel`). It tells the service to stop: the Stop going on,
  * when the call is stopping its own work ({@link fencePassage}).
  */
-export function cancelCall(method: string, path: string): boolean {
+function cancelCall(method: string, path: string): boolean {
   if (method !== 'POST') return false;
   const p = pathnameOf(path).replace(/\/+$/, '');
   const last = p.slice(p.lastIndexOf('/') + 1).toLowerCase();

@@ -7,7 +7,7 @@ import { guardChannels, guardKey, keyedHttpRequests, SAFE_METHODS } from '../com
 import { activeTool, type CommitSink } from '../run-context.js';
 import { reportInternalError, safely } from '../safe.js';
 import { guard, type ResolvedGuard } from './config.js';
-import { fencePassage, noteWork } from './fence-passage.js';
+import { fenceHolds, fencePassage, noteWork } from './fence-passage.js';
 
 /**
  * The guard's HTTP part: the commit fence, and idempotency keys on node:http.
@@ -49,14 +49,11 @@ const WRAPPED = Symbol.for('afterstop.guard.wrapped');
 
 /** The fence's answer for a request `tool` makes now: the error that refuses it (the marker written), or undefined (a passage after the Stop recorded). */
 export function fenceRefusal(tool: CommitSink, method: string, host: string | undefined, path: string): CommitFencedError | undefined {
-  const fence = guard().fence;
-  if (fence === undefined || SAFE_METHODS.has(method) || !tool.fenceable) return undefined;
+  if (SAFE_METHODS.has(method) || !fenceHolds(tool, host)) return undefined;
   if (!tool.runStopped()) {
     noteWork(tool, host);
     return undefined;
   }
-  if (!fence.all && !fence.tools.has(tool.toolName)) return undefined;
-  if (fence.hosts !== undefined && (host === undefined || !fence.hosts(host))) return undefined;
   const attributes: Record<string, string> = { [ATTR_HTTP_REQUEST_METHOD]: method };
   if (host !== undefined) attributes[ATTR_SERVER_ADDRESS] = host;
   const passage = fencePassage(tool, method, host, path);
