@@ -118,6 +118,23 @@ describe('what carries the Stop passes the fence: cancel calls', () => {
     expect([named(spans, 'afterstop.tool.fence.passed'), named(spans, 'afterstop.tool.commit.prevented')].map((s) => s.length)).toEqual([0, 1]);
   });
 
+  it('a tool the fence does not hold: its cancel call after Stop is sent as any request, and its commit does not say it passed a fence (the report counts it as any effect after Stop)', async () => {
+    setup({ guard: { fence: ['charge_card'], idempotencyKeys: false } });
+    const run = startRun();
+    const status = await run.tool({ name: 'export_report', callId: 'call_unheld', detectCommits: true }, async () => {
+      await send(`${serverUrl}/jobs`);
+      await run.cancel();
+      return send(`${serverUrl}/jobs/1/cancel`);
+    });
+    run.end();
+    expect(status).toBe(200);
+    const spans = await capture.spans(run.id);
+    expect(named(spans, 'afterstop.tool.fence.passed')).toHaveLength(0);
+    const commits = named(spans, 'afterstop.tool.commit').map((c) => c.attributes);
+    expect(commits).toHaveLength(2);
+    expect(commits.map((a) => a['afterstop.guard.fence.passed'])).toEqual([undefined, undefined]);
+  });
+
   it('a cancel call passes without a marker when the run was not stopped (the fence had nothing to let through)', async () => {
     const run = startRun();
     expect(await run.tool({ name: 'export_report' }, () => send(`${serverUrl}/jobs/1/cancel`))).toBe(200);
