@@ -17,3 +17,17 @@ export function httpDeadlineMs(defaultMs: number, env: NodeJS.ProcessEnv = proce
   return ms;
 }
 
+
+/**
+ * `request`, given a signal that aborts it `ms` after it starts. Past the deadline its failure is the one
+ * `passed` makes, told `within` (the deadline and how to set it, as every server's error says it).
+ */
+export async function withinDeadline<T>(ms: number, request: (signal: AbortSignal) => Promise<T>, passed: (within: string, cause: unknown) => Error): Promise<T> {
+  const signal = AbortSignal.timeout(ms);
+  try {
+    return await request(signal);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    throw passed(`within ${ms} ms (${HTTP_DEADLINE_ENV} sets the deadline)`, error);
+  }
+}

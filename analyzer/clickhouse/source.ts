@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type Logger } from '@clickhouse/client';
 import { InputError } from '../errors.js';
-import { HTTP_DEADLINE_ENV, httpDeadlineMs } from '../http-deadline.js';
+import { httpDeadlineMs, withinDeadline } from '../http-deadline.js';
 import type { Query } from '../queries.js';
 import { redactSecrets, serverText } from '../redact.js';
 import { typedRows } from '../sql/typed-rows.js';
@@ -130,14 +130,8 @@ export class ClickHouseSource {
   }
 
   /** One request, its answer read whole, within the deadline; past it, an error that says so (the request is aborted). */
-  private async withinDeadline<T>(q: Query, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const signal = AbortSignal.timeout(this.deadlineMs);
-    try {
-      return await request(signal);
-    } catch (error) {
-      if (!signal.aborted) throw error;
-      throw new Error(`no whole answer to ${q.file} within ${this.deadlineMs} ms (${HTTP_DEADLINE_ENV} sets the deadline)`, { cause: error });
-    }
+  private withinDeadline<T>(q: Query, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withinDeadline(this.deadlineMs, request, (within, cause) => new Error(`no whole answer to ${q.file} ${within}`, { cause }));
   }
 
   /** A query's rows as its header declares them (its -- @column lines; analyzer/sql/typed-rows.ts). */

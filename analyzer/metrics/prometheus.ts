@@ -1,5 +1,5 @@
 import { Gauge, Registry } from 'prom-client';
-import { httpDeadlineMs, HTTP_DEADLINE_ENV } from '../http-deadline.js';
+import { httpDeadlineMs, withinDeadline } from '../http-deadline.js';
 import { redactUrl, serverText } from '../redact.js';
 import type { LeakReport } from '../types.js';
 import { metricFamilies, type MetricOptions } from './metric-families.js';
@@ -82,17 +82,17 @@ export async function pushReport(url: string, report: LeakReport, options: PushO
   const deadline = options.timeoutMs ?? httpDeadlineMs(10_000);
   const body = await reportRegistry(report, options).metrics();
   const { target, headers } = pushTarget(url, options.job ?? 'afterstop', options.instance ?? 'default');
-  const signal = AbortSignal.timeout(deadline);
   try {
-    const response = await fetch(target, { method: 'PUT', body, headers, signal, redirect: 'manual' });
-    if (response.status < 200 || response.status >= 300) {
-      const answer = serverText(await bodyStart(response, MAX_ANSWER_BYTES));
-      throw new PushFailed(`the Pushgateway at ${shown} answered ${response.status}${answer === '' ? '' : `: ${answer}`}`);
-    }
-    await bodyStart(response, 0);
+    await withinDeadline(deadline, async (signal) => {
+      const response = await fetch(target, { method: 'PUT', body, headers, signal, redirect: 'manual' });
+      if (response.status < 200 || response.status >= 300) {
+        const answer = serverText(await bodyStart(response, MAX_ANSWER_BYTES));
+        throw new PushFailed(`the Pushgateway at ${shown} answered ${response.status}${answer === '' ? '' : `: ${answer}`}`);
+      }
+      await bodyStart(response, 0);
+    }, (within) => new PushFailed(`the Pushgateway at ${shown} did not answer ${within}`));
   } catch (error) {
     if (PushFailed.isInstance(error)) throw error;
-    if (signal.aborted) throw new PushFailed(`the Pushgateway at ${shown} did not answer within ${deadline} ms (${HTTP_DEADLINE_ENV} sets the deadline)`);
     const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
     throw new PushFailed(`the Pushgateway at ${shown} could not be reached (${serverText(cause?.code ?? cause?.message ?? (error as Error).message)})`);
   }
