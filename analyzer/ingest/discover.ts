@@ -6,15 +6,20 @@ import { InputError } from '../errors.js';
 /** How a trace file is compressed, told by its first bytes (rotated Collector files keep their name). */
 export type Compression = 'none' | 'gzip' | 'zstd';
 
-export interface TraceFile {
+/** A trace file as its folder lists it: stat'ed, not opened (whether it was read before needs no more). */
+export interface ListedFile {
   path: string;
   size: number;
   mtimeMs: number;
-  compression: Compression;
   /** OTLP/JSON, or a Parquet file: a Grafana Tempo block's data (ingest/tempo.ts). */
   format: 'otlp-json' | 'parquet';
   /** Why the file cannot be read (EACCES, ELOOP, EISDIR, ...), or the folder listed (its files unread): skipped, named, and looked at again next time. */
   unreadable?: string;
+}
+
+/** A trace file opened to be read: its compression told by its first bytes (unreadable if it cannot be opened). */
+export interface TraceFile extends ListedFile {
+  compression: Compression;
 }
 
 /** What a folder is searched for: OTLP/JSON lines or documents, possibly compressed, and Tempo blocks' data. */
@@ -37,35 +42,42 @@ export function compressionOf(file: string): Compression {
 /**
  * The file as it is now, or undefined when it is gone since the folder was
  * listed: a writer rotated it (renamed it aside), and its lines are read
- * under the new name, in this listing or the next run's.
+ * under the new name, in this listing or the next run's. Stat'ed only: a file
+ * read before and unchanged is never opened ({@link opened} opens the rest).
  */
-function describe(file: string): TraceFile | undefined {
-  const parquet = file.toLowerCase().endsWith('.parquet');
-  const format = parquet ? 'parquet' : 'otlp-json';
-  let stat: fs.Stats | undefined;
+function describe(file: string): ListedFile | undefined {
+  const format = file.toLowerCase().endsWith('.parquet') ? 'parquet' : 'otlp-json';
   try {
-    stat = fs.statSync(file);
-    // Opened here (compressionOf reads its first bytes): a file the job may not read is known before any is read.
-    const compression = parquet ? readable(file) : compressionOf(file);
-    return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, compression, format };
+    const stat = fs.statSync(file);
+    return { path: path.resolve(file), size: stat.size, mtimeMs: stat.mtimeMs, format };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    // One file the job cannot read (another user's, a symlink loop) does not cost the report of the others.
-    const why = code ?? (error as Error).message;
-    return { path: path.resolve(file), size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, compression: 'none', format, unreadable: `cannot be read (${why})` };
+    return { path: path.resolve(file), size: 0, mtimeMs: 0, format, unreadable: `cannot be read (${code ?? (error as Error).message})` };
   }
 }
 
-/** Throws when the file cannot be opened for reading; a Parquet file is not compressed as a whole. */
-function readable(file: string): Compression {
-  fs.closeSync(fs.openSync(file, 'r'));
-  return 'none';
+/**
+ * A listed file opened (its first bytes read: its compression; a Parquet file is not compressed as a
+ * whole): one the job may not read (another user's, a symlink loop) is `unreadable`, with its reason, and
+ * does not cost the report of the others.
+ */
+export function opened(file: ListedFile): TraceFile {
+  if (file.unreadable !== undefined) return { ...file, compression: 'none' };
+  try {
+    if (file.format === 'parquet') {
+      fs.closeSync(fs.openSync(file.path, 'r'));
+      return { ...file, compression: 'none' };
+    }
+    return { ...file, compression: compressionOf(file.path) };
+  } catch (error) {
+    return { ...file, compression: 'none', unreadable: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
 }
 
 /** A folder under an input that the job cannot list (another user's, mode 000): named, its files not read. */
-const unlistedFolder = (folder: string, code: string): TraceFile => ({
-  path: path.resolve(folder), size: 0, mtimeMs: 0, compression: 'none', format: 'otlp-json', unreadable: `a folder that cannot be listed (${code}): its trace files are not read`,
+const unlistedFolder = (folder: string, code: string): ListedFile => ({
+  path: path.resolve(folder), size: 0, mtimeMs: 0, format: 'otlp-json', unreadable: `a folder that cannot be listed (${code}): its trace files are not read`,
 });
 
 /** Whether a file found in a folder is a trace file: OTLP/JSON (possibly compressed) or a Tempo block's data, not its meta.json. */
@@ -79,7 +91,7 @@ function isTraceFile(f: string): boolean {
  * folder of a million files is never held whole), each once; names starting
  * with a dot are left out, links followed (a folder reached twice walked once).
  */
-async function* walk(root: string, skip: (dir: string) => boolean = () => false): AsyncGenerator<string | TraceFile> {
+async function* walk(root: string, skip: (dir: string) => boolean = () => false): AsyncGenerator<string | ListedFile> {
   const folders = [root];
   const seen = new Set<string>();
   for (let dir = folders.pop(); dir !== undefined; dir = folders.pop()) {
@@ -155,13 +167,13 @@ async function sourceOf(input: string): Promise<Source> {
  * What is held is a batch, the inputs, and the files named one by one or by
  * a pattern: never the whole of a folder's files.
  */
-export async function traceFileBatches(inputs: readonly string[], size = 10_000): Promise<AsyncGenerator<TraceFile[]>> {
+export async function traceFileBatches(inputs: readonly string[], size = 10_000): Promise<AsyncGenerator<ListedFile[]>> {
   const sources: Source[] = [];
   for (const input of inputs) sources.push(await sourceOf(input));
   return (async function* () {
     const named = new Set<string>();
     const folders: string[] = [];
-    let batch: TraceFile[] = [];
+    let batch: ListedFile[] = [];
     for (const source of sources) {
       const earlier = [...folders];
       const covered = (f: string): boolean => named.has(f) || earlier.some((dir) => within(f, dir));
@@ -205,6 +217,6 @@ export async function traceFileBatches(inputs: readonly string[], size = 10_000)
  */
 export async function discoverTraceFiles(inputs: readonly string[]): Promise<TraceFile[]> {
   const files: TraceFile[] = [];
-  for await (const batch of await traceFileBatches(inputs)) files.push(...batch);
+  for await (const batch of await traceFileBatches(inputs)) files.push(...batch.map(opened));
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -6,7 +6,7 @@ import { InputError, isOutOfMemory, isStorageFailure } from '../errors.js';
 import { query } from '../queries.js';
 import { deriveTouchedFacts } from '../facts.js';
 import type { Store } from '../store.js';
-import { traceFileBatches, type Compression, type TraceFile } from './discover.js';
+import { opened, traceFileBatches, type Compression, type ListedFile, type TraceFile } from './discover.js';
 import type { SkippedLine } from './otlp-json.js';
 import { sanitizeFile, type SanitizeResult } from './sanitize.js';
 import { inflatesWithinBound } from './read-lines.js';
@@ -47,7 +47,7 @@ async function spanCount(store: Store): Promise<number> {
 }
 
 /** Of a batch of files, those the store has not read yet, or that changed (grew) since. */
-async function unseen(store: Store, files: TraceFile[]): Promise<TraceFile[]> {
+async function unseen(store: Store, files: ListedFile[]): Promise<ListedFile[]> {
   const rows = await store.typedRows('seen-files', { paths: listValue(files.map((f) => f.path)) });
   const seen = new Map(rows.map((r) => [r.path, r]));
   return files.filter((f) => {
@@ -231,15 +231,17 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   for await (const files of batches) {
     summary.files += files.length;
     await store.run(query('add-input-files'), { paths: listValue(files.map((f) => f.path)) });
-    // A file the job cannot read is named with its reason, not marked read (it is looked at again next time).
-    const unread: FileRead[] = files.flatMap((file) => {
+    // The files new or changed since they were read, opened; one the job cannot stat, list or open is named
+    // with its reason, not marked read (it is looked at again next time).
+    const looked = [...files.filter((f) => f.unreadable !== undefined), ...(await unseen(store, files.filter((f) => f.unreadable === undefined)))].map(opened);
+    const unread: FileRead[] = looked.flatMap((file) => {
       if (file.unreadable === undefined) return [];
       const skipped = { file: file.path, line: 0, reason: `${file.unreadable}; skipped, and read again next time` };
       noteSkipped(summary, [skipped]);
       return [{ file, spans: 0, skipped: [skipped], again: true as const }];
     });
     await hold(store, unread);
-    const todo = await unseen(store, files.filter((f) => f.unreadable === undefined));
+    const todo = looked.filter((f) => f.unreadable === undefined);
     if (todo.length === 0) continue;
     if (started === undefined) {
       // What a killed ingest left: spans not written (their files are read again) and files not made live.
