@@ -11,7 +11,9 @@ export const DASHBOARDS: Record<string, () => DashboardBuilder> = {
 /** The dashboard, its panels numbered in order (stable ids: the builder leaves them to Grafana). */
 export function buildDashboard(build: () => DashboardBuilder): { panels?: { id?: number }[] } & Record<string, unknown> {
   const dashboard = build().build() as unknown as { panels?: { id?: number }[] } & Record<string, unknown>;
-  dashboard.panels?.forEach((panel, i) => (panel.id = i + 1));
+  dashboard.panels?.forEach((panel, i) => {
+    panel.id = i + 1;
+  });
   return dashboard;
 }
 

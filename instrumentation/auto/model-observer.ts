@@ -1,4 +1,4 @@
-import { context, type Context } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { joinOrStartRun } from '../run-start.js';
 import { isAbortError } from '../errors.js';
 import { contextOf } from '../handles.js';

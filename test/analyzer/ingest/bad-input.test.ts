@@ -79,6 +79,7 @@ describe('bad inputs, one by one', () => {
     const cases = {
       past: g2.map(first((s) => (s['endTimeUnixNano'] = '18446744073709551615'))),
       negative: g2.map(first((s) => (s['startTimeUnixNano'] = '-5'))),
+      // biome-ignore lint/correctness/noPrecisionLoss: 2^64 - 1 as a JSON number, which no double holds, is the case tested.
       'past, as a number': g2.map(first((s) => (s['endTimeUnixNano'] = 18446744073709551615))),
       // A broken line beside it sends the file down the careful path.
       'negative, careful path': [...g2.map(first((s) => (s['startTimeUnixNano'] = '-5'))), '{"resourceSpans": [ broken'],
