@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
-import { agreesWithTruth, CLOSED_AT_ONCE_MS, closedAfterStopMs, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
+import { agreesWithTruth, expectClosedByStop, sdkApps, spansNamed, toolResults, truthAfterStop } from '../../helpers/sdk-app.js';
 import { versionedApps, versionIn } from '../../helpers/versioned-app.js';
 
 /**
@@ -37,13 +37,16 @@ describe.each([
   it('Stop (abortSignal) during the text stream: the cancel at the Stop, acknowledged, the request closed at once, the tokens after Stop counted', async () => {
     const r = await run('text');
     expect(r.requests[0]!.clientClosedEarly).toBe(true);
-    expect(closedAfterStopMs(r)).toBeLessThan(CLOSED_AT_ONCE_MS);
+    expectClosedByStop(r, 100);
     const [cancel] = await spansNamed(r, 'afterstop.cancel.request');
     expect(cancel?.['afterstop.cancel.source']).toBe('user');
     const [model] = await spansNamed(r, 'chat');
     expect(model).toMatchObject({ 'afterstop.model.aborted': true, 'afterstop.model.output_tokens_after_cancel': expect.any(Number) });
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0 });
-    expect(r.report.totals.cancel_ack_ms.max).toBeLessThan(CLOSED_AT_ONCE_MS);
+    // Acknowledged by the abort itself: after the Stop, and by the time the app saw its stream end (an
+    // acknowledgement taken later, at the run's end or from a stream read out, would come after it).
+    const ack = (await readTraces(r.traces)).spans.find((s) => s.name === 'afterstop.cancel.ack');
+    expect(ack!.startNs >= BigInt(String(r.out['stopNs'])) && ack!.startNs <= BigInt(String(r.out['streamEndedNs'])), 'Stop ≤ acknowledgement ≤ the app saw its stream end').toBe(true);
     agreesWithTruth(r);
   });
 
