@@ -1,5 +1,5 @@
 import { context, createContextKey, type Attributes, type Context } from '@opentelemetry/api';
-import { isTracingSuppressed } from '@opentelemetry/core';
+import { isTracingSuppressed } from './otel-compat.js';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run } from './types.js';
 import type { KeyedCall } from './guard/idempotency-key.js';

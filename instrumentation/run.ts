@@ -14,7 +14,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from '@opentelemetry/core';
+import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from './otel-compat.js';
 import { CancelledError, DeadlineExceededError, isAbortError } from './errors.js';
 import { deadlineFrom, guard } from './guard/config.js';
 import { errorMessage, errorType } from './error-attributes.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import type { RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';

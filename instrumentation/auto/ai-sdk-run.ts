@@ -1,5 +1,5 @@
 import { context, type Context, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime } from '../otel-compat.js';
 import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
 import { contextOf } from '../handles.js';

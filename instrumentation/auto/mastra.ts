@@ -6,7 +6,7 @@ import { callContext } from '../handles.js';
 import { withRunSignal } from '../guard/deadline-signal.js';
 import { safely } from '../safe.js';
 import { invokeInToolCall, endToolCall, startFrameworkTool, toolBodyEnded } from '../tool.js';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime } from '../otel-compat.js';
 import type { HrTime } from '@opentelemetry/api';
 import type { Run, ToolCall } from '../types.js';
 import { observedModel } from './ai-sdk-model.js';

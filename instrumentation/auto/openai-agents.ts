@@ -1,5 +1,5 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime } from '../otel-compat.js';
 import { isAbortError } from '../errors.js';
 import { joinOrStartRun } from '../run-start.js';
 import { observeCall } from '../observe-call.js';

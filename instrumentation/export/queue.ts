@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, TraceFlags, context } from '@opentelemetry/api';
-import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, suppressTracing, type ExportResult } from '../otel-compat.js';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
