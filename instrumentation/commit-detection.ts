@@ -2,9 +2,7 @@ import * as dc from 'node:diagnostics_channel';
 import type { Attributes } from '@opentelemetry/api';
 import { safely } from './safe.js';
 import { ATTR_GUARD_FENCE_PASSED, ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
-import { guard } from './guard/config.js';
-import { fenceHolds, fencePassage } from './guard/fence-passage.js';
-import { keyFor, pathnameOf, unreadStatus, type KeyedAttempt } from './guard/idempotency-key.js';
+import { fenceHolds, fencePassage, guard, keyFor, pathnameOf, unreadStatus, type KeyedAttempt } from './guard/index.js';
 import type { CommitEvidence } from './types.js';
 import { activeTool, type CommitSink } from './run-context.js';
 

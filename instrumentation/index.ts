@@ -18,7 +18,7 @@ export type * from './types.js';
 export { CancelledError, CommitFencedError, DeadlineExceededError, isAbortError } from './errors.js';
 export * as semconv from './semconv.js';
 export { startRun } from './run-start.js';
-export { afterStopCleanup } from './guard/after-stop-cleanup.js';
+export { afterStopCleanup } from './guard/index.js';
 export { captureContent } from './content.js';
 export { VERSION } from './version.js';
 

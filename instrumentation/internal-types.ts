@@ -1,8 +1,25 @@
 /** Private state shapes; not part of the public API. */
 import type { Attributes, Context, HrTime, Tracer } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
 import type { CancelState, ExportStats, ExporterKind } from './types.js';
+
+/**
+ * A marker whose fact matters only while it is still open: a tool call's start
+ * marker tells of a call that may never end (the process dies, the body hangs).
+ * A call that ends before the spans are next exported is told of by its own
+ * span, which carries the same start; its marker is never written. The
+ * export queue keeps them (export/deferred-markers.ts).
+ */
+export interface DeferredMarker {
+  /** Write the marker now, with the time of the fact it records. */
+  writeDeferred(): void;
+}
+
+/** A marker deferred to the next export: what its owner hands back to withdraw it. */
+export interface DeferredEntry {
+  /** Undefined once written or withdrawn. */
+  marker: DeferredMarker | undefined;
+}
 
 export interface ResolvedConfig {
   serviceName: string | undefined;

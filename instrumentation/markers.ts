@@ -12,7 +12,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import { hrTime, isTracingSuppressed, type InstrumentationScope } from '@opentelemetry/core';
+import { hrTime, isTracingSuppressed, type InstrumentationScope } from './otel-compat.js';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 

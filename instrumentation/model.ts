@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import type { RunScope } from './internal-types.js';

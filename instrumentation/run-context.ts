@@ -1,9 +1,8 @@
 import { context, createContextKey, type Attributes, type Context } from '@opentelemetry/api';
-import { isTracingSuppressed } from '@opentelemetry/core';
+import { isTracingSuppressed } from './otel-compat.js';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run } from './types.js';
-import type { KeyedCall } from './guard/idempotency-key.js';
-import type { StartedWork } from './guard/fence-passage.js';
+import type { KeyedCall, StartedWork } from './guard/index.js';
 
 /**
  * The afterstop run a piece of code runs in, carried in the OpenTelemetry

@@ -14,12 +14,11 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from '@opentelemetry/core';
+import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from './otel-compat.js';
 import { CancelledError, DeadlineExceededError, isAbortError } from './errors.js';
-import { deadlineFrom, guard } from './guard/config.js';
+import { deadlineFrom, guard } from './guard/index.js';
 import { errorMessage, errorType } from './error-attributes.js';
-import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
-import type { Pipeline, RunScope } from './internal-types.js';
+import type { DeferredEntry, DeferredMarker, Pipeline, RunScope } from './internal-types.js';
 import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { startModelCall } from './model.js';
 import { ProcessTracker } from './process.js';
@@ -144,10 +143,10 @@ export class InstrumentedRun implements Run, RunScope {
   /**
    * The run's signal reached what runs the run: a run the app started holds it (`run.signal`); a
    * framework's run (run-start.ts) only once afterstop handed it to a framework or SDK call
-   * (guard/deadline-signal.ts). A deadline cancel before that is recorded as not delivered.
+   * (run-signal.ts). A deadline cancel before that is recorded as not delivered.
    */
   private signalDelivered = true;
-  /** What to undo when the run ends (the deadline's signal links, deadline-signal.ts). */
+  /** What to undo when the run ends (the deadline's signal links, run-signal.ts). */
   private readonly endHooks: (() => void)[] = [];
   /** The tool call whose body started this run (a sub-agent's run), if the guard is on: the fence follows it up. */
   private readonly parentTool: CommitSink | undefined;
@@ -240,7 +239,7 @@ export class InstrumentedRun implements Run, RunScope {
     if (this.state === 'none') this.signalDelivered = false;
   }
 
-  /** The run's signal was handed to a framework or SDK call (guard/deadline-signal.ts): a cancel reaches it. */
+  /** The run's signal was handed to a framework or SDK call (run-signal.ts): a cancel reaches it. */
   signalHandedOver(): void {
     this.signalDelivered = true;
     markCancelUndelivered(this, false);

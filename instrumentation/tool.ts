@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
+import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
-import type { RunScope } from './internal-types.js';
+import type { DeferredEntry, DeferredMarker, RunScope } from './internal-types.js';
 import { errorType, errorMessage } from './error-attributes.js';
 import { recordCommitAfterStop, recordCommitPrevented, recordOrphanedCall } from './live-metrics.js';
-import { httpGuardOn } from './guard/config.js';
-import type { KeyEndpoint } from './guard/idempotency-key.js';
+import { httpGuardOn, type KeyEndpoint } from './guard/index.js';
 import { reportInternalError, safely } from './safe.js';
 import { contentEnabled, setContent } from './content.js';
 import { observeCall, type CallOutcome } from './observe-call.js';
@@ -38,7 +37,6 @@ import {
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
 import { contextWithTool, type CommitSink } from './run-context.js';
-import type { DeferredEntry, DeferredMarker } from './export/deferred-markers.js';
 import type { CommitEvidence, Run, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();

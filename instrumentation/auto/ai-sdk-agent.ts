@@ -1,5 +1,5 @@
 import { context, createContextKey, type Context } from '@opentelemetry/api';
-import { safely } from '../safe.js';
+import { safely } from '../adapter-api.js';
 import type { PatchTarget } from './framework-instrumentation.js';
 
 /**

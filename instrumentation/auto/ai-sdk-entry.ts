@@ -1,12 +1,7 @@
 import type { Context } from '@opentelemetry/api';
-import { joinOrStartRun } from '../run-start.js';
-import { callContext } from '../handles.js';
-import { safely } from '../safe.js';
-import { withRunSignal } from '../guard/deadline-signal.js';
-import type { Run } from '../types.js';
+import { callContext, endStoppedRun, joinOrStartRun, safely, withRunSignal, type Run } from '../adapter-api.js';
 import { AI_SDK_FRAMEWORK } from './ai-sdk-model.js';
 import { afterstopTelemetry, contextWithEntry, globalIntegrations } from './ai-sdk-telemetry.js';
-import { endStoppedRun } from '../run-context.js';
 
 /**
  * An AI SDK 7 entry point (generateText, streamText, a ToolLoopAgent's

@@ -1,6 +1,6 @@
 import { observeModelCall, type ObservedModelCall } from './model-observer.js';
 import { observeReadable } from './observe-readable.js';
-import { safely } from '../safe.js';
+import { safely } from '../adapter-api.js';
 
 /**
  * A Vercel AI SDK language model (the provider's `LanguageModelV2`/`V3`

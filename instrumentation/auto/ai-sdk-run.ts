@@ -1,16 +1,8 @@
 import { context, type Context, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
-import { isAbortError } from '../errors.js';
-import { joinOrStartRun } from '../run-start.js';
-import { contextOf } from '../handles.js';
-import { withRunSignal } from '../guard/deadline-signal.js';
-import { safely } from '../safe.js';
-import { endToolCall, toolBodyEnded, recordToolOutput, startFrameworkTool } from '../tool.js';
-import type { Run, ToolCall } from '../types.js';
+import { contextOf, endStoppedRun, endToolCall, hrTime, isAbortError, joinOrStartRun, recordToolOutput, safely, startFrameworkTool, toolBodyEnded, withRunSignal, type Run, type ToolCall } from '../adapter-api.js';
 import { AI_SDK_FRAMEWORK, observedModel } from './ai-sdk-model.js';
 import { withExecutes } from './tool-set.js';
 import { observeReadable } from './observe-readable.js';
-import { endStoppedRun } from '../run-context.js';
 
 /**
  * One `streamText` / `generateText` call of the Vercel AI SDK: an agent loop,

@@ -1,15 +1,6 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
-import { isAbortError } from '../errors.js';
-import { joinOrStartRun } from '../run-start.js';
-import { callContext, contextOf } from '../handles.js';
-import { cancelSourceOf } from '../run.js';
-import { observeCall } from '../observe-call.js';
-import { safely } from '../safe.js';
-import { endToolCall, recordToolOutput, startFrameworkTool, toolBodyEnded } from '../tool.js';
-import type { Run, ToolCall } from '../types.js';
+import { activeRun, callContext, cancelSourceOf, contextOf, endStoppedRun, endToolCall, hrTime, isAbortError, joinOrStartRun, observeCall, recordToolOutput, safely, startFrameworkTool, toolBodyEnded, type Run, type ToolCall } from '../adapter-api.js';
 import { AI_SDK_FRAMEWORK, observedStreamResult, observeGenerateResult, startModelCall } from './ai-sdk-model.js';
-import { activeRun, endStoppedRun } from '../run-context.js';
 
 /**
  * afterstop as an AI SDK 7 telemetry integration: the SDK's own extension

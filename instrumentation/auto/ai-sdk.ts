@@ -1,8 +1,7 @@
 import { types } from 'node:util';
 import { context } from '@opentelemetry/api';
 import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
-import { safely } from '../safe.js';
-import { VERSION } from '../version.js';
+import { safely, VERSION } from '../adapter-api.js';
 import { agentTargets, type EntryRun, type EntryRunClass } from './ai-sdk-agent.js';
 import { AiSdkHookedRun } from './ai-sdk-entry.js';
 import { AiSdkRun } from './ai-sdk-run.js';

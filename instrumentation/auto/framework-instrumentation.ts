@@ -1,6 +1,6 @@
 import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
 import { moduleDefinitions } from './module-definitions.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../adapter-api.js';
 
 type Json = Record<string, unknown>;
 

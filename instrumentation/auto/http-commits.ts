@@ -1,8 +1,5 @@
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
-import { detectorDisabled, detectorEnabled } from '../commit-detection.js';
-import { VERSION } from '../version.js';
-
-export { httpCommitsDetected } from '../commit-detection.js';
+import { detectorDisabled, detectorEnabled, VERSION } from '../adapter-api.js';
 
 /**
  * The HTTP commit detector (commit-detection.ts) as an auto-instrumentation:

@@ -1,17 +1,6 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
-import { isAbortError } from '../errors.js';
-import { startRun } from '../run-start.js';
-import { observeCall } from '../observe-call.js';
-import { contextOf } from '../handles.js';
-import { withRunSignal } from '../guard/deadline-signal.js';
-import { safely } from '../safe.js';
-import type { CancelSource, Run, ToolCall } from '../types.js';
-import { ATTR_RUN_RESUMES } from '../semconv.js';
-import { endToolCall, invokeInToolCall, toolBodyEnded } from '../tool.js';
+import { activeRun, ATTR_RUN_RESUMES, contextOf, endStoppedRun, endToolCall, hrTime, httpCommitsDetected, invokeInToolCall, isAbortError, observeCall, safely, startRun, toolBodyEnded, withRunSignal, type CancelSource, type Run, type ToolCall } from '../adapter-api.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
-import { httpCommitsDetected } from './http-commits.js';
-import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@langchain/langgraph` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const LANGGRAPH_VERSIONS = ['>=1.7.3 <2'];

@@ -1,12 +1,5 @@
-import { joinOrStartRun } from '../run-start.js';
-import { safely } from '../safe.js';
-import { CommitFencedError } from '../errors.js';
-import { guard } from '../guard/config.js';
-import type { Run } from '../types.js';
-import { invokeInToolCall } from '../tool.js';
+import { CommitFencedError, endStoppedRun, guard, httpCommitsDetected, invokeInToolCall, joinOrStartRun, safely, type Run } from '../adapter-api.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
-import { httpCommitsDetected } from './http-commits.js';
-import { endStoppedRun } from '../run-context.js';
 
 /** The `@llamaindex/workflow-core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const LLAMAINDEX_WORKFLOW_VERSIONS = ['>=1.3.4 <2'];

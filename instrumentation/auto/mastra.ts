@@ -1,18 +1,9 @@
 import type { Context } from '@opentelemetry/api';
-import { observeCall } from '../observe-call.js';
-import { isAbortError } from '../errors.js';
-import { joinOrStartRun } from '../run-start.js';
-import { callContext } from '../handles.js';
-import { withRunSignal } from '../guard/deadline-signal.js';
-import { safely } from '../safe.js';
-import { invokeInToolCall, endToolCall, startFrameworkTool, toolBodyEnded } from '../tool.js';
-import { hrTime } from '@opentelemetry/core';
+import { activeRun, callContext, endStoppedRun, endToolCall, hrTime, invokeInToolCall, isAbortError, joinOrStartRun, observeCall, safely, startFrameworkTool, toolBodyEnded, withRunSignal, type Run, type ToolCall } from '../adapter-api.js';
 import type { HrTime } from '@opentelemetry/api';
-import type { Run, ToolCall } from '../types.js';
 import { observedModel } from './ai-sdk-model.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 import { withExecutes } from './tool-set.js';
-import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@mastra/core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 export const MASTRA_VERSIONS = ['>=1.0.0 <2'];

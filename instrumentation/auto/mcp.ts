@@ -1,8 +1,5 @@
 import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
-import { activeTool } from '../run-context.js';
-import { safely } from '../safe.js';
-import { OUT_OF_SIGHT_MCP } from '../semconv.js';
-import { VERSION } from '../version.js';
+import { activeTool, OUT_OF_SIGHT_MCP, safely, VERSION } from '../adapter-api.js';
 import { moduleDefinitions } from './module-definitions.js';
 import { announceUse } from './watch-uninstrumented.js';
 

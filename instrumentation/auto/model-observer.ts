@@ -1,13 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { joinOrStartRun } from '../run-start.js';
-import { isAbortError } from '../errors.js';
-import { contextOf } from '../handles.js';
-import { safely } from '../safe.js';
-import { withRunSignal } from '../guard/deadline-signal.js';
-import { contentBudget, contentEnabled } from '../content.js';
-import type { ModelCall, ModelEndOptions, ModelUsage, Run } from '../types.js';
-import { activeRun, endStoppedRun } from '../run-context.js';
-import { calledByFrameworkWithOwnSpans } from '../uninstrumented.js';
+import { activeRun, calledByFrameworkWithOwnSpans, contentBudget, contentEnabled, contextOf, endStoppedRun, isAbortError, joinOrStartRun, safely, withRunSignal, type ModelCall, type ModelEndOptions, type ModelUsage, type Run } from '../adapter-api.js';
 
 /**
  * One model call made through an instrumented SDK. It belongs to the active

@@ -1,6 +1,6 @@
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
 import { satisfies } from 'semver';
-import { sayOnce } from '../safe.js';
+import { sayOnce } from '../adapter-api.js';
 
 type Json = Record<string, unknown>;
 

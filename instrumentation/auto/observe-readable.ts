@@ -1,4 +1,4 @@
-import { safely } from '../safe.js';
+import { safely } from '../adapter-api.js';
 
 /** What to be told about a web stream as its reader reads it. */
 export interface ReadableHooks<T> {

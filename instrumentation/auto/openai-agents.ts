@@ -1,15 +1,6 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { hrTime } from '@opentelemetry/core';
-import { isAbortError } from '../errors.js';
-import { joinOrStartRun } from '../run-start.js';
-import { observeCall } from '../observe-call.js';
-import { contextOf } from '../handles.js';
-import { withRunSignal } from '../guard/deadline-signal.js';
-import { safely } from '../safe.js';
-import { invokeInToolCall, endToolCall, toolBodyEnded, startFrameworkTool } from '../tool.js';
-import type { Run, ToolCall } from '../types.js';
+import { activeRun, contextOf, endStoppedRun, endToolCall, hrTime, invokeInToolCall, isAbortError, joinOrStartRun, observeCall, safely, startFrameworkTool, toolBodyEnded, withRunSignal, type Run, type ToolCall } from '../adapter-api.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
-import { activeRun, endStoppedRun } from '../run-context.js';
 
 /** The `@openai/agents-core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
 // Narrow: afterstop reads the streamed result's own signal and loop promise (`_getAbortSignal`, `_getStreamLoopPromise`), which are internal.

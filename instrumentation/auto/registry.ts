@@ -1,7 +1,7 @@
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { AiSdkInstrumentation } from './ai-sdk.js';
 import { AnthropicInstrumentation } from './anthropic.js';
-import { sayOnce } from '../safe.js';
+import { sayOnce } from '../adapter-api.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
 import { LangGraphInstrumentation } from './langgraph.js';

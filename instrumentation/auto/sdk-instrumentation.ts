@@ -1,5 +1,5 @@
 import { context, createContextKey } from '@opentelemetry/api';
-import { safely } from '../safe.js';
+import { safely } from '../adapter-api.js';
 import { frameworkInstrumentation, type FrameworkInstrumentationClass, type PatchTarget } from './framework-instrumentation.js';
 import { observeModelCall, type ModelCallStart, type ObservedModelCall } from './model-observer.js';
 import { observeResult, type ApiPromise, type Json, type Observers } from './sdk-stream.js';

@@ -1,4 +1,4 @@
-import { safely } from '../safe.js';
+import { safely } from '../adapter-api.js';
 import type { ObservedModelCall } from './model-observer.js';
 
 /**

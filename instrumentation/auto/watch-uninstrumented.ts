@@ -1,6 +1,5 @@
 import * as nodeModule from 'node:module';
-import { noteUninstrumented } from '../uninstrumented.js';
-import { sayOnce } from '../safe.js';
+import { noteUninstrumented, sayOnce } from '../adapter-api.js';
 import { INSTRUMENTED_PACKAGE_DIRS, UNINSTRUMENTED_PACKAGES, type UninstrumentedPackage } from './uninstrumented-packages.js';
 
 type ResolveHook = (specifier: string, context: { parentURL?: string | undefined }, nextResolve: (specifier: string, context?: unknown) => unknown) => unknown;

@@ -1,21 +1,5 @@
 import { reportInternalError } from '../safe.js';
-
-/**
- * A marker whose fact matters only while it is still open: a tool call's start
- * marker tells of a call that may never end (the process dies, the body hangs).
- * A call that ends before the spans are next exported is told of by its own
- * span, which carries the same start; its marker is never written.
- */
-export interface DeferredMarker {
-  /** Write the marker now, with the time of the fact it records. */
-  writeDeferred(): void;
-}
-
-/** A marker deferred to the next export: what its owner hands back to withdraw it. */
-export interface DeferredEntry {
-  /** Undefined once written or withdrawn. */
-  marker: DeferredMarker | undefined;
-}
+import type { DeferredEntry, DeferredMarker } from '../internal-types.js';
 
 /** Entries kept before withdrawn ones are swept out (when they are most of the list). */
 const SWEEP_AT = 1024;

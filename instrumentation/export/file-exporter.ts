@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, type ExportResult } from '../otel-compat.js';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { say } from '../safe.js';

@@ -1,9 +1,10 @@
 import { ROOT_CONTEXT, TraceFlags, context } from '@opentelemetry/api';
-import { ExportResultCode, suppressTracing, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, suppressTracing, type ExportResult } from '../otel-compat.js';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
-import { DeferredMarkers, type DeferredEntry, type DeferredMarker } from './deferred-markers.js';
+import type { DeferredEntry, DeferredMarker } from '../internal-types.js';
+import { DeferredMarkers } from './deferred-markers.js';
 import { SpanQueue } from './span-queue.js';
 
 export interface QueueOptions {

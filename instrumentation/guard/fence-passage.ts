@@ -1,4 +1,3 @@
-import type { CommitSink } from '../run-context.js';
 import { inCleanup } from './after-stop-cleanup.js';
 import { guard } from './config.js';
 import { pathnameOf } from './idempotency-key.js';
@@ -6,13 +5,20 @@ import { pathnameOf } from './idempotency-key.js';
 /** Why a mutating request made after the Stop passes the fence: it carries the Stop (a cancel call), or cleans up. */
 export type FencePassage = 'cancel' | 'cleanup';
 
+/** What the fence asks of a tool call (run-context.ts's CommitSink has it). */
+export interface FencedTool {
+  readonly toolName: string;
+  /** A compensating call, which runs after Stop by design, is never held. */
+  readonly fenceable: boolean;
+}
+
 /**
  * Whether the fence holds `tool`'s mutating requests to `host`: it is on, the call is not a compensation,
  * the tool is among the fence's tools and the host among its hosts. The one test of the refusal
  * (http-guard.ts) and of the commit's record of a passage (commit-detection.ts): a commit is said to have
  * passed only a fence that held it.
  */
-export function fenceHolds(tool: CommitSink, host: string | undefined): boolean {
+export function fenceHolds(tool: FencedTool, host: string | undefined): boolean {
   const fence = guard().fence;
   if (fence === undefined || !tool.fenceable) return false;
   if (!fence.all && !fence.tools.has(tool.toolName)) return false;

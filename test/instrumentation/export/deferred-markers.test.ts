@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { BoundedBatchSpanProcessor, type QueueOptions } from '../../../instrumentation/export/queue.js';
-import type { DeferredMarker } from '../../../instrumentation/export/deferred-markers.js';
+import type { DeferredMarker } from '../../../instrumentation/internal-types.js';
 import { TestExporter } from '../../helpers/test-exporter.js';
 
 const defaults: QueueOptions = { maxQueueSize: 100, maxExportBatchSize: 50, scheduledDelayMs: 60_000, exportTimeoutMs: 60_000 };

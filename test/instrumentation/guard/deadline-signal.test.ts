@@ -1,13 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeadlineExceededError, startRun } from '../../../instrumentation/index.js';
-import { withRunSignal } from '../../../instrumentation/guard/deadline-signal.js';
+import { withRunSignal } from '../../../instrumentation/run-signal.js';
 import { setupGuard } from '../../../instrumentation/guard/setup.js';
 import { joinOrStartRun } from '../../../instrumentation/run-start.js';
 import { endStoppedRun } from '../../../instrumentation/run-context.js';
 import { captureTraces, named, only, sleep, type TraceCapture } from '../../helpers/capture.js';
 
-/** How a framework call's options get the run's deadline (deadline-signal.ts). */
+/** How a framework call's options get the run's deadline (run-signal.ts). */
 let capture: TraceCapture;
 beforeAll(() => {
   capture = captureTraces();

@@ -1,5 +1,5 @@
-import { InstrumentedRun } from '../run.js';
-import type { Run } from '../types.js';
+import { InstrumentedRun } from './run.js';
+import type { Run } from './types.js';
 
 /**
  * The guard's deadline reaches a framework through the abort signal its call

@@ -1,0 +1,104 @@
+/**
+ * The boundaries of docs/architecture.md, as rules that fail CI
+ * (`npm run deps`, .ci/run). Type-only imports count (tsPreCompilationDeps).
+ * One block of rules per part; `forbidden` joins them.
+ */
+
+// ─── BEGIN instrumentation rules ─────────────────────────────────────────────
+// The instrumentation (instrumentation/): what the app installs. Its core is
+// instrumentation/*.ts but for the composition roots, which wire the parts
+// together: index.ts (the manual API), register.ts (`--import
+// afterstop/register`) and pipeline.ts (the tracer and the export queue).
+const INSTRUMENTATION = '^instrumentation/';
+const INSTRUMENTATION_CORE = '^instrumentation/[^/]+[.]ts$';
+const COMPOSITION_ROOTS = '^instrumentation/(index|register|pipeline)[.]ts$';
+
+const instrumentationRules = [
+  {
+    name: 'instrumentation-core-not-to-guard-internals',
+    severity: 'error',
+    comment:
+      'The core reaches the guard through guard/index.ts only (its configuration, the fence, the idempotency keys). ' +
+      "The guard's installation (guard/setup.ts) is the composition roots'.",
+    from: { path: INSTRUMENTATION_CORE, pathNot: COMPOSITION_ROOTS },
+    to: { path: '^instrumentation/guard/', pathNot: '^instrumentation/guard/index[.]ts$' },
+  },
+  {
+    name: 'instrumentation-core-not-to-export',
+    severity: 'error',
+    comment:
+      'The core hands spans to the pipeline (internal-types.ts Pipeline), never to the exporter: export/ is wired in by pipeline.ts. ' +
+      'Shapes both sides share (DeferredMarker) live in internal-types.ts.',
+    from: { path: INSTRUMENTATION_CORE, pathNot: COMPOSITION_ROOTS },
+    to: { path: '^instrumentation/export/' },
+  },
+  {
+    name: 'instrumentation-adapters-through-adapter-api',
+    severity: 'error',
+    comment:
+      'A framework adapter (auto/) reaches the core through adapter-api.ts only; besides it, it imports other auto/ files and packages.',
+    from: { path: '^instrumentation/auto/' },
+    to: { path: INSTRUMENTATION, pathNot: '^instrumentation/(auto/|adapter-api[.]ts$)' },
+  },
+  {
+    name: 'instrumentation-not-to-analysis-or-tests',
+    severity: 'error',
+    comment: 'The instrumentation ships alone: it imports nothing of the analyzer, the simulator, the demo, the scorecard, the benches or the tests.',
+    from: { path: INSTRUMENTATION },
+    to: { path: '^(analyzer|simulator|demo|scorecard|bench|test)/' },
+  },
+  {
+    name: 'instrumentation-not-to-heavy-packages',
+    severity: 'error',
+    comment:
+      'The instrumentation must stay light (no native binary, installed in < 15 MB): no DuckDB, ClickHouse, Arrow, prom-client, commander, ' +
+      'and no @opentelemetry/core (it brings @opentelemetry/semantic-conventions, 9.5 MB; the helpers used are in otel-compat.ts).',
+    from: { path: INSTRUMENTATION },
+    to: { path: '(^|/)node_modules/(@duckdb/|@clickhouse/|apache-arrow/|prom-client/|commander/|@opentelemetry/core/)' },
+  },
+  {
+    name: 'instrumentation-not-to-dev-dep',
+    severity: 'error',
+    comment: 'What the instrumentation imports at run time is a dependency, not a devDependency (type-only imports excepted).',
+    from: { path: INSTRUMENTATION },
+    to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: ['node_modules/@types/'] },
+  },
+  {
+    name: 'instrumentation-no-non-package-json',
+    severity: 'error',
+    comment: 'The instrumentation imports no package missing from package.json.',
+    from: { path: INSTRUMENTATION },
+    to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+  },
+  {
+    name: 'instrumentation-no-circular',
+    severity: 'error',
+    comment: 'No import cycle in the instrumentation (type-only imports count).',
+    from: { path: INSTRUMENTATION },
+    to: { circular: true },
+  },
+  {
+    name: 'instrumentation-resolvable',
+    severity: 'error',
+    comment: 'Every import of the instrumentation resolves to a file.',
+    from: { path: INSTRUMENTATION },
+    to: { couldNotResolve: true },
+  },
+];
+// ─── END instrumentation rules ───────────────────────────────────────────────
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [...instrumentationRules],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};

@@ -1,0 +1,45 @@
+/**
+ * The core as the framework adapters (auto/) see it: the one module of the
+ * instrumentation they import, besides each other and the packages they patch
+ * (a dependency-cruiser rule, .dependency-cruiser.cjs). Re-exports only: what
+ * an adapter may rely on is listed here, and the core behind it can change
+ * without touching auto/.
+ */
+
+// Runs: start one or join the app's, find the active one, end one the Stop ended.
+export { joinOrStartRun, startRun } from './run-start.js';
+export { activeRun, activeTool, endStoppedRun } from './run-context.js';
+export { cancelSourceOf } from './run.js';
+export { callContext, contextOf } from './handles.js';
+// The run's signal (and its deadline) handed to a framework call's options.
+export { withRunSignal } from './run-signal.js';
+
+// Tool calls: started by the framework, the body run in the call's context, ended with their output.
+export { endToolCall, invokeInToolCall, recordToolOutput, startFrameworkTool, toolBodyEnded } from './tool.js';
+
+// Model calls: observed around an SDK call; content captured within its budget.
+export { observeCall } from './observe-call.js';
+export { contentBudget, contentEnabled } from './content.js';
+export { calledByFrameworkWithOwnSpans, noteUninstrumented } from './uninstrumented.js';
+
+// Commits: HTTP commit detection switched on and off, and whether it is on; the guard's configuration.
+export { detectorDisabled, detectorEnabled, httpCommitsDetected } from './commit-detection.js';
+export { guard } from './guard/index.js';
+
+// Errors: what a Stop or the fence throws, and how an abort is recognised.
+export { CommitFencedError, isAbortError } from './errors.js';
+
+// Never throwing into the app: wrap every patch; say a thing once.
+export { safely, sayOnce } from './safe.js';
+
+// The span contract's names adapters write themselves.
+export { ATTR_RUN_RESUMES, OUT_OF_SIGHT_MCP } from './semconv.js';
+
+// Time as OpenTelemetry has it (an end time taken when the framework reports it).
+export { hrTime } from './otel-compat.js';
+
+// The instrumentation's version (each Instrumentation's).
+export { VERSION } from './version.js';
+
+// The public types adapters handle.
+export type { CancelSource, ModelCall, ModelEndOptions, ModelUsage, Run, ToolCall } from './types.js';
