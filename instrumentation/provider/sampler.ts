@@ -4,6 +4,7 @@
  * default and the fallback for an unknown name is parentbased_always_on.
  */
 import { diag, isSpanContextValid, isValidTraceId, SamplingDecision, trace, TraceFlags, type Context, type Sampler, type SamplingResult } from '@opentelemetry/api';
+import { inspect } from 'node:util';
 
 type Env = Record<string, string | undefined>;
 
@@ -45,7 +46,7 @@ export function numberFromEnv(env: Env, key: string): number | undefined {
   if (raw == null || raw.trim() === '') return undefined;
   const value = Number(raw);
   if (Number.isNaN(value)) {
-    diag.warn(`Unknown value ${JSON.stringify(raw)} for ${key}, expected a number, using defaults`);
+    diag.warn(`Unknown value ${inspect(raw)} for ${key}, expected a number, using defaults`);
     return undefined;
   }
   return value;
