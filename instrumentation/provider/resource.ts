@@ -4,8 +4,8 @@
  * machine id read asynchronously (an export waits for it, export/queue.ts).
  */
 import { diag, type Attributes, type AttributeValue } from '@opentelemetry/api';
-import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
+import { machineId } from './machine-id.js';
 import type { RawResourceAttribute, Resource } from './sdk-types.js';
 
 type Env = Record<string, string | undefined>;
@@ -143,19 +143,6 @@ function processAttributes(): Attributes {
 }
 
 const ARCH: Record<string, string> = { arm: 'arm32', ppc: 'ppc32', x64: 'amd64' };
-
-/** The machine id, as hostDetector reads it on Linux (elsewhere: none; see docs/architecture.md). */
-async function machineId(): Promise<string | undefined> {
-  if (process.platform !== 'linux') return undefined;
-  for (const file of ['/etc/machine-id', '/var/lib/dbus/machine-id']) {
-    try {
-      return (await fs.readFile(file, { encoding: 'utf8' })).trim();
-    } catch (error) {
-      diag.debug(`error reading machine id: ${String(error)}`);
-    }
-  }
-  return undefined;
-}
 
 /** What hostDetector finds (host.id settles later). */
 function hostAttributes(): RawResourceAttribute[] {
