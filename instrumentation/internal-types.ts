@@ -1,6 +1,6 @@
 /** Private state shapes; not part of the public API. */
 import type { Attributes, Context, HrTime, Tracer } from '@opentelemetry/api';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from './provider/sdk-types.js';
 import type { CancelState, ExportStats, ExporterKind } from './types.js';
 
 /**

@@ -13,8 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { hrTime, isTracingSuppressed, type InstrumentationScope } from './otel-compat.js';
-import type { Resource } from '@opentelemetry/resources';
-import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, Resource, SpanProcessor } from './provider/sdk-types.js';
 
 /**
  * Clock: every span afterstop writes (markers, runs, tools, model calls) takes

@@ -2,9 +2,9 @@ import { setupGuard } from './guard/setup.js';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
-import { detectResources, envDetector, hostDetector, processDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { detectedResource, resourceFromAttributes } from './provider/resource.js';
+import type { Resource, SpanProcessor } from './provider/sdk-types.js';
+import { AfterstopTracerProvider } from './provider/tracer-provider.js';
 import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
 import { FileSpanExporter } from './export/file-exporter.js';
 import { createOtlpExporter } from './export/otlp-exporter.js';
@@ -207,10 +207,11 @@ function isRegistered(provider: unknown): boolean {
 
 /**
  * What only the NodeSDK reads from the environment: metric and log exporters, propagators, resource
- * detectors by name, its diagnostic logger. With none of them set, afterstop registers the tracer provider
- * alone: the same resource, sampler, span limits, context manager and propagator as the NodeSDK's, without
- * loading the SDK's metric, log, gRPC and protobuf modules (measured: import and setup 250 → 160 ms, heap
- * 13.1 → 9.0 MB, RSS 86 → 73 MB; test/instrumentation/sdk-choice.test.ts checks that both give the same).
+ * detectors by name, its diagnostic logger. With none of them set, afterstop registers its own tracer provider
+ * (provider/tracer-provider.ts): the same resource, sampler, span limits, context manager and propagator as
+ * the NodeSDK's, without loading the SDK's metric, log, gRPC and protobuf modules (measured then with the SDK's
+ * NodeTracerProvider: import and setup 250 → 160 ms, heap 13.1 → 9.0 MB, RSS 86 → 73 MB), nor its trace and
+ * resource packages (docs/architecture.md). test/instrumentation/sdk-choice.test.ts checks that both give the same.
  */
 const SDK_ONLY_ENV = ['OTEL_METRICS_EXPORTER', 'OTEL_LOGS_EXPORTER', 'OTEL_PROPAGATORS', 'OTEL_NODE_RESOURCE_DETECTORS', 'OTEL_LOG_LEVEL'] as const;
 
@@ -227,15 +228,19 @@ const schemaResource = (): Resource => resourceFromAttributes({ [ATTR_AFTERSTOP_
 const configServiceName = (config: ResolvedConfig, env: Env): string | undefined =>
   env['OTEL_SERVICE_NAME'] === undefined ? config.serviceName : undefined;
 
-/** The resource the NodeSDK gives afterstop's own: afterstop's schema version, what its default detectors find, the service name. */
+/**
+ * The resource the NodeSDK gives afterstop's own: afterstop's schema version, what its default detectors
+ * (environment, process, host) find, the service name (provider/resource.ts builds it as the SDK does).
+ */
 function ownResource(config: ResolvedConfig, env: Env): Resource {
-  const detected = schemaResource().merge(detectResources({ detectors: [envDetector, processDetector, hostDetector] }));
+  const detected = schemaResource().merge(detectedResource(env));
   const serviceName = configServiceName(config, env);
   return serviceName === undefined ? detected : detected.merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }));
 }
 
+/** afterstop's own tracer provider (provider/tracer-provider.ts), registered with its context manager and propagators. */
 function registerTracesOnly(processor: SpanProcessor, config: ResolvedConfig, env: Env): Registered {
-  const provider = new NodeTracerProvider({ resource: ownResource(config, env), spanProcessors: [processor] });
+  const provider = new AfterstopTracerProvider({ resource: ownResource(config, env), spanProcessors: [processor], env });
   provider.register();
   return { ownsGlobal: isRegistered(provider), shutdown: () => provider.shutdown() };
 }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ExportResultCode, type ExportResult } from '../otel-compat.js';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '../provider/sdk-types.js';
 import { say } from '../safe.js';
 import type { SyncCapableExporter } from './queue.js';
 import { isStop } from './span-queue.js';

@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT, TraceFlags, context } from '@opentelemetry/api';
 import { ExportResultCode, suppressTracing, type ExportResult } from '../otel-compat.js';
-import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '../provider/sdk-types.js';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
 import type { DeferredEntry, DeferredMarker } from '../internal-types.js';

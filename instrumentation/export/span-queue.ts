@@ -1,4 +1,4 @@
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '../provider/sdk-types.js';
 import { AFTERSTOP_SCOPE, ATTR_TOOL_EFFECT, SPAN_CANCEL_REQUEST } from '../semconv.js';
 
 /**
