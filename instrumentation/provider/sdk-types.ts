@@ -5,6 +5,7 @@
  * `ExportResult` of core) are assignable to these and back (test/instrumentation/provider/sdk-types.test.ts),
  * so the same code runs under afterstop's own provider (./tracer-provider.ts) and joined to the app's SDK.
  */
+import type { ExportResult } from '../otel-compat.js';
 import type { Attributes, AttributeValue, Context, HrTime, Link, Span, SpanContext, SpanKind, SpanStatus } from '@opentelemetry/api';
 
 /** A resource attribute as the SDK keeps it before it is read: a value, or a promise of one (detected asynchronously). */
@@ -68,12 +69,8 @@ export interface SpanProcessor {
   shutdown(): Promise<void>;
 }
 
-/** core 2.x `ExportResult`. */
-export interface ExportResult {
-  /** core 2.x `ExportResultCode`: 0 success, 1 failed. */
-  code: number;
-  error?: Error;
-}
+/** core 2.x `ExportResult` (its code one of core's `ExportResultCode` values, 0 success, 1 failed). */
+export type { ExportResult } from '../otel-compat.js';
 
 /** sdk-trace-base 2.x `SpanExporter`. */
 export interface SpanExporter {
