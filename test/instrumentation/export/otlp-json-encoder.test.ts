@@ -156,7 +156,7 @@ describe('the OTLP/JSON encoder of the trace files', () => {
       [{ ...base, attributes: { big: Number.MAX_SAFE_INTEGER, bigger: 2 ** 70, negative: -(2 ** 53), zero: -0, tiny: 5e-324 } }],
       [{ ...base, attributes: { nan: NaN, inf: Infinity, ninf: -Infinity, doubles: [0.5, NaN, Infinity] } as unknown as Attributes }],
       [{ ...base, attributes: { nested: [[1, ['two', [true]]], [], [null, undefined]] } as unknown as Attributes }],
-      [{ ...base, attributes: { bytes: new Uint8Array([0, 255, 10]), object: { a: { b: [1] } }, fn: (() => 1) as unknown as string, big: 10n as unknown as number } }],
+      [{ ...base, attributes: { bytes: new Uint8Array([0, 255, 10]), object: { a: { b: [1] } }, fn: () => 1, big: 10n } as unknown as Attributes }],
       [withParent(undefined)],
       [withParent({ traceId: '0'.repeat(32), spanId: '', traceFlags: 1 })],
       [withParent({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1, isRemote: true })],
