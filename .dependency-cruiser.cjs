@@ -59,9 +59,9 @@ const instrumentationRules = [
   {
     name: 'instrumentation-not-to-dev-dep',
     severity: 'error',
-    comment: 'What the instrumentation imports at run time is a dependency, not a devDependency (type-only imports excepted).',
+    comment: 'What the instrumentation imports at run time is a dependency or an (optional) peer, not a devDependency only (type-only imports excepted).',
     from: { path: INSTRUMENTATION },
-    to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'], pathNot: ['node_modules/@types/'] },
+    to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only', 'npm-peer'], pathNot: ['node_modules/@types/'] },
   },
   {
     name: 'instrumentation-no-non-package-json',

@@ -5,7 +5,7 @@
  *   --doc FILE   also write FILE's table from that JSON, and the JSON beside it
  *                (docs/benchmarks.md: docs/benchmarks.json)
  *   --only RE    run only the sections whose name matches the regular expression RE
- *                (tool-call, live-metrics, guard, sdk-stream, collector-faults,
+ *                (tool-call, live-metrics, guard, sdk-stream, register-startup, collector-faults,
  *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer, large-inputs); with
  *                --doc, its rows replace those of the doc's JSON, the others stay
  * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes.
@@ -18,6 +18,7 @@ import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
 import { benchCollectorFaults, benchRefusedExit, FAULTS } from './collector-faults.js';
 import { mergeResults, renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
+import { benchRegisterStartup } from './register-startup.js';
 import { benchHungCollector, benchStopBurst, benchStopMarkers } from './stop-burst.js';
 import { benchLiveMetrics } from './live-metrics.js';
 import { benchGuard } from './guard.js';
@@ -86,6 +87,14 @@ if (want('sdk-stream')) for (const client of ['openai', 'ai-sdk'] as const) {
   const what = client === 'openai' ? 'a streamed model call of 1,000 chunks, openai client' : 'an AI SDK streamText turn (a tool call, 1,000 chunks)';
   rows.push(ratioRow({ id: `${client}-stream`, work: `${what}, under afterstop/register`, value: r.instrumentedMsPerCall, unit: 'ms', baseline: 'bare', baselineValue: r.bareMsPerCall, peakRssMb: null }, 1.05));
   rows.push(ratioRow({ id: `${client}-stream-cpu`, work: `${what}, client CPU`, value: r.instrumentedCpuMsPerCall, unit: 'ms', baseline: 'bare', baselineValue: r.bareCpuMsPerCall, peakRssMb: null }, null));
+}
+
+if (want('register-startup')) {
+  progress('startup under afterstop/register and a bare NodeSDK');
+  const startup = await benchRegisterStartup();
+  details['registerStartup'] = startup;
+  rows.push(ratioRow({ id: 'register-startup', work: `node --import afterstop/register -e '' (the file exporter; ${startup.afterstop.modules} module files loaded), wall time, median of ${startup.runs} paired runs`, value: startup.afterstop.ms, unit: 'ms', baseline: `a bare NodeSDK started (no instrumentations, metric readers or log processors; ${startup.bareNodeSdk.modules} module files)`, baselineValue: startup.bareNodeSdk.ms, peakRssMb: null }, 1.1));
+  rows.push(ratioRow({ id: 'register-startup-cpu', work: `the same, CPU time of the process (all threads), median of ${startup.runs} paired runs`, value: startup.afterstop.cpuMs, unit: 'ms', baseline: 'a bare NodeSDK started', baselineValue: startup.bareNodeSdk.cpuMs, peakRssMb: null }, null));
 }
 
 if (want('collector-faults')) {

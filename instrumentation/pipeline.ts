@@ -1,5 +1,4 @@
 import { setupGuard } from './guard/setup.js';
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
 import { detectedResource, resourceFromAttributes } from './provider/resource.js';
@@ -7,17 +6,15 @@ import type { Resource, SpanProcessor } from './provider/sdk-types.js';
 import { AfterstopTracerProvider } from './provider/tracer-provider.js';
 import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
 import { FileSpanExporter } from './export/file-exporter.js';
-import { createOtlpExporter } from './export/otlp-exporter.js';
+import { createOtlpExporter, OTLP_EXPORTER_PACKAGE } from './export/otlp-exporter.js';
+import { installHint, loadOptionalPeer } from './optional-peer.js';
 import { observeQueue } from './export/self-metrics.js';
 import type { Pipeline, ResolvedConfig } from './internal-types.js';
 import { AFTERSTOP_SCOPE, ATTR_AFTERSTOP_SCHEMA_VERSION, ATTR_SERVICE_NAME, SCHEMA_VERSION } from './semconv.js';
-import { reportInternalError, settleWithin } from './safe.js';
+import { reportInternalError, say, settleWithin } from './safe.js';
 import type { AfterstopConfig, ExportStats, ExporterKind } from './types.js';
 import { defaultTracesDir } from './traces-dir.js';
 import { VERSION } from './version.js';
-
-/** The NodeSDK is CommonJS: required when needed, it is the same module an import would give. */
-const requireModule = createRequire(import.meta.url);
 
 const NO_STATS: ExportStats = { queued: 0, exported: 0, dropped: 0, failedExports: 0 };
 
@@ -164,15 +161,28 @@ function loadTransportAtSetup(env: Env): void {
   (https ? import('node:https') : import('node:http')).catch((error: unknown) => reportInternalError('loading the OTLP transport', error));
 }
 
-function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
-  let exporter: SyncCapableExporter;
+/**
+ * The OTLP exporter when spans go to a collector and its package (an optional peer) loads, else the file
+ * exporter: without the package, spans are written to trace files, and stderr says so once, with the
+ * install command (never dropped in silence).
+ */
+function makeExporter(config: ResolvedConfig): SyncCapableExporter {
   if (config.exporter === 'otlp') {
-    loadTransportAtSetup(process.env);
-    exporter = createOtlpExporter({ httpAgentOptions: unrefAgent });
-  } else {
-    exporter = new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
+    const otlp = createOtlpExporter({ httpAgentOptions: unrefAgent });
+    if ('module' in otlp) {
+      loadTransportAtSetup(process.env);
+      return otlp.module;
+    }
+    say(
+      `spans go to a collector (OTLP/HTTP) through ${OTLP_EXPORTER_PACKAGE}, which ${otlp.problem}: ${installHint(OTLP_EXPORTER_PACKAGE)}. ` +
+        `Until then they are written to trace files in ${config.tracesDir}`,
+    );
   }
-  return new BoundedBatchSpanProcessor(exporter, config);
+  return new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
+}
+
+function makeProcessor(config: ResolvedConfig): BoundedBatchSpanProcessor {
+  return new BoundedBatchSpanProcessor(makeExporter(config), config);
 }
 
 /** Flush what is left when the process ends: async on `beforeExit`, synchronously (file exporter) on `exit`. */
@@ -245,9 +255,25 @@ function registerTracesOnly(processor: SpanProcessor, config: ResolvedConfig, en
   return { ownsGlobal: isRegistered(provider), shutdown: () => provider.shutdown() };
 }
 
-/** The NodeSDK, loaded only when the environment asks for what only it does (SDK_ONLY_ENV). */
+/** The NodeSDK's package: an optional peer dependency, loaded only when the environment asks for it (SDK_ONLY_ENV). */
+const NODE_SDK_PACKAGE = '@opentelemetry/sdk-node';
+
+/**
+ * The NodeSDK, loaded only when the environment asks for what only it does (SDK_ONLY_ENV). Without its
+ * package, the tracer provider alone (traces as ever), and stderr says once which variables are not
+ * applied and how to install it.
+ */
 function registerNodeSdk(processor: SpanProcessor, config: ResolvedConfig, env: Env): Registered {
-  const { NodeSDK } = requireModule('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const peer = loadOptionalPeer<typeof import('@opentelemetry/sdk-node')>(NODE_SDK_PACKAGE);
+  if (!('module' in peer)) {
+    const asked = SDK_ONLY_ENV.filter((name) => env[name] !== undefined).join(', ');
+    say(
+      `${asked} ${asked.includes(',') ? 'are' : 'is'} read by the OpenTelemetry NodeSDK, and ${NODE_SDK_PACKAGE} ${peer.problem}: ${installHint(NODE_SDK_PACKAGE)}. ` +
+        'Until then traces are recorded without it, and those variables are not applied',
+    );
+    return registerTracesOnly(processor, config, env);
+  }
+  const { NodeSDK } = peer.module;
   const serviceName = configServiceName(config, env);
   const sdk = new NodeSDK({
     resource: schemaResource(),

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import { InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
-import { satisfies } from 'semver';
 import { sayOnce } from '../adapter-api.js';
 
 type Json = Record<string, unknown>;
@@ -11,9 +11,18 @@ export function debugging(env: NodeJS.ProcessEnv = process.env): boolean {
   return ['debug', 'verbose', 'all'].includes((env['OTEL_LOG_LEVEL'] ?? '').trim().toLowerCase());
 }
 
+/**
+ * semver's `satisfies`, required at its first use (a patched package loaded), not at startup: semver
+ * compiles its regular expressions as it loads (47 module files for the whole package).
+ */
+let satisfies: typeof import('semver/functions/satisfies.js') | undefined;
+
 /** Whether a loaded version is one the patch supports (prereleases included, as the OTel base matches them). */
-export const supported = (version: string, versions: readonly string[]): boolean =>
-  versions.some((range) => satisfies(version, range, { includePrerelease: true }));
+export function supported(version: string, versions: readonly string[]): boolean {
+  satisfies ??= createRequire(import.meta.url)('semver/functions/satisfies.js') as typeof import('semver/functions/satisfies.js');
+  const matches = satisfies;
+  return versions.some((range) => matches(version, range, { includePrerelease: true }));
+}
 
 /**
  * The module definitions of one package's patch: the patch itself for the versions it supports (it says so

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ExportResultCode, type ExportResult } from '../otel-compat.js';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '../provider/sdk-types.js';
 import { say } from '../safe.js';
 import type { SyncCapableExporter } from './queue.js';
 import { isStop } from './span-queue.js';
+import { encodeTraceRequest } from './otlp-json-encoder.js';
 
 export interface FileExporterOptions {
   /** Folder the trace files go to; created when missing. */
@@ -225,11 +225,11 @@ export class FileSpanExporter implements SyncCapableExporter {
   private lineFor(spans: ReadableSpan[]): Buffer | undefined {
     if (this.isShutdown) throw new Error('file exporter is shut down');
     if (spans.length === 0) return undefined;
-    const json = JsonTraceSerializer.serializeRequest(spans);
-    if (json === undefined) throw new Error('OTLP/JSON serialisation returned nothing');
-    const line = Buffer.allocUnsafe(json.length + 1);
-    line.set(json, 0);
-    line[json.length] = NEWLINE;
+    const json = encodeTraceRequest(spans);
+    const bytes = Buffer.byteLength(json);
+    const line = Buffer.allocUnsafe(bytes + 1);
+    line.write(json, 0);
+    line[bytes] = NEWLINE;
     return line;
   }
 

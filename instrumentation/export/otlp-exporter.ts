@@ -1,6 +1,10 @@
 import { diag } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { loadOptionalPeer, type OptionalPeer } from '../optional-peer.js';
 import type { SyncCapableExporter } from './queue.js';
+
+/** The OTLP/HTTP exporter's package: an optional peer dependency, loaded only when spans go to a collector. */
+export const OTLP_EXPORTER_PACKAGE = '@opentelemetry/exporter-trace-otlp-http';
 
 /** Requests the OTLP client may have in flight (its default is 30); beyond it, it refuses an export. */
 const OTLP_CONCURRENCY = 100;
@@ -21,7 +25,17 @@ interface RetryingTransportShape {
 }
 
 /**
- * The OTLP/HTTP trace exporter, whose retries never keep the process alive. Its client retries a refused or
+ * The OTLP/HTTP trace exporter, its package an optional peer loaded here, at the first use (a process whose
+ * spans go to files never loads it), or why it cannot be loaded.
+ */
+export function createOtlpExporter(config: ConstructorParameters<typeof OTLPTraceExporter>[0]): OptionalPeer<SyncCapableExporter> {
+  const peer = loadOptionalPeer<typeof import('@opentelemetry/exporter-trace-otlp-http')>(OTLP_EXPORTER_PACKAGE);
+  if (!('module' in peer)) return peer;
+  return { module: retryingOffTheLoop(concurrent(new peer.module.OTLPTraceExporter({ concurrencyLimit: OTLP_CONCURRENCY, ...config }))) };
+}
+
+/**
+ * An OTLP/HTTP trace exporter whose retries never keep the process alive. Its client retries a refused or
  * 5xx export on timers of its own (1 s, 1.5 s, 2.25 s... up to the export's timeout) that hold the event
  * loop: a process whose collector refused connections exited 7.5-8.5 s after its work. Here they are
  * unref'd, and each retry tells the queue that the collector is failing (`onRetrying`): a flush someone
@@ -32,8 +46,7 @@ interface RetryingTransportShape {
  * `retry(data, timeout, inMillis)` method and the HTTP transport it wraps as its `_transport`
  * (@opentelemetry/otlp-exporter-base 0.2xx).
  */
-export function createOtlpExporter(config: ConstructorParameters<typeof OTLPTraceExporter>[0]): SyncCapableExporter {
-  const exporter = concurrent(new OTLPTraceExporter({ concurrencyLimit: OTLP_CONCURRENCY, ...config }));
+function retryingOffTheLoop(exporter: SyncCapableExporter): SyncCapableExporter {
   const transport = (exporter as unknown as { _delegate?: { _transport?: RetryingTransportShape } })._delegate?._transport;
   const inner = transport?._transport;
   if (transport === undefined || typeof transport.retry !== 'function' || typeof inner?.send !== 'function') {

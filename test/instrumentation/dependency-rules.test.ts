@@ -89,6 +89,7 @@ describe('dependency rules of the instrumentation (.dependency-cruiser.cjs)', ()
       [
         'instrumentation-core-not-to-guard-internals: instrumentation/run.ts → instrumentation/guard/config.ts',
         'instrumentation-core-not-to-export: instrumentation/model.ts → instrumentation/export/queue.ts',
+        'instrumentation-not-to-dev-dep: instrumentation/markers.ts → node_modules/@opentelemetry/core',
         'instrumentation-not-to-heavy-packages: instrumentation/markers.ts → node_modules/@opentelemetry/core',
         'instrumentation-adapters-through-adapter-api: instrumentation/auto/bad.ts → instrumentation/tool.ts',
         'instrumentation-no-circular: instrumentation/cycle-a.ts ⇄ instrumentation/cycle-b.ts',

@@ -1,0 +1,146 @@
+import type { Attributes, HrTime, Link, SpanContext } from '@opentelemetry/api';
+import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
+
+/**
+ * Spans as an OTLP/JSON `ExportTraceServiceRequest`: the trace files' line format, the OpenTelemetry
+ * Collector file exporter's. The same text, byte for byte, as `JsonTraceSerializer.serializeRequest` of
+ * `@opentelemetry/otlp-transformer` 0.2xx (test/instrumentation/export/otlp-json-encoder.test.ts holds
+ * them equal over generated spans): grouped by resource (the same object) and then by scope (name,
+ * version, schema URL), ids as hex, times as decimal strings of nanoseconds, fields left out of the JSON
+ * where the transformer leaves them undefined.
+ *
+ * Written here rather than imported: the transformer's package loads its log and metric SDKs with it
+ * (sdk-logs, sdk-metrics, api-logs), some 20 MB installed and a few hundred modules at startup, for what
+ * is the file format's own encoding.
+ */
+export function encodeTraceRequest(spans: readonly ReadableSpan[]): string {
+  return JSON.stringify({ resourceSpans: resourceSpans(spans) });
+}
+
+type AnyValue =
+  | { stringValue: string }
+  | { doubleValue: number }
+  | { intValue: number }
+  | { boolValue: boolean }
+  | { bytesValue: string }
+  | { arrayValue: { values: AnyValue[] } }
+  | { kvlistValue: { values: KeyValue[] } }
+  | Record<string, never>;
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
+
+/** Span flags (OTLP): the low 8 bits are the W3C trace flags; bit 8 says whether bit 9 (remote parent) is known. */
+const HAS_IS_REMOTE = 0x100;
+const IS_REMOTE = 0x200;
+const flags = (traceFlags: number, isRemote: boolean | undefined): number => (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
+
+const NANOS_PER_SECOND = 1_000_000_000n;
+const nanos = (time: HrTime): string => (BigInt(Math.trunc(time[0])) * NANOS_PER_SECOND + BigInt(Math.trunc(time[1]))).toString();
+
+function anyValue(value: unknown): AnyValue {
+  switch (typeof value) {
+    case 'string':
+      return { stringValue: value };
+    case 'number':
+      // NaN and ±Infinity are doubles, written as JSON null as JSON.stringify writes them.
+      return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
+    case 'boolean':
+      return { boolValue: value };
+  }
+  if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value).toString('base64') };
+  if (Array.isArray(value)) return { arrayValue: { values: value.map(anyValue) } };
+  if (typeof value === 'object' && value !== null) {
+    return { kvlistValue: { values: Object.keys(value).map((key) => ({ key, value: anyValue((value as Record<string, unknown>)[key]) })) } };
+  }
+  return {};
+}
+
+const attributes = (from: Attributes): KeyValue[] => Object.keys(from).map((key) => ({ key, value: anyValue(from[key]) }));
+
+function event(e: TimedEvent): object {
+  return {
+    attributes: e.attributes ? attributes(e.attributes) : [],
+    name: e.name,
+    timeUnixNano: nanos(e.time),
+    droppedAttributesCount: e.droppedAttributesCount || 0,
+  };
+}
+
+function link(l: Link): object {
+  const context: SpanContext = l.context;
+  return {
+    attributes: l.attributes ? attributes(l.attributes) : [],
+    spanId: context.spanId,
+    traceId: context.traceId,
+    traceState: context.traceState?.serialize(),
+    droppedAttributesCount: l.droppedAttributesCount || 0,
+    flags: flags(context.traceFlags, context.isRemote),
+  };
+}
+
+function span(s: ReadableSpan): object {
+  const context = s.spanContext();
+  const parent = s.parentSpanContext;
+  return {
+    traceId: context.traceId,
+    spanId: context.spanId,
+    parentSpanId: parent?.spanId ? parent.spanId : undefined,
+    traceState: context.traceState?.serialize(),
+    name: s.name,
+    // OTLP's kinds are the API's plus one: 0 is unspecified.
+    kind: s.kind == null ? 0 : s.kind + 1,
+    startTimeUnixNano: nanos(s.startTime),
+    endTimeUnixNano: nanos(s.endTime),
+    attributes: attributes(s.attributes),
+    droppedAttributesCount: s.droppedAttributesCount,
+    events: s.events.map(event),
+    droppedEventsCount: s.droppedEventsCount,
+    status: { code: s.status.code, message: s.status.message },
+    links: s.links.map(link),
+    droppedLinksCount: s.droppedLinksCount,
+    flags: flags(context.traceFlags, parent?.isRemote),
+  };
+}
+
+function scope(of: ReadableSpan['instrumentationScope']): object {
+  const result: Record<string, unknown> = { name: of.name, version: of.version };
+  const withAttributes = of as { attributes?: Attributes; droppedAttributesCount?: number };
+  if (withAttributes.attributes && Object.keys(withAttributes.attributes).length > 0) {
+    result['attributes'] = attributes(withAttributes.attributes);
+    result['droppedAttributesCount'] = withAttributes.droppedAttributesCount ?? 0;
+  }
+  return result;
+}
+
+function resource(of: ReadableSpan['resource']): { attributes: KeyValue[]; droppedAttributesCount: number; schemaUrl?: string } {
+  const result: { attributes: KeyValue[]; droppedAttributesCount: number; schemaUrl?: string } = { attributes: attributes(of.attributes), droppedAttributesCount: 0 };
+  if (of.schemaUrl) result.schemaUrl = of.schemaUrl;
+  return result;
+}
+
+function resourceSpans(spans: readonly ReadableSpan[]): object[] {
+  // Insertion-ordered maps: resources and scopes in the order their first span comes.
+  const byResource = new Map<ReadableSpan['resource'], Map<string, ReadableSpan[]>>();
+  for (const s of spans) {
+    let byScope = byResource.get(s.resource);
+    if (byScope === undefined) byResource.set(s.resource, (byScope = new Map()));
+    const { name, version, schemaUrl } = s.instrumentationScope;
+    const key = `${name}@${version || ''}:${schemaUrl || ''}`;
+    const list = byScope.get(key);
+    if (list === undefined) byScope.set(key, [s]);
+    else list.push(s);
+  }
+  const out: object[] = [];
+  for (const [res, byScope] of byResource) {
+    const scopeSpans: object[] = [];
+    for (const list of byScope.values()) {
+      const first = list[0]!.instrumentationScope;
+      scopeSpans.push({ scope: scope(first), spans: list.map(span), schemaUrl: first.schemaUrl });
+    }
+    const encoded = resource(res);
+    out.push({ resource: encoded, scopeSpans, schemaUrl: encoded.schemaUrl });
+  }
+  return out;
+}
