@@ -1,5 +1,6 @@
 import { listValue } from '@duckdb/node-api';
-import { iso, localRunId, prepareReportSpans } from './report.js';
+import { prepareReportSpans } from './report.js';
+import { iso, localRunId } from './report-assembly.js';
 import type { Store } from './store.js';
 import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
 import type { Finding, RunFigures, RunTimeline, TimelineItem } from './types.js';
