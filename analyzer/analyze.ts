@@ -4,6 +4,7 @@ import { loadTimelines, worstRuns } from './run-timeline.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { type Store, withStore } from './store.js';
 import type { LeakReport } from './types.js';
+import { DEFAULT_DB } from './default-store.js';
 
 export interface AnalyzeOptions extends ReportRequest {
   /** Trace files, folders and glob patterns. */
@@ -33,7 +34,7 @@ async function withProgress<T>(store: Store, options: AnalyzeOptions, body: (pro
   }
 }
 
-export const DEFAULT_DB = 'afterstop-store';
+export { DEFAULT_DB };
 
 /**
  * Ingest the inputs into the store (only what it has not seen) and compute

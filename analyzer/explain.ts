@@ -1,7 +1,8 @@
-import { DEFAULT_DB } from './analyze.js';
+import { DEFAULT_DB } from './default-store.js';
 import { InputError } from './errors.js';
 import { ingest } from './ingest/ingest.js';
-import { findingOf, inputSkippedLines, prepareReport } from './report.js';
+import { inputSkippedLines, prepareReport } from './report.js';
+import { findingOf } from './report-assembly.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { loadTimelines, type TimelineTarget } from './run-timeline.js';
 import { withStore, type Store } from './store.js';
@@ -10,18 +11,7 @@ import type { ExplainTarget, Explanation, Finding } from './types.js';
 /** At most this many runs an id matches are drawn. */
 export const MAX_RUNS = 50;
 
-/** `3` or `#3` is the report's third finding; anything else is a run id, a run key (`trace:run`) or a trace id. */
-export function parseExplainTarget(text: string): ExplainTarget {
-  const trimmed = text.trim();
-  const number = /^#?(\d{1,9})$/.exec(trimmed);
-  if (number !== null) {
-    const n = Number(number[1]);
-    if (n < 1) throw new InputError(`finding ${trimmed}: findings are numbered from 1`);
-    return { finding: n };
-  }
-  if (trimmed === '') throw new InputError('give a run id, a trace id or a finding number');
-  return { id: trimmed };
-}
+export { parseExplainTarget } from './explain-target.js';
 
 export interface ExplainOptions extends ReportRequest {
   target: ExplainTarget;

@@ -1,6 +1,6 @@
 import { loadPrices } from './prices.js';
 import { GENAI_PRICES_VERSION } from './resolve-prices.js';
-import type { ReportOptions } from './report.js';
+import type { ReportOptions } from './report-assembly.js';
 
 /** What a report is asked for, the same whatever the source. */
 export interface ReportRequest {

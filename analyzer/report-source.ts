@@ -1,6 +1,5 @@
-import { analyze, DEFAULT_DB } from './analyze.js';
-import { clickhouseReport } from './clickhouse/report.js';
-import { checkClickHouseUrl, ClickHouseSource, parseTable } from './clickhouse/source.js';
+import { checkClickHouseUrl, parseTable } from './clickhouse/clickhouse-url.js';
+import { DEFAULT_DB } from './default-store.js';
 import { InputError } from './errors.js';
 import { reportOptions, type ReportRequest } from './report-request.js';
 import { serverText } from './redact.js';
@@ -11,6 +10,9 @@ import type { LeakReport } from './types.js';
  * over trace files (DuckDB, embedded), ClickHouse over the Collector
  * exporter's traces table, and whatever comes next; a command or a program
  * picks a source and asks it for the report, and never which engine runs.
+ * Each engine is loaded (`await import()`) when its source is asked for a
+ * report, and only then: the ClickHouse path never loads DuckDB's native
+ * module, nor the file path ClickHouse's client.
  */
 export interface ReportSource {
   /** What it reads, in words (for progress lines). */
@@ -24,8 +26,8 @@ export type { ReportRequest } from './report-request.js';
 export function traceFilesSource(options: { inputs: readonly string[]; db?: string; trackProgress?: boolean }): ReportSource {
   return {
     description: `${options.inputs.length} input(s) into the store ${options.db ?? DEFAULT_DB}`,
-    report: (request) =>
-      analyze({
+    report: async (request) =>
+      (await import('./analyze.js')).analyze({
         ...request,
         inputs: options.inputs,
         db: options.db ?? DEFAULT_DB,
@@ -47,6 +49,7 @@ export function clickhouseReportSource(options: { url: string; table?: string })
   return {
     description: `ClickHouse at ${origin}, table ${table}`,
     report: async (request) => {
+      const [{ ClickHouseSource }, { clickhouseReport }] = await Promise.all([import('./clickhouse/source.js'), import('./clickhouse/report.js')]);
       const source = ClickHouseSource.forUrl(options.url, parseTable(table));
       try {
         request.progress?.(`computing the report in ClickHouse at ${origin}`);

@@ -1,5 +1,7 @@
+import { SPAN_TOOL_COMMIT, SPAN_TOOL_START } from '../contract/semconv.js';
 import { listValue } from '@duckdb/node-api';
-import { iso, localRunId, prepareReportSpans } from './report.js';
+import { prepareReportSpans } from './report.js';
+import { iso, localRunId } from './report-assembly.js';
 import type { Store } from './store.js';
 import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
 import type { Finding, RunFigures, RunTimeline, TimelineItem } from './types.js';
@@ -79,7 +81,7 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint,
  */
 export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, cNs: bigint | null = null): TimelineItem[] {
   const ended = new Set(rows.filter((r) => r.role === 'tool').map((r) => r.call_id ?? r.span_id));
-  const started = new Set(rows.filter((r) => r.name === 'afterstop.tool.start' && r.call_id !== null).map((r) => r.call_id));
+  const started = new Set(rows.filter((r) => r.name === SPAN_TOOL_START && r.call_id !== null).map((r) => r.call_id));
   const items: TimelineItem[] = [];
   for (const r of rows) {
     const start_ms = offset(r.start_ns, origin);
@@ -102,7 +104,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
           priced: r.priced ?? false,
         },
       });
-    } else if (r.role === 'tool' || (r.name === 'afterstop.tool.start' && r.call_id !== null && !ended.has(r.call_id))) {
+    } else if (r.role === 'tool' || (r.name === SPAN_TOOL_START && r.call_id !== null && !ended.has(r.call_id))) {
       const unended = r.role !== 'tool';
       items.push({
         ...base,
@@ -119,7 +121,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         ghost: r.ghost === 'inferred' || r.ghost === 'possible' ? r.ghost : null,
         recorded: unended || r.scope === 'afterstop' || (r.call_id !== null && started.has(r.call_id)),
       });
-    } else if (r.name === 'afterstop.tool.commit') {
+    } else if (r.name === SPAN_TOOL_COMMIT) {
       items.push({
         ...base,
         kind: 'commit',
@@ -131,7 +133,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         compensated: r.compensated ?? false,
         sent_ms: r.sent_ns === null ? null : offset(r.sent_ns, origin),
       });
-    } else if (r.role === 'marker' && (r.name !== 'afterstop.tool.start' || r.call_id === null)) {
+    } else if (r.role === 'marker' && (r.name !== SPAN_TOOL_START || r.call_id === null)) {
       // (A tool start marker without a call id cannot be matched to its call: drawn as the marker it is.)
       items.push({ ...base, kind: 'marker', name: r.name });
     }

@@ -8,8 +8,13 @@
  * and ends with the leak report over those traces.
  */
 import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { analyze, readTraces, type FlatSpan, type LeakReport } from '../analyzer/index.js';
+import { EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, type ExitCode } from '../analyzer/cli/exit-codes.js';
 import { colorWanted, renderTerminal } from '../analyzer/render/terminal.js';
+import { defaultTracesDir } from '../contract/traces-dir.js';
 import { exportStats, flush, setup, shutdown } from '../instrumentation/index.js';
 import { startSimulator } from '../simulator/index.js';
 import { DemoAgent, type TurnResult } from './agent.js';
@@ -25,7 +30,7 @@ export interface DemoResult {
   report: LeakReport;
 }
 
-export async function runDemo(tracesDir = process.env['AFTERSTOP_TRACES_DIR'] ?? 'afterstop-traces'): Promise<DemoResult> {
+export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResult> {
   const started = new Date();
   const sim = await startSimulator({ tokenDelayMs: 15 });
   setup({ serviceName: 'afterstop-demo', tracesDir });
@@ -103,6 +108,46 @@ export async function runDemo(tracesDir = process.env['AFTERSTOP_TRACES_DIR'] ??
   return { tracesDir, turns, spans, session, report };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  await runDemo();
+export const USAGE = `Usage: node dist/demo/main.js [--traces-dir DIR]   (npm start)
+
+Runs a demo agent with cancellations against the local simulator; its traces go to
+--traces-dir (default: AFTERSTOP_TRACES_DIR, else ./afterstop-traces). Then, e.g.:
+  npx afterstop leak-report DIR --format html --out report.html
+`;
+
+/**
+ * The program `npm start` runs: the demo over --traces-dir. Exit 0 when it ran, 2 for bad usage (said with
+ * the usage on stderr), 70 when it failed (its stack on stderr), as afterstop's exit codes say.
+ */
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  let tracesDir: string;
+  try {
+    const { values } = parseArgs({ args: [...argv], options: { 'traces-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+    if (values.help === true) {
+      process.stdout.write(USAGE);
+      return EXIT_OK;
+    }
+    tracesDir = values['traces-dir'] ?? defaultTracesDir();
+  } catch (error) {
+    process.stderr.write(`afterstop demo: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  try {
+    await runDemo(tracesDir);
+    return EXIT_OK;
+  } catch (error) {
+    process.stderr.write(`afterstop demo: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_INTERNAL;
+  }
 }
+
+/** True when this module is the program node runs (not imported by a test). */
+const isEntry = (): boolean => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+};
+
+if (isEntry()) process.exitCode = await main(process.argv.slice(2));

@@ -3,11 +3,9 @@
  * The `afterstop` command. Builds the program; every command hands back a
  * promise of its exit code, and the process exits here, in one place.
  */
-// First: it sizes libuv's thread pool before DuckDB's client, loaded by the imports below, starts it.
+// First: it sizes libuv's thread pool before DuckDB's client, loaded by a command that uses the store, starts it.
 import { isCommandEntry } from './entry.js';
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../../instrumentation/version.js';
-import { demoCommand } from './commands/demo.js';
 import { explainCommand } from './commands/explain.js';
 import { ingestCommand } from './commands/ingest.js';
 import { leakReportCommand } from './commands/leak-report.js';
@@ -16,6 +14,7 @@ import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
 import { InputError, StorageError, firstLine, isOutOfMemory } from '../errors.js';
 import { redactSecrets } from '../redact.js';
+import { analyzerVersion } from '../version.js';
 import { EXIT_INTERNAL, EXIT_STORAGE, EXIT_USAGE, type ExitCode } from './exit-codes.js';
 
 /** Credentials (a URL's `//user:password@host`, a password parameter, a credential header) are never echoed: commander repeats an invalid argument whole. */
@@ -31,13 +30,12 @@ function internalError(error: unknown): ExitCode {
 export function buildProgram(done: (code: Promise<ExitCode>) => void): Command {
   const program = new Command('afterstop')
     .description('what an AI agent keeps doing after its user pressed Stop')
-    .version(VERSION)
+    .version(analyzerVersion())
     .addCommand(leakReportCommand(done))
     .addCommand(explainCommand(done))
     .addCommand(ingestCommand(done))
     .addCommand(queryCommand(done))
     .addCommand(pruneCommand(done))
-    .addCommand(demoCommand(done))
     .addCommand(simulatorCommand(done));
   // Commander would call process.exit on a usage error; every command throws instead,
   // so that the program exits in one place.

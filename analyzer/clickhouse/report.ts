@@ -1,6 +1,6 @@
 import { query } from '../queries.js';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
-import { assembleReport, loadReportPrices, PREPARE, reportParams, type ReportOptions, type ReportRows } from '../report.js';
+import { assembleReport, loadReportPrices, PREPARE, reportParams, type ReportOptions, type ReportRows } from '../report-assembly.js';
 import { LATEST_NS, toNs } from '../report-time.js';
 import type { ModelCallPriceKeysRow, SpanCountRow } from '../sql/query-rows.js';
 import type { LeakReport } from '../types.js';

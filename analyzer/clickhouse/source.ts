@@ -5,6 +5,9 @@ import { httpDeadlineMs, withinDeadline } from '../http-deadline.js';
 import type { Query } from '../queries.js';
 import { redactSecrets, serverText } from '../redact.js';
 import { typedRows } from '../sql/typed-rows.js';
+import { checkClickHouseUrl, type ClickHouseTable } from './clickhouse-url.js';
+
+export { checkClickHouseUrl, parseTable, type ClickHouseTable } from './clickhouse-url.js';
 
 /**
  * Traces kept in ClickHouse by the OpenTelemetry Collector's ClickHouse
@@ -13,17 +16,6 @@ import { typedRows } from '../sql/typed-rows.js';
  * (aggregates and findings) leaves the database. The intermediate tables are
  * temporary tables of one session.
  */
-export interface ClickHouseTable {
-  database: string;
-  table: string;
-}
-
-/** `otel_traces` or `otel.otel_traces`: the exporter's defaults are database `otel`, table `otel_traces`. */
-export function parseTable(name: string): ClickHouseTable {
-  const [first, second] = name.split('.', 2);
-  return second === undefined ? { database: 'otel', table: first ?? 'otel_traces' } : { database: first ?? 'otel', table: second };
-}
-
 /**
  * SQL semantics the queries are written for, as in DuckDB: an outer join's
  * missing side, a grouping set's rolled-up keys and an aggregate over no rows
@@ -51,33 +43,6 @@ export class RedactingClickHouseLogger implements Logger {
     process.stderr.write(`afterstop: ClickHouse client: ${serverText(err === undefined ? message : `${message} (${err.message})`)}\n`);
   }
   error(): void {}
-}
-
-/**
- * A ClickHouse URL as the client takes it, checked first: the user and password are given before the
- * host (`http://user:password@host:8123`, percent-encoded), not as URL parameters. An InputError otherwise,
- * which names the fault and never the password.
- */
-export function checkClickHouseUrl(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InputError('--clickhouse: not a URL');
-  }
-  const credentialParams = [...parsed.searchParams.keys()].filter((k) => /^(user|username|password)$/i.test(k));
-  if (credentialParams.length > 0) {
-    throw new InputError(
-      `--clickhouse ${redactSecrets(parsed.origin)}: give the user and password before the host (user:password@ in the URL, percent-encoded), not as URL parameters (${credentialParams.join(', ')})`,
-    );
-  }
-  for (const [what, value] of [['user', parsed.username], ['password', parsed.password]] as const) {
-    try {
-      decodeURIComponent(value);
-    } catch {
-      throw new InputError(`--clickhouse ${parsed.origin}: the URL's ${what} is not valid percent-encoding (% must be followed by two hex digits; write a % as %25)`);
-    }
-  }
 }
 
 export class ClickHouseSource {

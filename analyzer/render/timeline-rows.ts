@@ -5,6 +5,18 @@
  * what the report concluded (ghosts, orphans, tokens after Stop); they add
  * only where an item lies against the Stop.
  */
+import {
+  SPAN_CANCEL_ACK,
+  SPAN_CANCEL_REQUEST,
+  SPAN_CANCEL_SETTLE,
+  SPAN_HISTORY_REPAIR,
+  SPAN_PROCESS_ORPHAN,
+  SPAN_STEER_DROP,
+  SPAN_STEER_ENQUEUE,
+  SPAN_STEER_INJECT,
+  SPAN_TOOL_COMMIT_PREVENTED,
+  SPAN_TOOL_COMPENSATE,
+} from '../../contract/semconv.js';
 import { int, usd } from './format.js';
 import { ghostTax } from './summary.js';
 import { shorten } from './svg-chart.js';
@@ -32,21 +44,21 @@ export interface TimelineRow {
 }
 
 const MARKERS: Record<string, string> = {
-  'afterstop.cancel.request': 'Stop',
-  'afterstop.cancel.ack': 'ack',
-  'afterstop.cancel.settle': 'settle',
-  'afterstop.history.repair': 'history repair',
-  'afterstop.steer.enqueue': 'steering message queued',
-  'afterstop.steer.inject': 'steering message injected',
-  'afterstop.steer.drop': 'steering message dropped',
-  'afterstop.tool.compensate': 'compensation',
-  'afterstop.process.orphan': 'child process outlived its run',
-  'afterstop.tool.commit.prevented': 'commit prevented by the guard (nothing sent)',
+  [SPAN_CANCEL_REQUEST]: 'Stop',
+  [SPAN_CANCEL_ACK]: 'ack',
+  [SPAN_CANCEL_SETTLE]: 'settle',
+  [SPAN_HISTORY_REPAIR]: 'history repair',
+  [SPAN_STEER_ENQUEUE]: 'steering message queued',
+  [SPAN_STEER_INJECT]: 'steering message injected',
+  [SPAN_STEER_DROP]: 'steering message dropped',
+  [SPAN_TOOL_COMPENSATE]: 'compensation',
+  [SPAN_PROCESS_ORPHAN]: 'child process outlived its run',
+  [SPAN_TOOL_COMMIT_PREVENTED]: 'commit prevented by the guard (nothing sent)',
 };
 const LINES: Record<string, TimelineRow['line']> = {
-  'afterstop.cancel.request': 'stop',
-  'afterstop.cancel.ack': 'ack',
-  'afterstop.cancel.settle': 'settle',
+  [SPAN_CANCEL_REQUEST]: 'stop',
+  [SPAN_CANCEL_ACK]: 'ack',
+  [SPAN_CANCEL_SETTLE]: 'settle',
 };
 
 const ms = (value: number): string => `${int(value)} ms`;
@@ -99,7 +111,7 @@ function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
     }
     case 'marker': {
       const label = MARKERS[item.name] ?? item.name.replace(/^afterstop\./, '');
-      return { ...base, label, note: '', alarm: item.name === 'afterstop.process.orphan', line: LINES[item.name] ?? null };
+      return { ...base, label, note: '', alarm: item.name === SPAN_PROCESS_ORPHAN, line: LINES[item.name] ?? null };
     }
   }
 }

@@ -1,15 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
-import { DEFAULT_DB } from '../../analyze.js';
-import { explain, parseExplainTarget } from '../../explain.js';
+import { DEFAULT_DB, explainRuns, parseExplainTarget } from '../../store-source.js';
 import type { Explanation } from '../../types.js';
 import { pageStart } from '../../render/html.js';
 import { colorWanted } from '../../render/terminal.js';
 import { renderExplainHtml } from '../../render/explain-html.js';
 import { renderExplainMarkdown } from '../../render/explain-markdown.js';
 import { renderExplainTerminal } from '../../render/explain-terminal.js';
-import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
+import { defaultTracesDir } from '../../../contract/traces-dir.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';
@@ -80,7 +79,7 @@ async function explainAction(targetText: string, paths: string[], options: Expla
     // exists; for a finding's number, the store as leak-report left it (new spans would renumber the findings).
     const tracesDir = defaultTracesDir();
     if (paths.length === 0 && !('finding' in target) && fs.existsSync(tracesDir)) paths = [path.resolve(tracesDir)];
-    explanation = await explain({
+    explanation = await explainRuns({
       target,
       inputs: paths,
       db: options.db,

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { DEFAULT_DB, ingestInto } from '../../analyze.js';
+import { DEFAULT_DB, ingestTraces } from '../../store-source.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { silentProgress, stderrProgress } from '../progress.js';
 import { inputErrorExit, printSkipped } from '../stderr.js';
@@ -28,7 +28,7 @@ Examples:
 async function ingestAction(paths: string[], options: IngestOptions): Promise<ExitCode> {
   const progress = options.progress ? stderrProgress() : silentProgress;
   try {
-    const summary = await ingestInto({
+    const summary = await ingestTraces({
       inputs: paths,
       db: options.db,
       progress: (message, percentage) => progress.update(message, percentage),

@@ -1,15 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_DB } from '../../analyze.js';
 import { clickhouseReportSource, traceFilesSource, type ReportSource } from '../../report-source.js';
-import { findingsPath, renderArrow } from '../../render/arrow.js';
+import { DEFAULT_DB } from '../../store-source.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
-import { defaultTracesDir } from '../../../instrumentation/traces-dir.js';
-import { pushReport, renderPrometheus } from '../../metrics/prometheus.js';
+import { defaultTracesDir } from '../../../contract/traces-dir.js';
 import { futureRunsNote } from '../../report-evidence.js';
 import { terminalLine } from '../../render/text-table.js';
 import { redactSecrets, redactUrl } from '../../redact.js';
@@ -199,6 +197,8 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   progress.done();
 
   if (format === 'arrow') {
+    // apache-arrow is loaded for this format alone.
+    const { findingsPath, renderArrow } = await import('../../render/arrow.js');
     const files = renderArrow(report);
     const out = options.out as string;
     writeFileAtomic(out, files.groups);
@@ -242,6 +242,9 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
 async function exportMetrics(report: LeakReport, options: LeakReportOptions, budgets: BudgetStatus[]): Promise<boolean> {
   const metrics = { maxLabelValues: Math.floor(options.maxLabelValues), budgets };
   let ok = true;
+  if (options.prometheusFile === undefined && options.pushGateway === undefined) return ok;
+  // prom-client is loaded only for a metrics export.
+  const { pushReport, renderPrometheus } = await import('../../metrics/prometheus.js');
   const failed = (what: string, error: unknown): void => {
     ok = false;
     process.stderr.write(`afterstop: could not ${what}: ${redactSecrets(error instanceof Error ? error.message : String(error))}\n`);

@@ -1,10 +1,8 @@
 import * as fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_DB } from '../../analyze.js';
 import { InputError } from '../../errors.js';
 import { futureFromNs, toNs } from '../../report-time.js';
-import { pruneSpanFiles } from '../../span-files.js';
-import { withStore } from '../../store.js';
+import { DEFAULT_DB, pruneStore } from '../../store-source.js';
 import { EXIT_OK, type ExitCode } from '../exit-codes.js';
 import { inputErrorExit } from '../stderr.js';
 import { AGE, parseTime } from '../time.js';
@@ -42,7 +40,7 @@ async function prune(options: PruneOptions): Promise<ExitCode> {
   try {
     if (!fs.existsSync(options.db)) throw new InputError(`${options.db}: no store there`, { path: options.db });
     const future = futureFromNs(undefined);
-    const summary = await withStore(options.db, (store) => pruneSpanFiles(store, toNs(options.olderThan) ?? 0n, future));
+    const summary = await pruneStore(options.db, toNs(options.olderThan) ?? 0n, future);
     // What is stamped in the future (a day past now: clock skew, bad data) goes too: no report's window holds it.
     const after = new Date(Number(future / 1_000_000n)).toISOString();
     process.stdout.write(`${JSON.stringify({ before: options.olderThan.toISOString(), after, ...summary }, null, 2)}\n`);

@@ -131,3 +131,24 @@ describe('exit codes', () => {
     expect(said[2]).toBe('afterstop: DuckDB ran out of memory (Out of Memory Error: failed to allocate data of size 16.0 MiB (283.4 MiB/286.1 MiB used)); raise AFTERSTOP_MEMORY_LIMIT\n');
   });
 });
+
+describe('afterstop (usage)', () => {
+  it("prints the analyzer package's version, and exits 2 with help on stderr for no or an unknown command", () => {
+    const version = afterstop(['--version']);
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version);
+    const none = afterstop([]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain('Usage: afterstop');
+    expect(none.stdout).toBe('');
+    const bogus = afterstop(['bogus']);
+    expect(bogus.status).toBe(2);
+    expect(bogus.stderr).toContain("unknown command 'bogus'");
+  });
+
+  it('has no demo command: the demo is the test kit\'s program (npm start), not the analyzer\'s', () => {
+    const demo = afterstop(['demo']);
+    expect(demo.status).toBe(2);
+    expect(demo.stderr).toContain("unknown command 'demo'");
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * Span names and attribute keys of afterstop's span contract (schema 0.1,
+ * docs/spec/SEMCONV.md, the project's copy of the shared contract), and the OpenTelemetry GenAI names we reuse.
+ *
+ * The GenAI names are copied here on purpose rather than imported from
+ * `@opentelemetry/semantic-conventions/incubating`: incubating names can
+ * change between releases, and the analyzer must keep reading what this
+ * version wrote.
+ */
+
+export const SCHEMA_VERSION = '0.1';
+
+// --- resource
+export const ATTR_SERVICE_NAME = 'service.name';
+export const ATTR_AFTERSTOP_SCHEMA_VERSION = 'afterstop.schema.version';
+
+// --- GenAI names we reuse
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';
+export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
+export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
+export const ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK = 'gen_ai.response.time_to_first_chunk';
+// Content, opt-in (content.ts).
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+export const ATTR_GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages';
+export const ATTR_GEN_AI_SYSTEM_INSTRUCTIONS = 'gen_ai.system_instructions';
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages';
+export const ATTR_ERROR_TYPE = 'error.type';
+export const ATTR_PROCESS_PID = 'process.pid';
+export const ATTR_PROCESS_EXECUTABLE_NAME = 'process.executable.name';
+
+export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
+export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+export const GEN_AI_OPERATION_CHAT = 'chat';
+
+// --- common afterstop attributes
+export const ATTR_RUN_ID = 'afterstop.run.id';
+export const ATTR_FRAMEWORK = 'afterstop.framework';
+export const ATTR_RUN_OUTCOME = 'afterstop.run.outcome';
+
+// --- cancel
+export const SPAN_CANCEL_REQUEST = 'afterstop.cancel.request';
+export const SPAN_CANCEL_ACK = 'afterstop.cancel.ack';
+export const SPAN_CANCEL_SETTLE = 'afterstop.cancel.settle';
+export const ATTR_CANCEL_ID = 'afterstop.cancel.id';
+export const ATTR_CANCEL_SOURCE = 'afterstop.cancel.source';
+export const ATTR_CANCEL_REASON = 'afterstop.cancel.reason';
+export const ATTR_CANCEL_OUTCOME = 'afterstop.cancel.outcome';
+export const ATTR_CANCEL_UNSETTLED = 'afterstop.cancel.unsettled';
+export const ATTR_CANCEL_STATE = 'afterstop.cancel.state';
+export const ATTR_INFLIGHT_TOOL_CALLS = 'afterstop.inflight.tool_calls';
+export const ATTR_INFLIGHT_MODEL_CALLS = 'afterstop.inflight.model_calls';
+/** At most this many characters of a cancel reason are recorded. */
+export const CANCEL_REASON_MAX_LENGTH = 256;
+
+// --- tools
+/** The instrumentation scope of every span afterstop writes: the analyzer tells afterstop's tool spans by it. */
+export const AFTERSTOP_SCOPE = 'afterstop';
+export const SPAN_TOOL_START = 'afterstop.tool.start';
+export const SPAN_TOOL_COMMIT = 'afterstop.tool.commit';
+export const SPAN_TOOL_COMPENSATE = 'afterstop.tool.compensate';
+export const ATTR_TOOL_EFFECT = 'afterstop.tool.effect';
+export const ATTR_TOOL_IDEMPOTENCY_KEY = 'afterstop.tool.idempotency_key';
+export const ATTR_TOOL_SIGNAL_OBSERVED = 'afterstop.tool.signal_observed';
+export const ATTR_TOOL_RESULT = 'afterstop.tool.result';
+/** `step` for a framework step run as a tool call (a LangGraph node, a workflow step): not in the conversation, never an orphan (afterstop addition). */
+export const ATTR_TOOL_KIND = 'afterstop.tool.kind';
+/**
+ * On a tool span: its effect happened out of afterstop's sight, carried there by what the value names (`mcp`:
+ * an MCP `tools/call` the body sent, the effect being the MCP server's, another process's). In flight at Stop and
+ * not read-only, such a call is at best a possible ghost commit (METRICS.md §2, `out_of_sight`) (afterstop addition).
+ */
+export const ATTR_TOOL_OUT_OF_SIGHT = 'afterstop.tool.out_of_sight';
+/** The value of {@link ATTR_TOOL_OUT_OF_SIGHT} for an MCP `tools/call` sent inside the tool's body. */
+export const OUT_OF_SIGHT_MCP = 'mcp';
+/** On a run that resumes an interrupted or stopped run of the same thread: that run's id (afterstop addition). */
+export const ATTR_RUN_RESUMES = 'afterstop.run.resumes';
+/** On a run span: the packages the process had loaded that afterstop knows of and does not instrument (an agent framework, agent SDK or MCP client), sorted and comma-separated; the run's figures are lower bounds (afterstop addition). */
+export const ATTR_RUN_UNINSTRUMENTED = 'afterstop.run.uninstrumented';
+/** How a commit is known (afterstop addition to SEMCONV.md): `manual` (the tool said so), `response` (a non-GET HTTP request it made was answered), `request_sent` (its body reached the server and the answer was lost). */
+export const ATTR_TOOL_COMMIT_EVIDENCE = 'afterstop.tool.commit.evidence';
+/** On the tool span: the commit markers the call wrote before its span ended (a store with fewer lost some). */
+export const ATTR_TOOL_COMMIT_COUNT = 'afterstop.tool.commit.count';
+/** On the tool span: its mutating requests still unanswered when the span ended (each may yet write a commit marker). */
+export const ATTR_TOOL_COMMIT_PENDING = 'afterstop.tool.commit.pending';
+/** On the tool span: the caller stopped waiting for the body, which may go on (the end of its work is not seen). */
+export const ATTR_TOOL_BODY_DETACHED = 'afterstop.tool.body_detached';
+/** With evidence `request_sent`: how long (ms) the request went unanswered, from its body reaching the server to the answer's loss (the marker's time). */
+export const ATTR_TOOL_COMMIT_UNANSWERED_MS = 'afterstop.tool.commit.unanswered_ms';
+export const ATTR_HTTP_REQUEST_METHOD = 'http.request.method';
+export const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
+export const ATTR_SERVER_ADDRESS = 'server.address';
+export const ATTR_COMPENSATION_OUTCOME = 'afterstop.compensation.outcome';
+export const ERROR_TYPE_CANCELLED = 'cancelled';
+
+// --- the guard (afterstop addition, SEMCONV.md "Guard"; guard/)
+/** A tool's mutating HTTP request refused by the commit fence: its run was already stopped, nothing was sent. */
+export const SPAN_TOOL_COMMIT_PREVENTED = 'afterstop.tool.commit.prevented';
+/** On a commit (and a prevented commit): the idempotency key its HTTP request carried to a host the guard keys (afterstop's, or the app's own in that header). */
+export const ATTR_GUARD_IDEMPOTENCY_KEY = 'afterstop.guard.idempotency_key';
+/**
+ * A tool's mutating HTTP request the fence let through although its run was stopped, because it carries
+ * the Stop or cleans up: a marker with `http.request.method`, `server.address` and {@link ATTR_GUARD_FENCE_PASSED}.
+ */
+export const SPAN_TOOL_FENCE_PASSED = 'afterstop.tool.fence.passed';
+/** On that marker, and on a commit its request made: why it passed, `cancel` (a known cancel call) or `cleanup` (made in `afterStopCleanup`). */
+export const ATTR_GUARD_FENCE_PASSED = 'afterstop.guard.fence.passed';
+/** On a cancel request: the run's deadline (ms) when the guard's deadline made the cancel. */
+export const ATTR_CANCEL_DEADLINE_MS = 'afterstop.cancel.deadline_ms';
+/**
+ * On a cancel request the guard's deadline made: whether the run's signal had reached what runs the run
+ * (the app's own run; a framework or SDK call afterstop handed it to). `false`: nothing was told to stop,
+ * and the framework's end is not recorded as an acknowledgement.
+ */
+export const ATTR_CANCEL_DELIVERED = 'afterstop.cancel.delivered';
+
+// --- model calls
+export const ATTR_MODEL_ABORTED = 'afterstop.model.aborted';
+export const ATTR_MODEL_OUTPUT_TOKENS_STREAMED = 'afterstop.model.output_tokens_streamed';
+export const ATTR_MODEL_OUTPUT_TOKENS_AFTER_CANCEL = 'afterstop.model.output_tokens_after_cancel';
+export const ATTR_MODEL_USAGE_SOURCE = 'afterstop.model.usage_source';
+
+// --- steering
+export const SPAN_STEER_ENQUEUE = 'afterstop.steer.enqueue';
+export const SPAN_STEER_INJECT = 'afterstop.steer.inject';
+export const SPAN_STEER_DROP = 'afterstop.steer.drop';
+export const ATTR_STEER_ID = 'afterstop.steer.id';
+export const ATTR_STEER_POSITION = 'afterstop.steer.position';
+export const ATTR_STEER_REASON = 'afterstop.steer.reason';
+
+// --- history repair
+export const SPAN_HISTORY_REPAIR = 'afterstop.history.repair';
+export const ATTR_REPAIR_STRATEGY = 'afterstop.repair.strategy';
+export const ATTR_REPAIR_TOOL_CALL_IDS = 'afterstop.repair.tool_call_ids';
+
+// --- child processes
+export const SPAN_PROCESS_SPAWN = 'afterstop.process.spawn';
+export const SPAN_PROCESS_ORPHAN = 'afterstop.process.orphan';
+
+// --- live metrics (SEMCONV.md, "Live metrics"; live-metrics.ts)
+export const METRIC_CANCEL_REQUESTS = 'afterstop.cancel.requests';
+export const METRIC_CANCEL_ACK_DURATION = 'afterstop.cancel.ack.duration';
+export const METRIC_TOOL_COMMITS_AFTER_STOP = 'afterstop.tool.commits_after_stop';
+export const METRIC_TOOL_POSSIBLE_GHOST_COMMITS = 'afterstop.tool.possible_ghost_commits';
+export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
+export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
+export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';
+export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
