@@ -9,7 +9,8 @@
 // instrumentation/*.ts but for the composition roots, which wire the parts
 // together: index.ts (the manual API), register.ts (`--import
 // afterstop/register`) and pipeline.ts (the tracer and the export queue).
-const INSTRUMENTATION = '^instrumentation/';
+/** The package's sources: not its tests, not its build. */
+const INSTRUMENTATION = '^instrumentation/(?!test/|dist/)';
 const INSTRUMENTATION_CORE = '^instrumentation/[^/]+[.]ts$';
 const COMPOSITION_ROOTS = '^instrumentation/(index|register|pipeline)[.]ts$';
 
@@ -45,7 +46,7 @@ const instrumentationRules = [
     severity: 'error',
     comment: 'The instrumentation ships alone: it imports nothing of the analyzer, the simulator, the demo, the scorecard, the benches or the tests.',
     from: { path: INSTRUMENTATION },
-    to: { path: '^(analyzer|simulator|demo|scorecard|bench|test)/' },
+    to: { path: ['^(analyzer|demo|scorecard|bench|test)/', '^contract/(?!dist/)'] },
   },
   {
     name: 'instrumentation-not-to-heavy-packages',
@@ -100,18 +101,32 @@ const ENGINE_MODULES = [
 ];
 
 const analyzerRules = [
+  {
+    name: 'analyzer-contract-by-name',
+    comment: 'The analyzer imports the span contract as a package (@afterstop/span-contract), never its files.',
+    severity: 'error',
+    from: { path: '^analyzer/(?!test/|dist/)' },
+    to: { path: '^contract/(?!dist/)' },
+  },
+  {
+    name: 'kit-packages-by-name',
+    comment: 'The kit (demo, scorecard, bench, fixture recorders) uses the packages as a user does: by name, through their exports.',
+    severity: 'error',
+    from: { path: '^(demo|scorecard|bench|test/fixtures)/' },
+    to: { path: '^(instrumentation|analyzer|contract)/(?!dist/)' },
+  },
     {
       name: 'analyzer-not-instrumentation',
       comment: 'The analyzer shares only the span contract (contract/) with the instrumentation: it will be another package.',
       severity: 'error',
-      from: { path: '^analyzer/' },
+      from: { path: '^analyzer/(?!test/|dist/)' },
       to: { path: '^instrumentation/' },
     },
     {
       name: 'analyzer-not-opentelemetry',
       comment: 'The analyzer reads spans as data (OTLP/JSON, Tempo blocks, ClickHouse rows); it does not use the OpenTelemetry API or SDK.',
       severity: 'error',
-      from: { path: '^analyzer/' },
+      from: { path: '^analyzer/(?!test/|dist/)' },
       to: { path: '(^|/)node_modules/@opentelemetry/' },
     },
     {

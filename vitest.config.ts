@@ -1,10 +1,25 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Two tiers per package. `unit`: in-process, any OS, the whole tier in about a minute.
+ * `e2e` (`*.e2e.test.ts`): real apps, children, Chromium, Prometheus, chdb, other Node lines; Linux.
+ * `npm test` runs both; `npm run test:unit` / `npm run test:e2e` one tier.
+ */
+const packages = [
+  ['span-contract', 'contract/test'],
+  ['afterstop', 'instrumentation/test'],
+  ['analyzer', 'analyzer/test'],
+  ['kit', 'test'],
+] as const;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/global-setup.ts', 'test/packed-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: packages.flatMap(([name, dir]) => [
+      { extends: true, test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`] } },
+      { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`] } },
+    ]),
   },
 });

@@ -25,9 +25,9 @@ export interface Query {
   bindsVariables: boolean;
 }
 
-/** The queries folder: beside `dist/` when built, beside `analyzer/` in the source tree. */
+/** The queries folder: the analyzer package's `queries/`, one level above `dist/` when built, beside this file in the source tree. */
 export function queriesDir(): string {
-  for (const candidate of ['../../queries/', '../queries/']) {
+  for (const candidate of ['../queries/', './queries/']) {
     const dir = fileURLToPath(new URL(candidate, import.meta.url));
     if (fs.existsSync(`${dir}schema.sql`)) return dir;
   }

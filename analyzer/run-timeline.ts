@@ -1,4 +1,4 @@
-import { SPAN_TOOL_COMMIT, SPAN_TOOL_START } from '../contract/semconv.js';
+import { SPAN_TOOL_COMMIT, SPAN_TOOL_START } from '@afterstop/span-contract';
 import { listValue } from '@duckdb/node-api';
 import { prepareReportSpans } from './report.js';
 import { iso, localRunId } from './report-assembly.js';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 
 /** The analyzer's npm package: its package.json says the version `afterstop --version` prints. */
-export const PACKAGE_NAME = 'afterstop';
+export const PACKAGE_NAME = '@afterstop/analyzer';
 
 let version: string | undefined;
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { memoryLimitSetting } from '../analyzer/store.js';
+import { memoryLimitSetting } from '@afterstop/analyzer';
 import { projectRoot } from './child.js';
 import { generateTraces } from './generate-traces.js';
 
@@ -44,7 +44,7 @@ export interface AnalyzerBench {
 
 const root = projectRoot();
 /** Children run the built analyzer (npm run bench builds it first). */
-const analyzerModule = pathToFileURL(path.join(root, 'dist', 'analyzer', 'index.js')).href;
+const analyzerModule = pathToFileURL(path.join(root, 'analyzer', 'dist', 'index.js')).href;
 
 function measure(script: string): Measurement {
   const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -83,7 +83,7 @@ function bareRead(file: string, into: BareReadInto, workDir: string): Measuremen
     return measure(`
     import * as fs from 'node:fs';
     import { DuckDBInstance } from '@duckdb/node-api';
-    const sql = fs.readFileSync(${JSON.stringify(path.join(root, 'queries', 'store-files.sql'))}, 'utf8');
+    const sql = fs.readFileSync(${JSON.stringify(path.join(root, 'analyzer', 'queries', 'store-files.sql'))}, 'utf8');
     const schema = sql.slice(sql.indexOf("columns = {resourceSpans: '") + 27, sql.indexOf("'})"));
     const instance = await DuckDBInstance.create(${JSON.stringify(into === 'duckdb-file' ? path.join(kept, 'kept.duckdb') : ':memory:')}, ${options});
     const connection = await instance.connect();
@@ -116,7 +116,7 @@ function bareScan(store: string): Measurement {
 }
 
 /** The command's sizing of libuv's pool (analyzer/cli/thread-pool.ts), as `afterstop leak-report` runs. */
-const threadPoolModule = pathToFileURL(path.join(root, 'dist', 'analyzer', 'cli', 'thread-pool.js')).href;
+const threadPoolModule = pathToFileURL(path.join(root, 'analyzer', 'dist', 'cli', 'thread-pool.js')).href;
 
 function analyzeOnce(file: string, db: string): Measurement {
   // As the command runs it: libuv's pool sized before DuckDB's client loads (and starts it).

@@ -154,7 +154,7 @@ export async function benchRefusedExit(runs = 1000, rounds = 3): Promise<Refused
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  const index = JSON.stringify(path.join(projectRoot(), 'dist', 'instrumentation', 'index.js'));
+  const index = JSON.stringify(path.join(projectRoot(), 'instrumentation', 'dist', 'index.js'));
   const script = (exporter: string): string => `
     import { setup, startRun } from ${index};
     setup({ serviceName: 'bench-refused', exporter: '${exporter}' });

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { setup, shutdown, startRun } from '../instrumentation/index.js';
+import { setup, shutdown, startRun } from 'afterstop';
 import { measureOnOff, type OnOff } from './on-off.js';
 
 /**

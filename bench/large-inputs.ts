@@ -29,7 +29,7 @@ export interface LargeInputsBench {
 }
 
 const root = projectRoot();
-const cli = path.join(root, 'dist', 'analyzer', 'cli', 'main.js');
+const cli = path.join(root, 'analyzer', 'dist', 'cli', 'main.js');
 
 /**
  * Run the built CLI in a child under GNU time (`/usr/bin/time -f %M`: the child's own peak RSS), timed here.

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, PeriodicExportingMetricReader, InMemoryMetricExporter, AggregationTemporality } from '@opentelemetry/sdk-metrics';
-import { setup, shutdown, startRun } from '../instrumentation/index.js';
+import { setup, shutdown, startRun } from 'afterstop';
 import { measureOnOff, type OnOff } from './on-off.js';
 
 /**

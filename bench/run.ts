@@ -5,7 +5,7 @@
  *   --doc FILE   also write FILE's table from that JSON, and the JSON beside it
  *                (docs/benchmarks.md: docs/benchmarks.json)
  *   --only RE    run only the sections whose name matches the regular expression RE
- *                (tool-call, live-metrics, guard, sdk-stream, register-startup, collector-faults,
+ *                (tool-call, live-metrics, guard, sdk-stream, register-startup, install-size, collector-faults,
  *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer, large-inputs); with
  *                --doc, its rows replace those of the doc's JSON, the others stay
  * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes.
@@ -13,12 +13,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { memoryLimitSetting } from '../analyzer/store.js';
+import { memoryLimitSetting } from '@afterstop/analyzer';
 import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
 import { benchCollectorFaults, benchRefusedExit, FAULTS } from './collector-faults.js';
 import { mergeResults, renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
 import { benchRegisterStartup } from './register-startup.js';
+import { benchInstallSize, INSTALL_LIMIT_BYTES } from './install-size.js';
 import { benchHungCollector, benchStopBurst, benchStopMarkers } from './stop-burst.js';
 import { benchLiveMetrics } from './live-metrics.js';
 import { benchGuard } from './guard.js';
@@ -95,6 +96,17 @@ if (want('register-startup')) {
   details['registerStartup'] = startup;
   rows.push(ratioRow({ id: 'register-startup', work: `node --import afterstop/register -e '' (the file exporter; ${startup.afterstop.modules} module files loaded), wall time, median of ${startup.runs} paired runs`, value: startup.afterstop.ms, unit: 'ms', baseline: `a bare NodeSDK started (no instrumentations, metric readers or log processors; ${startup.bareNodeSdk.modules} module files)`, baselineValue: startup.bareNodeSdk.ms, peakRssMb: null }, 1.1));
   rows.push(ratioRow({ id: 'register-startup-cpu', work: `the same, CPU time of the process (all threads), median of ${startup.runs} paired runs`, value: startup.afterstop.cpuMs, unit: 'ms', baseline: 'a bare NodeSDK started', baselineValue: startup.bareNodeSdk.cpuMs, peakRssMb: null }, null));
+}
+
+if (want('install-size')) {
+  progress('the packed instrumentation installed into a fresh project (npm, from the registry)');
+  const install = benchInstallSize();
+  details['installSize'] = install;
+  const beside = install.beside.map((b) => `${b.install.slice(1).join(' ')}: ${b.ok ? 'resolved' : 'ERESOLVE'}`).join('; ');
+  rows.push(valueRow(
+    { id: 'install-size', work: `the packed afterstop (with @afterstop/span-contract) installed alone into a fresh project: bytes on disk, ${install.packages} packages, ${install.natives.length} native binaries; beside it without --force: ${beside}`, value: install.bytesOnDisk / 1e6, unit: 'MB', baseline: 'the limit', baselineValue: INSTALL_LIMIT_BYTES / 1e6, peakRssMb: null },
+    { text: `< ${INSTALL_LIMIT_BYTES / 1e6} MB, no native binary, every framework resolved`, met: (v) => v * 1e6 < INSTALL_LIMIT_BYTES && install.natives.length === 0 && install.beside.every((b) => b.ok) },
+  ));
 }
 
 if (want('collector-faults')) {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startSimulator } from '../simulator/index.js';
+import { startSimulator } from '@afterstop/analyzer/simulator';
 import { median, runScript } from './child.js';
 
 /**

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readTraces } from '../analyzer/index.js';
+import { readTraces } from '@afterstop/analyzer';
 import { projectRoot, runScript } from './child.js';
 
 /**
@@ -30,7 +30,7 @@ export interface HungFigures {
   heapAfterGcMb: number;
 }
 
-const INDEX = JSON.stringify(path.join(projectRoot(), 'dist', 'instrumentation', 'index.js'));
+const INDEX = JSON.stringify(path.join(projectRoot(), 'instrumentation', 'dist', 'index.js'));
 
 export async function benchStopBurst(runs = 10_000): Promise<BurstFigures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-burst-'));

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
-import { setup, shutdown, startRun } from '../instrumentation/index.js';
+import { setup, shutdown, startRun } from 'afterstop';
 import {
   ATTR_FRAMEWORK,
   ATTR_GEN_AI_AGENT_NAME,
@@ -15,7 +15,7 @@ import {
   ATTR_TOOL_EFFECT,
   ATTR_TOOL_RESULT,
   GEN_AI_OPERATION_EXECUTE_TOOL,
-} from '../instrumentation/semconv.js';
+} from '@afterstop/span-contract';
 
 /**
  * The cost of one wrapped tool call, against the bare function and against a

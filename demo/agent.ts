@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionMessageFunctionToolCall, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { CancelledError, startRun, type Run } from '../instrumentation/index.js';
+import { CancelledError, startRun, type Run } from 'afterstop';
 
 /**
  * A small support agent written with afterstop's manual API. It behaves like

@@ -11,12 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { analyze, readTraces, type FlatSpan, type LeakReport } from '../analyzer/index.js';
-import { EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, type ExitCode } from '../analyzer/cli/exit-codes.js';
-import { colorWanted, renderTerminal } from '../analyzer/render/terminal.js';
-import { defaultTracesDir } from '../contract/traces-dir.js';
-import { exportStats, flush, setup, shutdown } from '../instrumentation/index.js';
-import { startSimulator } from '../simulator/index.js';
+import { analyze, colorWanted, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, readTraces, renderTerminal, type ExitCode, type FlatSpan, type LeakReport } from '@afterstop/analyzer';
+import { defaultTracesDir } from '@afterstop/span-contract';
+import { exportStats, flush, setup, shutdown } from 'afterstop';
+import { startSimulator } from '@afterstop/analyzer/simulator';
 import { DemoAgent, type TurnResult } from './agent.js';
 
 const ms = (ns: bigint): string => `${(Number(ns) / 1e6).toFixed(0)} ms`;

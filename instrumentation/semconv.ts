@@ -1,1 +1,1 @@
-export * from '../contract/semconv.js';
+export * from '@afterstop/span-contract';

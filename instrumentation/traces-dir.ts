@@ -1,1 +1,1 @@
-export * from '../contract/traces-dir.js';
+export * from '@afterstop/span-contract';

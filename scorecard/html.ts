@@ -1,4 +1,4 @@
-import { escapeHtml, pageStart } from '../analyzer/render/html.js';
+import { escapeHtml, pageStart } from '@afterstop/analyzer';
 import { MOMENTS } from './scenarios.js';
 import { ghostsAgree, ghostText, guardedText, type Scorecard } from './scorecard.js';
 

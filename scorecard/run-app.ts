@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { analyze, type LeakReport } from '../analyzer/index.js';
-import type { Simulator } from '../simulator/index.js';
+import { analyze, type LeakReport } from '@afterstop/analyzer';
+import type { Simulator } from '@afterstop/analyzer/simulator';
 
 /**
  * One app of scorecard/apps run as a user runs it, `node --import

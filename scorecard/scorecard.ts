@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { LeakReport } from '../analyzer/index.js';
-import { startSimulator } from '../simulator/index.js';
+import type { LeakReport } from '@afterstop/analyzer';
+import { startSimulator } from '@afterstop/analyzer/simulator';
 import { appsDir, runApp, truthAfterStop, type AppRun, type GroundTruth, type RunAppOptions } from './run-app.js';
 import { versionedApp } from './versioned-app.js';
 import { FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';

@@ -16,7 +16,7 @@ import {
   SPAN_STEER_INJECT,
   SPAN_TOOL_COMMIT_PREVENTED,
   SPAN_TOOL_COMPENSATE,
-} from '../../contract/semconv.js';
+} from '@afterstop/span-contract';
 import { int, usd } from './format.js';
 import { ghostTax } from './summary.js';
 import { shorten } from './svg-chart.js';

@@ -1,5 +1,5 @@
 import type { Attributes, HrTime, Link, SpanContext } from '@opentelemetry/api';
-import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, TimedEvent } from '../provider/sdk-types.js';
 
 /**
  * Spans as an OTLP/JSON `ExportTraceServiceRequest`: the trace files' line format, the OpenTelemetry

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
 import { appEnv } from '../../scorecard/run-app.js';
 
@@ -10,11 +12,22 @@ import { appEnv } from '../../scorecard/run-app.js';
  * ESM script. `npm test` builds dist/ before vitest runs.
  */
 
-/** file:// URL of a module under dist/, e.g. `instrumentation/index.js`. */
+/** The workspace folder each package is built from, and its name in node_modules. */
+const PACKAGE_OF: Record<string, string> = { contract: '@afterstop/span-contract', instrumentation: 'afterstop', analyzer: '@afterstop/analyzer' };
+
+/**
+ * file:// URL of a compiled module of a package, `<package folder>/<file under its dist/>` (e.g.
+ * `instrumentation/index.js`), found through node_modules as an app finds it: in the e2e tier that is the
+ * packed tarball's copy (test/packed-setup.ts).
+ */
 export function distModule(relative: string): string {
-  const url = new URL(`../../dist/${relative}`, import.meta.url);
-  if (!fs.existsSync(url)) throw new Error(`${url.pathname} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
-  return url.href;
+  const [folder = '', ...rest] = relative.split('/');
+  const name = PACKAGE_OF[folder];
+  if (name === undefined) throw new Error(`distModule: ${folder} is not a package folder`);
+  const dir = path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+  const file = path.join(dir, 'dist', ...rest);
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
+  return pathToFileURL(file).href;
 }
 
 export interface ChildResult {

@@ -1,8 +1,14 @@
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
 
-/** The built CLI (dist/): `npm test` builds it before vitest runs. */
-export const cliPath = fileURLToPath(new URL('../../dist/analyzer/cli/main.js', import.meta.url));
+/** The `afterstop` command as installed: the analyzer package's bin, found through node_modules (the packed copy in the e2e tier). */
+export const cliPath = ((): string => {
+  const manifest = createRequire(import.meta.url).resolve('@afterstop/analyzer/package.json');
+  const { bin } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { bin: { afterstop: string } };
+  return path.join(path.dirname(manifest), bin.afterstop);
+})();
 
 export interface CliResult {
   status: number | null;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { readTraces } from '../../analyzer/index.js';
 import { appsDir, runApp, truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
 import { measured } from '../../scorecard/scorecard.js';
-import { startSimulator, type Simulator } from '../../simulator/index.js';
+import { startSimulator, type Simulator } from '../../analyzer/simulator/index.js';
 
 /**
  * Apps that use an SDK directly, run in a child process as

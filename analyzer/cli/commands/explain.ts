@@ -8,7 +8,7 @@ import { colorWanted } from '../../render/terminal.js';
 import { renderExplainHtml } from '../../render/explain-html.js';
 import { renderExplainMarkdown } from '../../render/explain-markdown.js';
 import { renderExplainTerminal } from '../../render/explain-terminal.js';
-import { defaultTracesDir } from '../../../contract/traces-dir.js';
+import { defaultTracesDir } from '@afterstop/span-contract';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';

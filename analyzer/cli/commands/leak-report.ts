@@ -7,7 +7,7 @@ import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
 import type { LeakReport } from '../../types.js';
-import { defaultTracesDir } from '../../../contract/traces-dir.js';
+import { defaultTracesDir } from '@afterstop/span-contract';
 import { futureRunsNote } from '../../report-evidence.js';
 import { terminalLine } from '../../render/text-table.js';
 import { redactSecrets, redactUrl } from '../../redact.js';

@@ -24,7 +24,7 @@ Examples:
 }
 
 async function runSimulator(options: { port: number; host: string; tokenDelay?: number; firstTokenDelay?: number }): Promise<ExitCode> {
-  const { startSimulator } = await import('../../../simulator/index.js');
+  const { startSimulator } = await import('../../simulator/index.js');
   const sim = await startSimulator({
     port: options.port,
     host: options.host,

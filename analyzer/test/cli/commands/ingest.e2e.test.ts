@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliPath } from '../../../../test/helpers/cli.js';
+
+/** `afterstop ingest` and `afterstop query`, the built CLI, over one store file. */
+const cli = cliPath;
+const golden = fileURLToPath(new URL('../../../../test/fixtures/golden/', import.meta.url));
+let dir: string;
+let db: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-cli-ingest-'));
+  db = path.join(dir, 'store');
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const afterstop = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+describe('afterstop ingest', () => {
+  it('loads traces into the store and says what it read; a second run reads nothing new', () => {
+    const first = afterstop('ingest', path.join(golden, '*.jsonl'), '--db', db);
+    expect(first.status).toBe(0);
+    const summary = JSON.parse(first.stdout) as Record<string, number>;
+    expect(summary).toMatchObject({ files: 6, read: 6, skipped: 0 });
+    expect(summary['spansAdded']).toBeGreaterThan(0);
+    const again = JSON.parse(afterstop('ingest', path.join(golden, '*.jsonl'), '--db', db).stdout) as Record<string, number>;
+    expect(again).toMatchObject({ files: 6, read: 0, spansAdded: 0 });
+  });
+
+  it('a path that does not exist is a usage error', () => {
+    const out = afterstop('ingest', path.join(dir, 'nothing-here'), '--db', db);
+    expect(out.status).toBe(2);
+    expect(out.stderr).toMatch(/nothing-here/);
+  });
+});
+
+describe('afterstop query', () => {
+  it('lists the read-only queries; none that changes the store', () => {
+    const out = afterstop('query');
+    expect(out.status).toBe(0);
+    expect(out.stdout).toMatch(/^cancel-latency\s/m);
+    expect(out.stdout).toMatch(/^findings\s+limit\s/m);
+    expect(out.stdout).not.toMatch(/^(store-files|dedupe-spans|prepare-runs|schema)\s/m);
+  });
+
+  it('runs a query over the report tables with its parameters, in json, csv and markdown', () => {
+    const json = afterstop('query', 'findings', '--db', db, '--param', 'limit=2', '--format', 'json');
+    expect(json.status).toBe(0);
+    const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveProperty('trace_id');
+    const csv = afterstop('query', 'ghost-commits-by-tool', '--db', db, '--format', 'csv');
+    expect(csv.stdout.split('\r\n')[0]).toBe('service,agent,framework,total,tool,effect,ghost_commits,ghost_commits_inferred,ghost_commits_possible,commits_prevented');
+    expect(csv.stdout).toContain('send_email,irreversible,');
+    const md = afterstop('query', 'runs', '--db', db, '--format', 'markdown');
+    expect(md.stdout.split('\n')[1]).toMatch(/^\| --- \|/);
+  });
+
+  it('a query over the window’s spans (run-timeline) reads them from the store’s files; a list parameter comma-separated', () => {
+    const out = afterstop('query', 'run-timeline', '--db', db, '--param', 'runs=00000000000000000000000000000006:0000000000000007', '--format', 'json');
+    expect(out.status, out.stderr).toBe(0);
+    const rows = JSON.parse(out.stdout) as Record<string, unknown>[];
+    expect(rows.find((r) => r['name'] === 'afterstop.tool.commit')).toMatchObject({ tool: 'send_email', ghost: 'known' });
+  });
+
+  it('a query over the facts takes the window of --since and --until, as leak-report does', () => {
+    const steering = (...window: string[]) => {
+      const out = afterstop('query', 'steering', '--db', db, '--format', 'json', ...window);
+      expect(out.status, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as Record<string, unknown>[]).find((r) => r['total'] === true);
+    };
+    // g6-steering.expected.json: two injects, one dropped, one violation; the golden traces are from 2026-09.
+    expect(steering()).toMatchObject({ inject_count: 2, dropped: 1, violations: 1 });
+    expect(steering('--since', '2026-10-01T00:00:00Z')).toMatchObject({ inject_count: 0, dropped: 0, violations: 0 });
+    expect(steering('--until', '2026-10-01T00:00:00Z')).toMatchObject({ inject_count: 2, dropped: 1, violations: 1 });
+    const byHand = afterstop('query', 'steering', '--db', db, '--param', 'since_ns=0');
+    expect(byHand.status).toBe(2);
+    expect(byHand.stderr).toMatch(/since_ns is the window: give --since and --until/);
+  });
+
+  it('usage errors: an unknown or writing query, a parameter it does not take or of the wrong type, a missing one', () => {
+    expect(afterstop('query', 'no-such-query', '--db', db).status).toBe(2);
+    expect(afterstop('query', 'dedupe-spans', '--db', db).status).toBe(2);
+    expect(afterstop('query', 'findings', '--db', db, '--param', 'limit=ten').stderr).toMatch(/limit must be an integer/);
+    expect(afterstop('query', 'findings', '--db', db, '--param', 'nope=1').stderr).toMatch(/no parameter nope/);
+    const missing = afterstop('query', 'findings', '--db', db);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--param limit=/);
+  });
+});

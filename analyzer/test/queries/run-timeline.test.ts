@@ -1,0 +1,52 @@
+import { listValue } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { analyzeTraces, relMs, traces } from '../../../test/helpers/trace-builder.js';
+
+/** run-timeline.sql: a run's model calls, tool calls and markers in time order, each with what the report concluded of it. */
+describe('run-timeline', () => {
+  it('each span once, in time order, with its ghost, its tokens after Stop and its fate in the conversation', async () => {
+    const t = traces();
+    const r = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.model({ startMs: 10, endMs: 300, model: 'gpt-4o', input: 100, output: 50, afterCancel: 20 });
+    r.cancelRequest(100); r.ack(150);
+    r.tool({ name: 'send_email', callId: 'm', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
+    r.commit({ callId: 'm', atMs: 300 });
+    r.tool({ name: 'book', callId: 'b', startMs: 60, effect: 'reversible' });          // never ended: a possible ghost, drawn from its start marker
+    r.tool({ name: 'notify', callId: 'n', startMs: 70, endMs: 110 });
+    r.commit({ callId: 'n', atMs: 105, evidence: 'request_sent', unansweredMs: 40 });
+    r.repair(500, ['m']);
+    const other = t.run({ startMs: 0, endMs: 10 });
+    other.model({ startMs: 1, endMs: 2, model: 'gpt-4o' });
+    const s = await analyzeTraces(t);
+    const rows = await s.rows('run-timeline', { runs: listValue([`${r.traceId}:${r.spanId}`]) });
+    s.close();
+    const seen = rows.map((x) => [relMs(x['start_ns']), x['name'], x['role']]);
+    expect(seen).toEqual([
+      [10, 'chat gpt-4o', 'model'],
+      [50, 'afterstop.tool.start', 'marker'], [50, 'execute_tool send_email', 'tool'],
+      [60, 'afterstop.tool.start', 'marker'],
+      [70, 'afterstop.tool.start', 'marker'], [70, 'execute_tool notify', 'tool'],
+      [100, 'afterstop.cancel.request', 'marker'], [105, 'afterstop.tool.commit', 'marker'],
+      [150, 'afterstop.cancel.ack', 'marker'], [300, 'afterstop.tool.commit', 'marker'], [500, 'afterstop.history.repair', 'marker'],
+    ]);
+    const by = (name: string, at: number) => rows.find((x) => x['name'] === name && relMs(x['start_ns']) === at)!;
+    expect(by('chat gpt-4o', 10)).toMatchObject({ model: 'gpt-4o', tokens_how: 'observed', output_after: 20, input_after: 0, priced: true });
+    expect(by('execute_tool send_email', 50)).toMatchObject({ tool: 'send_email', call_id: 'm', effect: 'irreversible', result: 'late', lost: true, repaired: true, late: true, ghost: null });
+    expect(by('afterstop.tool.commit', 300)).toMatchObject({ ghost: 'known', compensated: false, call_id: 'm' });
+    expect(by('afterstop.tool.commit', 105)).toMatchObject({ ghost: 'possible', evidence: 'request_sent' });
+    expect(relMs(by('afterstop.tool.commit', 105)['sent_ns'])).toBe(65);
+    expect(by('afterstop.tool.start', 60)).toMatchObject({ ghost: 'possible', lost: true, call_id: 'b' });
+    expect(by('execute_tool notify', 70)).toMatchObject({ lost: false, ghost: null });
+  });
+
+  it('a foreign tool that ended after Stop is an inferred ghost on its own span', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled', framework: 'vercel-ai' });
+    r.cancelRequest(100);
+    r.tool({ name: 'charge', callId: 'c', startMs: 50, endMs: 400, startMarker: false });
+    const s = await analyzeTraces(t);
+    const rows = await s.rows('run-timeline', { runs: listValue([`${r.traceId}:${r.spanId}`]) });
+    s.close();
+    expect(rows.map((x) => [x['name'], x['scope'], x['ghost']])).toEqual([['execute_tool charge', 'foreign', 'inferred'], ['afterstop.cancel.request', 'afterstop', null]]);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The instrumentation as a user installs it: the packed tarballs of `afterstop` and of the span contract
+ * it depends on, installed by npm into a fresh project that holds nothing else. Measured: its size on
+ * disk (every file under node_modules, in allocated blocks, as `du` counts), its apparent size, its
+ * package count, and the native binaries in it (`*.node`: none may be). Then frameworks that declare
+ * OpenTelemetry ranges of their own are installed beside it, each into its own fresh project, without
+ * `--force` or `--legacy-peer-deps`: npm must resolve them.
+ *
+ * It needs the npm registry (afterstop's own dependencies come from there, as for a user): `.ci/run` runs
+ * it with `--check` (exit 1 when a target is missed), `npm run bench -- --only install-size` as a row.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { projectRoot } from './child.js';
+
+/** The most the instrumentation may weigh once installed, in bytes on disk. */
+export const INSTALL_LIMIT_BYTES = 15_000_000;
+
+/** Frameworks whose declared OpenTelemetry ranges the packed afterstop must install beside. */
+export const BESIDE = [
+  // Strands Agents TS declares optional peers on the OTLP exporter ^0.219 and the SDK ^2.6 (an exact pin of
+  // 0.223 in afterstop made `npm install` fail with ERESOLVE); the exporter at 0.219 is what its users add.
+  ['@strands-agents/sdk', '@opentelemetry/exporter-trace-otlp-http@0.219.0'],
+  // Google ADK pins @opentelemetry/api 1.9.0 and depends on the 0.205 exporters.
+  ['@google/adk'],
+  // An app on either side of the OpenTelemetry API's 1.10 line (the 3.x SDK needs 1.10; the 2.x SDK, < 1.10).
+  ['@opentelemetry/api@1.9.0'],
+  ['@opentelemetry/api@1.10.0'],
+] as const;
+
+export interface InstallSize {
+  tarballs: { name: string; bytes: number; files: number }[];
+  bytesOnDisk: number;
+  apparentBytes: number;
+  packages: number;
+  natives: string[];
+  beside: { install: string[]; ok: boolean; error: string }[];
+}
+
+const npm = (args: string[], cwd: string) =>
+  spawnSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_yes: 'true' } });
+
+function freshProject(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-install-'));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fresh-agent', version: '1.0.0', private: true, type: 'module' }));
+  return dir;
+}
+
+/** Every file under `dir`: bytes on disk (allocated blocks), apparent bytes, package folders, native binaries. */
+function weigh(dir: string): { disk: number; apparent: number; packages: number; natives: string[] } {
+  let disk = 0;
+  let apparent = 0;
+  let packages = 0;
+  const natives: string[] = [];
+  const walk = (at: string): void => {
+    for (const entry of fs.readdirSync(at, { withFileTypes: true })) {
+      const file = path.join(at, entry.name);
+      const stat = fs.lstatSync(file);
+      disk += stat.blocks * 512;
+      apparent += stat.size;
+      if (entry.isDirectory()) {
+        if (fs.existsSync(path.join(file, 'package.json')) && path.basename(path.dirname(file)).match(/^(node_modules|@.+)$/)) packages++;
+        walk(file);
+      } else if (entry.name.endsWith('.node')) natives.push(path.relative(dir, file));
+    }
+  };
+  walk(dir);
+  return { disk, apparent, packages, natives };
+}
+
+function pack(root: string, into: string): { name: string; filename: string; size: number; entryCount: number }[] {
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', into, '-w', 'contract', '-w', 'instrumentation'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out) as { name: string; filename: string; size: number; entryCount: number }[];
+}
+
+export function benchInstallSize(): InstallSize {
+  const root = projectRoot();
+  const packs = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-packs-'));
+  const made: string[] = [packs];
+  try {
+    const packed = pack(root, packs);
+    const tarballs = packed.map((p) => path.join(packs, p.filename));
+    const alone = freshProject();
+    made.push(alone);
+    const installed = npm(['install', ...tarballs], alone);
+    if (installed.status !== 0) throw new Error(`npm install of the packed tarballs failed: ${installed.stderr}`);
+    const weight = weigh(path.join(alone, 'node_modules'));
+    const beside = BESIDE.map((extra) => {
+      const dir = freshProject();
+      made.push(dir);
+      const r = npm(['install', ...tarballs, ...extra], dir);
+      return { install: ['afterstop', ...extra], ok: r.status === 0, error: r.status === 0 ? '' : r.stderr.split('\n').slice(0, 12).join('\n') };
+    });
+    return {
+      tarballs: packed.map((p) => ({ name: p.name, bytes: p.size, files: p.entryCount })),
+      bytesOnDisk: weight.disk,
+      apparentBytes: weight.apparent,
+      packages: weight.packages,
+      natives: weight.natives,
+      beside,
+    };
+  } finally {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What a check fails on, one line each (none: every target met). */
+export function installFailures(r: InstallSize): string[] {
+  const failures: string[] = [];
+  if (r.bytesOnDisk >= INSTALL_LIMIT_BYTES) failures.push(`installed size ${(r.bytesOnDisk / 1e6).toFixed(2)} MB on disk, the limit is ${INSTALL_LIMIT_BYTES / 1e6} MB`);
+  for (const n of r.natives) failures.push(`a native binary in the install: ${n}`);
+  for (const b of r.beside) if (!b.ok) failures.push(`npm install ${b.install.join(' ')} failed without --force:\n${b.error}`);
+  return failures;
+}
+
+export function describeInstall(r: InstallSize): string {
+  const mb = (b: number): string => `${(b / 1e6).toFixed(2)} MB`;
+  return [
+    `afterstop installed alone: ${mb(r.bytesOnDisk)} on disk (${mb(r.apparentBytes)} of files), ${r.packages} packages, ${r.natives.length} native binaries`,
+    ...r.tarballs.map((t) => `  tarball ${t.name}: ${mb(t.bytes)}, ${t.files} files`),
+    ...r.beside.map((b) => `  npm install ${b.install.join(' ')}: ${b.ok ? 'resolved' : 'FAILED'}`),
+  ].join('\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const r = benchInstallSize();
+  process.stdout.write(`${describeInstall(r)}\n`);
+  const failures = installFailures(r);
+  for (const f of failures) process.stderr.write(`install-size: ${f}\n`);
+  if (process.argv.includes('--check') && failures.length > 0) process.exitCode = 1;
+}

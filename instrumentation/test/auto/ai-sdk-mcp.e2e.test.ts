@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AI_SDK_MCP_VERSIONS, MCP_SDK_VERSIONS } from '../../auto/mcp.js';
+import { readTraces } from '../../../analyzer/index.js';
+import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } from '../../../test/helpers/sdk-app.js';
+
+/**
+ * Depth 4 needs evidence (issue 45): an AI SDK 6 agent whose tools come from an MCP server (the real
+ * `@ai-sdk/mcp` client, the real `@modelcontextprotocol/sdk` server in a process of its own), under
+ * `node --import afterstop/register`, stopped while the server's send_email is in flight. The e-mail lands
+ * after Stop (the simulator's ledger), and no result reaches the conversation. afterstop cannot see the
+ * server's effect: the call is an orphan and a possible ghost, the run below depth 4, and no commit is
+ * dated before the e-mail service got its request.
+ */
+const { runApp } = sdkApps();
+const APP = fileURLToPath(new URL('../../../test/fixtures/mcp/ai-sdk-mcp-app.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The app and its server beside `@ai-sdk/mcp` at another version (installed under the npm alias `alias`), in a folder of the project. */
+const versionsDir = path.join(ROOT, '.cache', `mcp-versions-${process.pid}`);
+afterAll(() => fs.rmSync(versionsDir, { recursive: true, force: true }));
+function appWith(name: string, alias: string): string {
+  const dir = path.join(versionsDir, alias);
+  fs.cpSync(path.join(ROOT, 'node_modules', alias), path.join(dir, 'node_modules', name), { recursive: true, dereference: true });
+  for (const f of ['ai-sdk-mcp-app.mjs', 'mcp-server.mjs']) fs.copyFileSync(path.join(path.dirname(APP), f), path.join(dir, f));
+  return path.join(dir, 'ai-sdk-mcp-app.mjs');
+}
+const versionOf = (app: string, name: string): string => (JSON.parse(fs.readFileSync(path.join(path.dirname(app), 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The commit markers of the run: their evidence and time. */
+async function commits(r: AppRun): Promise<{ evidence: unknown; startNs: bigint }[]> {
+  return (await readTraces(r.traces)).spans.filter((s) => s.name === 'afterstop.tool.commit').map((s) => ({ evidence: s.attributes['afterstop.tool.commit.evidence'], startNs: s.startNs }));
+}
+
+describe('AI SDK 6 with tools from an MCP server, Stop while a tool is in flight', () => {
+  const what: Record<string, string> = {
+    stdio: 'streamText, the server over stdio (@ai-sdk/mcp)',
+    http: 'ToolLoopAgent, the server over Streamable HTTP (@ai-sdk/mcp)',
+    'sdk-client': "streamText, the app's tool calling the server over stdio through @modelcontextprotocol/sdk's Client",
+  };
+  for (const scenario of ['stdio', 'http', 'sdk-client']) {
+    it(`${what[scenario]}: an orphan and a possible ghost, depth below 4, as the ledger has it`, async () => {
+      // The MCP SDK's Client (1.32) rejects with an McpError that keeps the abort's reason only as text: a failure
+      // after the Stop that the SDK never carried into the conversation, dropped (an orphan all the same).
+      await expectSeenAsItHappened(await runApp(APP, scenario), scenario, scenario === 'sdk-client' ? 'dropped' : 'cancelled');
+    });
+  }
+
+  it(`@ai-sdk/mcp ${AI_SDK_MCP_VERSIONS.join(' ')}: 1.0.0, the lowest, over stdio: the same`, async () => {
+    const app = appWith('@ai-sdk/mcp', 'ai-sdk-mcp-1.0.0');
+    expect(versionOf(app, '@ai-sdk/mcp')).toBe('1.0.0');
+    await expectSeenAsItHappened(await runApp(app, 'stdio'), 'stdio', 'cancelled');
+  });
+
+  it(`@modelcontextprotocol/sdk ${MCP_SDK_VERSIONS.join(' ')}: 1.0.0, the lowest (client and server), its Client in the app's tool: the same`, async () => {
+    const app = appWith('@modelcontextprotocol/sdk', 'modelcontextprotocol-sdk-1.0.0');
+    expect(versionOf(app, '@modelcontextprotocol/sdk')).toBe('1.0.0');
+    // 1.0.0 rejects with the abort's reason itself: cancelled.
+    await expectSeenAsItHappened(await runApp(app, 'sdk-client'), 'sdk-client', 'cancelled');
+  });
+});
+
+/** The report beside the ledger: an orphan, a possible ghost, depth below 4, no commit before the service got the request. */
+async function expectSeenAsItHappened(r: AppRun, scenario: string, result: 'cancelled' | 'dropped'): Promise<void> {
+  // The truth: one e-mail, sent and committed after Stop; the call ran and its result was never kept.
+  expect(r.effects).toHaveLength(1);
+  const stopNs = BigInt(String(r.out['stopNs']));
+  const [mail] = r.effects;
+  expect(mail!.committedNs! > stopNs).toBe(true);
+  const truth = truthAfterStop(r);
+  expect(truth).toMatchObject({ ghostCommits: 1, orphans: 1 });
+  const t = r.report.totals;
+  expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 1 });
+  expect(t.cancel_depth['4']).toBe(0);
+  // The abort error the MCP client threw (@ai-sdk/mcp: MCPClientError, the abort as its cause) is a cancelled result.
+  expect(Object.values(await toolResults(r))).toEqual([result]);
+  const possible = r.report.findings.filter((f) => f.kind === 'possible_ghost_commit');
+  expect(possible.map((f) => f.tool)).toEqual(['send_email']);
+  // No commit dated before the e-mail service got its request: the event stream's headers are no commit.
+  const seen = await commits(r);
+  for (const c of seen) if (c.evidence !== 'request_sent') expect(c.startNs >= mail!.receivedNs, `a ${String(c.evidence)} commit before the service got the request`).toBe(true);
+  if (scenario !== 'http') {
+    // Its effect was out of sight (another process): said on the tool span, counted as such.
+    expect(seen).toEqual([]);
+    expect(possible[0]!.detail).toMatch(/out of afterstop's sight/);
+    const [span] = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
+    expect(span!.attributes['afterstop.tool.out_of_sight']).toBe('mcp');
+  } else {
+    // Its POST's event stream was cut by the Stop: request_sent, a possible ghost, after Stop.
+    expect(seen.map((c) => c.evidence)).toEqual(['request_sent']);
+    expect(seen[0]!.startNs > stopNs).toBe(true);
+  }
+  agreesWithTruth(r);
+}
