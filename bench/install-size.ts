@@ -3,8 +3,10 @@
  * it depends on, installed by npm into a fresh project that holds nothing else. Measured: its size on
  * disk (every file under node_modules, in allocated blocks, as `du` counts), its apparent size, its
  * package count, and the native binaries in it (`*.node`: none may be). Then frameworks that declare
- * OpenTelemetry ranges of their own are installed beside it, each into its own fresh project, without
- * `--force` or `--legacy-peer-deps`: npm must resolve them.
+ * OpenTelemetry ranges of their own are installed, each into its own fresh project, and afterstop added
+ * beside them without `--force` or `--legacy-peer-deps`: npm must resolve them, with one copy of the
+ * OpenTelemetry API; and an app under `--import afterstop/register` records a Stop, alone and beside
+ * each line of the API (1.9, 1.10).
  *
  * It needs the npm registry (afterstop's own dependencies come from there, as for a user): `.ci/run` runs
  * it with `--check` (exit 1 when a target is missed), `npm run bench -- --only install-size` as a row.
@@ -37,7 +39,32 @@ export interface InstallSize {
   apparentBytes: number;
   packages: number;
   natives: string[];
-  beside: { install: string[]; ok: boolean; error: string }[];
+  beside: { install: string[]; ok: boolean; error: string; apiCopies: number; recorded: boolean | null; oneCommandApiCopies: number | null }[];
+}
+
+/** A Stop recorded by the installed package, as an app would: `--import afterstop/register`, a run stopped, a trace file read back. */
+function recordsAStop(project: string): boolean {
+  const traces = path.join(project, 'traces');
+  const app = "import { startRun, shutdown } from 'afterstop'; const run = startRun({ agentName: 'fresh' }); await run.cancel({ source: 'user' }); run.end(); await shutdown();";
+  const r = spawnSync(process.execPath, ['--import', 'afterstop/register', '--input-type=module', '-e', app], { cwd: project, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces } });
+  if (r.status !== 0 || !fs.existsSync(traces)) return false;
+  return fs.readdirSync(traces).some((f) => fs.readFileSync(path.join(traces, f), 'utf8').includes('afterstop.cancel.request'));
+}
+
+/** How many copies of @opentelemetry/api the project holds (two copies split the global context). */
+function apiCopies(project: string): number {
+  let copies = 0;
+  const walk = (dir: string): void => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir)) {
+      const at = path.join(dir, entry);
+      if (entry === '@opentelemetry' && fs.existsSync(path.join(at, 'api', 'package.json'))) copies++;
+      if (entry.startsWith('@')) for (const sub of fs.readdirSync(at)) walk(path.join(at, sub, 'node_modules'));
+      else walk(path.join(at, 'node_modules'));
+    }
+  };
+  walk(path.join(project, 'node_modules'));
+  return copies;
 }
 
 const npm = (args: string[], cwd: string) =>
@@ -88,11 +115,24 @@ export function benchInstallSize(): InstallSize {
     const installed = npm(['install', ...tarballs], alone);
     if (installed.status !== 0) throw new Error(`npm install of the packed tarballs failed: ${installed.stderr}`);
     const weight = weigh(path.join(alone, 'node_modules'));
-    const beside = BESIDE.map((extra) => {
-      const dir = freshProject();
-      made.push(dir);
-      const r = npm(['install', ...tarballs, ...extra], dir);
-      return { install: ['afterstop', ...extra], ok: r.status === 0, error: r.status === 0 ? '' : r.stderr.split('\n').slice(0, 12).join('\n') };
+    // Beside a framework as a user adds afterstop to an agent: the framework is there first, then
+    // `npm install afterstop`. (In one command with Google ADK, npm places a second @opentelemetry/api:
+    // ADK pins 1.9.0 exactly; `oneCommandApiCopies` records it, the check does not fail on it.)
+    const beside = [[] as readonly string[], ...BESIDE].map((extra) => {
+      const dir = extra.length === 0 ? alone : freshProject();
+      if (dir !== alone) made.push(dir);
+      const first = extra.length === 0 ? installed : npm(['install', ...extra], dir);
+      const r = extra.length === 0 || first.status !== 0 ? first : npm(['install', ...tarballs], dir);
+      const ok = r.status === 0;
+      // The app runs where nothing else is installed, and beside each API line.
+      const recorded = ok && (extra.length === 0 || extra.some((e) => e.startsWith('@opentelemetry/api@'))) ? recordsAStop(dir) : null;
+      let oneCommandApiCopies: number | null = null;
+      if (extra.length > 0) {
+        const together = freshProject();
+        made.push(together);
+        oneCommandApiCopies = npm(['install', ...tarballs, ...extra], together).status === 0 ? apiCopies(together) : null;
+      }
+      return { install: ['afterstop', ...extra], ok, error: ok ? '' : r.stderr.split('\n').slice(0, 12).join('\n'), apiCopies: ok ? apiCopies(dir) : 0, recorded, oneCommandApiCopies };
     });
     return {
       tarballs: packed.map((p) => ({ name: p.name, bytes: p.size, files: p.entryCount })),
@@ -112,7 +152,11 @@ export function installFailures(r: InstallSize): string[] {
   const failures: string[] = [];
   if (r.bytesOnDisk >= INSTALL_LIMIT_BYTES) failures.push(`installed size ${(r.bytesOnDisk / 1e6).toFixed(2)} MB on disk, the limit is ${INSTALL_LIMIT_BYTES / 1e6} MB`);
   for (const n of r.natives) failures.push(`a native binary in the install: ${n}`);
-  for (const b of r.beside) if (!b.ok) failures.push(`npm install ${b.install.join(' ')} failed without --force:\n${b.error}`);
+  for (const b of r.beside) {
+    if (!b.ok) failures.push(`npm install ${b.install.join(' ')} failed without --force:\n${b.error}`);
+    else if (b.apiCopies !== 1) failures.push(`npm install ${b.install.join(' ')}: ${b.apiCopies} copies of @opentelemetry/api`);
+    if (b.recorded === false) failures.push(`npm install ${b.install.join(' ')}: an app under --import afterstop/register did not record its Stop`);
+  }
   return failures;
 }
 
@@ -121,7 +165,7 @@ export function describeInstall(r: InstallSize): string {
   return [
     `afterstop installed alone: ${mb(r.bytesOnDisk)} on disk (${mb(r.apparentBytes)} of files), ${r.packages} packages, ${r.natives.length} native binaries`,
     ...r.tarballs.map((t) => `  tarball ${t.name}: ${mb(t.bytes)}, ${t.files} files`),
-    ...r.beside.map((b) => `  npm install ${b.install.join(' ')}: ${b.ok ? 'resolved' : 'FAILED'}`),
+    ...r.beside.map((b) => `  npm install ${b.install.join(' ')}: ${b.ok ? `resolved, ${b.apiCopies} @opentelemetry/api` : 'FAILED'}${b.recorded === null ? '' : b.recorded ? ', a Stop recorded under --import afterstop/register' : ', NO Stop recorded'}${b.oneCommandApiCopies === null ? '' : ` (in one npm install: ${b.oneCommandApiCopies} @opentelemetry/api)`}`),
   ].join('\n');
 }
 

@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TestProject } from 'vitest/node';
 
 /**
  * The e2e tier runs what users install: each workspace package is packed (`npm pack`, the files its
@@ -51,9 +50,13 @@ export function restoreLinks(): void {
   for (const p of PACKAGES) link(p.folder, p.name);
 }
 
-/** Once per run, when an e2e project is in it: a unit-tier run imports the sources and packs nothing. */
-export default function setup(project: TestProject): (() => void) | undefined {
-  if (!project.vitest.projects.some((p) => p.name.endsWith(':e2e'))) return undefined;
+/**
+ * Once per run, when the run asks for it (AFTERSTOP_TEST_PACKED=1: `npm test` and `npm run test:e2e` set
+ * it): a unit-tier run imports the sources and packs nothing, and a run of a few files while another run
+ * is going on does not pull the packed copies from under it.
+ */
+export default function setup(): (() => void) | undefined {
+  if (process.env['AFTERSTOP_TEST_PACKED'] !== '1') return undefined;
   installPacked();
   return restoreLinks;
 }
