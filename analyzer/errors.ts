@@ -1,8 +1,7 @@
 const symbol = Symbol.for('afterstop.input-error');
 
 /** Whether `error` carries `marker` (an error of this kind from any copy of afterstop loaded in the process). */
-const carries = (error: unknown, marker: symbol): boolean =>
-  typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+const carries = (error: unknown, marker: symbol): boolean => typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
 
 /**
  * Input the analyzer cannot use at all: a path that does not exist, a price

@@ -20,7 +20,6 @@ export interface ExplainOptions extends ReportRequest {
   db?: string;
 }
 
-
 /** The store's key of the run a finding names, and the finding as the report shows it. */
 async function findingRun(store: Store, n: number): Promise<{ key: string; finding: Finding }> {
   const rows = await store.typedRows('findings', { limit: BigInt(n) });

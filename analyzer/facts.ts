@@ -6,7 +6,20 @@ import type { Store } from './store.js';
  * touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them), per
  * report in ClickHouse.
  */
-export const FACTS = ['run-facts', 'cancel-span-facts', 'tool-call-facts', 'ghost-commit-facts', 'compensation-facts', 'steer-mark-facts', 'commit-facts', 'model-call-facts', 'repair-facts', 'error-span-facts', 'orphan-process-facts', 'prevented-commit-facts'] as const;
+export const FACTS = [
+  'run-facts',
+  'cancel-span-facts',
+  'tool-call-facts',
+  'ghost-commit-facts',
+  'compensation-facts',
+  'steer-mark-facts',
+  'commit-facts',
+  'model-call-facts',
+  'repair-facts',
+  'error-span-facts',
+  'orphan-process-facts',
+  'prevented-commit-facts',
+] as const;
 
 /**
  * What the steering marks and the commits come to per scope (a conversation's lie in several traces), after

@@ -17,7 +17,6 @@ export function httpDeadlineMs(defaultMs: number, env: NodeJS.ProcessEnv = proce
   return ms;
 }
 
-
 /**
  * `request`, given a signal that aborts it `ms` after it starts. Past the deadline its failure is the one
  * `passed` makes, told `within` (the deadline and how to set it, as every server's error says it).

@@ -36,8 +36,7 @@ export function queriesDir(): string {
 
 /** Parse the `-- @name`, `-- @description`, `-- @param`, `-- @returns` header of a query file. */
 export function parseQuery(text: string, file: string): Query {
-  const header = (tag: string): string[] =>
-    [...text.matchAll(new RegExp(`^--\\s*@${tag}\\s+(.*)$`, 'gm'))].map((m) => (m[1] ?? '').trim());
+  const header = (tag: string): string[] => [...text.matchAll(new RegExp(`^--\\s*@${tag}\\s+(.*)$`, 'gm'))].map((m) => (m[1] ?? '').trim());
   const name = header('name')[0];
   if (!name) throw new Error(`${file}: no -- @name header`);
   return {

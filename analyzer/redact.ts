@@ -21,11 +21,7 @@ const SCHEME_TOKEN = /\b(Basic|Bearer|Digest|Negotiate)\s+[A-Za-z0-9+/=._~-]{4,}
 
 /** `text` with every credential it carries masked (a URL's password, credential parameters, headers and tokens). */
 export function redactSecrets(text: string): string {
-  return text
-    .replace(USERINFO, `$1${MASK}@`)
-    .replace(QUERY_SECRET, `$1${MASK}`)
-    .replace(HEADER_SECRET, `$1${MASK}`)
-    .replace(SCHEME_TOKEN, `$1 ${MASK}`);
+  return text.replace(USERINFO, `$1${MASK}@`).replace(QUERY_SECRET, `$1${MASK}`).replace(HEADER_SECRET, `$1${MASK}`).replace(SCHEME_TOKEN, `$1 ${MASK}`);
 }
 
 /** A URL as afterstop prints it: its password and credential parameters masked (a URL it cannot parse is masked as text). */

@@ -59,23 +59,24 @@ export interface ReportOptions {
 }
 
 /** The aggregate queries, one row per group and a total row each, merged by group into one row. */
-type GroupRow = RunsRow & CancelLatencyRow & GhostCommitsRow & OrphanToolCallsRow & TokensAfterStopRow & PostCancelErrorsRow & ReplayDuplicatesRow & SteeringRow & CancelDepthRow & OrphanProcessesRow & CommitsPreventedRow;
+type GroupRow = RunsRow &
+  CancelLatencyRow &
+  GhostCommitsRow &
+  OrphanToolCallsRow &
+  TokensAfterStopRow &
+  PostCancelErrorsRow &
+  ReplayDuplicatesRow &
+  SteeringRow &
+  CancelDepthRow &
+  OrphanProcessesRow &
+  CommitsPreventedRow;
 
 function distribution(count: number, p50: number | null, p95: number | null, p99: number | null, max: number | null): Distribution {
   return { count, p50, p95, p99, max };
 }
 
 /** The prepare chain: over the facts the ingest kept, not the spans (report_spans, {@link prepareReportSpans}, is not built for a report). */
-export const PREPARE = [
-  'prepare-runs',
-  'prepare-groups',
-  'prepare-ghost-commits',
-  'prepare-tool-outcomes',
-  'prepare-tokens',
-  'prepare-post-cancel-errors',
-  'prepare-cancel-depth',
-  'prepare-cancel-latency',
-] as const;
+export const PREPARE = ['prepare-runs', 'prepare-groups', 'prepare-ghost-commits', 'prepare-tool-outcomes', 'prepare-tokens', 'prepare-post-cancel-errors', 'prepare-cancel-depth', 'prepare-cancel-latency'] as const;
 
 const AGGREGATES = [
   'runs',
@@ -215,12 +216,15 @@ export function reportParams(options: Pick<ReportOptions, 'since' | 'until' | 'n
     budget_ns: BigInt(Math.round((options.budgetMs ?? 1000) * 1e6)),
   };
   return (name) =>
-    Object.fromEntries(query(name).params.filter((p) => p.name in values).map((p) => [p.name, values[p.name as keyof ReportParamValues]]));
+    Object.fromEntries(
+      query(name)
+        .params.filter((p) => p.name in values)
+        .map((p) => [p.name, values[p.name as keyof ReportParamValues]]),
+    );
 }
 
 /** A row's group: '*' for the total, else its service, agent and framework. */
-const groupKey = (row: { total: boolean; service: string | null; agent: string | null; framework: string | null }): string =>
-  row.total ? '*' : JSON.stringify([row.service, row.agent, row.framework]);
+const groupKey = (row: { total: boolean; service: string | null; agent: string | null; framework: string | null }): string => (row.total ? '*' : JSON.stringify([row.service, row.agent, row.framework]));
 
 /** The typed rows of the report's query `name` (its file name in queries/), from whichever engine prepared the report. */
 export type ReportRows = <N extends keyof QueryRows>(name: N, params?: Record<string, bigint | string | null>) => Promise<QueryRows[N][]>;
@@ -260,21 +264,27 @@ export async function assembleReport(rowsOf: ReportRows, options: ReportOptions,
     }
     return lists;
   };
-  const byTool = listsOf(await rowsOf('ghost-commits-by-tool'), (r): ToolGhostCommits => ({
-    tool: r.tool,
-    effect: r.effect,
-    ghost_commits: r.ghost_commits,
-    ghost_commits_inferred: r.ghost_commits_inferred,
-    ghost_commits_possible: r.ghost_commits_possible,
-    commits_prevented: r.commits_prevented,
-  }));
-  const byModel = listsOf(await rowsOf('tokens-after-stop-by-model'), (r): ModelTokensAfterStop => ({
-    model: r.model,
-    input: r.input,
-    output: r.output,
-    ghost_tax_usd: r.ghost_tax_usd,
-    priced: r.priced,
-  }));
+  const byTool = listsOf(
+    await rowsOf('ghost-commits-by-tool'),
+    (r): ToolGhostCommits => ({
+      tool: r.tool,
+      effect: r.effect,
+      ghost_commits: r.ghost_commits,
+      ghost_commits_inferred: r.ghost_commits_inferred,
+      ghost_commits_possible: r.ghost_commits_possible,
+      commits_prevented: r.commits_prevented,
+    }),
+  );
+  const byModel = listsOf(
+    await rowsOf('tokens-after-stop-by-model'),
+    (r): ModelTokensAfterStop => ({
+      model: r.model,
+      input: r.input,
+      output: r.output,
+      ghost_tax_usd: r.ghost_tax_usd,
+      priced: r.priced,
+    }),
+  );
   const groups: GroupFigures[] = [...merged.entries()]
     .filter(([key]) => key !== '*')
     .map(([key, partial]) => {

@@ -26,10 +26,7 @@ export function reportEvidence(input: LeakReport['input'], runs: number, window:
   // ClickHouse's input.paths names its table (never the URL's credentials); files are counted.
   const read = source === 'clickhouse' ? `read from ${named(input.paths)}` : `${plural(input.files, 'trace file')} at ${named(input.paths)}`;
   const skipped = input.skipped.slice(0, NOTE_SKIPPED).map((s) => `${skippedPlace(s)}: ${s.reason}`);
-  const skippedText =
-    input.skipped_count === 0
-      ? ''
-      : `; ${plural(input.skipped_count, 'line')} skipped (${skipped.join('; ')}${input.skipped_count > skipped.length ? '; …' : ''})`;
+  const skippedText = input.skipped_count === 0 ? '' : `; ${plural(input.skipped_count, 'line')} skipped (${skipped.join('; ')}${input.skipped_count > skipped.length ? '; …' : ''})`;
   const notClear = 'No figure of this report is an all-clear.';
   if (input.spans_in_store === 0) {
     return { status: 'no_spans', note: `Nothing read: ${read}, no span in the store${skippedText}. ${notClear}` };

@@ -19,8 +19,7 @@ export interface ReportRequest {
 }
 
 /** Where the report's prices come from, as it says: genai-prices and its version, and the user's file over it. */
-export const pricesSource = (file: string | undefined): string =>
-  file === undefined ? `@pydantic/genai-prices ${GENAI_PRICES_VERSION}` : `${file} over @pydantic/genai-prices ${GENAI_PRICES_VERSION}`;
+export const pricesSource = (file: string | undefined): string => (file === undefined ? `@pydantic/genai-prices ${GENAI_PRICES_VERSION}` : `${file} over @pydantic/genai-prices ${GENAI_PRICES_VERSION}`);
 
 /** The report's options from a request: prices loaded, their source named, the window and limits as given. */
 export function reportOptions(request: ReportRequest): ReportOptions {

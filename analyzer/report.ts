@@ -30,7 +30,11 @@ export async function prepareReportSpans(store: Store, sinceNs: bigint | null, u
  * facts the ingest kept, not the spans: report_spans ({@link prepareReportSpans}) is not built for a report.
  */
 export async function prepareReport(store: Store, options: Pick<ReportOptions, 'since' | 'until' | 'budgetMs' | 'prices'>): Promise<void> {
-  await loadReportPrices((params) => store.typedRows('model-call-price-keys', params), (prices) => store.run(query('load-prices'), { prices }), options);
+  await loadReportPrices(
+    (params) => store.typedRows('model-call-price-keys', params),
+    (prices) => store.run(query('load-prices'), { prices }),
+    options,
+  );
   const params = reportParams(options);
   for (const name of PREPARE) await store.run(query(name), params(name));
 }
@@ -50,12 +54,7 @@ export async function inputSkippedLines(store: Store): Promise<{ skipped: Skippe
  * the window. Each figure is computed by its query in queries/; this only
  * places the results.
  */
-export async function buildReport(
-  store: Store,
-  options: ReportOptions,
-  ingested: IngestSummary,
-  inputs: readonly string[] = [],
-): Promise<LeakReport> {
+export async function buildReport(store: Store, options: ReportOptions, ingested: IngestSummary, inputs: readonly string[] = []): Promise<LeakReport> {
   await prepareReport(store, options);
   const { skipped, count } = await inputSkippedLines(store);
   const rowsOf: ReportRows = (name, params) => store.typedRows(name, params);
@@ -70,4 +69,3 @@ export async function buildReport(
     skipped_count: count,
   });
 }
-

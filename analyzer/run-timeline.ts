@@ -36,7 +36,8 @@ export function depthReason(f: RunFiguresRow, budgetMs: number, uninstrumented: 
     ].filter(Boolean);
     return `a side effect may have landed after Stop: ${parts.join(', ')}`;
   }
-  if (uninstrumented.length > 0) return `the run was beside ${uninstrumented.join(', ')}, which afterstop does not instrument: whether ${uninstrumented.length === 1 ? 'its' : 'their'} effects landed after Stop cannot be seen`;
+  if (uninstrumented.length > 0)
+    return `the run was beside ${uninstrumented.join(', ')}, which afterstop does not instrument: whether ${uninstrumented.length === 1 ? 'its' : 'their'} effects landed after Stop cannot be seen`;
   if (f.tools_at_stop > 0) return `${f.tools_at_stop} tool call(s) of a foreign trace were running at Stop: whether their effects landed cannot be seen`;
   return 'a foreign trace (its Stop inferred, its tools not recorded by afterstop) cannot show that nothing landed after Stop';
 }
@@ -67,10 +68,7 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint,
       unpriced_calls: f?.unpriced_calls ?? 0,
       unpriced_tokens: { input: Number(f?.unpriced_input ?? 0), output: Number(f?.unpriced_output ?? 0) },
     },
-    post_cancel_error:
-      f?.next_run_id != null && f.error_cause !== null
-        ? { run_id: localRunId(f.next_run_id), cause: f.error_cause, text: f.error_text ?? '', time: iso(f.error_ns ?? origin) }
-        : null,
+    post_cancel_error: f?.next_run_id != null && f.error_cause !== null ? { run_id: localRunId(f.next_run_id), cause: f.error_cause, text: f.error_text ?? '', time: iso(f.error_ns ?? origin) } : null,
   };
 }
 
@@ -96,13 +94,16 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         status: status(r.status_code),
         cancelled: r.is_cancellation,
         started_after_stop: cNs !== null && r.start_ns >= cNs,
-        after_stop: r.tokens_how === null ? null : {
-          input: Number(r.input_after ?? 0),
-          output: Number(r.output_after ?? 0),
-          how: r.tokens_how as 'observed' | 'estimated' | 'unknown',
-          cost_usd: r.cost_usd ?? 0,
-          priced: r.priced ?? false,
-        },
+        after_stop:
+          r.tokens_how === null
+            ? null
+            : {
+                input: Number(r.input_after ?? 0),
+                output: Number(r.output_after ?? 0),
+                how: r.tokens_how as 'observed' | 'estimated' | 'unknown',
+                cost_usd: r.cost_usd ?? 0,
+                priced: r.priced ?? false,
+              },
       });
     } else if (r.role === 'tool' || (r.name === SPAN_TOOL_START && r.call_id !== null && !ended.has(r.call_id))) {
       const unended = r.role !== 'tool';

@@ -76,7 +76,10 @@ export class Store {
   static async open(where: string, memoryLimit = memoryLimitSetting()): Promise<Store> {
     const temporary = where === ':memory:';
     if (!temporary && fs.existsSync(where) && !fs.statSync(where).isDirectory()) {
-      throw new InputError(`${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files), too old to migrate: give another --db and read the trace files into it again (this file is left as it is)`, { path: where });
+      throw new InputError(
+        `${where}: a store of an earlier afterstop (one DuckDB file; stores are now folders of Parquet files), too old to migrate: give another --db and read the trace files into it again (this file is left as it is)`,
+        { path: where },
+      );
     }
     const folder = temporary ? fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-store-')) : path.resolve(where);
     try {
@@ -121,7 +124,10 @@ export class Store {
         // Migrated in a copy while this one holds the store; then this one is closed and the migrated one opened.
         await migrateStore(store, file, STORE_VERSION, (copy) => Store.openCopy(where, folder, copy, options)).catch((error: unknown) => {
           if (isStorageFailure(error)) throw storageError(where, error);
-          throw new InputError(`${where}: a store of version ${version} could not be migrated to version ${STORE_VERSION} (${firstLine(error)}); it is left as it was: the same command tries again, or give another --db`, { path: where, cause: error });
+          throw new InputError(
+            `${where}: a store of version ${version} could not be migrated to version ${STORE_VERSION} (${firstLine(error)}); it is left as it was: the same command tries again, or give another --db`,
+            { path: where, cause: error },
+          );
         });
         migrated = true;
       } else if (version !== STORE_VERSION) {
@@ -278,10 +284,7 @@ export class Store {
   }
 
   private async hasTable(name: string): Promise<boolean> {
-    const reader = await this.connection.runAndReadAll(
-      "SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $name",
-      { name },
-    );
+    const reader = await this.connection.runAndReadAll("SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $name", { name });
     return Number(reader.getRowObjects()[0]?.['n'] ?? 0) > 0;
   }
 
@@ -293,14 +296,20 @@ export class Store {
     const n = Number(version);
     const unchanged = 'the store is left as it is';
     if (Number.isInteger(n) && n > Number(STORE_VERSION)) {
-      return new InputError(`${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); read it with that afterstop or a newer one, or give another --db (${unchanged})`, { path: this.path });
+      return new InputError(
+        `${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); read it with that afterstop or a newer one, or give another --db (${unchanged})`,
+        { path: this.path },
+      );
     }
-    return new InputError(`${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); give another --db and read the trace files into it again (${unchanged})`, { path: this.path });
+    return new InputError(
+      `${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); give another --db and read the trace files into it again (${unchanged})`,
+      { path: this.path },
+    );
   }
 
   /** A catalog with tables but no version table is an afterstop's from before versions: refused before schema.sql changes it. */
   private async refuseUnversioned(): Promise<void> {
-    const reader = await this.connection.runAndReadAll("SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database()");
+    const reader = await this.connection.runAndReadAll('SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database()');
     if (Number(reader.getRowObjects()[0]?.['n'] ?? 0) > 0 && !(await this.hasTable('store_meta'))) {
       throw new InputError(`${this.path}: a store from an earlier afterstop (no version), too old to migrate: give another --db and read the trace files into it again (the store is left as it is)`, { path: this.path });
     }
@@ -368,7 +377,10 @@ async function createWaitingForLock(file: string, options: Record<string, string
       if (!/Could not set lock on file/.test(message)) throw error;
       if (Date.now() >= deadline) {
         const holder = /Conflicting lock is held in (.+?)(?: \(PID (\d+)\))?[.\s]/.exec(message);
-        throw new InputError(`${where}: the store is in use by another process${holder?.[2] ? ` (pid ${holder[2]})` : ''}; waited ${Math.round((waitMs || 0) / 1000)} s (AFTERSTOP_LOCK_WAIT_MS)`, { path: where, cause: error });
+        throw new InputError(`${where}: the store is in use by another process${holder?.[2] ? ` (pid ${holder[2]})` : ''}; waited ${Math.round((waitMs || 0) / 1000)} s (AFTERSTOP_LOCK_WAIT_MS)`, {
+          path: where,
+          cause: error,
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -435,9 +447,7 @@ function isAlive(pid: number): boolean {
  */
 function onlyFirstOpenLeftovers(folder: string): boolean {
   const entries = fs.readdirSync(folder, { withFileTypes: true });
-  return entries.every((e) => e.isDirectory()
-    ? e.name === 'tmp' && fs.readdirSync(path.join(folder, 'tmp')).length === 0
-    : e.isFile() && creationPid(e.name) !== undefined);
+  return entries.every((e) => (e.isDirectory() ? e.name === 'tmp' && fs.readdirSync(path.join(folder, 'tmp')).length === 0 : e.isFile() && creationPid(e.name) !== undefined));
 }
 
 /** The store (or DuckDB's spill in it, or a temporary file) could not be written. */

@@ -72,11 +72,9 @@ function bareRead(file: string, into: BareReadInto, workDir: string): Measuremen
   const kept = path.join(workDir, `bare-read-${process.pid}`);
   fs.rmSync(kept, { recursive: true, force: true });
   if (into !== 'memory') fs.mkdirSync(kept, { recursive: true });
-  const flat = "SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '${schema}'})))";
-  const statement =
-    into === 'parquet'
-      ? `COPY (${flat}) TO '${path.join(kept, 'spans.parquet')}' (FORMAT parquet, PARQUET_VERSION v2)`
-      : `CREATE TABLE spans AS ${flat}`;
+  const flat =
+    "SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '${schema}'})))";
+  const statement = into === 'parquet' ? `COPY (${flat}) TO '${path.join(kept, 'spans.parquet')}' (FORMAT parquet, PARQUET_VERSION v2)` : `CREATE TABLE spans AS ${flat}`;
   // Kept: with the store's memory limit and rows in any order, as afterstop writes them.
   const options = into === 'memory' ? '{}' : JSON.stringify({ memory_limit: MEMORY_LIMIT, temp_directory: path.join(kept, 'tmp') });
   try {

@@ -45,16 +45,18 @@ const work = () => new Promise((r) => setImmediate(r));
 const io = () => new Promise((r) => setTimeout(r, 1)); // the tool's own I/O: a millisecond
 const loop = monitorEventLoopDelay({ resolution: 1 });
 async function agent(i) {
-  ${instrumented
-    ? `const run = startRun({ agentName: 'bench', conversationId: 'c' + i });
+  ${
+    instrumented
+      ? `const run = startRun({ agentName: 'bench', conversationId: 'c' + i });
   await run.tool({ name: 'lookup', callId: 'call-' + i }, async () => { await io(); return i; });
   const model = run.startModelCall({ provider: 'openai', model: 'gpt-4o' });
   for (let c = 0; c < 20; c++) { model.chunk(); if (c % 5 === 0) await work(); }
   model.usage({ inputTokens: 10, outputTokens: 20 });
   model.end({ finishReasons: ['stop'] });
   run.end();`
-    : `await (async () => { await io(); return i; })();
-  for (let c = 0; c < 20; c++) { if (c % 5 === 0) await work(); }`}
+      : `await (async () => { await io(); return i; })();
+  for (let c = 0; c < 20; c++) { if (c % 5 === 0) await work(); }`
+  }
 }
 const steady = monitorEventLoopDelay({ resolution: 1 });
 // A short warm-up (afterstop's set-up at the first run, the app's first calls), over before the first
@@ -86,7 +88,13 @@ async function collector(fault: Fault): Promise<{ url: string; close(): Promise<
   if (fault === 'down') await new Promise<void>((resolve) => server.close(() => resolve()));
   return {
     url,
-    close: () => (fault === 'down' ? Promise.resolve() : new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); })),
+    close: () =>
+      fault === 'down'
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
   };
 }
 
@@ -114,10 +122,12 @@ export async function benchCollectorFaults(runs = 2000, rounds = 3): Promise<Col
       }
     }
     const healthy = medianOf(timings.healthy);
-    const byFault = Object.fromEntries(FAULTS.map((f) => {
-      const m = medianOf(timings[f]);
-      return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
-    })) as CollectorFaultsBench['byFault'];
+    const byFault = Object.fromEntries(
+      FAULTS.map((f) => {
+        const m = medianOf(timings[f]);
+        return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
+      }),
+    ) as CollectorFaultsBench['byFault'];
     return { runs, rounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), byFault };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));

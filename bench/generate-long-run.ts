@@ -12,15 +12,22 @@ export const LONG_RUN_ID = '0000000000000001';
 export const LONG_RUN_TRACE = '00000000000000000000000000000007';
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
-const attr = (key: string, value: string | number): unknown =>
-  typeof value === 'string' ? { key, value: { stringValue: value } } : { key, value: { intValue: String(value) } };
+const attr = (key: string, value: string | number): unknown => (typeof value === 'string' ? { key, value: { stringValue: value } } : { key, value: { intValue: String(value) } });
 
 /** Write the run with `calls` tool calls to `file`; returns the Stop's offset from the run's start, in ms. */
 export function writeLongRun(file: string, calls: number, baseNs = 1_790_000_000_000_000_000n): number {
   const ms = (n: number): string => String(baseNs + BigInt(Math.round(n * 1e6)));
   const common = [attr('afterstop.run.id', LONG_RUN_ID), attr('gen_ai.agent.name', 'long'), attr('afterstop.framework', 'manual')];
   const span = (spanId: string, parent: string, name: string, start: number, end: number, attrs: unknown[]): unknown => ({
-    traceId: LONG_RUN_TRACE, spanId, parentSpanId: parent, name, kind: 1, startTimeUnixNano: ms(start), endTimeUnixNano: ms(end), attributes: [...common, ...attrs], status: {},
+    traceId: LONG_RUN_TRACE,
+    spanId,
+    parentSpanId: parent,
+    name,
+    kind: 1,
+    startTimeUnixNano: ms(start),
+    endTimeUnixNano: ms(end),
+    attributes: [...common, ...attrs],
+    status: {},
   });
   const out = fs.openSync(file, 'w');
   let batch: unknown[] = [];
@@ -45,10 +52,15 @@ export function writeLongRun(file: string, calls: number, baseNs = 1_790_000_000
     push(span(toolId, LONG_RUN_ID, `execute_tool ${tool}`, s, s + 8, [...call, attr('gen_ai.operation.name', 'execute_tool'), attr('afterstop.tool.effect', 'irreversible'), attr('afterstop.tool.result', 'delivered')]));
     push(span(hex(id++, 16), toolId, 'afterstop.tool.commit', s + 5, s + 5, [...call, attr('afterstop.tool.effect', 'irreversible')]));
     if (i % 50 === 0) {
-      push(span(hex(id++, 16), LONG_RUN_ID, 'chat gpt-4o', s, s + 9, [
-        attr('gen_ai.operation.name', 'chat'), attr('gen_ai.provider.name', 'openai'), attr('gen_ai.request.model', 'gpt-4o'),
-        attr('gen_ai.usage.input_tokens', 100), attr('gen_ai.usage.output_tokens', 10),
-      ]));
+      push(
+        span(hex(id++, 16), LONG_RUN_ID, 'chat gpt-4o', s, s + 9, [
+          attr('gen_ai.operation.name', 'chat'),
+          attr('gen_ai.provider.name', 'openai'),
+          attr('gen_ai.request.model', 'gpt-4o'),
+          attr('gen_ai.usage.input_tokens', 100),
+          attr('gen_ai.usage.output_tokens', 10),
+        ]),
+      );
     }
   }
   push(span(hex(id++, 16), LONG_RUN_ID, 'afterstop.cancel.request', stopAt, stopAt, [attr('afterstop.cancel.id', 'k1'), attr('afterstop.cancel.source', 'user')]));

@@ -31,25 +31,43 @@ export function* runSpans(i: number, baseNs: bigint): Generator<unknown> {
   const next = (): string => hex(id++, 16);
   yield span(traceId, runId, '', `invoke_agent agent-${i % 3}`, ms(0), ms(900), [...common, attr('gen_ai.operation.name', 'invoke_agent'), attr('afterstop.run.outcome', stopped ? 'cancelled' : 'completed')]);
   yield span(traceId, next(), runId, 'chat gpt-4o', ms(0), ms(stopped ? 700 : 300), [
-    ...common, attr('gen_ai.operation.name', 'chat'), attr('gen_ai.provider.name', 'openai'), attr('gen_ai.request.model', 'gpt-4o'),
-    attr('gen_ai.usage.input_tokens', 800), attr('gen_ai.usage.output_tokens', 120), attr('afterstop.model.usage_source', 'provider'),
+    ...common,
+    attr('gen_ai.operation.name', 'chat'),
+    attr('gen_ai.provider.name', 'openai'),
+    attr('gen_ai.request.model', 'gpt-4o'),
+    attr('gen_ai.usage.input_tokens', 800),
+    attr('gen_ai.usage.output_tokens', 120),
+    attr('afterstop.model.usage_source', 'provider'),
     attr('gen_ai.response.time_to_first_chunk', 0.05),
   ]);
   const callId = `call_${i}`;
   yield span(traceId, next(), runId, 'afterstop.tool.start', ms(310), ms(310), [...common, attr('gen_ai.tool.name', 'send_email'), attr('gen_ai.tool.call.id', callId)]);
   const toolId = next();
   yield span(traceId, toolId, runId, 'execute_tool send_email', ms(310), ms(800), [
-    ...common, attr('gen_ai.operation.name', 'execute_tool'), attr('gen_ai.tool.name', 'send_email'), attr('gen_ai.tool.call.id', callId),
-    attr('afterstop.tool.effect', 'irreversible'), attr('afterstop.tool.result', stopped ? 'late' : 'delivered'),
+    ...common,
+    attr('gen_ai.operation.name', 'execute_tool'),
+    attr('gen_ai.tool.name', 'send_email'),
+    attr('gen_ai.tool.call.id', callId),
+    attr('afterstop.tool.effect', 'irreversible'),
+    attr('afterstop.tool.result', stopped ? 'late' : 'delivered'),
   ]);
   yield span(traceId, next(), toolId, 'afterstop.tool.commit', ms(780), ms(780), [
-    ...common, attr('gen_ai.tool.name', 'send_email'), attr('gen_ai.tool.call.id', callId), attr('afterstop.tool.effect', 'irreversible'),
+    ...common,
+    attr('gen_ai.tool.name', 'send_email'),
+    attr('gen_ai.tool.call.id', callId),
+    attr('afterstop.tool.effect', 'irreversible'),
     attr('afterstop.cancel.state', stopped ? 'acknowledged' : 'none'),
   ]);
   yield span(traceId, next(), runId, 'afterstop.steer.enqueue', ms(400), ms(400), [...common, attr('afterstop.steer.id', `s${i}`)]);
   yield span(traceId, next(), runId, 'afterstop.steer.inject', ms(450), ms(450), [...common, attr('afterstop.steer.id', `s${i}`), attr('afterstop.steer.position', 'between_steps')]);
   if (stopped) {
-    yield span(traceId, next(), runId, 'afterstop.cancel.request', ms(500), ms(500), [...common, attr('afterstop.cancel.id', `k${i}`), attr('afterstop.cancel.source', 'user'), attr('afterstop.inflight.tool_calls', 1), attr('afterstop.inflight.model_calls', 1)]);
+    yield span(traceId, next(), runId, 'afterstop.cancel.request', ms(500), ms(500), [
+      ...common,
+      attr('afterstop.cancel.id', `k${i}`),
+      attr('afterstop.cancel.source', 'user'),
+      attr('afterstop.inflight.tool_calls', 1),
+      attr('afterstop.inflight.model_calls', 1),
+    ]);
     yield span(traceId, next(), runId, 'afterstop.cancel.ack', ms(520), ms(520), [...common, attr('afterstop.cancel.id', `k${i}`), attr('afterstop.cancel.outcome', 'stopped')]);
     yield span(traceId, next(), runId, 'afterstop.cancel.settle', ms(800), ms(800), [...common, attr('afterstop.cancel.id', `k${i}`), attr('afterstop.cancel.unsettled', 0)]);
   }

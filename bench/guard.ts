@@ -56,14 +56,18 @@ export async function benchGuard(iterations = 1_000, rounds = 11, replyDelayMs =
   const viaFetch = (i: number): Promise<number> =>
     run.tool({ name: 'send', callId: `f_${i}`, arguments: { to: 'a' } }, async () => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"a"}' })).status);
   const viaHttp = (i: number): Promise<number> =>
-    run.tool({ name: 'send', callId: `h_${i}`, arguments: { to: 'a' } }, () => new Promise<number>((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end('{"to":"a"}');
-    }));
+    run.tool(
+      { name: 'send', callId: `h_${i}`, arguments: { to: 'a' } },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', reject);
+          req.end('{"to":"a"}');
+        }),
+    );
   try {
     const viaFetchResult = await measureOnOff(on, off, viaFetch, iterations, rounds);
     const viaHttpResult = await measureOnOff(on, off, viaHttp, iterations, rounds);

@@ -67,8 +67,7 @@ function apiCopies(project: string): number {
   return copies;
 }
 
-const npm = (args: string[], cwd: string) =>
-  spawnSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_yes: 'true' } });
+const npm = (args: string[], cwd: string) => spawnSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_yes: 'true' } });
 
 function freshProject(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-install-'));
@@ -165,7 +164,10 @@ export function describeInstall(r: InstallSize): string {
   return [
     `afterstop installed alone: ${mb(r.bytesOnDisk)} on disk (${mb(r.apparentBytes)} of files), ${r.packages} packages, ${r.natives.length} native binaries`,
     ...r.tarballs.map((t) => `  tarball ${t.name}: ${mb(t.bytes)}, ${t.files} files`),
-    ...r.beside.map((b) => `  npm install ${b.install.join(' ')}: ${b.ok ? `resolved, ${b.apiCopies} @opentelemetry/api` : 'FAILED'}${b.recorded === null ? '' : b.recorded ? ', a Stop recorded under --import afterstop/register' : ', NO Stop recorded'}${b.oneCommandApiCopies === null ? '' : ` (in one npm install: ${b.oneCommandApiCopies} @opentelemetry/api)`}`),
+    ...r.beside.map(
+      (b) =>
+        `  npm install ${b.install.join(' ')}: ${b.ok ? `resolved, ${b.apiCopies} @opentelemetry/api` : 'FAILED'}${b.recorded === null ? '' : b.recorded ? ', a Stop recorded under --import afterstop/register' : ', NO Stop recorded'}${b.oneCommandApiCopies === null ? '' : ` (in one npm install: ${b.oneCommandApiCopies} @opentelemetry/api)`}`,
+    ),
   ].join('\n');
 }
 

@@ -39,9 +39,7 @@ function run(args: string[]): Measurement {
   const timeFile = path.join(os.tmpdir(), `afterstop-bench-time-${process.pid}`);
   const hasTime = fs.existsSync('/usr/bin/time');
   const started = performance.now();
-  const out = hasTime
-    ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%M', process.execPath, cli, ...args], { stdio: 'ignore' })
-    : spawnSync(process.execPath, [cli, ...args], { stdio: 'ignore' });
+  const out = hasTime ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%M', process.execPath, cli, ...args], { stdio: 'ignore' }) : spawnSync(process.execPath, [cli, ...args], { stdio: 'ignore' });
   const seconds = (performance.now() - started) / 1000;
   let peakRssMb = Number.NaN;
   if (hasTime) {
@@ -75,8 +73,24 @@ function writeManyFiles(dir: string, files: number): void {
     const sub = path.join(dir, `d${Math.floor(i / 1000)}`);
     if (i % 1000 === 0) fs.mkdirSync(sub, { recursive: true });
     const start = String(1_790_000_000_000_000_000n + BigInt(i) * 1_000_000n);
-    const span = { traceId: hex(i + 1, 32), spanId: hex(i + 1, 16), parentSpanId: '', name: 'invoke_agent a', kind: 1, startTimeUnixNano: start, endTimeUnixNano: start, attributes: [{ key: 'afterstop.run.id', value: { stringValue: hex(i + 1, 16) } }, { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }], status: {} };
-    fs.writeFileSync(path.join(sub, `t${i}.jsonl`), `${JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'many' } }] }, scopeSpans: [{ scope: { name: 'afterstop' }, spans: [span] }] }] })}\n`);
+    const span = {
+      traceId: hex(i + 1, 32),
+      spanId: hex(i + 1, 16),
+      parentSpanId: '',
+      name: 'invoke_agent a',
+      kind: 1,
+      startTimeUnixNano: start,
+      endTimeUnixNano: start,
+      attributes: [
+        { key: 'afterstop.run.id', value: { stringValue: hex(i + 1, 16) } },
+        { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+      ],
+      status: {},
+    };
+    fs.writeFileSync(
+      path.join(sub, `t${i}.jsonl`),
+      `${JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'many' } }] }, scopeSpans: [{ scope: { name: 'afterstop' }, spans: [span] }] }] })}\n`,
+    );
   }
 }
 
@@ -106,10 +120,16 @@ function manyFiles(files: number, workDir: string, oneFile = false): Measurement
 /** `afterstop leak-report` over a file whose second line is a valid OTLP/JSON line of `mb` MiB, between valid ones (written a MiB at a time, removed after). */
 function longLine(mb: number, workDir: string): Measurement {
   const file = path.join(workDir, `long-line-${mb}.jsonl`);
-  const golden = fs.readFileSync(path.join(root, 'test', 'fixtures', 'golden', 'g2-ghost-email.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  const golden = fs
+    .readFileSync(path.join(root, 'test', 'fixtures', 'golden', 'g2-ghost-email.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const fd = fs.openSync(file, 'w');
   try {
-    fs.writeSync(fd, `${golden[0]}\n{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"big"},"spans":[{"traceId":"aa","spanId":"bb","name":"big","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"blob","value":{"stringValue":"`);
+    fs.writeSync(
+      fd,
+      `${golden[0]}\n{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"big"},"spans":[{"traceId":"aa","spanId":"bb","name":"big","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"blob","value":{"stringValue":"`,
+    );
     const chunk = 'x'.repeat(1024 * 1024);
     for (let i = 0; i < mb; i++) fs.writeSync(fd, chunk);
     fs.writeSync(fd, `"}}]}]}]}]}\n${golden.slice(1).join('\n')}\n`);

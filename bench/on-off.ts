@@ -19,7 +19,15 @@ export async function measureOnOff(on: () => void, off: () => void, f: (i: numbe
     await timeIt(iterations / 5, f);
   }
   for (let r = 0; r < rounds; r++) {
-    for (const [mode, into] of (r % 2 === 0 ? [[on, samples.on], [off, samples.off]] : [[off, samples.off], [on, samples.on]]) as [() => void, number[]][]) {
+    for (const [mode, into] of (r % 2 === 0
+      ? [
+          [on, samples.on],
+          [off, samples.off],
+        ]
+      : [
+          [off, samples.off],
+          [on, samples.on],
+        ]) as [() => void, number[]][]) {
       mode();
       into.push(await timeIt(iterations, f));
       if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));

@@ -68,13 +68,31 @@ export async function benchRegisterStartup(runs = 21): Promise<RegisterStartupBe
     for (const args of [afterstop, bare]) for (let i = 0; i < 2; i++) await timeNode(args, env);
     const times = { afterstop: [] as number[], bare: [] as number[] };
     for (let i = 0; i < runs; i++) {
-      const pair = i % 2 === 0 ? ([[afterstop, times.afterstop], [bare, times.bare]] as const) : ([[bare, times.bare], [afterstop, times.afterstop]] as const);
+      const pair =
+        i % 2 === 0
+          ? ([
+              [afterstop, times.afterstop],
+              [bare, times.bare],
+            ] as const)
+          : ([
+              [bare, times.bare],
+              [afterstop, times.afterstop],
+            ] as const);
       for (const [args, into] of pair) into.push((await timeNode(args, env)).ms);
     }
     // CPU time, in runs of their own (the -e '' above stays empty): less moved than wall time by other load on the machine.
     const cpu = { afterstop: [] as number[], bare: [] as number[] };
     for (let i = 0; i < runs; i++) {
-      const pair = i % 2 === 0 ? ([[afterstop, cpu.afterstop], [bare, cpu.bare]] as const) : ([[bare, cpu.bare], [afterstop, cpu.afterstop]] as const);
+      const pair =
+        i % 2 === 0
+          ? ([
+              [afterstop, cpu.afterstop],
+              [bare, cpu.bare],
+            ] as const)
+          : ([
+              [bare, cpu.bare],
+              [afterstop, cpu.afterstop],
+            ] as const);
       for (const [args, into] of pair) {
         const { stderr } = await timeNode(args, env, CPU_PROBE);
         const ms = /^cpu ([\d.]+)$/m.exec(stderr);

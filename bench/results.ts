@@ -97,7 +97,11 @@ const HEADER = ['work', 'measured', 'baseline (same run)', 'ratio', 'target', 's
 export function renderTable(results: BenchResults): string {
   const rows = [HEADER, ...results.rows.map(cells)];
   const widths = HEADER.map((_h, i) => Math.max(...rows.map((r) => [...r[i]!].length)));
-  const line = (r: string[]): string => r.map((c, i) => c + ' '.repeat(widths[i]! - [...c].length)).join('  ').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => c + ' '.repeat(widths[i]! - [...c].length))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 

@@ -81,11 +81,13 @@ async function countingCollector(): Promise<{ url: string; count(name: string): 
       try {
         type Body = { resourceSpans?: { scopeSpans?: { spans?: { name: string; spanId: string }[] }[] }[] };
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body;
-        for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const span of ss.spans ?? []) {
-          const ids = byName.get(span.name) ?? new Set<string>();
-          ids.add(span.spanId);
-          byName.set(span.name, ids);
-        }
+        for (const rs of body.resourceSpans ?? [])
+          for (const ss of rs.scopeSpans ?? [])
+            for (const span of ss.spans ?? []) {
+              const ids = byName.get(span.name) ?? new Set<string>();
+              ids.add(span.spanId);
+              byName.set(span.name, ids);
+            }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       } catch {
         res.writeHead(400).end();
@@ -96,7 +98,11 @@ async function countingCollector(): Promise<{ url: string; count(name: string): 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     count: (name) => byName.get(name)?.size ?? 0,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

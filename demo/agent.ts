@@ -133,10 +133,7 @@ export class DemoAgent {
     const toolCalls: ChatCompletionMessageFunctionToolCall[] = [];
     const finishReasons: string[] = [];
     try {
-      const stream = await this.client.chat.completions.create(
-        { model: this.model, messages: this.history, tools: TOOLS, stream: true, stream_options: { include_usage: true } },
-        { signal: run.signal },
-      );
+      const stream = await this.client.chat.completions.create({ model: this.model, messages: this.history, tools: TOOLS, stream: true, stream_options: { include_usage: true } }, { signal: run.signal });
       for await (const chunk of stream) {
         if (chunk.usage) call.usage({ inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens });
         const choice = chunk.choices[0];

@@ -76,7 +76,7 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
   say(`\nWhat afterstop recorded (${spans.length} spans in ${tracesDir}/):`);
   for (const cancel of cancels) {
     const ack = acks.find((a) => a.attributes['afterstop.run.id'] === cancel.attributes['afterstop.run.id']);
-    say(`  Stop in run ${String(cancel.attributes['afterstop.run.id'])}: acknowledged ${ack ? `after ${((Number(ack.startNs - cancel.startNs)) / 1e6).toFixed(1)} ms` : 'never'}`);
+    say(`  Stop in run ${String(cancel.attributes['afterstop.run.id'])}: acknowledged ${ack ? `after ${(Number(ack.startNs - cancel.startNs) / 1e6).toFixed(1)} ms` : 'never'}`);
   }
   for (const commit of commits) {
     const cancel = cancelOf(commit);
@@ -89,11 +89,13 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
   const failed = turns.filter((t) => t.outcome === 'failed');
   for (const turn of failed) say(`  the turn after Stop failed: ${turn.error?.slice(0, 100) ?? ''}`);
 
-  say('\nWhat really happened (the simulator\'s ledger):');
+  say("\nWhat really happened (the simulator's ledger):");
   const stopTimes = cancels.map((c) => c.startNs);
   for (const effect of sim.ledger.effects) {
     const before = stopTimes.filter((t) => t <= (effect.committedNs ?? 0n)).pop();
-    say(`  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`);
+    say(
+      `  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`,
+    );
   }
   for (const request of sim.ledger.modelRequests.filter((r) => r.clientClosedEarly)) {
     say(`  model request closed early: ${request.outputTokensGenerated} output tokens billed, ${request.outputTokensSent} sent`);

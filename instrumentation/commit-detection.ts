@@ -114,15 +114,7 @@ export function guardKey(tool: CommitSink, method: string, host: string | undefi
 }
 
 /** Content types whose body is a stream of messages: the answer is whole only when the body ends. */
-const STREAMED_TYPES: ReadonlySet<string> = new Set([
-  'text/event-stream',
-  'application/x-ndjson',
-  'application/ndjson',
-  'application/jsonl',
-  'application/x-jsonlines',
-  'application/json-seq',
-  'application/stream+json',
-]);
+const STREAMED_TYPES: ReadonlySet<string> = new Set(['text/event-stream', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/json-seq', 'application/stream+json']);
 
 /** Whether a response's content type (`text/event-stream; charset=utf-8`) streams. */
 export function streamedContentType(contentType: unknown): boolean {
@@ -209,7 +201,14 @@ function undiciCreated(request: NonNullable<Message['request']>): void {
   const host = hostOf(request.origin);
   const keyed =
     typeof request.addHeader === 'function'
-      ? guardKey(tool, method, host, typeof request.path === 'string' ? request.path : '/', (h) => headerValue(request.headers, h), (h, k) => request.addHeader!(h, k))
+      ? guardKey(
+          tool,
+          method,
+          host,
+          typeof request.path === 'string' ? request.path : '/',
+          (h) => headerValue(request.headers, h),
+          (h, k) => request.addHeader!(h, k),
+        )
       : undefined;
   track(request, method, host, keyed, () => headerValue(request.headers, MCP_PROTOCOL_HEADER) !== undefined, request.path);
 }

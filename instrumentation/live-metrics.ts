@@ -63,7 +63,10 @@ function create(p: MeterProvider): Instruments | undefined {
       advice: { explicitBucketBoundaries: ACK_BUCKETS_S },
     }),
     commitsAfterStop: meter.createCounter(METRIC_TOOL_COMMITS_AFTER_STOP, { unit: '{commit}', description: 'Side effects known to have committed after Stop (ghost commits)' }),
-    possibleGhostCommits: meter.createCounter(METRIC_TOOL_POSSIBLE_GHOST_COMMITS, { unit: '{commit}', description: 'Side effects whose outcome is not seen: a request that reached the service and whose answer was lost after Stop, or a tool in flight at Stop whose effect was out of sight' }),
+    possibleGhostCommits: meter.createCounter(METRIC_TOOL_POSSIBLE_GHOST_COMMITS, {
+      unit: '{commit}',
+      description: 'Side effects whose outcome is not seen: a request that reached the service and whose answer was lost after Stop, or a tool in flight at Stop whose effect was out of sight',
+    }),
     outputTokensAfterStop: meter.createCounter(METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP, { unit: '{token}', description: 'Model output tokens streamed after Stop, as the client counted them' }),
     modelCallsAfterStop: meter.createCounter(METRIC_MODEL_CALLS_AFTER_STOP, { unit: '{call}', description: 'Model calls started after Stop' }),
     orphanedCalls: meter.createCounter(METRIC_TOOL_ORPHANED_CALLS, { unit: '{call}', description: 'Tool calls of a stopped run that ended without their result reaching the conversation' }),

@@ -1,17 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import {
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-  type Attributes,
-  type AttributeValue,
-  type Context,
-  type HrTime,
-  type Span,
-  type SpanContext,
-  type Tracer,
-} from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type AttributeValue, type Context, type HrTime, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { hrTime, isTracingSuppressed, type InstrumentationScope } from './otel-compat.js';
 import type { ReadableSpan, Resource, SpanProcessor } from './provider/sdk-types.js';
 

@@ -145,8 +145,7 @@ export class InstrumentedModelCall implements ModelCall {
     }
     const hasError = 'error' in options;
     const abortedByError = hasError && isAbortError(options.error, this.run.signal);
-    const aborted =
-      options.aborted ?? (abortedByError || (this.run.signal.aborted && (options.finishReasons?.length ?? 0) === 0));
+    const aborted = options.aborted ?? (abortedByError || (this.run.signal.aborted && (options.finishReasons?.length ?? 0) === 0));
     attributes[ATTR_MODEL_ABORTED] = aborted;
     if (hasError && !abortedByError) {
       attributes[ATTR_ERROR_TYPE] = errorType(options.error);

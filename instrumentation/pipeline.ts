@@ -95,10 +95,7 @@ interface SdkLikeProvider extends TracerProvider {
 function registeredSdkProvider(): SdkLikeProvider | undefined {
   let provider = trace.getTracerProvider() as SdkLikeProvider & { getDelegate?(): TracerProvider };
   if (typeof provider.getDelegate === 'function') provider = provider.getDelegate() as typeof provider;
-  const looksLikeSdk =
-    typeof provider.forceFlush === 'function' ||
-    typeof provider.addSpanProcessor === 'function' ||
-    provider._activeSpanProcessor !== undefined;
+  const looksLikeSdk = typeof provider.forceFlush === 'function' || typeof provider.addSpanProcessor === 'function' || provider._activeSpanProcessor !== undefined;
   return looksLikeSdk ? provider : undefined;
 }
 
@@ -173,10 +170,7 @@ function makeExporter(config: ResolvedConfig): SyncCapableExporter {
       loadTransportAtSetup(process.env);
       return otlp.module;
     }
-    say(
-      `spans go to a collector (OTLP/HTTP) through ${OTLP_EXPORTER_PACKAGE}, which ${otlp.problem}: ${installHint(OTLP_EXPORTER_PACKAGE)}. ` +
-        `Until then they are written to trace files in ${config.tracesDir}`,
-    );
+    say(`spans go to a collector (OTLP/HTTP) through ${OTLP_EXPORTER_PACKAGE}, which ${otlp.problem}: ${installHint(OTLP_EXPORTER_PACKAGE)}. ` + `Until then they are written to trace files in ${config.tracesDir}`);
   }
   return new FileSpanExporter({ dir: config.tracesDir, maxFileBytes: config.maxFileBytes });
 }
@@ -235,8 +229,7 @@ interface Registered {
 const schemaResource = (): Resource => resourceFromAttributes({ [ATTR_AFTERSTOP_SCHEMA_VERSION]: SCHEMA_VERSION });
 
 /** The service name afterstop's config gives, unless OTEL_SERVICE_NAME does (the environment wins). */
-const configServiceName = (config: ResolvedConfig, env: Env): string | undefined =>
-  env['OTEL_SERVICE_NAME'] === undefined ? config.serviceName : undefined;
+const configServiceName = (config: ResolvedConfig, env: Env): string | undefined => (env['OTEL_SERVICE_NAME'] === undefined ? config.serviceName : undefined);
 
 /**
  * The resource the NodeSDK gives afterstop's own: afterstop's schema version, what its default detectors
@@ -321,8 +314,7 @@ function ownPipeline(config: ResolvedConfig, env: Env): Pipeline {
 
 function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOwnExporter: boolean): Pipeline {
   const tracer = trace.getTracer(AFTERSTOP_SCOPE, VERSION);
-  const appFlush = (timeoutMs: number): Promise<void> =>
-    typeof provider.forceFlush === 'function' ? settleWithin(provider.forceFlush(), timeoutMs) : Promise.resolve();
+  const appFlush = (timeoutMs: number): Promise<void> => (typeof provider.forceFlush === 'function' ? settleWithin(provider.forceFlush(), timeoutMs) : Promise.resolve());
   const processor = addOwnExporter ? makeProcessor(config) : undefined;
   const detach = processor ? attachProcessor(provider, processor) : undefined;
   if (processor && !detach) {
@@ -337,8 +329,7 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     config,
     mode: 'joined',
     markerProcessor: typeof multi?.onEnd === 'function' && typeof multi.onStart === 'function' ? multi : undefined,
-    flush: (timeoutMs, prompt) =>
-      ours ? Promise.all([ours.flushSoon(timeoutMs, prompt), appFlush(timeoutMs)]).then(() => {}) : appFlush(timeoutMs),
+    flush: (timeoutMs, prompt) => (ours ? Promise.all([ours.flushSoon(timeoutMs, prompt), appFlush(timeoutMs)]).then(() => {}) : appFlush(timeoutMs)),
     stats: () => (ours ? ours.stats() : NO_STATS),
     async shutdown() {
       unhook();

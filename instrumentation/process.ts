@@ -44,22 +44,25 @@ export class ProcessTracker {
    * deadline: an orphan marker is never written inside the grace period.
    */
   private checkAfter(child: TrackedProcess, deadline: number): void {
-    const timer = setTimeout(() => {
-      if (!alive(child)) return;
-      if (performance.now() < deadline) {
-        this.checkAfter(child, deadline);
-        return;
-      }
-      safely(
-        'process orphan',
-        () =>
-          this.run.marker(SPAN_PROCESS_ORPHAN, {
-            ...this.run.common,
-            ...(child.pid === undefined ? {} : { [ATTR_PROCESS_PID]: child.pid }),
-          }),
-        undefined,
-      );
-    }, Math.max(1, Math.ceil(deadline - performance.now())));
+    const timer = setTimeout(
+      () => {
+        if (!alive(child)) return;
+        if (performance.now() < deadline) {
+          this.checkAfter(child, deadline);
+          return;
+        }
+        safely(
+          'process orphan',
+          () =>
+            this.run.marker(SPAN_PROCESS_ORPHAN, {
+              ...this.run.common,
+              ...(child.pid === undefined ? {} : { [ATTR_PROCESS_PID]: child.pid }),
+            }),
+          undefined,
+        );
+      },
+      Math.max(1, Math.ceil(deadline - performance.now())),
+    );
     timer.unref();
   }
 }

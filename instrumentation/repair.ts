@@ -1,14 +1,6 @@
 import type { RunScope } from './internal-types.js';
 import { safely } from './safe.js';
-import {
-  ATTR_COMPENSATION_OUTCOME,
-  ATTR_GEN_AI_TOOL_CALL_ID,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_REPAIR_STRATEGY,
-  ATTR_REPAIR_TOOL_CALL_IDS,
-  SPAN_HISTORY_REPAIR,
-  SPAN_TOOL_COMPENSATE,
-} from './semconv.js';
+import { ATTR_COMPENSATION_OUTCOME, ATTR_GEN_AI_TOOL_CALL_ID, ATTR_GEN_AI_TOOL_NAME, ATTR_REPAIR_STRATEGY, ATTR_REPAIR_TOOL_CALL_IDS, SPAN_HISTORY_REPAIR, SPAN_TOOL_COMPENSATE } from './semconv.js';
 import type { CompensationOutcome, RepairStrategy } from './types.js';
 
 /**
@@ -30,12 +22,7 @@ export function recordHistoryRepair(run: RunScope, strategy: RepairStrategy, too
 }
 
 /** A compensating action (the saga step: recall the mail, refund the charge) for an earlier commit finished. */
-export function recordCompensation(
-  run: RunScope,
-  toolCallId: string,
-  outcome: CompensationOutcome,
-  toolName: string | undefined,
-): void {
+export function recordCompensation(run: RunScope, toolCallId: string, outcome: CompensationOutcome, toolName: string | undefined): void {
   safely(
     'compensate',
     () =>

@@ -1,19 +1,6 @@
 import { activeTool, cancelUndelivered, contextWithRun, markCancelUndelivered, type CommitSink } from './run-context.js';
 import { randomUUID } from 'node:crypto';
-import {
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  context,
-  isSpanContextValid,
-  trace,
-  type Attributes,
-  type Context,
-  type HrTime,
-  type Span,
-  type SpanContext,
-  type Tracer,
-} from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, context, isSpanContextValid, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { hrTime, hrTimeDuration, hrTimeToMilliseconds, isTracingSuppressed } from './otel-compat.js';
 import { CancelledError, DeadlineExceededError, isAbortError } from './errors.js';
 import { deadlineFrom, guard } from './guard/index.js';
@@ -75,9 +62,7 @@ const RESOLVED = Promise.resolve();
 
 /** The source of a cancel that comes from an abort with this reason: `timeout` for a TimeoutError, else `fallback`. */
 export function cancelSourceOf(reason: unknown, fallback: CancelSource = 'user'): CancelSource {
-  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError'
-    ? 'timeout'
-    : fallback;
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError' ? 'timeout' : fallback;
 }
 
 function reasonText(reason: unknown): string | undefined {
@@ -170,7 +155,10 @@ export class InstrumentedRun implements Run, RunScope {
     this.spanContext = this.span.spanContext();
     // A sampler that drops the run drops its cancel markers with it (they follow the run's decision): say so.
     if (isSpanContextValid(this.spanContext) && (this.spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && !isTracingSuppressed(context.active())) {
-      sayOnce('sampler', "the trace sampler dropped a run, and with it the run's Stop markers (cancel request, ack, commits): Stop is not measured for sampled-out runs. Sample afterstop's runs always (OTEL_TRACES_SAMPLER=parentbased_always_on, or a sampler that keeps spans of the afterstop tracer).");
+      sayOnce(
+        'sampler',
+        "the trace sampler dropped a run, and with it the run's Stop markers (cancel request, ack, commits): Stop is not measured for sampled-out runs. Sample afterstop's runs always (OTEL_TRACES_SAMPLER=parentbased_always_on, or a sampler that keeps spans of the afterstop tracer).",
+      );
     }
     this.id = options.runId ?? (isSpanContextValid(this.spanContext) ? this.spanContext.spanId : randomUUID());
     this.common = { [ATTR_RUN_ID]: this.id, [ATTR_FRAMEWORK]: options.framework ?? 'manual' };
@@ -339,12 +327,17 @@ export class InstrumentedRun implements Run, RunScope {
     safely(
       'acknowledge',
       () =>
-        this.marker(SPAN_CANCEL_ACK, {
-          ...this.common,
-          [ATTR_CANCEL_ID]: this.cancelId ?? '',
-          [ATTR_CANCEL_OUTCOME]: options.outcome ?? 'stopped',
-          ...this.inflightCounts(),
-        }, undefined, at),
+        this.marker(
+          SPAN_CANCEL_ACK,
+          {
+            ...this.common,
+            [ATTR_CANCEL_ID]: this.cancelId ?? '',
+            [ATTR_CANCEL_OUTCOME]: options.outcome ?? 'stopped',
+            ...this.inflightCounts(),
+          },
+          undefined,
+          at,
+        ),
       undefined,
     );
     if (this.cancelAt !== undefined) recordCancelAck(this.common, hrTimeToMilliseconds(hrTimeDuration(this.cancelAt, at)) / 1000);

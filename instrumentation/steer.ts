@@ -17,11 +17,7 @@ export function steeringFor(run: RunScope): SteeringApi {
       return steerId;
     },
     inject(id: string, position: SteerPosition): void {
-      safely(
-        'steer inject',
-        () => run.marker(SPAN_STEER_INJECT, Object.assign({}, run.common, { [ATTR_STEER_ID]: id, [ATTR_STEER_POSITION]: position })),
-        undefined,
-      );
+      safely('steer inject', () => run.marker(SPAN_STEER_INJECT, Object.assign({}, run.common, { [ATTR_STEER_ID]: id, [ATTR_STEER_POSITION]: position })), undefined);
     },
     drop(id: string, reason?: string): void {
       safely(

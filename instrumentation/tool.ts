@@ -315,8 +315,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       if ('output' in options) this.writeOutput(options.output);
       const hasError = 'error' in options;
       const byCancel = hasError && signal.aborted && isAbortError(error, signal);
-      const result =
-        options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
+      const result = options.result ?? this.result ?? (byCancel ? 'cancelled' : this.run.cancelState === 'acknowledged' ? 'late' : 'delivered');
       span.setAttribute(ATTR_TOOL_RESULT, result);
       // The markers it wrote: a store holding fewer lost some, and the call is then no proof of "no commit".
       span.setAttribute(ATTR_TOOL_COMMIT_COUNT, this.commits);
@@ -407,11 +406,7 @@ function bareContext(signal: AbortSignal, callId: string | undefined): ToolConte
  * Run `body` as a tool call of `run`. Its value and its errors reach the
  * caller unchanged; if telemetry fails, the body runs as if afterstop were absent.
  */
-export async function runTool<T>(
-  run: RunScope,
-  options: ToolCallOptions,
-  body: (ctx: ToolContext) => T | Promise<T>,
-): Promise<T> {
+export async function runTool<T>(run: RunScope, options: ToolCallOptions, body: (ctx: ToolContext) => T | Promise<T>): Promise<T> {
   let call: InstrumentedToolCall | undefined;
   try {
     call = new InstrumentedToolCall(run, options);

@@ -16,13 +16,19 @@ export function renderScorecardHtml(card: Scorecard): string {
     const m = c.measured;
     const t = c.truth;
     const verdict = c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '<strong>no</strong>';
-    return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}<td class="num">${ghostsAgree(m, t.ghostCommits) ? escapeHtml(ghostText(m)) : `<strong>${escapeHtml(ghostText(m))}</strong> / ${t.ghostCommits}`}</td>${t.orphans === undefined ? num(m.orphanToolCalls) : pair(m.orphanToolCalls, t.orphans)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td class="num">${t.steering === undefined ? '–' : `${m.steering.violations}, ${m.steering.dropped}`}</td><td>${guardedText(c.guarded).map((p) => (p.strong ? `<strong>${escapeHtml(p.text)}</strong>` : escapeHtml(p.text))).join('')}</td><td>${verdict}</td></tr>`;
+    return `<tr>${head}${num(m.cancelDepth)}${num(m.ackMs)}${num(m.settleMs)}<td class="num">${ghostsAgree(m, t.ghostCommits) ? escapeHtml(ghostText(m)) : `<strong>${escapeHtml(ghostText(m))}</strong> / ${t.ghostCommits}`}</td>${t.orphans === undefined ? num(m.orphanToolCalls) : pair(m.orphanToolCalls, t.orphans)}${pair(m.replayDuplicates, t.replays)}${pair(m.modelCallsAfterStop, t.modelCallsStarted)}<td class="num">${m.outputTokensAfterStop} / ${t.outputTokensSent}</td>${t.nextTurnFailed === undefined ? num(m.nextTurnErrors) : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)}<td class="num">${t.steering === undefined ? '–' : `${m.steering.violations}, ${m.steering.dropped}`}</td><td>${guardedText(
+      c.guarded,
+    )
+      .map((p) => (p.strong ? `<strong>${escapeHtml(p.text)}</strong>` : escapeHtml(p.text)))
+      .join('')}</td><td>${verdict}</td></tr>`;
   });
   const ran = card.cells.filter((c) => c.ran);
   return `${pageStart(`afterstop cancel scorecard, ${card.date}`)}
 <header><h1>The cancel scorecard</h1>
 <dl><div><dt>measured</dt><dd>${escapeHtml(card.date)}</dd></div><div><dt>Node</dt><dd>${escapeHtml(card.node)}</dd></div><div><dt>took</dt><dd>${Math.round(card.durationMs / 1000)} s</dd></div>
-${Object.entries(card.versions).map(([p, v]) => `<div><dt>${escapeHtml(p)}</dt><dd>${escapeHtml(v)}</dd></div>`).join('')}</dl></header>
+${Object.entries(card.versions)
+  .map(([p, v]) => `<div><dt>${escapeHtml(p)}</dt><dd>${escapeHtml(v)}</dd></div>`)
+  .join('')}</dl></header>
 <section><h2>Each framework stopped at each moment</h2>
 <p>afterstop's figures from <code>leak-report</code>; after a slash, the ground truth the local model and side-effect server recorded, when they differ.</p>
 <div class="scroll"><table>

@@ -85,7 +85,10 @@ async function scorecard(options: Options): Promise<number> {
   for (const c of bad) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}: ${c.ran ? 'disagrees with the ground truth' : `did not run (${c.error ?? ''})`}\n`);
   // With the guard on: a run that failed, a disagreement no known limit explains, or a cell without a Stop that changed.
   const badGuarded = card.cells.filter((c) => c.guarded !== undefined && (!c.guarded.ran || (c.guarded.agrees !== true && c.limit === undefined) || c.guarded.unchanged === false));
-  for (const c of badGuarded) process.stderr.write(`afterstop scorecard: ${c.framework}, ${c.moment}, with guard: ${!c.guarded!.ran ? `did not run (${c.guarded!.error ?? ''})` : c.guarded!.unchanged === false ? 'changed a run that was not stopped' : 'disagrees with the ground truth'}\n`);
+  for (const c of badGuarded)
+    process.stderr.write(
+      `afterstop scorecard: ${c.framework}, ${c.moment}, with guard: ${!c.guarded!.ran ? `did not run (${c.guarded!.error ?? ''})` : c.guarded!.unchanged === false ? 'changed a run that was not stopped' : 'disagrees with the ground truth'}\n`,
+    );
   return bad.length + badGuarded.length > 0 ? 1 : 0;
 }
 

@@ -16,7 +16,9 @@ export function renderScorecard(card: Scorecard): string {
   const lines = [
     `Measured ${card.date} on Node ${card.node} by \`npm run scorecard\` (${Math.round(card.durationMs / 1000)} s): each framework's real package, run under \`node --import afterstop/register\` against the local model and side-effect server, stopped at each moment; afterstop's figures from \`leak-report\` over the traces, beside what the server recorded.`,
     '',
-    `Versions: ${Object.entries(card.versions).map(([p, v]) => `${p} ${v}`).join(', ')}.`,
+    `Versions: ${Object.entries(card.versions)
+      .map(([p, v]) => `${p} ${v}`)
+      .join(', ')}.`,
     '',
     '| framework | Stop | depth | ack ms | settle ms | ghost commits (possible) | orphans | replays | model calls after Stop | tokens after Stop | next-turn errors | steering violations, dropped | with guard | afterstop = truth |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -30,11 +32,18 @@ export function renderScorecard(card: Scorecard): string {
     const m = c.measured;
     const t = c.truth;
     lines.push(
-      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${ghostsAgree(m, t.ghostCommits) ? ghostText(m) : `**${ghostText(m)}** / ${t.ghostCommits}`} | ${t.orphans === undefined ? `${m.orphanToolCalls}` : pair(m.orphanToolCalls, t.orphans)} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${t.nextTurnFailed === undefined ? `${m.nextTurnErrors}` : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)} | ${t.steering === undefined ? '–' : `${pair(m.steering.violations, t.steering.violations)}, ${pair(m.steering.dropped, t.steering.dropped)}`} | ${cellText(guardedText(c.guarded).map((p) => (p.strong ? `**${p.text}**` : p.text)).join(''))} | ${c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '**no**'} |`,
+      `${head}| ${m.cancelDepth ?? '–'} | ${ms(m.ackMs)} | ${ms(m.settleMs)} | ${ghostsAgree(m, t.ghostCommits) ? ghostText(m) : `**${ghostText(m)}** / ${t.ghostCommits}`} | ${t.orphans === undefined ? `${m.orphanToolCalls}` : pair(m.orphanToolCalls, t.orphans)} | ${pair(m.replayDuplicates, t.replays)} | ${pair(m.modelCallsAfterStop, t.modelCallsStarted)} | ${m.outputTokensAfterStop === t.outputTokensSent ? String(m.outputTokensAfterStop) : `${m.outputTokensAfterStop} / ${t.outputTokensSent}`} | ${t.nextTurnFailed === undefined ? `${m.nextTurnErrors}` : pair(m.nextTurnErrors, t.nextTurnFailed ? 1 : 0)} | ${t.steering === undefined ? '–' : `${pair(m.steering.violations, t.steering.violations)}, ${pair(m.steering.dropped, t.steering.dropped)}`} | ${cellText(
+        guardedText(c.guarded)
+          .map((p) => (p.strong ? `**${p.text}**` : p.text))
+          .join(''),
+      )} | ${c.agrees === true ? 'yes' : c.limit !== undefined ? `no: known limit ${limits.indexOf(c.limit) + 1}` : '**no**'} |`,
     );
   }
   const ran = card.cells.filter((c) => c.ran);
-  lines.push('', `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits: every known one landed after Stop and every one that landed is known or possible; replays, model calls after Stop and, where the app keeps a conversation, takes a next turn or steers, the orphan tool calls, whether the turn failed and where the steering message went, equal; tokens after Stop within 10%, at least 2 tokens).`);
+  lines.push(
+    '',
+    `${ran.filter((c) => c.agrees === true).length} of ${ran.length} agree with the ground truth (ghost commits: every known one landed after Stop and every one that landed is known or possible; replays, model calls after Stop and, where the app keeps a conversation, takes a next turn or steers, the orphan tool calls, whether the turn failed and where the steering message went, equal; tokens after Stop within 10%, at least 2 tokens).`,
+  );
   const guarded = card.cells.filter((c) => c.guarded?.ran === true);
   if (guarded.length > 0) {
     const g = guarded.map((c) => c.guarded!);
@@ -48,4 +57,3 @@ export function renderScorecard(card: Scorecard): string {
   lines.push('');
   return lines.join('\n');
 }
-

@@ -89,8 +89,7 @@ export function measured(report: LeakReport): NonNullable<ScoreCell['measured']>
  * The ghost commits agree when every commit afterstop knows of landed after Stop and every one that
  * did is known or possible: known ≤ truth ≤ known + possible (a possible one may have landed either side).
  */
-export const ghostsAgree = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCommits' | 'possibleGhostCommits'>, truth: number): boolean =>
-  m.ghostCommits <= truth && truth <= m.ghostCommits + m.possibleGhostCommits;
+export const ghostsAgree = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCommits' | 'possibleGhostCommits'>, truth: number): boolean => m.ghostCommits <= truth && truth <= m.ghostCommits + m.possibleGhostCommits;
 
 /** The ghost-commit figure as the card shows it: `known`, `known (+n possible)`. */
 export const ghostText = (m: Pick<NonNullable<ScoreCell['measured']>, 'ghostCommits' | 'possibleGhostCommits'>): string =>
@@ -192,8 +191,7 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
   const jobs = FRAMEWORKS.filter((f) => only(f.framework)).flatMap((f) => Object.entries(f.cells).map(([moment, cell]) => ({ framework: f.framework, moment: moment as Moment, cell: cell!, aliases: f.aliases })));
   // Rows on other versions of their packages run copies of their apps beside those versions (inside the project).
   const versionsDir = path.join(root, '.cache', `scorecard-${process.pid}`);
-  const appFile = (job: (typeof jobs)[number]): string =>
-    job.aliases === undefined ? path.join(appsDir(root), job.cell.app) : versionedApp(root, versionsDir, job.cell.app, job.aliases);
+  const appFile = (job: (typeof jobs)[number]): string => (job.aliases === undefined ? path.join(appsDir(root), job.cell.app) : versionedApp(root, versionsDir, job.cell.app, job.aliases));
   const cells: ScoreCell[] = [];
   try {
     for (const [i, job] of jobs.entries()) {

@@ -49,7 +49,7 @@ function files(): string[] {
     }
     for (const entry of fs.readdirSync(abs)) {
       const child = path.posix.join(rel, entry);
-      if (!SKIPPED.test(`${child}/`) || child.startsWith('test/fixtures/') && !SKIPPED.test(child.replace(/^test\//, 'x/'))) walk(child);
+      if (!SKIPPED.test(`${child}/`) || (child.startsWith('test/fixtures/') && !SKIPPED.test(child.replace(/^test\//, 'x/')))) walk(child);
     }
   };
   for (const top of SEARCHED) walk(top);

@@ -32,11 +32,12 @@ export function checkClickHouseUrl(url: string): void {
   }
   const credentialParams = [...parsed.searchParams.keys()].filter((k) => /^(user|username|password)$/i.test(k));
   if (credentialParams.length > 0) {
-    throw new InputError(
-      `--clickhouse ${redactSecrets(parsed.origin)}: give the user and password before the host (user:password@ in the URL, percent-encoded), not as URL parameters (${credentialParams.join(', ')})`,
-    );
+    throw new InputError(`--clickhouse ${redactSecrets(parsed.origin)}: give the user and password before the host (user:password@ in the URL, percent-encoded), not as URL parameters (${credentialParams.join(', ')})`);
   }
-  for (const [what, value] of [['user', parsed.username], ['password', parsed.password]] as const) {
+  for (const [what, value] of [
+    ['user', parsed.username],
+    ['password', parsed.password],
+  ] as const) {
     try {
       decodeURIComponent(value);
     } catch {

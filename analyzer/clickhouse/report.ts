@@ -40,14 +40,19 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
   const [count] = await source.typedRows<SpanCountRow>(query('clickhouse/span-count'));
   const spans = count?.n ?? 0;
   const rowsOf: ReportRows = (name, params) => source.typedRows(query(`clickhouse/${name}`), params ?? {});
-  return assembleReport(rowsOf, options, {
-    paths: [`ClickHouse table ${source.table.database}.${source.table.table}`],
-    files: 0,
-    files_read: 0,
-    spans_read: spans,
-    spans_added: 0,
-    spans_in_store: spans,
-    skipped: [],
-    skipped_count: 0,
-  }, 'clickhouse');
+  return assembleReport(
+    rowsOf,
+    options,
+    {
+      paths: [`ClickHouse table ${source.table.database}.${source.table.table}`],
+      files: 0,
+      files_read: 0,
+      spans_read: spans,
+      spans_added: 0,
+      spans_in_store: spans,
+      skipped: [],
+      skipped_count: 0,
+    },
+    'clickhouse',
+  );
 }

@@ -75,9 +75,7 @@ export class ClickHouseSource {
 
   /** A statement that returns nothing. */
   async run(q: Query, params: ClickHouseParams = {}): Promise<void> {
-    await this.withinDeadline(q, (abort_signal) =>
-      this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: CLICKHOUSE_SETTINGS, abort_signal }),
-    );
+    await this.withinDeadline(q, (abort_signal) => this.client.command({ query: q.sql, query_params: this.bind(q, params), clickhouse_settings: CLICKHOUSE_SETTINGS, abort_signal }));
   }
 
   /** A query's rows; 64-bit integers as strings (ns times do not fit a JSON number). */

@@ -43,8 +43,7 @@ export function tracesTableConstructs(schema: TracesSchema): ExtraConstructs {
     // an array attribute (written by the exporter as JSON text) as a list of strings
     attr_list: {
       arity: 2,
-      render: ([m = '', k = '']) =>
-        json ? `JSONExtract(ifNull(toJSONString(getSubcolumn(${m}, '${key(k)}')), '[]'), 'Array(String)')` : `JSONExtract(${m}['${key(k)}'], 'Array(String)')`,
+      render: ([m = '', k = '']) => (json ? `JSONExtract(ifNull(toJSONString(getSubcolumn(${m}, '${key(k)}')), '[]'), 'Array(String)')` : `JSONExtract(${m}['${key(k)}'], 'Array(String)')`),
     },
     // the attribute names
     attr_keys: { arity: 1, render: ([m = '']) => (json ? `JSONAllPaths(${m})` : `mapKeys(${m})`) },

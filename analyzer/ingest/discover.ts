@@ -77,7 +77,11 @@ export function opened(file: ListedFile): TraceFile {
 
 /** A folder under an input that the job cannot list (another user's, mode 000): named, its files not read. */
 const unlistedFolder = (folder: string, code: string): ListedFile => ({
-  path: path.resolve(folder), size: 0, mtimeMs: 0, format: 'otlp-json', unreadable: `a folder that cannot be listed (${code}): its trace files are not read`,
+  path: path.resolve(folder),
+  size: 0,
+  mtimeMs: 0,
+  format: 'otlp-json',
+  unreadable: `a folder that cannot be listed (${code}): its trace files are not read`,
 });
 
 /** Whether a file found in a folder is a trace file: OTLP/JSON (possibly compressed) or a Tempo block's data, not its meta.json. */

@@ -65,14 +65,7 @@ type FileCounts = Map<string, { spans: number; invalid: number }>;
  * Store files with DuckDB's reader, in one statement (all or nothing); the
  * spans read per file of this ingest, or undefined when DuckDB refused them.
  */
-async function storeFiles(
-  store: Store,
-  ingestId: number,
-  files: string[],
-  compression: Compression,
-  source: string | null,
-  maxLineBytes = FAST_PATH_MAX_LINE,
-): Promise<FileCounts | undefined> {
+async function storeFiles(store: Store, ingestId: number, files: string[], compression: Compression, source: string | null, maxLineBytes = FAST_PATH_MAX_LINE): Promise<FileCounts | undefined> {
   const read = () =>
     // Rows in any order (dedupe-spans.sql does not rely on order).
     store.inAnyOrder(() =>
@@ -117,8 +110,7 @@ async function readWithinMemory(store: Store, files: string[], read: () => Promi
       }
       const limit = await store.memoryLimit();
       throw new InputError(
-        `DuckDB ran out of memory reading ${files.join(', ')} within its memory limit (${limit}) on one thread; ` +
-          'raise AFTERSTOP_MEMORY_LIMIT (reading OTLP/JSON needs about 300 MB); nothing was marked read',
+        `DuckDB ran out of memory reading ${files.join(', ')} within its memory limit (${limit}) on one thread; ` + 'raise AFTERSTOP_MEMORY_LIMIT (reading OTLP/JSON needs about 300 MB); nothing was marked read',
         { path: files[0], cause: error },
       );
     }
@@ -157,8 +149,7 @@ async function storeCarefully(store: Store, ingestId: number, file: TraceFile): 
   return { spans: clean.spans, skipped: clean.skipped };
 }
 
-const notStored = (file: TraceFile, skipped: SkippedLine[], why: string) =>
-  ({ spans: 0, skipped: [...skipped, { file: file.path, line: 0, reason: `${why}; it will be read again next time` }], again: true as const });
+const notStored = (file: TraceFile, skipped: SkippedLine[], why: string) => ({ spans: 0, skipped: [...skipped, { file: file.path, line: 0, reason: `${why}; it will be read again next time` }], again: true as const });
 
 /** The items for which `test` holds, at most `concurrency` tested at once (zlib inflates on libuv's threads). */
 async function filterConcurrently<T>(items: T[], test: (item: T) => Promise<boolean>, concurrency = 4): Promise<T[]> {
@@ -233,7 +224,13 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
     await store.run(query('add-input-files'), { paths: listValue(files.map((f) => f.path)) });
     // The files new or changed since they were read, opened; one the job cannot stat, list or open is named
     // with its reason, not marked read (it is looked at again next time).
-    const looked = [...files.filter((f) => f.unreadable !== undefined), ...(await unseen(store, files.filter((f) => f.unreadable === undefined)))].map(opened);
+    const looked = [
+      ...files.filter((f) => f.unreadable !== undefined),
+      ...(await unseen(
+        store,
+        files.filter((f) => f.unreadable === undefined),
+      )),
+    ].map(opened);
     const unread: FileRead[] = looked.flatMap((file) => {
       if (file.unreadable === undefined) return [];
       const skipped = { file: file.path, line: 0, reason: `${file.unreadable}; skipped, and read again next time` };
@@ -265,7 +262,9 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
   await store.run(query('drop-invalid'), { ingest_id: ingestId });
   // Spans on days the retention removed stay removed (a grown file is read again from its start).
   const pruned = (await store.typedRows('pruned-span-counts', { ingest_id: ingestId })).map((p) => ({
-    file: p.file, line: 0, reason: `${p.spans} span(s) before ${p.kept_from}, a day the store's retention removed (afterstop prune)`,
+    file: p.file,
+    line: 0,
+    reason: `${p.spans} span(s) before ${p.kept_from}, a day the store's retention removed (afterstop prune)`,
   }));
   noteSkipped(summary, pruned);
   if (pruned.length > 0) await holdSkipped(store, pruned);
@@ -295,7 +294,13 @@ export async function ingest(store: Store, inputs: readonly string[], progress?:
  */
 async function storeGroup(store: Store, ingestId: number, group: TraceFile[], compression: Compression): Promise<Map<string, { spans: number; invalid: number } | undefined>> {
   const perFile = new Map<string, { spans: number; invalid: number } | undefined>();
-  const counts = await storeFiles(store, ingestId, group.map((f) => f.path), compression, null);
+  const counts = await storeFiles(
+    store,
+    ingestId,
+    group.map((f) => f.path),
+    compression,
+    null,
+  );
   if (counts !== undefined) {
     for (const f of group) perFile.set(f.path, counts.get(f.path) ?? { spans: 0, invalid: 0 });
     return perFile;

@@ -47,7 +47,9 @@ const sizeText = (bytes: number): string => (bytes >= 1024 ** 3 ? `${(bytes / 10
 export class InflationLimit extends Error {
   override readonly name = 'InflationLimit';
   constructor(file: TraceFile, limit: number) {
-    super(`it inflates to more than ${sizeText(limit)} from ${sizeText(file.size)} (the bound: ${maxInflation()} times its size, at least ${sizeText(INFLATION_FLOOR_BYTES)}; a decompression bomb?); the rest is not read (AFTERSTOP_MAX_INFLATION sets the ratio)`);
+    super(
+      `it inflates to more than ${sizeText(limit)} from ${sizeText(file.size)} (the bound: ${maxInflation()} times its size, at least ${sizeText(INFLATION_FLOOR_BYTES)}; a decompression bomb?); the rest is not read (AFTERSTOP_MAX_INFLATION sets the ratio)`,
+    );
   }
 }
 

@@ -16,8 +16,7 @@ const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const nanos = (v: unknown): bigint => (typeof v === 'string' ? BigInt(v) : BigInt(Math.trunc(v as number)));
 const MAX_NANOS = 2n ** 63n - 1n;
 /** A time in ns since the epoch that the store can hold: 0 to 2^63 - 1 (int64), as digits or a JSON number. */
-const isNanos = (v: unknown): boolean =>
-  (typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_NANOS) || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= Number(MAX_NANOS));
+const isNanos = (v: unknown): boolean => (typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= MAX_NANOS) || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= Number(MAX_NANOS));
 
 /** A well-formed attribute list: entries with a string key and a value object of the right primitive types. */
 function cleanAttributes(list: unknown): { kept: Json[]; dropped: number; repeated: string[] } {
@@ -123,8 +122,7 @@ function cleanRequest(request: unknown, at: (reason: string) => void): { clean: 
 
 const LONE_SURROGATE = /[\ud800-\udfff]/;
 /** A lone UTF-16 surrogate (half an emoji, cut by a writer) is valid JSON but no text DuckDB takes: made U+FFFD. */
-const wellFormed = (_key: string, value: unknown): unknown =>
-  typeof value === 'string' && LONE_SURROGATE.test(value) ? (value as string & { toWellFormed(): string }).toWellFormed() : value;
+const wellFormed = (_key: string, value: unknown): unknown => (typeof value === 'string' && LONE_SURROGATE.test(value) ? (value as string & { toWellFormed(): string }).toWellFormed() : value);
 
 /** The spans of one clean line, at most: a long line is written as several (DuckDB's reader buffers twice the longest line per thread). */
 const LINE_CHARS = 4 * 1024 * 1024;

@@ -61,7 +61,9 @@ function perGroup(report: LeakReport, name: string, help: string, value: (f: Fig
 /** A figure of every group split by one more label. */
 function perGroupBy(report: LeakReport, name: string, help: string, label: string, values: (f: Figures) => Record<string, number>): MetricFamily {
   return {
-    name, help, labelNames: [...GROUP_LABELS, label],
+    name,
+    help,
+    labelNames: [...GROUP_LABELS, label],
     samples: report.groups.flatMap((g) => Object.entries(values(g)).map(([v, value]) => ({ labels: { ...groupLabels(g), [label]: v }, value }))),
   };
 }
@@ -92,7 +94,12 @@ function distribution(report: LeakReport, name: string, help: string, of: (f: Fi
 export function keptValues<T>(rows: T[], key: (row: T) => string, weight: (row: T) => number, max: number): Set<string> {
   const totals = new Map<string, number>();
   for (const row of rows) totals.set(key(row), (totals.get(key(row)) ?? 0) + weight(row));
-  return new Set([...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, Math.max(0, max)).map(([k]) => k));
+  return new Set(
+    [...totals.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, Math.max(0, max))
+      .map(([k]) => k),
+  );
 }
 
 /** Add `value` to the sample with these labels (values past the cap share one). */
@@ -115,7 +122,12 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     ...distribution(report, 'afterstop_cancel_settle', 'Time from the cancel request until everything in flight had ended', (f) => f.cancel_settle_ms),
     perGroup(report, 'afterstop_unacknowledged_cancels', 'Cancel requests never acknowledged', (f) => f.unacknowledged_cancels),
     perGroup(report, 'afterstop_ghost_commits', 'Side effects known to have committed after Stop', (f) => f.ghost_commits),
-    perGroup(report, 'afterstop_ghost_commits_possible', 'Side effects in flight at Stop whose outcome was not seen (answer lost after Stop, the tool never ended, or its effect out of sight)', (f) => f.ghost_commits_possible),
+    perGroup(
+      report,
+      'afterstop_ghost_commits_possible',
+      'Side effects in flight at Stop whose outcome was not seen (answer lost after Stop, the tool never ended, or its effect out of sight)',
+      (f) => f.ghost_commits_possible,
+    ),
     perGroup(report, 'afterstop_ghost_commits_possible_alarming', 'Possible ghost commits of irreversible or unknown effects', (f) => f.ghost_commits_possible_alarming),
     perGroup(report, 'afterstop_ghost_commits_inferred', 'Ghost commits inferred from foreign tool spans', (f) => f.ghost_commits_inferred),
     perGroup(report, 'afterstop_ghost_commits_compensated', 'Ghost commits undone by a compensating action', (f) => f.ghost_commits_compensated),
@@ -126,11 +138,14 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     perGroup(report, 'afterstop_orphan_processes', 'Child processes still alive after their run ended', (f) => f.orphan_processes),
     perGroupBy(report, 'afterstop_after_stop_tokens', 'Tokens billed after Stop', 'direction', (f) => ({ input: f.tokens_after_stop.input, output: f.tokens_after_stop.output })),
     perGroupBy(report, 'afterstop_after_stop_model_calls', 'Model calls with tokens after Stop, by how their figure was obtained', 'how', (f) => ({
-      observed: f.tokens_after_stop.observed_calls, estimated: f.tokens_after_stop.estimated_calls, unknown: f.tokens_after_stop.calls_without_usage,
+      observed: f.tokens_after_stop.observed_calls,
+      estimated: f.tokens_after_stop.estimated_calls,
+      unknown: f.tokens_after_stop.calls_without_usage,
     })),
     perGroup(report, 'afterstop_after_stop_unpriced_model_calls', 'Model calls with tokens after Stop whose model has no price: their cost is missing from the ghost tax', (f) => f.tokens_after_stop.unpriced_calls),
     perGroupBy(report, 'afterstop_after_stop_unpriced_tokens', 'Tokens billed after Stop by model calls without a price: their cost is missing from the ghost tax', 'direction', (f) => ({
-      input: f.tokens_after_stop.unpriced_tokens.input, output: f.tokens_after_stop.unpriced_tokens.output,
+      input: f.tokens_after_stop.unpriced_tokens.input,
+      output: f.tokens_after_stop.unpriced_tokens.output,
     })),
     perGroup(report, 'afterstop_model_calls_started_after_stop', 'Model calls a cancelled run started after Stop', (f) => f.tokens_after_stop.calls_started_after_stop),
     perGroup(report, 'afterstop_ghost_tax_usd', 'Cost of the tokens billed after Stop', (f) => f.ghost_tax_usd),
@@ -151,11 +166,20 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
 
   // Ghost commits by group, tool, effect class and how they are known (observed commits, inferred from
   // foreign tool spans, or possible: outcome not seen); the tools with the most over all groups kept, the rest `other`.
-  const tools = keptValues(t.ghost_commits_by_tool, (r) => r.tool, (r) => r.ghost_commits + r.ghost_commits_inferred + r.ghost_commits_possible + r.commits_prevented, max);
+  const tools = keptValues(
+    t.ghost_commits_by_tool,
+    (r) => r.tool,
+    (r) => r.ghost_commits + r.ghost_commits_inferred + r.ghost_commits_possible + r.commits_prevented,
+    max,
+  );
   const byTool = new Map<string, MetricSample>();
   for (const g of report.groups) {
     for (const r of g.ghost_commits_by_tool) {
-      for (const [how, value] of [['observed', r.ghost_commits], ['inferred', r.ghost_commits_inferred], ['possible', r.ghost_commits_possible]] as const) {
+      for (const [how, value] of [
+        ['observed', r.ghost_commits],
+        ['inferred', r.ghost_commits_inferred],
+        ['possible', r.ghost_commits_possible],
+      ] as const) {
         const labels = { ...groupLabels(g), tool: tools.has(r.tool) ? r.tool : OTHER, effect: EFFECTS.has(r.effect) ? r.effect : 'other', how };
         add(byTool, labels, value);
       }
@@ -168,11 +192,26 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
       add(prevented, { ...groupLabels(g), tool: tools.has(r.tool) ? r.tool : OTHER, effect: EFFECTS.has(r.effect) ? r.effect : 'other' }, r.commits_prevented);
     }
   }
-  families.push({ name: 'afterstop_commits_prevented_by_tool', help: "Side effects the guard's commit fence refused after Stop, by tool and effect class", labelNames: [...GROUP_LABELS, 'tool', 'effect'], samples: [...prevented.values()] });
-  families.push({ name: 'afterstop_ghost_commits_by_tool', help: 'Side effects committed after Stop, by tool, effect class and how they are known', labelNames: [...GROUP_LABELS, 'tool', 'effect', 'how'], samples: [...byTool.values()] });
+  families.push({
+    name: 'afterstop_commits_prevented_by_tool',
+    help: "Side effects the guard's commit fence refused after Stop, by tool and effect class",
+    labelNames: [...GROUP_LABELS, 'tool', 'effect'],
+    samples: [...prevented.values()],
+  });
+  families.push({
+    name: 'afterstop_ghost_commits_by_tool',
+    help: 'Side effects committed after Stop, by tool, effect class and how they are known',
+    labelNames: [...GROUP_LABELS, 'tool', 'effect', 'how'],
+    samples: [...byTool.values()],
+  });
 
   // Tokens after Stop and their cost by group and model; the models with the most tokens over all groups kept.
-  const models = keptValues(t.tokens_after_stop_by_model, (r) => r.model, (r) => r.input + r.output, max);
+  const models = keptValues(
+    t.tokens_after_stop_by_model,
+    (r) => r.model,
+    (r) => r.input + r.output,
+    max,
+  );
   const tokens = new Map<string, MetricSample>();
   const usd = new Map<string, MetricSample>();
   for (const g of report.groups) {
@@ -187,21 +226,38 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
     { name: 'afterstop_after_stop_tokens_by_model', help: 'Tokens billed after Stop, by model', labelNames: [...GROUP_LABELS, 'model', 'direction'], samples: [...tokens.values()] },
     { name: 'afterstop_ghost_tax_by_model_usd', help: 'Cost of the tokens billed after Stop, by model', labelNames: [...GROUP_LABELS, 'model'], samples: [...usd.values()] },
     {
-      name: 'afterstop_cancel_depth_by_framework_runs', help: 'The cancel-depth scorecard: cancelled runs by framework and depth', labelNames: ['framework', 'depth'],
+      name: 'afterstop_cancel_depth_by_framework_runs',
+      help: 'The cancel-depth scorecard: cancelled runs by framework and depth',
+      labelNames: ['framework', 'depth'],
       samples: t.cancel_depth_by_framework.flatMap((s) => Object.entries(s.cancel_depth).map(([depth, value]) => ({ labels: { framework: s.framework ?? NONE, depth }, value }))),
     },
     { name: 'afterstop_report_skipped_input_lines', help: 'Input lines this report could not read (see the report input.skipped)', labelNames: [], samples: [{ labels: {}, value: report.input.skipped_count }] },
     { name: 'afterstop_report_read_spans', help: 'Spans this invocation read from its inputs (new to the store)', labelNames: [], samples: [{ labels: {}, value: report.input.spans_read }] },
     // Nothing read is not nothing found: a report over no run says so, whatever its other figures (all 0).
-    { name: 'afterstop_report_nothing_to_judge', help: 'The report had no agent run to judge (no span read, or no run in the window): its zeros are not an all-clear', labelNames: ['status'], samples: [{ labels: { status: report.evidence.status }, value: report.evidence.status === 'runs' ? 0 : 1 }] },
+    {
+      name: 'afterstop_report_nothing_to_judge',
+      help: 'The report had no agent run to judge (no span read, or no run in the window): its zeros are not an all-clear',
+      labelNames: ['status'],
+      samples: [{ labels: { status: report.evidence.status }, value: report.evidence.status === 'runs' ? 0 : 1 }],
+    },
     { name: 'afterstop_report_store_spans', help: 'Spans the report could draw on (in the store, or read from ClickHouse)', labelNames: [], samples: [{ labels: {}, value: report.input.spans_in_store }] },
     { name: 'afterstop_report_findings', help: 'Findings listed by the report', labelNames: [], samples: [{ labels: {}, value: report.findings.length }] },
     { name: 'afterstop_report_timestamp_seconds', help: 'When the report was made (Unix time): a stale dashboard shows it', labelNames: [], samples: [{ labels: {}, value: (options.now ?? Date.now()) / 1000 }] },
   );
   if (options.budgets !== undefined && options.budgets.length > 0) {
     families.push(
-      { name: 'afterstop_budget_limit', help: 'A budget the nightly job was given (leak-report --max-...)', labelNames: ['budget'], samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.limit })) },
-      { name: 'afterstop_budget_exceeded', help: '1 when the report exceeds the budget (the job exits 1), else 0', labelNames: ['budget'], samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.exceeded ? 1 : 0 })) },
+      {
+        name: 'afterstop_budget_limit',
+        help: 'A budget the nightly job was given (leak-report --max-...)',
+        labelNames: ['budget'],
+        samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.limit })),
+      },
+      {
+        name: 'afterstop_budget_exceeded',
+        help: '1 when the report exceeds the budget (the job exits 1), else 0',
+        labelNames: ['budget'],
+        samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.exceeded ? 1 : 0 })),
+      },
     );
   }
   const bound = (name: string, iso: string | null): void => {

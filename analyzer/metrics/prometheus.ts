@@ -83,14 +83,18 @@ export async function pushReport(url: string, report: LeakReport, options: PushO
   const body = await reportRegistry(report, options).metrics();
   const { target, headers } = pushTarget(url, options.job ?? 'afterstop', options.instance ?? 'default');
   try {
-    await withinDeadline(deadline, async (signal) => {
-      const response = await fetch(target, { method: 'PUT', body, headers, signal, redirect: 'manual' });
-      if (response.status < 200 || response.status >= 300) {
-        const answer = serverText(await bodyStart(response, MAX_ANSWER_BYTES));
-        throw new PushFailed(`the Pushgateway at ${shown} answered ${response.status}${answer === '' ? '' : `: ${answer}`}`);
-      }
-      await bodyStart(response, 0);
-    }, (within) => new PushFailed(`the Pushgateway at ${shown} did not answer ${within}`));
+    await withinDeadline(
+      deadline,
+      async (signal) => {
+        const response = await fetch(target, { method: 'PUT', body, headers, signal, redirect: 'manual' });
+        if (response.status < 200 || response.status >= 300) {
+          const answer = serverText(await bodyStart(response, MAX_ANSWER_BYTES));
+          throw new PushFailed(`the Pushgateway at ${shown} answered ${response.status}${answer === '' ? '' : `: ${answer}`}`);
+        }
+        await bodyStart(response, 0);
+      },
+      (within) => new PushFailed(`the Pushgateway at ${shown} did not answer ${within}`),
+    );
   } catch (error) {
     if (PushFailed.isInstance(error)) throw error;
     const cause = (error as { cause?: NodeJS.ErrnoException }).cause;

@@ -42,7 +42,11 @@ function figureColumns(rows: Flat[]): Record<string, Vector> {
     if (name === 'service' || name === 'agent' || name === 'framework' || name === 'uninstrumented_packages') columns[name] = vectorFromArray(values as (string | null)[], new Utf8());
     else if (name === 'is_total') columns[name] = vectorFromArray(values as boolean[], new Bool());
     else if (isFloat(name)) columns[name] = vectorFromArray(values as (number | null)[], new Float64());
-    else columns[name] = vectorFromArray(values.map((v) => (v === null ? null : BigInt(Math.round(Number(v))))), new Int64());
+    else
+      columns[name] = vectorFromArray(
+        values.map((v) => (v === null ? null : BigInt(Math.round(Number(v))))),
+        new Int64(),
+      );
   }
   return columns;
 }
@@ -61,19 +65,46 @@ export function renderArrow(report: LeakReport): ArrowReport {
   ];
   const figuresTable = new Table(figureColumns(groupRows));
   // Nothing read is not nothing found: the groups file says what the report had to judge, in its schema's metadata.
-  const metadata = new Map([['afterstop.evidence.status', report.evidence.status], ['afterstop.evidence.note', report.evidence.note ?? '']]);
+  const metadata = new Map([
+    ['afterstop.evidence.status', report.evidence.status],
+    ['afterstop.evidence.note', report.evidence.note ?? ''],
+  ]);
   const groups = new Table(new Schema(figuresTable.schema.fields, metadata), figuresTable.batches);
 
   const f = report.findings;
   const findings = new Table({
-    kind: vectorFromArray(f.map((x) => x.kind), new Utf8()),
-    severity: vectorFromArray(f.map((x) => BigInt(x.severity)), new Int64()),
-    time: vectorFromArray(f.map((x) => Date.parse(x.time)), new TimestampMillisecond()),
-    trace_id: vectorFromArray(f.map((x) => x.trace_id), new Utf8()),
-    run_id: vectorFromArray(f.map((x) => x.run_id), new Utf8()),
-    conversation_id: vectorFromArray(f.map((x) => x.conversation_id), new Utf8()),
-    tool: vectorFromArray(f.map((x) => x.tool), new Utf8()),
-    detail: vectorFromArray(f.map((x) => x.detail), new Utf8()),
+    kind: vectorFromArray(
+      f.map((x) => x.kind),
+      new Utf8(),
+    ),
+    severity: vectorFromArray(
+      f.map((x) => BigInt(x.severity)),
+      new Int64(),
+    ),
+    time: vectorFromArray(
+      f.map((x) => Date.parse(x.time)),
+      new TimestampMillisecond(),
+    ),
+    trace_id: vectorFromArray(
+      f.map((x) => x.trace_id),
+      new Utf8(),
+    ),
+    run_id: vectorFromArray(
+      f.map((x) => x.run_id),
+      new Utf8(),
+    ),
+    conversation_id: vectorFromArray(
+      f.map((x) => x.conversation_id),
+      new Utf8(),
+    ),
+    tool: vectorFromArray(
+      f.map((x) => x.tool),
+      new Utf8(),
+    ),
+    detail: vectorFromArray(
+      f.map((x) => x.detail),
+      new Utf8(),
+    ),
   });
   return { groups: tableToIPC(groups, 'file'), findings: tableToIPC(findings, 'file') };
 }

@@ -79,13 +79,19 @@ function timelineChart(report: LeakReport, name: string, label: string, value: (
   const when = (time: string): string => (unit === 'day' ? time.slice(0, 10) : `${time.slice(0, 10)} ${time.slice(11, 16)}`);
   const bars: Bar[] = times.map((time) => ({
     label: unit === 'day' ? time.slice(5, 10) : `${time.slice(5, 10)} ${time.slice(11, 16)}`,
-    segments: points.filter((p) => p.time === time).map((p) => ({
-      value: value(p),
-      color: color(p),
-      title: `${when(time)} UTC, ${serviceName(p.service)}: ${format(value(p))}`,
-    })),
+    segments: points
+      .filter((p) => p.time === time)
+      .map((p) => ({
+        value: value(p),
+        color: color(p),
+        title: `${when(time)} UTC, ${serviceName(p.service)}: ${format(value(p))}`,
+      })),
   }));
-  return withLegend(columnChart({ name, label, bars, format, integer }), bars, services.map((s, i) => ({ label: s, color: paletteColor(i) })));
+  return withLegend(
+    columnChart({ name, label, bars, format, integer }),
+    bars,
+    services.map((s, i) => ({ label: s, color: paletteColor(i) })),
+  );
 }
 
 const EFFECT_COLORS: Record<string, string> = {
@@ -113,7 +119,9 @@ function ghostCommitsByTool(report: LeakReport): string {
     total: [int(t.ghost_commits), ...(t.ghost_commits_possible > 0 ? [`${int(t.ghost_commits_possible)} possible`] : []), ...(t.commits_prevented > 0 ? [`${int(t.commits_prevented)} prevented`] : [])].join(' + '),
     segments: [
       { value: t.ghost_commits, color: color(t.effect), title: `${t.tool} (${t.effect}): ${int(t.ghost_commits)} ghost commits, ${int(t.ghost_commits_inferred)} inferred` },
-      ...(t.ghost_commits_possible > 0 ? [{ value: t.ghost_commits_possible, color: POSSIBLE_COLOR, title: `${t.tool} (${t.effect}): ${int(t.ghost_commits_possible)} possible (in flight at Stop, outcome not seen)` }] : []),
+      ...(t.ghost_commits_possible > 0
+        ? [{ value: t.ghost_commits_possible, color: POSSIBLE_COLOR, title: `${t.tool} (${t.effect}): ${int(t.ghost_commits_possible)} possible (in flight at Stop, outcome not seen)` }]
+        : []),
       ...(t.commits_prevented > 0 ? [{ value: t.commits_prevented, color: PREVENTED_COLOR, title: `${t.tool} (${t.effect}): ${int(t.commits_prevented)} prevented by the guard (nothing sent)` }] : []),
     ],
   }));
@@ -143,7 +151,11 @@ function cancelDepth(scores: FrameworkScore[]): string {
     };
   });
   const chart = barChart({ name: 'cancel-depth', label: 'Cancelled runs by cancel depth (0 to 4), per framework', bars, format: int, integer: true });
-  return withLegend(chart, bars, DEPTH_LABELS.map((label, i) => ({ label, color: DEPTH_COLORS[i] ?? '#888888' })));
+  return withLegend(
+    chart,
+    bars,
+    DEPTH_LABELS.map((label, i) => ({ label, color: DEPTH_COLORS[i] ?? '#888888' })),
+  );
 }
 
 function charts(report: LeakReport): string {
@@ -157,8 +169,14 @@ function charts(report: LeakReport): string {
   return [
     figure('Cancel acknowledgement latency', histogram('cancel-latency', 'time from Stop to acknowledgement', report.distributions.cancel_ack_ms)),
     figure('Cancel settle latency', histogram('cancel-settle', 'time from Stop to settle', report.distributions.cancel_settle_ms)),
-    figure(`Ghost tax per ${report.timeline.unit} (UTC)`, timelineChart(report, 'ghost-tax-over-time', 'Ghost tax in USD over time, stacked by service', (p) => p.ghost_tax_usd, usd, false)),
-    figure(`Tokens after Stop per ${report.timeline.unit} (UTC)`, timelineChart(report, 'tokens-over-time', 'Tokens after Stop (input and output) over time, stacked by service', (p) => tokens(p.tokens_after_stop), int, true)),
+    figure(
+      `Ghost tax per ${report.timeline.unit} (UTC)`,
+      timelineChart(report, 'ghost-tax-over-time', 'Ghost tax in USD over time, stacked by service', (p) => p.ghost_tax_usd, usd, false),
+    ),
+    figure(
+      `Tokens after Stop per ${report.timeline.unit} (UTC)`,
+      timelineChart(report, 'tokens-over-time', 'Tokens after Stop (input and output) over time, stacked by service', (p) => tokens(p.tokens_after_stop), int, true),
+    ),
     figure('Ghost tax by service / agent / framework', barChart({ name: 'ghost-tax-by-service', label: 'Ghost tax in USD per service, agent and framework', bars: groups, format: usd })),
     figure('Ghost commits by tool', ghostCommitsByTool(report)),
     figure(`Cancel depth by framework (${int(t.cancelled_runs)} cancelled runs)`, cancelDepth(t.cancel_depth_by_framework)),
@@ -183,9 +201,19 @@ function headline(report: LeakReport): string {
     card('ghost_commits', int(t.ghost_commits), 'ghost commits', `${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_compensated)} compensated, ${int(t.ghost_commits_inferred)} inferred`),
     card('ghost_commits_possible', int(t.ghost_commits_possible), 'possible ghost commits', `in flight at Stop, outcome not seen; ${int(t.ghost_commits_possible_alarming)} irreversible or unknown`),
     card('orphan_tool_calls', int(t.orphan_tool_calls), 'orphan tool calls', `${int(t.repaired_tool_calls)} repaired, ${int(t.late_results)} late results`),
-    card('post_cancel_errors', int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other), 'post-cancel errors', `${int(t.post_cancel_errors.orphan_tool_call_rejected)} rejected orphan tool calls, ${int(t.post_cancel_errors.other)} other`),
+    card(
+      'post_cancel_errors',
+      int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other),
+      'post-cancel errors',
+      `${int(t.post_cancel_errors.orphan_tool_call_rejected)} rejected orphan tool calls, ${int(t.post_cancel_errors.other)} other`,
+    ),
     card('replay_duplicates', int(t.replay_duplicates), 'replay duplicates', `in ${int(t.replayed_conversations)} conversation(s); ${int(t.replays_deduplicated)} more deduplicated by their idempotency key`),
-    card('commits_prevented', int(t.commits_prevented), 'commits prevented', `by the guard's fence after Stop, nothing sent; ${int(t.commits_prevented_alarming)} irreversible or unknown; ${int(t.deadline_cancels)} deadline cancel(s)`),
+    card(
+      'commits_prevented',
+      int(t.commits_prevented),
+      'commits prevented',
+      `by the guard's fence after Stop, nothing sent; ${int(t.commits_prevented_alarming)} irreversible or unknown; ${int(t.deadline_cancels)} deadline cancel(s)`,
+    ),
     card('cancel_ack_p50_ms', ms(t.cancel_ack_ms.p50), 'cancel ack p50', `of ${int(t.cancel_ack_ms.count)} acknowledged cancel(s)`),
     card('cancel_ack_p95_ms', ms(t.cancel_ack_ms.p95), 'cancel ack p95', `max ${ms(t.cancel_ack_ms.max)}`),
     card('unacknowledged_cancels', int(t.unacknowledged_cancels), 'unacknowledged cancels'),
@@ -242,18 +270,23 @@ const range = (from: number, to: number): Set<number> => new Set(Array.from({ le
 function groupsTable(groups: GroupFigures[]): string {
   const head = ['service', 'agent', 'framework', 'runs', 'cancelled', 'ghost commits', 'orphans', 'tokens after Stop', 'ghost tax', 'ack p95', 'depth 0', '1', '2', '3', '4'];
   const rows = groups.map((g) => [
-    text(serviceName(g.service)), text(g.agent), text(g.framework),
-    int(g.runs), int(g.cancelled_runs), int(g.ghost_commits), int(g.orphan_tool_calls),
-    int(tokens(g.tokens_after_stop)), usd(g.ghost_tax_usd), ms(g.cancel_ack_ms.p95),
+    text(serviceName(g.service)),
+    text(g.agent),
+    text(g.framework),
+    int(g.runs),
+    int(g.cancelled_runs),
+    int(g.ghost_commits),
+    int(g.orphan_tool_calls),
+    int(tokens(g.tokens_after_stop)),
+    usd(g.ghost_tax_usd),
+    ms(g.cancel_ack_ms.p95),
     ...DEPTHS.map((d) => int(g.cancel_depth[d])),
   ]);
   return table('groups', head, rows, range(3, head.length - 1));
 }
 
 function modelsTable(report: LeakReport): string {
-  const rows = report.totals.tokens_after_stop_by_model.map((m) => [
-    text(m.model), int(m.input), int(m.output), usd(m.ghost_tax_usd), m.priced ? 'yes' : '<strong>no price</strong>',
-  ]);
+  const rows = report.totals.tokens_after_stop_by_model.map((m) => [text(m.model), int(m.input), int(m.output), usd(m.ghost_tax_usd), m.priced ? 'yes' : '<strong>no price</strong>']);
   return table('models', ['model', 'input tokens', 'output tokens', 'ghost tax', 'priced'], rows, range(1, 3));
 }
 
@@ -269,8 +302,15 @@ function findingsTable(report: LeakReport, traceUrl: string | undefined): string
     return i < 0 ? NONE : `<a href="#${timelineAnchor(i)}">timeline</a>`;
   };
   const rows = report.findings.map((f, i) => [
-    int(i + 1), text(f.kind), `<span class="sev sev-${Math.min(3, Math.max(1, Math.round(f.severity)))}">${int(f.severity)}</span>`,
-    `<time>${escapeHtml(f.time)}</time>`, text(f.tool), text(f.detail), traceCell(f.trace_id, f.run_id), `<code>${escapeHtml(f.run_id)}</code>`, timelineCell(f),
+    int(i + 1),
+    text(f.kind),
+    `<span class="sev sev-${Math.min(3, Math.max(1, Math.round(f.severity)))}">${int(f.severity)}</span>`,
+    `<time>${escapeHtml(f.time)}</time>`,
+    text(f.tool),
+    text(f.detail),
+    traceCell(f.trace_id, f.run_id),
+    `<code>${escapeHtml(f.run_id)}</code>`,
+    timelineCell(f),
   ]);
   return table('findings', ['#', 'kind', 'severity', 'time', 'tool', 'detail', 'trace id', 'run id', 'timeline'], rows, new Set([0, 2]));
 }
@@ -280,7 +320,13 @@ function timelinesSection(report: LeakReport): string {
   const timelines = report.timelines;
   if (timelines === undefined) return '';
   const numbered = report.findings.map((finding, i) => ({ number: i + 1, finding }));
-  const figures = timelines.map((t, i) => timelineFigure(t, i, numbered.filter(({ finding }) => timelineOf(timelines, finding) === i)));
+  const figures = timelines.map((t, i) =>
+    timelineFigure(
+      t,
+      i,
+      numbered.filter(({ finding }) => timelineOf(timelines, finding) === i),
+    ),
+  );
   const undrawn = numbered.filter(({ finding }) => timelineOf(timelines, finding) < 0).length;
   const rest = undrawn === 0 ? '' : `<p class="muted-line">${int(undrawn)} finding(s) point at runs not drawn here: <code>afterstop explain N</code> draws finding N (over the same store and window).</p>`;
   const body = timelines.length === 0 ? '<p class="empty">no finding to draw</p>' : figures.join('\n');

@@ -1,19 +1,7 @@
 import type { LeakReport } from '../types.js';
 import { futureRunsNote } from '../report-evidence.js';
 import { terminalSafe } from './text-table.js';
-import {
-  FINDINGS_HEADER,
-  findingRow,
-  GHOST_COMMITS_HEADER,
-  ghostCommitsByTool,
-  headline,
-  lowerBound,
-  noFindings,
-  provenance,
-  SCORECARD_HEADER,
-  scorecard,
-  worstFindings,
-} from './summary.js';
+import { FINDINGS_HEADER, findingRow, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, lowerBound, noFindings, provenance, SCORECARD_HEADER, scorecard, worstFindings } from './summary.js';
 
 /**
  * One table cell of trace content: Markdown and the HTML it may carry are
@@ -31,11 +19,7 @@ export function markdownCell(value: string): string {
 
 /** A GitHub-flavoured Markdown table. */
 export function markdownTable(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.map(markdownCell).join(' | ')} |`,
-    `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`),
-  ];
+  return [`| ${header.map(markdownCell).join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`)];
 }
 
 /** The leak report as Markdown, for a pull request or a chat message. */
@@ -46,7 +30,12 @@ export function renderMarkdown(report: LeakReport, options: { findings?: number 
   out.push(`_${markdownCell(provenance(report))}_`, '');
   const bound = lowerBound(report, markdownCell);
   if (bound !== undefined) out.push(`> **${bound}**`, '');
-  out.push(...markdownTable(['figure', 'value'], headline(report).map((l) => [l.label, l.value])));
+  out.push(
+    ...markdownTable(
+      ['figure', 'value'],
+      headline(report).map((l) => [l.label, l.value]),
+    ),
+  );
   const byTool = ghostCommitsByTool(report);
   if (byTool.length > 0) out.push('', '### Ghost commits by tool', '', ...markdownTable(GHOST_COMMITS_HEADER, byTool));
   const scores = scorecard(report);

@@ -28,9 +28,21 @@ const csvField = (v: unknown): string => {
 export function renderRows(rows: Row[], format: RowFormat): string {
   const header = Object.keys(rows[0] ?? {});
   switch (format) {
-    case 'json': return `${JSON.stringify(rows, bigints, 2)}\n`;
-    case 'csv': return `${[header.map(csvField).join(','), ...rows.map((r) => header.map((h) => csvField(r[h])).join(','))].join('\r\n')}\r\n`;
-    case 'markdown': return `${markdownTable(header, rows.map((r) => header.map((h) => text(r[h])))).join('\n')}\n`;
-    case 'table': return rows.length === 0 ? '(no rows)\n' : `${columns(header, rows.map((r) => header.map((h) => text(r[h])))).join('\n')}\n`;
+    case 'json':
+      return `${JSON.stringify(rows, bigints, 2)}\n`;
+    case 'csv':
+      return `${[header.map(csvField).join(','), ...rows.map((r) => header.map((h) => csvField(r[h])).join(','))].join('\r\n')}\r\n`;
+    case 'markdown':
+      return `${markdownTable(
+        header,
+        rows.map((r) => header.map((h) => text(r[h]))),
+      ).join('\n')}\n`;
+    case 'table':
+      return rows.length === 0
+        ? '(no rows)\n'
+        : `${columns(
+            header,
+            rows.map((r) => header.map((h) => text(r[h]))),
+          ).join('\n')}\n`;
   }
 }

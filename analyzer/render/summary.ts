@@ -47,7 +47,13 @@ export function headline(report: LeakReport): SummaryLine[] {
     { label: 'Orphan processes', value: int(t.orphan_processes), bad: t.orphan_processes > 0 },
     // The guard's work (afterstop addition): shown once it did any.
     ...(t.commits_prevented + t.replays_deduplicated + t.deadline_cancels > 0
-      ? [{ label: 'Guard', value: `${int(t.commits_prevented)} commits prevented (${int(t.commits_prevented_alarming)} irreversible or unknown), ${int(t.replays_deduplicated)} replays deduplicated, ${int(t.deadline_cancels)} deadline cancels`, bad: false }]
+      ? [
+          {
+            label: 'Guard',
+            value: `${int(t.commits_prevented)} commits prevented (${int(t.commits_prevented_alarming)} irreversible or unknown), ${int(t.replays_deduplicated)} replays deduplicated, ${int(t.deadline_cancels)} deadline cancels`,
+            bad: false,
+          },
+        ]
       : []),
   ];
 }
@@ -66,11 +72,7 @@ export function lowerBound(report: LeakReport, name: (text: string) => string = 
 
 /** The cancel-depth scorecard: one row per framework, counts of runs at depth 0..4. */
 export function scorecard(report: LeakReport): string[][] {
-  return report.totals.cancel_depth_by_framework.map((f) => [
-    f.framework ?? '(unknown)',
-    int(f.cancelled_runs),
-    ...(['0', '1', '2', '3', '4'] as const).map((d) => int(f.cancel_depth[d])),
-  ]);
+  return report.totals.cancel_depth_by_framework.map((f) => [f.framework ?? '(unknown)', int(f.cancelled_runs), ...(['0', '1', '2', '3', '4'] as const).map((d) => int(f.cancel_depth[d]))]);
 }
 export const SCORECARD_HEADER = ['framework', 'cancelled', 'depth 0', '1', '2', '3', '4'];
 

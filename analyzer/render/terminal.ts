@@ -1,19 +1,7 @@
 import { styleText } from 'node:util';
 import type { LeakReport } from '../types.js';
 import { futureRunsNote } from '../report-evidence.js';
-import {
-  FINDINGS_HEADER,
-  findingRow,
-  GHOST_COMMITS_HEADER,
-  ghostCommitsByTool,
-  headline,
-  noFindings,
-  lowerBound,
-  provenance,
-  SCORECARD_HEADER,
-  scorecard,
-  worstFindings,
-} from './summary.js';
+import { FINDINGS_HEADER, findingRow, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, noFindings, lowerBound, provenance, SCORECARD_HEADER, scorecard, worstFindings } from './summary.js';
 import { columns, terminalLine, terminalSafe } from './text-table.js';
 
 export interface TerminalOptions {

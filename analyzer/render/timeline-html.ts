@@ -25,8 +25,13 @@ export function timelineOf(timelines: readonly RunTimeline[], f: Pick<Finding, '
 
 /** One run's figure: heading, the SVG, and its figures (METRICS.md). */
 export function timelineFigure(t: RunTimeline, i: number, findings: readonly { number: number; finding: Finding }[] = []): string {
-  const about = findings.length === 0 ? '' : `<p class="about">${findings.map(({ number, finding }) => `<span class="sev sev-${Math.min(3, Math.max(1, Math.round(finding.severity)))}">#${int(number)}</span> ${escapeHtml(finding.detail)}`).join('<br>')}</p>`;
-  const figures = figureLines(t).map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join('');
+  const about =
+    findings.length === 0
+      ? ''
+      : `<p class="about">${findings.map(({ number, finding }) => `<span class="sev sev-${Math.min(3, Math.max(1, Math.round(finding.severity)))}">#${int(number)}</span> ${escapeHtml(finding.detail)}`).join('<br>')}</p>`;
+  const figures = figureLines(t)
+    .map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`)
+    .join('');
   return `<section class="run-timeline" id="${timelineAnchor(i)}">
 <h3>Run <code>${escapeHtml(t.run_id)}</code> of trace <code>${escapeHtml(t.trace_id)}</code></h3>
 <p class="muted-line">${escapeHtml(runTitle(t))}</p>

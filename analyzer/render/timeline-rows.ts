@@ -95,17 +95,23 @@ function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
       if (afterStop && item.tool_kind !== 'compensate') notes.unshift('started after Stop');
       const kind = item.tool_kind === 'step' ? ' step' : item.tool_kind === 'compensate' ? ' compensation' : '';
       return {
-        ...base, shape: 'bar', end_ms: item.end_ms, open: item.end_ms === null,
-        label: `${item.tool ?? '(unnamed tool)'}${kind}${effectOf(item.effect)}`, note: notes.join(', '),
-        alarm: item.ghost !== null || item.outcome === 'lost' || (afterStop && item.tool_kind !== 'compensate'), inferred: item.ghost === 'inferred' || !item.recorded,
+        ...base,
+        shape: 'bar',
+        end_ms: item.end_ms,
+        open: item.end_ms === null,
+        label: `${item.tool ?? '(unnamed tool)'}${kind}${effectOf(item.effect)}`,
+        note: notes.join(', '),
+        alarm: item.ghost !== null || item.outcome === 'lost' || (afterStop && item.tool_kind !== 'compensate'),
+        inferred: item.ghost === 'inferred' || !item.recorded,
       };
     }
     case 'commit': {
-      const note = item.ghost === 'known'
-        ? `← ghost${item.compensated ? ', compensated' : ''}`
-        : item.ghost === 'possible'
-          ? `← possible ghost: request reached the service${item.sent_ms === null ? '' : ` at ${signedMs(item.sent_ms)}`}, its answer was lost${item.compensated ? '; compensated' : ''}`
-          : '';
+      const note =
+        item.ghost === 'known'
+          ? `← ghost${item.compensated ? ', compensated' : ''}`
+          : item.ghost === 'possible'
+            ? `← possible ghost: request reached the service${item.sent_ms === null ? '' : ` at ${signedMs(item.sent_ms)}`}, its answer was lost${item.compensated ? '; compensated' : ''}`
+            : '';
       const evidence = item.evidence === null ? '' : `, ${item.evidence}`;
       return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${item.effect ?? 'unknown'}${evidence})`, note, alarm: item.ghost !== null };
     }
@@ -127,9 +133,16 @@ export function timelineRows(t: RunTimeline, next = false): TimelineRow[] {
   const rows = t.items.map((item) => row(item, t, next));
   if (t.cancelled && !next && !rows.some((r) => r.line === 'stop')) {
     rows.push({
-      item: null, start_ms: 0, end_ms: null, shape: 'instant', open: false,
+      item: null,
+      start_ms: 0,
+      end_ms: null,
+      shape: 'instant',
+      open: false,
       label: t.cancel_inferred ? 'Stop (inferred: the first span to end with an abort or cancel)' : 'Stop (the run ended cancelled)',
-      note: '', alarm: false, inferred: t.cancel_inferred, line: 'stop',
+      note: '',
+      alarm: false,
+      inferred: t.cancel_inferred,
+      line: 'stop',
     });
   }
   return rows.sort((a, b) => a.start_ms - b.start_ms || (a.line === 'stop' ? -1 : b.line === 'stop' ? 1 : 0));
@@ -205,10 +218,7 @@ export function figureLines(t: RunTimeline): [string, string][] {
   lines.push(['orphan tool calls', `${int(o.orphans)}${why.length > 0 ? `: ${why.join('; ')}` : ''}; ${int(o.repaired)} repaired, ${int(o.late_results)} late results`]);
   const k = f.tokens_after_stop;
   const how = [`${int(k.observed_calls)} call(s) observed`, `${int(k.estimated_calls)} estimated`, `${int(k.calls_without_usage)} without usage`].join(', ');
-  lines.push([
-    'tokens after Stop',
-    `${int(k.input)} input, ${int(k.output)} output (${how}); ${ghostTax(k.ghost_tax_usd, k)}; ${int(k.calls_started_after_stop)} model call(s) started after Stop`,
-  ]);
+  lines.push(['tokens after Stop', `${int(k.input)} input, ${int(k.output)} output (${how}); ${ghostTax(k.ghost_tax_usd, k)}; ${int(k.calls_started_after_stop)} model call(s) started after Stop`]);
   const e = f.post_cancel_error;
   lines.push(['post-cancel error', e === null ? 'none' : `the next run ${e.run_id} failed at ${e.time}: ${e.cause}: ${shorten(e.text, MAX_TEXT_CHARS)}`]);
   return lines;

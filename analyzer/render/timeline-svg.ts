@@ -38,7 +38,10 @@ const COLORS = {
 const num = (value: number): string => (Math.round(value * 100) / 100).toString();
 
 /** The x of a time on the axis. */
-const scaleOf = (range: { from: number; to: number }) => (ms: number): number => PLOT_X + ((ms - range.from) / (range.to - range.from)) * PLOT_WIDTH;
+const scaleOf =
+  (range: { from: number; to: number }) =>
+  (ms: number): number =>
+    PLOT_X + ((ms - range.from) / (range.to - range.from)) * PLOT_WIDTH;
 
 /** Tick steps: 1, 2, 5 × 10^n ms, about six across the axis. */
 function ticks(range: { from: number; to: number }): number[] {
@@ -82,7 +85,10 @@ function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: b
     // The note after the bar; else before it; else, with no room either side, inside it.
     const place = x2 + 4 <= PLOT_X + PLOT_WIDTH - 220 ? 'after' : x1 - PLOT_X >= 220 ? 'before' : 'inside';
     const noteX = place === 'after' ? x2 + 4 : place === 'before' ? x1 - 4 : x1 + 4;
-    const note = r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}${place === 'inside' ? ' inside' : ''}" x="${num(noteX)}" y="${y + 14}"${place === 'before' ? ' text-anchor="end"' : ''}>${escapeHtml(shorten(r.note, 70))}</text>`;
+    const note =
+      r.note === ''
+        ? ''
+        : `<text class="note${r.alarm ? ' alarm' : ''}${place === 'inside' ? ' inside' : ''}" x="${num(noteX)}" y="${y + 14}"${place === 'before' ? ' text-anchor="end"' : ''}>${escapeHtml(shorten(r.note, 70))}</text>`;
     return `<g class="lane">${label}${parts.join('')}${note}</g>`;
   }
   const at = x(r.start_ms);
@@ -92,13 +98,16 @@ function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: b
     return `<g class="lane">${label}</g>`;
   }
   const color = r.alarm ? COLORS.alarm : item?.kind === 'commit' ? COLORS.commit : COLORS.marker;
-  const sent = item?.kind === 'commit' && item.sent_ms !== null
-    ? `<line class="in-flight" x1="${num(x(item.sent_ms))}" x2="${num(at)}" y1="${y + 10}" y2="${y + 10}" stroke="${color}" stroke-dasharray="2 2"${attrs} data-part="request"/>`
-    : '';
-  const shape = item?.kind === 'commit'
-    ? `<polygon class="mark commit" points="${num(at)},${y + 3} ${num(at + 6)},${y + 10} ${num(at)},${y + 17} ${num(at - 6)},${y + 10}" fill="${color}"${attrs}>${title}</polygon>`
-    : `<circle class="mark marker" cx="${num(at)}" cy="${y + 10}" r="4" fill="${color}"${attrs}>${title}</circle>`;
-  const note = r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}" x="${num(at + 9)}" y="${y + 14}"${at > PLOT_X + PLOT_WIDTH - 260 ? ` text-anchor="end" dx="-18"` : ''}>${escapeHtml(shorten(r.note, 80))}</text>`;
+  const sent =
+    item?.kind === 'commit' && item.sent_ms !== null
+      ? `<line class="in-flight" x1="${num(x(item.sent_ms))}" x2="${num(at)}" y1="${y + 10}" y2="${y + 10}" stroke="${color}" stroke-dasharray="2 2"${attrs} data-part="request"/>`
+      : '';
+  const shape =
+    item?.kind === 'commit'
+      ? `<polygon class="mark commit" points="${num(at)},${y + 3} ${num(at + 6)},${y + 10} ${num(at)},${y + 17} ${num(at - 6)},${y + 10}" fill="${color}"${attrs}>${title}</polygon>`
+      : `<circle class="mark marker" cx="${num(at)}" cy="${y + 10}" r="4" fill="${color}"${attrs}>${title}</circle>`;
+  const note =
+    r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}" x="${num(at + 9)}" y="${y + 14}"${at > PLOT_X + PLOT_WIDTH - 260 ? ` text-anchor="end" dx="-18"` : ''}>${escapeHtml(shorten(r.note, 80))}</text>`;
   return `<g class="lane">${label}${sent}${shape}${note}</g>`;
 }
 
@@ -111,11 +120,13 @@ function stopLines(rows: TimelineRow[], x: (ms: number) => number, height: numbe
       const dash = r.line === 'stop' ? (r.inferred ? ' stroke-dasharray="6 3"' : '') : r.line === 'ack' ? ' stroke-dasharray="4 2"' : ' stroke-dasharray="1 2"';
       const name = r.line === 'stop' ? (r.inferred ? 'Stop (inferred)' : 'Stop') : (r.line ?? '');
       const labelY = r.line === 'stop' ? TOP - 8 : TOP - 18;
-      return `<line class="${r.line}" x1="${num(x(r.start_ms))}" x2="${num(x(r.start_ms))}" y1="${TOP - 6}" y2="${height - 4}" stroke="${color}" stroke-width="${r.line === 'stop' ? 2 : 1.5}"${dash}${data(r)} data-ms="${r.start_ms}"><title>${escapeHtml(`${signedMs(r.start_ms)} ${name}`)}</title></line>`
+      return (
+        `<line class="${r.line}" x1="${num(x(r.start_ms))}" x2="${num(x(r.start_ms))}" y1="${TOP - 6}" y2="${height - 4}" stroke="${color}" stroke-width="${r.line === 'stop' ? 2 : 1.5}"${dash}${data(r)} data-ms="${r.start_ms}"><title>${escapeHtml(`${signedMs(r.start_ms)} ${name}`)}</title></line>` +
         // Left of its line near the right edge, so that it is not cut.
-        + (x(r.start_ms) > PLOT_X + PLOT_WIDTH - 110
+        (x(r.start_ms) > PLOT_X + PLOT_WIDTH - 110
           ? `<text class="line-label" x="${num(x(r.start_ms) - 3)}" y="${labelY}" fill="${color}" text-anchor="end">${escapeHtml(name)}</text>`
-          : `<text class="line-label" x="${num(x(r.start_ms) + 3)}" y="${labelY}" fill="${color}">${escapeHtml(name)}</text>`);
+          : `<text class="line-label" x="${num(x(r.start_ms) + 3)}" y="${labelY}" fill="${color}">${escapeHtml(name)}</text>`)
+      );
     })
     .join('');
 }
@@ -130,7 +141,9 @@ function runSvg(t: RunTimeline, next: boolean): string {
   // The run's extent, behind its lanes.
   const runEnd = t.end_ms === null ? PLOT_X + PLOT_WIDTH : x(t.end_ms);
   const ownHeight = Math.max(1, own.shown.length) * LANE;
-  lanes.push(`<rect class="run" x="${num(x(t.start_ms))}" y="${y}" width="${num(Math.max(1, runEnd - x(t.start_ms)))}" height="${ownHeight}" fill="#f6f8fa" data-kind="run" data-start-ms="${t.start_ms}"${t.end_ms === null ? '' : ` data-end-ms="${t.end_ms}"`}><title>${escapeHtml(`run ${t.run_id}: ${signedMs(t.start_ms)} to ${t.end_ms === null ? 'never ended' : signedMs(t.end_ms)}`)}</title></rect>`);
+  lanes.push(
+    `<rect class="run" x="${num(x(t.start_ms))}" y="${y}" width="${num(Math.max(1, runEnd - x(t.start_ms)))}" height="${ownHeight}" fill="#f6f8fa" data-kind="run" data-start-ms="${t.start_ms}"${t.end_ms === null ? '' : ` data-end-ms="${t.end_ms}"`}><title>${escapeHtml(`run ${t.run_id}: ${signedMs(t.start_ms)} to ${t.end_ms === null ? 'never ended' : signedMs(t.end_ms)}`)}</title></rect>`,
+  );
   for (const r of own.shown) {
     lanes.push(lane(next ? { ...r, line: null } : r, y, x, t.cancelled && !next, next));
     y += LANE;
@@ -145,15 +158,20 @@ function runSvg(t: RunTimeline, next: boolean): string {
   }
   const height = y + 24;
   const axis = ticks(range)
-    .map((tick) => `<line class="grid" x1="${num(x(tick))}" x2="${num(x(tick))}" y1="${TOP}" y2="${height - 20}"/><text class="tick" x="${num(x(tick))}" y="${height - 6}" text-anchor="middle">${escapeHtml(signedMs(tick))}</text>`)
+    .map(
+      (tick) =>
+        `<line class="grid" x1="${num(x(tick))}" x2="${num(x(tick))}" y1="${TOP}" y2="${height - 20}"/><text class="tick" x="${num(x(tick))}" y="${height - 6}" text-anchor="middle">${escapeHtml(signedMs(tick))}</text>`,
+    )
     .join('');
   const label = next
     ? `The next run of the conversation, ${t.run_id}, which failed after the Stop; offsets from that Stop`
     : `Timeline of run ${t.run_id}: ${t.cancelled ? `Stop at ${t.origin}` : `not cancelled, started ${t.origin}`}; offsets from ${t.cancelled ? 'Stop' : 'its start'}`;
-  return `<svg class="timeline${next ? ' next-run' : ''}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escapeHtml(label)}"`
-    + ` data-run-id="${escapeHtml(t.run_id)}" data-trace-id="${escapeHtml(t.trace_id)}" data-origin-ns="${escapeHtml(t.origin_ns)}"`
-    + ` data-from-ms="${range.from}" data-to-ms="${range.to}" data-plot-x="${PLOT_X}" data-plot-width="${PLOT_WIDTH}">`
-    + `<title>${escapeHtml(label)}</title>${axis}${lanes.join('')}${next ? '' : stopLines(own.shown, x, height - 20)}</svg>`;
+  return (
+    `<svg class="timeline${next ? ' next-run' : ''}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escapeHtml(label)}"` +
+    ` data-run-id="${escapeHtml(t.run_id)}" data-trace-id="${escapeHtml(t.trace_id)}" data-origin-ns="${escapeHtml(t.origin_ns)}"` +
+    ` data-from-ms="${range.from}" data-to-ms="${range.to}" data-plot-x="${PLOT_X}" data-plot-width="${PLOT_WIDTH}">` +
+    `<title>${escapeHtml(label)}</title>${axis}${lanes.join('')}${next ? '' : stopLines(own.shown, x, height - 20)}</svg>`
+  );
 }
 
 /** The run's timeline as SVG; the next run of its conversation, when it failed after this Stop, as a second chart below. */

@@ -17,7 +17,10 @@ export interface TimelineTextOptions {
 }
 
 export type Paint = (format: Parameters<typeof styleText>[0], text: string) => string;
-export const painter = (color: boolean): Paint => (format, text) => (color ? styleText(format, text, { validateStream: false }) : text);
+export const painter =
+  (color: boolean): Paint =>
+  (format, text) =>
+    color ? styleText(format, text, { validateStream: false }) : text;
 
 const BEFORE = '▒';
 const AFTER = '█';
@@ -80,12 +83,7 @@ export function chartLines(t: RunTimeline, next: boolean, width: number, paint: 
 export function timelineLines(t: RunTimeline, options: TimelineTextOptions): string[] {
   const paint = painter(options.color);
   const width = options.width ?? 100;
-  const out: string[] = [
-    paint('bold', `Run ${terminalSafe(t.run_id)} of trace ${terminalSafe(t.trace_id)}`),
-    paint('dim', terminalSafe(runTitle(t))),
-    '',
-    ...chartLines(t, false, width, paint),
-  ];
+  const out: string[] = [paint('bold', `Run ${terminalSafe(t.run_id)} of trace ${terminalSafe(t.trace_id)}`), paint('dim', terminalSafe(runTitle(t))), '', ...chartLines(t, false, width, paint)];
   if (t.next_run !== null) {
     out.push('', paint('bold', `Next run of the conversation: ${terminalSafe(t.next_run.run_id)} of trace ${terminalSafe(t.next_run.trace_id)}`));
     out.push(...chartLines(t.next_run, true, width, paint));

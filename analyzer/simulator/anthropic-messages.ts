@@ -140,9 +140,7 @@ export async function handleAnthropicMessages(ctx: RouteContext): Promise<void> 
 
   let plan: ResponsePlan;
   try {
-    plan = planResponse({ ...scriptInput(request.messages), maxTokens: request.maxTokens }, ctx.timing, () =>
-      ctx.ids.next('toolu_'),
-    );
+    plan = planResponse({ ...scriptInput(request.messages), maxTokens: request.maxTokens }, ctx.timing, () => ctx.ids.next('toolu_'));
   } catch (err) {
     if (!(err instanceof DirectiveError)) throw err;
     return fail(invalid(`simulator: ${err.message}`), request.model, request.stream);

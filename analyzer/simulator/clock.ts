@@ -26,4 +26,8 @@ export function makeClock(wallMs: () => number, monotonicMs: () => number, origi
 }
 
 /** Nanoseconds since the Unix epoch (makeClock over Date.now and performance.now). */
-export const nowNs: () => bigint = makeClock(() => Date.now(), () => performance.now(), performance.timeOrigin);
+export const nowNs: () => bigint = makeClock(
+  () => Date.now(),
+  () => performance.now(),
+  performance.timeOrigin,
+);

@@ -48,8 +48,7 @@ export class EffectService {
       return; // 499: the client left before its request was complete; nothing was received
     }
     const conn = new ClientConnection(res);
-    const record = (r: Omit<EffectRecord, 'name' | 'idempotencyKey' | 'receivedNs'>): void =>
-      ledger.addEffect({ name, idempotencyKey: key, receivedNs: ctx.startNs, ...r });
+    const record = (r: Omit<EffectRecord, 'name' | 'idempotencyKey' | 'receivedNs'>): void => ledger.addEffect({ name, idempotencyKey: key, receivedNs: ctx.startNs, ...r });
 
     let release: (() => void) | undefined;
     if (key !== null) {

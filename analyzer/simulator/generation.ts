@@ -25,13 +25,7 @@ export interface GenerationResult {
  * loop right after it. Server shutdown interrupts immediately.
  * `emit` (streaming only) is called for every token while the client is connected.
  */
-export async function generate(
-  pieces: readonly Piece[],
-  timing: GenerationTiming,
-  conn: ClientConnection,
-  shutdown: AbortSignal,
-  emit?: (piece: Piece, index: number) => void,
-): Promise<GenerationResult> {
+export async function generate(pieces: readonly Piece[], timing: GenerationTiming, conn: ClientConnection, shutdown: AbortSignal, emit?: (piece: Piece, index: number) => void): Promise<GenerationResult> {
   let generated = 0;
   let emitted = 0;
   if (pieces.length === 0) {
@@ -54,11 +48,7 @@ export async function generate(
 }
 
 /** Tool calls whose first token was generated among the first `generated` pieces. */
-export function startedToolCalls(
-  pieces: readonly Piece[],
-  generated: number,
-  calls: readonly { id: string; name: string }[],
-): { id: string; name: string }[] {
+export function startedToolCalls(pieces: readonly Piece[], generated: number, calls: readonly { id: string; name: string }[]): { id: string; name: string }[] {
   const started: { id: string; name: string }[] = [];
   for (const p of pieces.slice(0, generated)) {
     const call = p.kind === 'tool-start' ? calls[p.call] : undefined;

@@ -38,12 +38,7 @@ export interface ModelRequestRecord {
 }
 
 /** The ground truth of a request refused before any token was generated: nothing billed. */
-export function rejectedRequest(
-  api: ModelApi,
-  request: { id: string; model: string; stream: boolean; startNs: bigint; endNs: bigint },
-  status: number,
-  error: string,
-): ModelRequestRecord {
+export function rejectedRequest(api: ModelApi, request: { id: string; model: string; stream: boolean; startNs: bigint; endNs: bigint }, status: number, error: string): ModelRequestRecord {
   return {
     ...request,
     api,

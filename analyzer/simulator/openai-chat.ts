@@ -37,10 +37,7 @@ export function validateChatRequest(body: unknown): ChatRequest | OpenAIError {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === 'tool') {
-      return invalid(
-        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
-        `messages.[${i}].role`,
-      );
+      return invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
     }
     const ids = toolCallsOf(m).map((c) => String(c.id));
     if (m.role !== 'assistant' || ids.length === 0) continue;
@@ -49,18 +46,14 @@ export function validateChatRequest(body: unknown): ChatRequest | OpenAIError {
     for (; j < messages.length && messages[j]!.role === 'tool'; j++) {
       const toolCallId = String(messages[j]!.tool_call_id);
       if (!ids.includes(toolCallId)) {
-        return invalid(
-          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
-          `messages.[${j}].role`,
-        );
+        return invalid("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${j}].role`);
       }
       answered.add(toolCallId);
     }
     const missing = ids.filter((id) => !answered.has(id));
     if (missing.length > 0) {
       return invalid(
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
-          `The following tool_call_ids did not have response messages: ${missing.join(', ')}`,
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " + `The following tool_call_ids did not have response messages: ${missing.join(', ')}`,
         'messages',
       );
     }
@@ -109,9 +102,7 @@ export async function handleOpenAIChat(ctx: RouteContext): Promise<void> {
 
   let plan: ResponsePlan;
   try {
-    plan = planResponse({ ...scriptInput(request.messages), maxTokens: request.maxTokens }, ctx.timing, () =>
-      ctx.ids.next('call_'),
-    );
+    plan = planResponse({ ...scriptInput(request.messages), maxTokens: request.maxTokens }, ctx.timing, () => ctx.ids.next('call_'));
   } catch (err) {
     if (!(err instanceof DirectiveError)) throw err;
     return refuse(ctx, 'openai-chat', id, invalid(`simulator: ${err.message}`, 'messages'), request.model, request.stream);
@@ -171,14 +162,7 @@ function usageOf(prompt: number, completion: number): Record<string, number> {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-function completionBody(
-  id: string,
-  created: number,
-  model: string,
-  plan: ResponsePlan,
-  finishReason: string,
-  usage: Record<string, number>,
-): Record<string, unknown> {
+function completionBody(id: string, created: number, model: string, plan: ResponsePlan, finishReason: string, usage: Record<string, number>): Record<string, unknown> {
   const message: Record<string, unknown> = {
     role: 'assistant',
     content: plan.kind === 'text' ? textOf(plan.pieces) : null,
@@ -201,4 +185,3 @@ function completionBody(
     usage,
   };
 }
-

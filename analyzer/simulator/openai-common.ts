@@ -49,10 +49,7 @@ export async function readOpenAIBody(ctx: RouteContext, api: ModelApi, id: strin
   const body = await readJsonBody(ctx.req, ctx.shutdown);
   if (body.ok) return { value: body.value };
   if (body.status === 499) return undefined; // client left before sending its request: nothing to answer or bill
-  const message =
-    body.status === 400
-      ? `We could not parse the JSON body of your request. (${body.message}) The OpenAI API expects a JSON payload.`
-      : body.message;
+  const message = body.status === 400 ? `We could not parse the JSON body of your request. (${body.message}) The OpenAI API expects a JSON payload.` : body.message;
   refuse(ctx, api, id, { ...invalidRequest(message, null), status: body.status }, 'unknown', false);
   return undefined;
 }

@@ -129,11 +129,7 @@ export function validateResponsesRequest(body: unknown, store: ResponseStore): R
   else if (Array.isArray(body.input)) input = body.input;
   else if (body.input === undefined || body.input === null) input = [];
   else {
-    return invalid(
-      `Invalid type for 'input': expected one of a string or an array of input items, but got ${typeName(body.input)} instead.`,
-      'input',
-      'invalid_type',
-    );
+    return invalid(`Invalid type for 'input': expected one of a string or an array of input items, but got ${typeName(body.input)} instead.`, 'input', 'invalid_type');
   }
   let maxTokens: number | undefined;
   if (body.max_output_tokens !== undefined && body.max_output_tokens !== null) {
@@ -142,11 +138,7 @@ export function validateResponsesRequest(body: unknown, store: ResponseStore): R
       return invalid(`Invalid type for 'max_output_tokens': expected an integer, but got ${typeName(v)} instead.`, 'max_output_tokens', 'invalid_type');
     }
     if (v < MIN_MAX_OUTPUT_TOKENS) {
-      return invalid(
-        `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_MAX_OUTPUT_TOKENS}, but got ${v} instead.`,
-        'max_output_tokens',
-        'integer_below_min_value',
-      );
+      return invalid(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= ${MIN_MAX_OUTPUT_TOKENS}, but got ${v} instead.`, 'max_output_tokens', 'integer_below_min_value');
     }
     maxTokens = v;
   }
@@ -235,9 +227,7 @@ export async function handleOpenAIResponses(ctx: RouteContext, store: ResponseSt
 
   let plan: ResponsePlan;
   try {
-    plan = planResponse({ ...scriptInput(request.conversation), maxTokens: request.maxTokens }, ctx.timing, () =>
-      ctx.ids.next('call_'),
-    );
+    plan = planResponse({ ...scriptInput(request.conversation), maxTokens: request.maxTokens }, ctx.timing, () => ctx.ids.next('call_'));
   } catch (err) {
     if (!(err instanceof DirectiveError)) throw err;
     return refuse(ctx, 'openai-responses', id, invalid(`simulator: ${err.message}`, 'input'), request.model, request.stream);

@@ -125,10 +125,7 @@ export function inputTokensFor(chars: number): number {
 }
 
 /** One streamed chunk = one output token. */
-export type Piece =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool-start'; call: number }
-  | { kind: 'tool-args'; call: number; fragment: string };
+export type Piece = { kind: 'text'; text: string } | { kind: 'tool-start'; call: number } | { kind: 'tool-args'; call: number; fragment: string };
 
 export interface PlannedToolCall {
   id: string;

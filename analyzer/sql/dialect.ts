@@ -82,9 +82,7 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: (a) => `regexp_full_match(${arg(a, 0)}, ${arg(a, 1)})`,
     clickhouse: (a) => {
       const text = literalText(arg(a, 1));
-      return text === undefined
-        ? `match(${arg(a, 0)}, concat('^(?:', ${arg(a, 1)}, ')$'))`
-        : `match(${arg(a, 0)}, ${chQuote(`^(?:${text})$`)})`;
+      return text === undefined ? `match(${arg(a, 0)}, concat('^(?:', ${arg(a, 1)}, ')$'))` : `match(${arg(a, 0)}, ${chQuote(`^(?:${text})$`)})`;
     },
   },
   matches: {
@@ -137,8 +135,7 @@ export const CONSTRUCTS: Record<string, Construct> = {
     // 690 ms in the sorts of its list of 1.29M values. Given the three at once it keeps one copy of the values, not
     // three (steering at 1M spans: 85-104 ms against 47-58 ms).
     duckdb: (a) => `quantile_disc(${arg(a, 0)}, [${arg(a, 1)}, ${arg(a, 2)}, ${arg(a, 3)}])`,
-    clickhouse: (a) =>
-      `[${[1, 2, 3].map((i) => `if(count(${arg(a, 0)}) = 0, NULL, arraySort(groupArray(${arg(a, 0)}))[greatest(1, toUInt64(ceil((${arg(a, i)}) * count(${arg(a, 0)}))))])`).join(', ')}]`,
+    clickhouse: (a) => `[${[1, 2, 3].map((i) => `if(count(${arg(a, 0)}) = 0, NULL, arraySort(groupArray(${arg(a, 0)}))[greatest(1, toUInt64(ceil((${arg(a, i)}) * count(${arg(a, 0)}))))])`).join(', ')}]`,
   },
   sorted_distinct: {
     arity: 2,
@@ -151,10 +148,8 @@ export const CONSTRUCTS: Record<string, Construct> = {
   sorted_distinct_split: {
     arity: 2,
     doc: 'aggregate: the distinct elements of separator-joined lists, sorted, joined by the separator (the separator one literal character)',
-    duckdb: (a) =>
-      `CASE WHEN count(${arg(a, 0)}) = 0 THEN NULL ELSE array_to_string(list_sort(list_distinct(flatten(list(string_split(${arg(a, 0)}, ${arg(a, 1)}))))), ${arg(a, 1)}) END`,
-    clickhouse: (a) =>
-      `nullIf(arrayStringConcat(arraySort(arrayDistinct(arrayFilter(x -> x != '', arrayFlatten(groupArray(splitByChar(${arg(a, 1)}, coalesce(${arg(a, 0)}, ''))))))), ${arg(a, 1)}), '')`,
+    duckdb: (a) => `CASE WHEN count(${arg(a, 0)}) = 0 THEN NULL ELSE array_to_string(list_sort(list_distinct(flatten(list(string_split(${arg(a, 0)}, ${arg(a, 1)}))))), ${arg(a, 1)}) END`,
+    clickhouse: (a) => `nullIf(arrayStringConcat(arraySort(arrayDistinct(arrayFilter(x -> x != '', arrayFlatten(groupArray(splitByChar(${arg(a, 1)}, coalesce(${arg(a, 0)}, ''))))))), ${arg(a, 1)}), '')`,
   },
   tuple_get: {
     arity: 2,
@@ -230,9 +225,8 @@ export const CONSTRUCTS: Record<string, Construct> = {
   },
   update_spans: {
     arity: 1,
-    doc: 'the spans given as (trace_id, span_id, role, run_id) take that role and run: updated in the store in DuckDB; in ClickHouse the spans with them are the session\'s report_spans',
-    duckdb: (a) =>
-      `UPDATE spans SET role = assigned.role, run_id = assigned.run_id\nFROM (\n${arg(a, 0)}\n) AS assigned\nWHERE spans.trace_id = assigned.trace_id AND spans.span_id = assigned.span_id`,
+    doc: "the spans given as (trace_id, span_id, role, run_id) take that role and run: updated in the store in DuckDB; in ClickHouse the spans with them are the session's report_spans",
+    duckdb: (a) => `UPDATE spans SET role = assigned.role, run_id = assigned.run_id\nFROM (\n${arg(a, 0)}\n) AS assigned\nWHERE spans.trace_id = assigned.trace_id AND spans.span_id = assigned.span_id`,
     clickhouse: (a) =>
       `CREATE OR REPLACE TEMPORARY TABLE report_spans AS\nSELECT s.* REPLACE (\n    if(assigned.span_id IS NOT NULL, assigned.role, s.role) AS role,\n    if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id)\nFROM spans AS s\nLEFT JOIN (\n${arg(a, 0)}\n) AS assigned ON assigned.trace_id = s.trace_id AND assigned.span_id = s.span_id`,
   },
@@ -312,15 +306,40 @@ export function nameQualifiedColumns(sql: string, file = 'the query'): string {
   };
   for (let i = 0; i < sql.length; ) {
     const c = sql[i] ?? '';
-    if (c === "'") { const e = skipString(sql, i, file); out += sql.slice(i, e); i = e; continue; }
-    if (c === '-' && sql[i + 1] === '-') { const nl = sql.indexOf('\n', i); const e = nl < 0 ? sql.length : nl; out += sql.slice(i, e); i = e; continue; }
+    if (c === "'") {
+      const e = skipString(sql, i, file);
+      out += sql.slice(i, e);
+      i = e;
+      continue;
+    }
+    if (c === '-' && sql[i + 1] === '-') {
+      const nl = sql.indexOf('\n', i);
+      const e = nl < 0 ? sql.length : nl;
+      out += sql.slice(i, e);
+      i = e;
+      continue;
+    }
     const top = lists[lists.length - 1];
-    if (c === '(') { depth++; out += c; i++; continue; }
+    if (c === '(') {
+      depth++;
+      out += c;
+      i++;
+      continue;
+    }
     if (c === ')') {
       while (lists.length > 0 && (lists[lists.length - 1]?.depth ?? -1) >= depth) closeList(out.length);
-      depth--; out += c; i++; continue;
+      depth--;
+      out += c;
+      i++;
+      continue;
     }
-    if (c === ',' && top && top.depth === depth) { top.items.push(out.slice(top.itemStart, out.length)); out += c; i++; top.itemStart = out.length; continue; }
+    if (c === ',' && top && top.depth === depth) {
+      top.items.push(out.slice(top.itemStart, out.length));
+      out += c;
+      i++;
+      top.itemStart = out.length;
+      continue;
+    }
     const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i, i + 64))?.[0];
     if (word && !/[A-Za-z0-9_.]/.test(sql[i - 1] ?? '')) {
       const upper = word.toUpperCase();
@@ -329,7 +348,10 @@ export function nameQualifiedColumns(sql: string, file = 'the query'): string {
       i += word.length;
       if (upper === 'SELECT') {
         const distinct = /^\s+DISTINCT\b/i.exec(sql.slice(i));
-        if (distinct) { out += distinct[0]; i += distinct[0].length; }
+        if (distinct) {
+          out += distinct[0];
+          i += distinct[0].length;
+        }
         lists.push({ depth, start: out.length, items: [], itemStart: out.length });
       }
       continue;

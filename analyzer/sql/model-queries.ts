@@ -45,7 +45,10 @@ export function renderModel(): RenderedQuery[] {
   const dir = modelDir();
   const shared = fragments();
   const out: RenderedQuery[] = [];
-  for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.sql') && f !== 'fragments.sql').sort()) {
+  for (const name of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql') && f !== 'fragments.sql')
+    .sort()) {
     const file = name.slice(0, -'.sql'.length);
     const text = fs.readFileSync(path.join(dir, name), 'utf8');
     for (const dialect of DIALECTS.filter((d) => modelDialects(text).includes(d))) {

@@ -45,7 +45,14 @@ export function parseFragments(text: string): Map<string, Fragment> {
     // A body is put inside a line: a comment in it would comment out the rest of that line.
     if (/--/.test(body.replace(/'(?:[^']|'')*'/g, "''"))) throw new Error(`fragments.sql: ${name}'s body holds a comment; put it above the body`);
     if (CONSTRUCTS[name] !== undefined) throw new Error(`fragments.sql: ${name} is a construct's name`);
-    fragments.set(name, { name, params: (m[2] ?? '').split(',').map((p) => p.trim()).filter(Boolean), body });
+    fragments.set(name, {
+      name,
+      params: (m[2] ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+      body,
+    });
   }
   return fragments;
 }
@@ -72,8 +79,15 @@ function callArgs(sql: string, i: number, file: string): { args: string[]; inner
   let start = i + 1;
   for (let j = i; j < sql.length; ) {
     const c = sql[j];
-    if (c === "'") { j = skipString(sql, j, file); continue; }
-    if (c === '-' && sql[j + 1] === '-') { const nl = sql.indexOf('\n', j); j = nl < 0 ? sql.length : nl; continue; }
+    if (c === "'") {
+      j = skipString(sql, j, file);
+      continue;
+    }
+    if (c === '-' && sql[j + 1] === '-') {
+      const nl = sql.indexOf('\n', j);
+      j = nl < 0 ? sql.length : nl;
+      continue;
+    }
     if (c === '(' || c === '[') depth++;
     else if (c === ']') depth--;
     else if (c === ')') {
@@ -83,7 +97,10 @@ function callArgs(sql: string, i: number, file: string): { args: string[]; inner
         if (args.length > 0 || last.trim() !== '') args.push(last);
         return { args: args.map((a) => a.trim()), inner: sql.slice(i + 1, j).trim(), end: j + 1 };
       }
-    } else if (c === ',' && depth === 1) { args.push(sql.slice(start, j)); start = j + 1; }
+    } else if (c === ',' && depth === 1) {
+      args.push(sql.slice(start, j));
+      start = j + 1;
+    }
     j++;
   }
   throw new Error(`${file}: a call is not closed`);
@@ -96,7 +113,12 @@ function substitute(fragment: Fragment, args: string[], file: string): string {
   let out = '';
   for (let i = 0; i < fragment.body.length; ) {
     const c = fragment.body[i] ?? '';
-    if (c === "'") { const e = skipString(fragment.body, i, file); out += fragment.body.slice(i, e); i = e; continue; }
+    if (c === "'") {
+      const e = skipString(fragment.body, i, file);
+      out += fragment.body.slice(i, e);
+      i = e;
+      continue;
+    }
     IDENT.lastIndex = i;
     const m = /[A-Za-z_]/.test(c) && !/[A-Za-z0-9_.@$]/.test(fragment.body[i - 1] ?? '') ? IDENT.exec(fragment.body) : null;
     if (m) {
@@ -119,7 +141,12 @@ function renderBody(sql: string, ctx: Context): string {
   let out = '';
   for (let i = 0; i < sql.length; ) {
     const c = sql[i] ?? '';
-    if (c === "'") { const e = skipString(sql, i, ctx.file); out += sql.slice(i, e); i = e; continue; }
+    if (c === "'") {
+      const e = skipString(sql, i, ctx.file);
+      out += sql.slice(i, e);
+      i = e;
+      continue;
+    }
     if (c === '-' && sql[i + 1] === '-') {
       const nl = sql.indexOf('\n', i);
       const e = nl < 0 ? sql.length : nl;
@@ -171,8 +198,7 @@ function renderBody(sql: string, ctx: Context): string {
 }
 
 /** The first line of every rendered file: where it comes from. */
-export const generatedLine = (file: string): string =>
-  `-- Generated from queries/model/${file}.sql by \`npm run queries\` (analyzer/sql/): edit that file, not this one.`;
+export const generatedLine = (file: string): string => `-- Generated from queries/model/${file}.sql by \`npm run queries\` (analyzer/sql/): edit that file, not this one.`;
 
 /** A model file rendered for one dialect. */
 export function renderQuery(model: ModelFile, dialect: Dialect, fragments: Map<string, Fragment>, extra: ExtraConstructs = {}): string {

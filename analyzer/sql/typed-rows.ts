@@ -6,7 +6,9 @@ export { QueryColumnError } from '../errors.js';
 /** One value as its declared type: DuckDB gives BIGINT as bigint, ClickHouse 64-bit integers as strings and booleans as 0/1. */
 function convert(q: Query, c: QueryColumn, value: unknown): unknown {
   const wrong = (): never => {
-    throw new QueryColumnError(`${q.file}: column ${c.name} is declared ${c.type}${c.nullable ? '?' : ''}, and the engine gave ${value === null ? 'NULL' : `${typeof value} ${JSON.stringify(String(value)).slice(0, 40)}`}`);
+    throw new QueryColumnError(
+      `${q.file}: column ${c.name} is declared ${c.type}${c.nullable ? '?' : ''}, and the engine gave ${value === null ? 'NULL' : `${typeof value} ${JSON.stringify(String(value)).slice(0, 40)}`}`,
+    );
   };
   if (value === null || value === undefined) return c.nullable ? null : wrong();
   switch (c.type) {

@@ -14,7 +14,12 @@ import { analyzeTraces, writeLines } from '../../test/helpers/trace-builder.js';
  */
 const fixtures = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 const files = ['golden', 'ai-sdk', 'recorded'].flatMap((d) =>
-  fs.existsSync(path.join(fixtures, d)) ? fs.readdirSync(path.join(fixtures, d)).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(fixtures, d, f)) : [],
+  fs.existsSync(path.join(fixtures, d))
+    ? fs
+        .readdirSync(path.join(fixtures, d))
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => path.join(fixtures, d, f))
+    : [],
 );
 
 type Removable = 'commit' | 'tool_end' | 'ack';
@@ -70,9 +75,7 @@ async function figuresOf(lines: string[]): Promise<Figures> {
   const a = await analyzeTraces([writeLines(lines)]);
   try {
     const depth = new Map((await a.table('report_cancel_depth')).map((r) => [String(r['run_id']), Number(r['depth'])]));
-    const known = new Set(
-      (await a.table('report_ghost_commits', 'WHERE possible_kind IS NULL AND NOT inferred')).map((r) => `${String(r['run_id'])}/${String(r['tool_call_id'] ?? r['span_id'])}`),
-    );
+    const known = new Set((await a.table('report_ghost_commits', 'WHERE possible_kind IS NULL AND NOT inferred')).map((r) => `${String(r['run_id'])}/${String(r['tool_call_id'] ?? r['span_id'])}`));
     const orphans = new Set((await a.table('report_tool_outcomes', 'WHERE lost')).map((r) => `${String(r['run_id'])}/${String(r['call_id'])}`));
     const named = new Set((await a.table('tool_call_facts')).map((r) => `${String(r['run_id'])}/${String(r['call_id'])}`));
     return { depth, known, orphans, named };

@@ -15,7 +15,10 @@ import { PYTHON_FRAMEWORKS, pythonTurns } from '../../test/helpers/python-framew
  */
 const golden = fileURLToPath(new URL('../../test/fixtures/golden/', import.meta.url));
 const aiSdk = fileURLToPath(new URL('../../test/fixtures/ai-sdk/', import.meta.url));
-const goldenFiles = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
+const goldenFiles = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => golden + f);
 const spans = writtenSpans([golden, aiSdk]);
 
 const over = (target: string, inputs: string[] = goldenFiles) => explain({ target: parseExplainTarget(target), inputs, db: ':memory:' });
@@ -40,13 +43,20 @@ describe('explain', () => {
     const t = e.timelines[0]!;
     expect(t).toMatchObject({ run_id: report.findings[0]!.run_id, trace_id: report.findings[0]!.trace_id, cancelled: true, cancel_inferred: false, ack_ms: 50 });
     expect(t.items.map((i) => [i.kind, i.start_ms])).toEqual([
-      ['model_call', -600], ['tool_call', -100], ['marker', 0], ['marker', 50], ['commit', 300],
+      ['model_call', -600],
+      ['tool_call', -100],
+      ['marker', 0],
+      ['marker', 50],
+      ['commit', 300],
     ]);
     expect(t.items.find((i) => i.kind === 'commit')).toMatchObject({ tool: 'send_email', effect: 'irreversible', ghost: 'known' });
     expect(t.items.find((i) => i.kind === 'tool_call')).toMatchObject({ tool: 'send_email', outcome: 'lost', end_ms: 350, late: true });
     expect(t.figures).toMatchObject({
-      cancel_depth: 3, cancel_ack_ms: 50, ghost_commits: { known: 1, possible: 0, inferred: 0 },
-      orphan_tool_calls: { orphans: 1, result_lost: 1 }, post_cancel_error: { cause: 'orphan_tool_call_rejected' },
+      cancel_depth: 3,
+      cancel_ack_ms: 50,
+      ghost_commits: { known: 1, possible: 0, inferred: 0 },
+      orphan_tool_calls: { orphans: 1, result_lost: 1 },
+      post_cancel_error: { cause: 'orphan_tool_call_rejected' },
     });
     expect(t.figures.cancel_depth_reason).toMatch(/1 ghost commit/);
     expect(t.next_run).toMatchObject({ run_id: t.figures.post_cancel_error!.run_id, cancelled: false, outcome: 'failed' });
@@ -136,7 +146,8 @@ describe('explain', () => {
   it('a cancelled run that is also the failed next run of an earlier Stop is drawn as itself; its post-cancel error as the earlier run’s', async () => {
     const t = traces();
     const a = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
-    a.cancelRequest(100); a.ack(120);
+    a.cancelRequest(100);
+    a.ack(120);
     a.tool({ name: 'send_email', callId: 'm', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
     const b = t.run({ conversation: 'c', startMs: 1000, endMs: 1900, outcome: 'cancelled' });
     b.model({ startMs: 1000, endMs: 1100, model: 'gpt-4o', status: { code: 'error', message: '400 No tool output found for function call m.' } });

@@ -9,7 +9,10 @@ import { analyze } from '../index.js';
  * (numbers to 1e-9); cancel_depth levels not listed must be 0.
  */
 const dir = fileURLToPath(new URL('../../test/fixtures/golden/', import.meta.url));
-const cases = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
+const cases = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
 
 function compare(actual: unknown, expected: unknown, path: string, problems: string[]): void {
   if (expected !== null && typeof expected === 'object') {

@@ -40,31 +40,71 @@ const figures = (r: LeakReport) => ({
 describe('Python frameworks, from their own traces', () => {
   it('PydanticAI: the CancelledError on the tool span is the cancel (inferred, at the tool’s end); the tool call is an orphan and the next turn’s 400 is tied to it; whether the e-mail went cannot be known', async () => {
     expect(figures(await report('pydantic-ai', false))).toEqual({
-      framework: ['pydantic-ai'], runs: 2, cancelled: 1, inferred: 1, unended: 0, ack_ms: null, unacknowledged: 0,
-      ghosts: 0, orphans: 1, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 1,
+      framework: ['pydantic-ai'],
+      runs: 2,
+      cancelled: 1,
+      inferred: 1,
+      unended: 0,
+      ack_ms: null,
+      unacknowledged: 0,
+      ghosts: 0,
+      orphans: 1,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 1,
     });
   });
 
   it('CrewAI: nothing in the spans marks the Stop (no cancel API; the worker thread runs on and every span ends OK): no cancel is invented, so nothing after it can be counted', async () => {
     expect(figures(await report('crewai', false))).toEqual({
-      framework: ['crewai'], runs: 2, cancelled: 0, inferred: 0, unended: 0, ack_ms: null, unacknowledged: 0,
-      ghosts: 0, orphans: 0, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 0,
+      framework: ['crewai'],
+      runs: 2,
+      cancelled: 0,
+      inferred: 0,
+      unended: 0,
+      ack_ms: null,
+      unacknowledged: 0,
+      ghosts: 0,
+      orphans: 0,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 0,
     });
   });
 
   it('AutoGen: the agent hangs after Stop, its invoke_agent never exported: an unended run (a finding); the tool span ends UNSET with no sign of a cancel, and without a conversation id the next turn’s 400 cannot be tied to it', async () => {
     const r = await report('autogen', false);
     expect(figures(r)).toEqual({
-      framework: ['autogen', 'autogen'], runs: 2, cancelled: 0, inferred: 0, unended: 1, ack_ms: null, unacknowledged: 0,
-      ghosts: 0, orphans: 0, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 0,
+      framework: ['autogen', 'autogen'],
+      runs: 2,
+      cancelled: 0,
+      inferred: 0,
+      unended: 1,
+      ack_ms: null,
+      unacknowledged: 0,
+      ghosts: 0,
+      orphans: 0,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 0,
     });
     expect(r.findings.map((f) => f.kind)).toEqual(['unended_run']);
   });
 
   it('OpenAI Agents SDK (Python, OpenInference): every span ends OK at the cancel, the only sign is what is missing: no cancel is invented', async () => {
     expect(figures(await report('openai-agents-python', false))).toEqual({
-      framework: ['openai-agents-python'], runs: 2, cancelled: 0, inferred: 0, unended: 0, ack_ms: null, unacknowledged: 0,
-      ghosts: 0, orphans: 0, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 0,
+      framework: ['openai-agents-python'],
+      runs: 2,
+      cancelled: 0,
+      inferred: 0,
+      unended: 0,
+      ack_ms: null,
+      unacknowledged: 0,
+      ghosts: 0,
+      orphans: 0,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 0,
     });
   });
 });
@@ -73,30 +113,70 @@ describe('the same apps with the recipe’s markers (docs/manual-api.md)', () =>
   it('PydanticAI: the Stop at 600 ms, acknowledged 12 ms later; the cancelled call an orphan; the next turn rejected', async () => {
     const r = await report('pydantic-ai', true);
     expect(figures(r)).toEqual({
-      framework: ['pydantic-ai'], runs: 2, cancelled: 1, inferred: 0, unended: 0, ack_ms: 12, unacknowledged: 0,
-      ghosts: 0, orphans: 1, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 1,
+      framework: ['pydantic-ai'],
+      runs: 2,
+      cancelled: 1,
+      inferred: 0,
+      unended: 0,
+      ack_ms: 12,
+      unacknowledged: 0,
+      ghosts: 0,
+      orphans: 1,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 1,
     });
     expect(r.totals.cancel_depth['4']).toBe(1);
   });
 
   it('CrewAI: the Stop is never acknowledged, the e-mail commits 280 ms after it (a ghost), its result comes late (an orphan), a model call starts after Stop (50 + 20 tokens billed), the next turn rejected', async () => {
     expect(figures(await report('crewai', true))).toEqual({
-      framework: ['crewai'], runs: 2, cancelled: 1, inferred: 0, unended: 0, ack_ms: null, unacknowledged: 1,
-      ghosts: 1, orphans: 1, tokens_after_stop: 20, calls_after_stop: 1, next_turn_rejected: 1,
+      framework: ['crewai'],
+      runs: 2,
+      cancelled: 1,
+      inferred: 0,
+      unended: 0,
+      ack_ms: null,
+      unacknowledged: 1,
+      ghosts: 1,
+      orphans: 1,
+      tokens_after_stop: 20,
+      calls_after_stop: 1,
+      next_turn_rejected: 1,
     });
   });
 
   it('AutoGen: the Stop never acknowledged and the run unended (the hang); the e-mail committed before Stop (no ghost); the orphan and, with the conversation on the markers, the next turn’s 400', async () => {
     expect(figures(await report('autogen', true))).toEqual({
-      framework: ['autogen', 'autogen'], runs: 2, cancelled: 1, inferred: 0, unended: 1, ack_ms: null, unacknowledged: 1,
-      ghosts: 0, orphans: 1, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 1,
+      framework: ['autogen', 'autogen'],
+      runs: 2,
+      cancelled: 1,
+      inferred: 0,
+      unended: 1,
+      ack_ms: null,
+      unacknowledged: 1,
+      ghosts: 0,
+      orphans: 1,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 1,
     });
   });
 
   it('OpenAI Agents SDK (Python): the Stop acknowledged in 8 ms; the cancelled call an orphan; the next turn rejected', async () => {
     expect(figures(await report('openai-agents-python', true))).toEqual({
-      framework: ['openai-agents-python'], runs: 2, cancelled: 1, inferred: 0, unended: 0, ack_ms: 8, unacknowledged: 0,
-      ghosts: 0, orphans: 1, tokens_after_stop: 0, calls_after_stop: 0, next_turn_rejected: 1,
+      framework: ['openai-agents-python'],
+      runs: 2,
+      cancelled: 1,
+      inferred: 0,
+      unended: 0,
+      ack_ms: 8,
+      unacknowledged: 0,
+      ghosts: 0,
+      orphans: 1,
+      tokens_after_stop: 0,
+      calls_after_stop: 0,
+      next_turn_rejected: 1,
     });
   });
 });
@@ -115,7 +195,9 @@ describe('the recipe of docs/manual-api.md', () => {
   });
 
   it('emits the spans and attributes the tests’ marked traces hold, and no other', () => {
-    const marked = PYTHON_FRAMEWORKS.flatMap((f) => pythonTurns(f, { markers: true })).map((l) => JSON.parse(l) as { resourceSpans: { scopeSpans: { scope: { name: string }; spans: { name: string; attributes: { key: string }[] }[] }[] }[] });
+    const marked = PYTHON_FRAMEWORKS.flatMap((f) => pythonTurns(f, { markers: true })).map(
+      (l) => JSON.parse(l) as { resourceSpans: { scopeSpans: { scope: { name: string }; spans: { name: string; attributes: { key: string }[] }[] }[] }[] },
+    );
     const recipe = marked.flatMap((r) => r.resourceSpans.flatMap((rs) => rs.scopeSpans.filter((ss) => ss.scope.name === 'afterstop-recipe').flatMap((ss) => ss.spans)));
     expect(recipe.length).toBeGreaterThan(0);
     const names = new Set(recipe.map((x) => x.name.replace(/^execute_tool .*/, 'execute_tool {name}')));

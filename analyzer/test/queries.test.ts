@@ -27,12 +27,17 @@ describe('isReadOnly', () => {
 });
 
 describe('every query has a test', () => {
-  it('each file of queries/ is named by a test of the analyzer (test/) (a ClickHouse rendering is run by the engines\' equivalence test)', () => {
+  it("each file of queries/ is named by a test of the analyzer (test/) (a ClickHouse rendering is run by the engines' equivalence test)", () => {
     const testDir = fileURLToPath(new URL('./', import.meta.url));
-    const tests = (fs.readdirSync(testDir, { recursive: true }) as string[]).filter((f) => f.endsWith('.test.ts')).map((f) => fs.readFileSync(path.join(testDir, f), 'utf8')).join('\n');
+    const tests = (fs.readdirSync(testDir, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => fs.readFileSync(path.join(testDir, f), 'utf8'))
+      .join('\n');
     // Named: run by its name (query('x'), rows('x')), or the subject of a test file of its own.
     const own = (file: string): boolean => fs.existsSync(path.join(testDir, 'queries', `${file}.test.ts`));
-    const unnamed = listQueries().map((q) => q.file).filter((file) => !tests.includes(`'${file}'`) && !own(file));
+    const unnamed = listQueries()
+      .map((q) => q.file)
+      .filter((file) => !tests.includes(`'${file}'`) && !own(file));
     expect(unnamed).toEqual([]);
   });
 });

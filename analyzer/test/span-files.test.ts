@@ -32,8 +32,7 @@ const write = (name: string, content: string): string => {
   fs.writeFileSync(file, content);
   return file;
 };
-const parquetFiles = (): string[] =>
-  fs.existsSync(path.join(db, 'spans')) ? (fs.readdirSync(path.join(db, 'spans'), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).sort() : [];
+const parquetFiles = (): string[] => (fs.existsSync(path.join(db, 'spans')) ? (fs.readdirSync(path.join(db, 'spans'), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).sort() : []);
 
 /** A golden trace file's traces moved by whole days (ns strings), as other traces (other ids). */
 const shiftDays = (line: string, days: number): string =>
@@ -48,9 +47,11 @@ function editSpans(line: string, ids: string[], edit: (span: Record<string, unkn
   for (const rs of request.resourceSpans) for (const ss of rs.scopeSpans) for (const span of ss.spans) if (ids.some((id) => String(span['spanId']).endsWith(id))) edit(span);
   return JSON.stringify(request);
 }
-const later = (days: number) => (span: Record<string, unknown>): void => {
-  for (const key of ['startTimeUnixNano', 'endTimeUnixNano']) span[key] = String(BigInt(String(span[key])) + BigInt(days) * 86_400_000_000_000n);
-};
+const later =
+  (days: number) =>
+  (span: Record<string, unknown>): void => {
+    for (const key of ['startTimeUnixNano', 'endTimeUnixNano']) span[key] = String(BigInt(String(span[key])) + BigInt(days) * 86_400_000_000_000n);
+  };
 
 describe('the Parquet store', () => {
   it('keeps the spans in a folder per day and service, one file each, recorded in the catalog', async () => {
@@ -71,7 +72,10 @@ describe('the Parquet store', () => {
   it('a service named in any script and at any length is stored, in a folder the file system takes, and reported by its name', async () => {
     const names = ['支'.repeat(29), '日本語のサービス名'.repeat(4), 'a'.repeat(256), `${'b'.repeat(300)}-1`, `${'b'.repeat(300)}-2`, 'é'.repeat(200), 'plain-name'];
     const [line] = lines('g2-ghost-email.jsonl');
-    write('names.jsonl', `${names.map((name, i) => line!.replace(/"stringValue":"checkout-agent"/g, `"stringValue":${JSON.stringify(name)}`).replace(/"(traceId|spanId|parentSpanId)":"[0-9a-f]{2}/g, (_m, key: string) => `"${key}":"${String(i).padStart(2, '0')}`)).join('\n')}\n`);
+    write(
+      'names.jsonl',
+      `${names.map((name, i) => line!.replace(/"stringValue":"checkout-agent"/g, `"stringValue":${JSON.stringify(name)}`).replace(/"(traceId|spanId|parentSpanId)":"[0-9a-f]{2}/g, (_m, key: string) => `"${key}":"${String(i).padStart(2, '0')}`)).join('\n')}\n`,
+    );
     const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
     expect(report.input.skipped).toEqual([]);
     expect(report.groups.map((g) => g.service).sort()).toEqual([...names].sort());
@@ -90,7 +94,8 @@ describe('the Parquet store', () => {
     const [line] = lines('g2-ghost-email.jsonl');
     const odd = ['a/b', 'x y', 'per%cent', 'q?&=#', '..', 'quo\'te"', '日本語', 'plus+'];
     const names = [...odd, ...Array.from({ length: 32 }, (_v, i) => `svc-${i}`)];
-    const traces = (some: string[]): string => `${some.map((name, i) => line!.replace(/"stringValue":"checkout-agent"/g, `"stringValue":${JSON.stringify(name)}`).replace(/"(traceId|spanId|parentSpanId)":"[0-9a-f]{2}/g, (_m, key: string) => `"${key}":"${String(i).padStart(2, '0')}`)).join('\n')}\n`;
+    const traces = (some: string[]): string =>
+      `${some.map((name, i) => line!.replace(/"stringValue":"checkout-agent"/g, `"stringValue":${JSON.stringify(name)}`).replace(/"(traceId|spanId|parentSpanId)":"[0-9a-f]{2}/g, (_m, key: string) => `"${key}":"${String(i).padStart(2, '0')}`)).join('\n')}\n`;
     const folders = (store: string): string[] => [...new Set((fs.readdirSync(path.join(store, 'spans'), { recursive: true }) as string[]).filter((f) => f.endsWith('.parquet')).map((f) => path.dirname(f)))].sort();
     const many = write('many/t.jsonl', traces(names));
     const manyReport = await analyze({ inputs: [many], db, pricesFile: prices });
@@ -160,13 +165,21 @@ describe('the Parquet store', () => {
   it('a run that lasts days, given a span days after it started, keeps its facts: the days its run already spans are read back too', async () => {
     const [first] = lines('g2-ghost-email.jsonl');
     // Run 1's span ends three days after it starts; a later ingest brings a marker of that run on day three.
-    write('a.jsonl', `${editSpans(first!, ['0007'], (span) => { span['endTimeUnixNano'] = String(BigInt(String(span['startTimeUnixNano'])) + 3n * 86_400_000_000_000n); })}\n`);
+    write(
+      'a.jsonl',
+      `${editSpans(first!, ['0007'], (span) => {
+        span['endTimeUnixNano'] = String(BigInt(String(span['startTimeUnixNano'])) + 3n * 86_400_000_000_000n);
+      })}\n`,
+    );
     await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
     const marker = editSpans(first!, ['000b'], (span) => {
       Object.assign(span, { spanId: '00000000000000ee', name: 'afterstop.cancel.settle' });
       later(3)(span);
     });
-    write('b.jsonl', `${JSON.stringify({ resourceSpans: (JSON.parse(marker) as { resourceSpans: { scopeSpans: { spans: { spanId: string }[] }[] }[] }).resourceSpans.map((rs) => ({ ...rs, scopeSpans: rs.scopeSpans.map((ss) => ({ ...ss, spans: ss.spans.filter((x) => x.spanId === '00000000000000ee') })) })) })}\n`);
+    write(
+      'b.jsonl',
+      `${JSON.stringify({ resourceSpans: (JSON.parse(marker) as { resourceSpans: { scopeSpans: { spans: { spanId: string }[] }[] }[] }).resourceSpans.map((rs) => ({ ...rs, scopeSpans: rs.scopeSpans.map((ss) => ({ ...ss, spans: ss.spans.filter((x) => x.spanId === '00000000000000ee') })) })) })}\n`,
+    );
     const report = await analyze({ inputs: [path.join(dir, 'traces')], db, pricesFile: prices });
     expect(report.input.files_read).toBe(1);
     expect(report.totals).toMatchObject({ runs: 1, unended_runs: 0, cancelled_runs: 1 });

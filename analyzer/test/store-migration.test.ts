@@ -116,7 +116,7 @@ describe('a store of an earlier release (versions 12 and 13)', () => {
   });
 });
 
-describe('the migration\'s queries', () => {
+describe("the migration's queries", () => {
   it('migrate-store drops every table a fact query fills (schema.sql makes them anew), and the spans table', () => {
     const dropped = [...query('migrate-store').sql.matchAll(/^DROP TABLE IF EXISTS (\w+);$/gm)].map((m) => m[1]);
     const filled = [...FACTS, ...SCOPE_FACTS].map((name) => /INSERT INTO (\w+) BY NAME/.exec(query(name).sql)?.[1]);
@@ -124,7 +124,7 @@ describe('the migration\'s queries', () => {
     expect(new Set(dropped)).toEqual(new Set(['spans', ...filled]));
   });
 
-  it('touch-all-traces marks every trace of the spans table, as note-touched marks an ingest\'s', async () => {
+  it("touch-all-traces marks every trace of the spans table, as note-touched marks an ingest's", async () => {
     const store = await Store.open(':memory:');
     try {
       await store.connection.run("INSERT INTO spans (trace_id, span_id, name, status_code, ingest_id) VALUES ('a', '1', 'x', 0, 1), ('a', '2', 'x', 0, 1), ('b', '3', 'x', 0, 2), (NULL, '4', 'x', 0, 2)");
@@ -140,7 +140,10 @@ describe('the migration\'s queries', () => {
 describe('a store this release cannot migrate', () => {
   for (const [version, said] of [
     ['11', /: a store of version 11, too old to migrate \(this afterstop reads version 14 and migrates versions 12 and 13\); give another --db and read the trace files into it again \(the store is left as it is\)$/],
-    ['15', /: a store of version 15, written by a newer afterstop \(this one reads version 14 and migrates versions 12 and 13\); read it with that afterstop or a newer one, or give another --db \(the store is left as it is\)$/],
+    [
+      '15',
+      /: a store of version 15, written by a newer afterstop \(this one reads version 14 and migrates versions 12 and 13\); read it with that afterstop or a newer one, or give another --db \(the store is left as it is\)$/,
+    ],
   ] as const) {
     it(`version ${version}: refused, naming the store and what to do; not a byte changed`, async () => {
       const db = storeV12();
@@ -156,7 +159,7 @@ describe('a store this release cannot migrate', () => {
     fs.mkdirSync(db);
     const instance = await DuckDBInstance.create(path.join(db, 'catalog.duckdb'));
     const connection = await instance.connect();
-    await connection.run('CREATE TABLE spans (trace_id VARCHAR, span_id VARCHAR); INSERT INTO spans VALUES (\'t\', \'s\'); CHECKPOINT');
+    await connection.run("CREATE TABLE spans (trace_id VARCHAR, span_id VARCHAR); INSERT INTO spans VALUES ('t', 's'); CHECKPOINT");
     connection.closeSync();
     instance.closeSync();
     const before = snapshot(db);

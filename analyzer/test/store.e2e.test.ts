@@ -32,14 +32,22 @@ afterEach(() => {
 /** Another process that opens the store, says so on stdout, holds it `ms`, closes it and writes `released`. */
 function holder(db: string, ms: number): Promise<ChildProcess> {
   const released = path.join(dir, 'released');
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
     import * as fs from 'node:fs';
     const { Store } = await import(${JSON.stringify(storeModule)});
     const store = await Store.open(${JSON.stringify(db)});
     console.log('holding');
     await new Promise((r) => setTimeout(r, ${ms}));
     store.close();
-    fs.writeFileSync(${JSON.stringify(released)}, '1');`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    fs.writeFileSync(${JSON.stringify(released)}, '1');`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(child);
   return new Promise((resolve) => child.stdout!.once('data', () => resolve(child)));
 }
@@ -92,11 +100,16 @@ describe('the store and other processes', () => {
 
   it('several processes opening one new store at once share one catalog, and none is refused', async () => {
     const db = path.join(dir, 'store');
-    const opened = await Promise.all([0, 1, 2, 3].map(() => new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', `const { Store } = await import(${JSON.stringify(storeModule)}); (await Store.open(${JSON.stringify(db)})).close();`], { stdio: 'ignore' });
-      children.push(child);
-      child.once('exit', resolve);
-    })));
+    const opened = await Promise.all(
+      [0, 1, 2, 3].map(
+        () =>
+          new Promise<number | null>((resolve) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', `const { Store } = await import(${JSON.stringify(storeModule)}); (await Store.open(${JSON.stringify(db)})).close();`], { stdio: 'ignore' });
+            children.push(child);
+            child.once('exit', resolve);
+          }),
+      ),
+    );
     expect(opened).toEqual([0, 0, 0, 0]);
     expect(fs.readdirSync(db).sort()).toEqual(['catalog.duckdb', 'tmp']);
     const report = await analyze({ inputs: [`${golden}g2-ghost-email.jsonl`], db, pricesFile: prices });
@@ -108,7 +121,10 @@ describe('the store and other processes', () => {
     const traces = path.join(dir, 'traces');
     fs.mkdirSync(traces);
     // Enough lines that the ingest takes a while: the golden traces, many times over with other ids.
-    const lines = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).flatMap((f) => fs.readFileSync(`${golden}${f}`, 'utf8').split('\n').filter(Boolean));
+    const lines = fs
+      .readdirSync(golden)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => fs.readFileSync(`${golden}${f}`, 'utf8').split('\n').filter(Boolean));
     for (let copy = 0; copy < 8; copy++) {
       const hex = copy.toString(16);
       fs.writeFileSync(path.join(traces, `copy-${copy}.jsonl`), `${lines.map((l) => l.replace(/"([0-9a-f])([0-9a-f]{15}|[0-9a-f]{31})"/g, `"${hex}$2"`).replaceAll('"conv-', `"conv-${copy}-`)).join('\n')}\n`);
@@ -117,7 +133,11 @@ describe('the store and other processes', () => {
     let killed = 0;
     // Killed at several moments (starting, reading, writing Parquet): whichever it hits, the result is the same.
     for (const killAfterMs of [100, 250, 400, 600]) {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', `const { analyze } = await import(${JSON.stringify(analyzerModule)}); await analyze({ inputs: [${JSON.stringify(traces)}], db: ${JSON.stringify(db)} });`], { stdio: 'ignore' });
+      const child = spawn(
+        process.execPath,
+        ['--input-type=module', '-e', `const { analyze } = await import(${JSON.stringify(analyzerModule)}); await analyze({ inputs: [${JSON.stringify(traces)}], db: ${JSON.stringify(db)} });`],
+        { stdio: 'ignore' },
+      );
       children.push(child);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       await new Promise((resolve) => setTimeout(resolve, killAfterMs));
@@ -149,7 +169,7 @@ describe('the store version', () => {
       const tables = async (): Promise<string[]> => {
         const store = await Store.open(folder);
         try {
-          const reader = await store.connection.runAndReadAll("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name");
+          const reader = await store.connection.runAndReadAll('SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name');
           return reader.getRows().map((r) => String(r[0]));
         } finally {
           store.close();

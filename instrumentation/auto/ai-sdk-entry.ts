@@ -78,9 +78,13 @@ export class AiSdkHookedRun {
   /** generateText's promise: once settled, the run is over (the hooks ended it already, unless the SDK failed before its start). */
   settled<T>(promise: Promise<T>): Promise<T> {
     const end = (error?: unknown): void =>
-      safely('ai-sdk result', () => {
-        if (this.own) endStoppedRun(this.run, error, error === undefined || this.run.signal.aborted);
-      }, undefined);
+      safely(
+        'ai-sdk result',
+        () => {
+          if (this.own) endStoppedRun(this.run, error, error === undefined || this.run.signal.aborted);
+        },
+        undefined,
+      );
     return promise.then(
       (value) => {
         end();

@@ -96,13 +96,17 @@ async function doGenerate(model: LanguageModel, options: Json): Promise<Json> {
 
 /** A `doGenerate` result: its text, usage and finish reason recorded, and the call ended. */
 export function observeGenerateResult(result: Json, call: ObservedModelCall): void {
-  safely('ai-sdk model result', () => {
-    const response = result['response'] as Json | undefined;
-    if (typeof response?.['modelId'] === 'string') call.responseModel(response['modelId']);
-    for (const part of (result['content'] as Json[] | undefined) ?? []) if (part?.['type'] === 'text' && typeof part['text'] === 'string') call.text(part['text']);
-    finish(call, result);
-    call.end({ complete: true });
-  }, undefined);
+  safely(
+    'ai-sdk model result',
+    () => {
+      const response = result['response'] as Json | undefined;
+      if (typeof response?.['modelId'] === 'string') call.responseModel(response['modelId']);
+      for (const part of (result['content'] as Json[] | undefined) ?? []) if (part?.['type'] === 'text' && typeof part['text'] === 'string') call.text(part['text']);
+      finish(call, result);
+      call.end({ complete: true });
+    },
+    undefined,
+  );
 }
 
 /** Usage and finish reason, in the V2 (numbers, a string) and V3/V4 (`{ total }`, `{ unified, raw }`) shapes. */
@@ -132,8 +136,7 @@ function observeParts(stream: ReadableStream<Json>, call: ObservedModelCall, can
           const delta = part['delta'] ?? part['textDelta'];
           if (typeof delta === 'string') call.text(delta);
         }
-      }
-      else if (type === 'response-metadata' && typeof part['modelId'] === 'string') call.responseModel(part['modelId']);
+      } else if (type === 'response-metadata' && typeof part['modelId'] === 'string') call.responseModel(part['modelId']);
       else if (type === 'finish') {
         finish(call, part);
         complete = true;

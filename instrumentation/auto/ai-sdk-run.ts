@@ -122,10 +122,14 @@ export class AiSdkRun {
   settled<T>(promise: Promise<T>): Promise<T> {
     return promise.then(
       (value) => {
-        safely('ai-sdk result', () => {
-          for (const id of [...this.pending.keys()]) this.deliver(id);
-          this.stopped();
-        }, undefined);
+        safely(
+          'ai-sdk result',
+          () => {
+            for (const id of [...this.pending.keys()]) this.deliver(id);
+            this.stopped();
+          },
+          undefined,
+        );
         return value;
       },
       (error: unknown) => {
@@ -262,28 +266,31 @@ export class AiSdkRun {
 
   /** The body returned (or threw): what became of the result is known now (an error, already delivered, the run over) or later. */
   private toolEnded(call: ToolCall, failure?: { error: unknown }, output?: unknown): void {
-    safely('ai-sdk tool end', () => {
-      if (failure !== undefined) {
-        // A failure whose cause chain holds an abort (an MCP client's "Request was aborted"), or any failure once
-        // the run was stopped, is delivered only when the SDK carries it into the conversation (a tool-error
-        // part); else it was cancelled (an abort) or dropped. A failure of a run going on is the SDK's to carry.
-        const aborted = isAbortError(failure.error, this.run.signal);
-        const stopped = aborted || this.run.cancelState !== 'none' || this.run.signal.aborted || this.sdkSignal?.aborted === true;
-        if (!stopped) return call.end({ error: failure.error });
-        if (this.delivered.has(call.callId)) return endToolCall(call, { error: failure.error, result: 'delivered' });
-        if (this.ended) return endToolCall(call, { error: failure.error, result: aborted ? 'cancelled' : 'dropped' });
-        this.pending.set(call.callId, { call, endTime: hrTime(), failure: { error: failure.error, aborted } });
-        return toolBodyEnded(call);
-      }
-      recordToolOutput(call, output);
-      if (this.delivered.has(call.callId)) return endToolCall(call, { result: 'delivered' });
-      if (this.ended) return endToolCall(call, { result: 'dropped' });
-      this.pending.set(call.callId, { call, endTime: hrTime() });
-      toolBodyEnded(call);
-    }, undefined);
+    safely(
+      'ai-sdk tool end',
+      () => {
+        if (failure !== undefined) {
+          // A failure whose cause chain holds an abort (an MCP client's "Request was aborted"), or any failure once
+          // the run was stopped, is delivered only when the SDK carries it into the conversation (a tool-error
+          // part); else it was cancelled (an abort) or dropped. A failure of a run going on is the SDK's to carry.
+          const aborted = isAbortError(failure.error, this.run.signal);
+          const stopped = aborted || this.run.cancelState !== 'none' || this.run.signal.aborted || this.sdkSignal?.aborted === true;
+          if (!stopped) return call.end({ error: failure.error });
+          if (this.delivered.has(call.callId)) return endToolCall(call, { error: failure.error, result: 'delivered' });
+          if (this.ended) return endToolCall(call, { error: failure.error, result: aborted ? 'cancelled' : 'dropped' });
+          this.pending.set(call.callId, { call, endTime: hrTime(), failure: { error: failure.error, aborted } });
+          return toolBodyEnded(call);
+        }
+        recordToolOutput(call, output);
+        if (this.delivered.has(call.callId)) return endToolCall(call, { result: 'delivered' });
+        if (this.ended) return endToolCall(call, { result: 'dropped' });
+        this.pending.set(call.callId, { call, endTime: hrTime() });
+        toolBodyEnded(call);
+      },
+      undefined,
+    );
   }
 }
-
 
 const isPromiseLike = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> => v !== null && typeof v === 'object' && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';

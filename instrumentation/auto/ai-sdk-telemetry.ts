@@ -1,5 +1,22 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { activeRun, callContext, cancelSourceOf, contextOf, endStoppedRun, endToolCall, hrTime, isAbortError, joinOrStartRun, observeCall, recordToolOutput, safely, startFrameworkTool, toolBodyEnded, type Run, type ToolCall } from '../adapter-api.js';
+import {
+  activeRun,
+  callContext,
+  cancelSourceOf,
+  contextOf,
+  endStoppedRun,
+  endToolCall,
+  hrTime,
+  isAbortError,
+  joinOrStartRun,
+  observeCall,
+  recordToolOutput,
+  safely,
+  startFrameworkTool,
+  toolBodyEnded,
+  type Run,
+  type ToolCall,
+} from '../adapter-api.js';
 import { AI_SDK_FRAMEWORK, observedStreamResult, observeGenerateResult, startModelCall } from './ai-sdk-model.js';
 
 /**
@@ -73,7 +90,6 @@ function stateOf(event: unknown): CallState | undefined {
   const id = (event as Json | undefined)?.['callId'];
   return typeof id === 'string' ? calls.get(id) : undefined;
 }
-
 
 /** The SDK stopped this call: results not yet delivered are delivered when it completed, else dropped; the run is over when it is afterstop's. */
 function stop(state: CallState | undefined, outcome: { error?: unknown; abortReason?: unknown; completed?: boolean }): void {

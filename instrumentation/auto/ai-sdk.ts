@@ -37,7 +37,13 @@ export class AiSdkInstrumentation extends InstrumentationBase {
   }
 
   protected init(): InstrumentationNodeModuleDefinition[] {
-    return moduleDefinitions('afterstop-ai-sdk', 'ai', AI_SDK_VERSIONS, (exports: Json, version) => this.patch(exports, version), (exports: Json) => this.unpatch(exports));
+    return moduleDefinitions(
+      'afterstop-ai-sdk',
+      'ai',
+      AI_SDK_VERSIONS,
+      (exports: Json, version) => this.patch(exports, version),
+      (exports: Json) => this.unpatch(exports),
+    );
   }
 
   private patch(exports: Json, version: string | undefined): Json {

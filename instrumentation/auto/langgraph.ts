@@ -1,5 +1,23 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { activeRun, ATTR_RUN_RESUMES, contextOf, endStoppedRun, endToolCall, hrTime, httpCommitsDetected, invokeInToolCall, isAbortError, observeCall, safely, startRun, toolBodyEnded, withRunSignal, type CancelSource, type Run, type ToolCall } from '../adapter-api.js';
+import {
+  activeRun,
+  ATTR_RUN_RESUMES,
+  contextOf,
+  endStoppedRun,
+  endToolCall,
+  hrTime,
+  httpCommitsDetected,
+  invokeInToolCall,
+  isAbortError,
+  observeCall,
+  safely,
+  startRun,
+  toolBodyEnded,
+  withRunSignal,
+  type CancelSource,
+  type Run,
+  type ToolCall,
+} from '../adapter-api.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
 
 /** The `@langchain/langgraph` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
@@ -42,7 +60,6 @@ export const LangGraphInstrumentation = frameworkInstrumentation({
 });
 
 let enabled = false;
-
 
 function targets(exports: Json): PatchTarget[] {
   const found: PatchTarget[] = [];
@@ -173,10 +190,15 @@ function wrapStream(original: Fn): Fn {
     const graphRun = safely('langgraph run start', () => new GraphRun((options ?? {}) as Json, input), undefined);
     if (graphRun === undefined) return original.call(this, input, options);
     const runOptions = safely('langgraph deadline', () => withRunSignal(graphRun.run, options, 'signal'), options);
-    return observeCall('langgraph run', graphRun.context, () => original.call(this, input, runOptions), (outcome) => {
-      if ('error' in outcome) graphRun.stopped(outcome.error);
-      else graphRun.watch(outcome.value);
-    });
+    return observeCall(
+      'langgraph run',
+      graphRun.context,
+      () => original.call(this, input, runOptions),
+      (outcome) => {
+        if ('error' in outcome) graphRun.stopped(outcome.error);
+        else graphRun.watch(outcome.value);
+      },
+    );
   };
 }
 
@@ -234,7 +256,11 @@ function observedNode(name: string, action: unknown): unknown {
         undefined,
       );
       if (call === undefined) return node.call(this, state, config);
-      return invokeInToolCall(call, () => node.call(this, state, config), (outcome) => nodeEnded(call, run, 'error' in outcome ? outcome.error : undefined));
+      return invokeInToolCall(
+        call,
+        () => node.call(this, state, config),
+        (outcome) => nodeEnded(call, run, 'error' in outcome ? outcome.error : undefined),
+      );
     },
   }[node.name || name];
 }
@@ -275,22 +301,26 @@ function observedToolNode(node: Json): Json {
     );
     if (call === undefined) return runTool.call(this, toolCall, config, ...rest);
     const batch = context.active().getValue(TOOL_BATCH_KEY) as ToolBatch | undefined;
-    return invokeInToolCall(call, () => runTool.call(this, toolCall, config, ...rest), (outcome) => {
-      if ('error' in outcome) return nodeEnded(call, run, outcome.error);
-      // ToolNode turns a tool's error into a ToolMessage with status error (unless told not to); after
-      // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
-      const message = outcome.value as Json | undefined;
-      if (message?.['status'] === 'error') {
-        // ToolNode raced the abort: the tool's own function may go on, its end out of sight (detached).
-        if (run.cancelState !== 'none') call.end({ result: 'cancelled', detached: true });
-        else nodeEnded(call, run, new Error(String(message['content'])));
-      } else if (batch === undefined) nodeEnded(call, run);
-      else {
-        // Its result is written when the node returns.
-        batch.push({ call, run, endTime: hrTime() });
-        toolBodyEnded(call);
-      }
-    });
+    return invokeInToolCall(
+      call,
+      () => runTool.call(this, toolCall, config, ...rest),
+      (outcome) => {
+        if ('error' in outcome) return nodeEnded(call, run, outcome.error);
+        // ToolNode turns a tool's error into a ToolMessage with status error (unless told not to); after
+        // the Stop that error is the abort itself (the tool's body may well go on: its commits are seen).
+        const message = outcome.value as Json | undefined;
+        if (message?.['status'] === 'error') {
+          // ToolNode raced the abort: the tool's own function may go on, its end out of sight (detached).
+          if (run.cancelState !== 'none') call.end({ result: 'cancelled', detached: true });
+          else nodeEnded(call, run, new Error(String(message['content'])));
+        } else if (batch === undefined) nodeEnded(call, run);
+        else {
+          // Its result is written when the node returns.
+          batch.push({ call, run, endTime: hrTime() });
+          toolBodyEnded(call);
+        }
+      },
+    );
   };
   Object.defineProperty(wrapped, OBSERVED_TOOL_NODE, { value: true });
   node['runTool'] = wrapped;
@@ -327,10 +357,14 @@ function observedToolNode(node: Json): Json {
  * or at an interrupt (the node runs again on resume).
  */
 function nodeEnded(call: ToolCall, run: Run, error?: unknown, endTime?: HrTime): void {
-  safely('langgraph node end', () => {
-    const name = (error as { name?: unknown } | undefined)?.name;
-    if (name === 'GraphInterrupt' || name === 'NodeInterrupt') return endToolCall(call, { result: 'dropped' }, endTime);
-    if (error !== undefined) return endToolCall(call, { error }, endTime);
-    endToolCall(call, run.cancelState !== 'none' && graphRuns.get(run)?.draining !== true ? { result: 'dropped' } : { result: 'delivered' }, endTime);
-  }, undefined);
+  safely(
+    'langgraph node end',
+    () => {
+      const name = (error as { name?: unknown } | undefined)?.name;
+      if (name === 'GraphInterrupt' || name === 'NodeInterrupt') return endToolCall(call, { result: 'dropped' }, endTime);
+      if (error !== undefined) return endToolCall(call, { error }, endTime);
+      endToolCall(call, run.cancelState !== 'none' && graphRuns.get(run)?.draining !== true ? { result: 'dropped' } : { result: 'delivered' }, endTime);
+    },
+    undefined,
+  );
 }

@@ -127,39 +127,55 @@ function watchStream(stream: Json, left: () => void): void {
     if (typeof original === 'function') Object.defineProperty(stream, name, { value: make(original as Fn), configurable: true, writable: true });
   };
   for (const derive of ['until', 'filter', 'take', 'map']) {
-    own(derive, (original) => function (this: unknown, ...args: unknown[]): unknown {
-      const derived = original.apply(this, args);
-      safely('llamaindex stream', () => watchStream(derived as Json, left), undefined);
-      return derived;
-    });
+    own(
+      derive,
+      (original) =>
+        function (this: unknown, ...args: unknown[]): unknown {
+          const derived = original.apply(this, args);
+          safely('llamaindex stream', () => watchStream(derived as Json, left), undefined);
+          return derived;
+        },
+    );
   }
-  own('cancel', (original) => function (this: unknown, ...args: unknown[]): unknown {
-    safely('llamaindex stream', left, undefined);
-    return original.apply(this, args);
-  });
-  own('getReader', (original) => function (this: unknown, ...args: unknown[]): unknown {
-    const reader = original.apply(this, args) as Json;
-    const cancel = reader?.['cancel'];
-    if (typeof cancel === 'function') {
-      reader['cancel'] = function (this: unknown, ...a: unknown[]): unknown {
+  own(
+    'cancel',
+    (original) =>
+      function (this: unknown, ...args: unknown[]): unknown {
         safely('llamaindex stream', left, undefined);
-        return (cancel as Fn).apply(this, a);
-      };
-    }
-    return reader;
-  });
-  own(Symbol.asyncIterator, (original) => function (this: unknown, ...args: unknown[]): unknown {
-    const iterator = original.apply(this, args) as Json;
-    const ret = iterator?.['return'];
-    if (typeof ret === 'function') {
-      // return() is how `for await` leaves early (break, throw); an iterator read to its end never calls it.
-      iterator['return'] = function (this: unknown, ...a: unknown[]): unknown {
-        safely('llamaindex stream', left, undefined);
-        return (ret as Fn).apply(this, a);
-      };
-    }
-    return iterator;
-  });
+        return original.apply(this, args);
+      },
+  );
+  own(
+    'getReader',
+    (original) =>
+      function (this: unknown, ...args: unknown[]): unknown {
+        const reader = original.apply(this, args) as Json;
+        const cancel = reader?.['cancel'];
+        if (typeof cancel === 'function') {
+          reader['cancel'] = function (this: unknown, ...a: unknown[]): unknown {
+            safely('llamaindex stream', left, undefined);
+            return (cancel as Fn).apply(this, a);
+          };
+        }
+        return reader;
+      },
+  );
+  own(
+    Symbol.asyncIterator,
+    (original) =>
+      function (this: unknown, ...args: unknown[]): unknown {
+        const iterator = original.apply(this, args) as Json;
+        const ret = iterator?.['return'];
+        if (typeof ret === 'function') {
+          // return() is how `for await` leaves early (break, throw); an iterator read to its end never calls it.
+          iterator['return'] = function (this: unknown, ...a: unknown[]): unknown {
+            safely('llamaindex stream', left, undefined);
+            return (ret as Fn).apply(this, a);
+          };
+        }
+        return iterator;
+      },
+  );
 }
 
 /**
@@ -206,10 +222,14 @@ function observedStep(handler: Fn): Fn {
       workflowRun.stepEnded();
       return handler.apply(this, args);
     }
-    const result = invokeInToolCall(call, () => handler.call(this, ctx, ...events), (outcome) => {
-      call.end('error' in outcome ? { error: outcome.error } : {});
-      workflowRun.stepEnded();
-    });
+    const result = invokeInToolCall(
+      call,
+      () => handler.call(this, ctx, ...events),
+      (outcome) => {
+        call.end('error' in outcome ? { error: outcome.error } : {});
+        workflowRun.stepEnded();
+      },
+    );
     return guard().fence === undefined ? result : quietFenceAfterLeave(result, workflowRun);
   };
   // The workflow tells async handlers by their constructor's name (AsyncFunction): keep it, without an extra async hop.
@@ -218,4 +238,3 @@ function observedStep(handler: Fn): Fn {
   stepWrappers.set(handler, wrapped);
   return wrapped;
 }
-

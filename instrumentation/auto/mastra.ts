@@ -1,5 +1,21 @@
 import type { Context } from '@opentelemetry/api';
-import { activeRun, callContext, endStoppedRun, endToolCall, hrTime, invokeInToolCall, isAbortError, joinOrStartRun, observeCall, safely, startFrameworkTool, toolBodyEnded, withRunSignal, type Run, type ToolCall } from '../adapter-api.js';
+import {
+  activeRun,
+  callContext,
+  endStoppedRun,
+  endToolCall,
+  hrTime,
+  invokeInToolCall,
+  isAbortError,
+  joinOrStartRun,
+  observeCall,
+  safely,
+  startFrameworkTool,
+  toolBodyEnded,
+  withRunSignal,
+  type Run,
+  type ToolCall,
+} from '../adapter-api.js';
 import type { HrTime } from '@opentelemetry/api';
 import { observedModel } from './ai-sdk-model.js';
 import { frameworkInstrumentation, type PatchTarget } from './framework-instrumentation.js';
@@ -148,16 +164,25 @@ function wrapCall(original: Fn, streamed: boolean): Fn {
     const call = safely('mastra run start', () => new MastraRun((this ?? {}) as Json, options), undefined);
     if (call === undefined) return original.apply(this, args);
     // Only a call of its own run: a call joining another's run hands its tools to that run's call.
-    const callArgs = safely('mastra options', () => {
-      const withSignal = withRunSignal(call.run, args[1], 'abortSignal');
-      const observed = call.own ? call.options((withSignal ?? {}) as Json) : withSignal;
-      return observed === args[1] ? args : [args[0], observed, ...args.slice(2)];
-    }, args);
-    return observeCall('mastra call end', call.context, () => original.apply(this, callArgs), (outcome) => {
-      if ('error' in outcome) call.end(outcome.error);
-      else if (streamed) watchOutput(outcome.value, call);
-      else call.end(undefined, (outcome.value as Json | undefined)?.['toolResults']);
-    });
+    const callArgs = safely(
+      'mastra options',
+      () => {
+        const withSignal = withRunSignal(call.run, args[1], 'abortSignal');
+        const observed = call.own ? call.options((withSignal ?? {}) as Json) : withSignal;
+        return observed === args[1] ? args : [args[0], observed, ...args.slice(2)];
+      },
+      args,
+    );
+    return observeCall(
+      'mastra call end',
+      call.context,
+      () => original.apply(this, callArgs),
+      (outcome) => {
+        if ('error' in outcome) call.end(outcome.error);
+        else if (streamed) watchOutput(outcome.value, call);
+        else call.end(undefined, (outcome.value as Json | undefined)?.['toolResults']);
+      },
+    );
   };
 }
 
@@ -213,18 +238,26 @@ function observedExecute(name: string, execute: Fn, run: Run): Fn {
     const callId = o?.['toolCallId'] ?? (o?.['agent'] as Json | undefined)?.['toolCallId'];
     const call = startFrameworkTool('mastra tool start', run, name, callId, input);
     if (call === undefined) return execute.call(this, input, options);
-    return invokeInToolCall(call, () => execute.call(this, input, options), (outcome) => ended(call, run, 'error' in outcome ? { error: outcome.error } : undefined));
+    return invokeInToolCall(
+      call,
+      () => execute.call(this, input, options),
+      (outcome) => ended(call, run, 'error' in outcome ? { error: outcome.error } : undefined),
+    );
   };
 }
 
 /** The body is over: what became of its result is known when Mastra emits it, or stops without it. */
 function ended(call: ToolCall, run: Run, failure?: { error: unknown }): void {
-  safely('mastra tool end', () => {
-    const owner = callsOf.get(run);
-    // A run not of a Mastra call (the app's own): as before, delivered while the call goes on.
-    if (owner === undefined) return endToolCall(call, toolEnd(failure, 'delivered'));
-    owner.toolEnded(call, failure);
-  }, undefined);
+  safely(
+    'mastra tool end',
+    () => {
+      const owner = callsOf.get(run);
+      // A run not of a Mastra call (the app's own): as before, delivered while the call goes on.
+      if (owner === undefined) return endToolCall(call, toolEnd(failure, 'delivered'));
+      owner.toolEnded(call, failure);
+    },
+    undefined,
+  );
 }
 
 /** How a tool call ends: its error (Mastra's tool wrapper throws its own, the tool's abort as its cause), and its result's fate. */

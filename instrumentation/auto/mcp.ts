@@ -35,15 +35,19 @@ function methodOf(args: unknown[]): unknown {
 function markedRequest(original: Fn, module: string): Fn {
   let announced = false;
   return function observedMcpRequest(this: unknown, ...args: unknown[]): unknown {
-    safely('mcp tools/call', () => {
-      // An MCP client in use: named as afterstop does not see its server's effects, also when a framework loaded it
-      // (once: not on every request).
-      if (!announced) {
-        announced = true;
-        announceUse(module);
-      }
-      if (methodOf(args) === 'tools/call') activeTool()?.effectOutOfSight(OUT_OF_SIGHT_MCP);
-    }, undefined);
+    safely(
+      'mcp tools/call',
+      () => {
+        // An MCP client in use: named as afterstop does not see its server's effects, also when a framework loaded it
+        // (once: not on every request).
+        if (!announced) {
+          announced = true;
+          announceUse(module);
+        }
+        if (methodOf(args) === 'tools/call') activeTool()?.effectOutOfSight(OUT_OF_SIGHT_MCP);
+      },
+      undefined,
+    );
     return original.apply(this, args);
   };
 }
@@ -70,12 +74,30 @@ export class McpInstrumentation extends InstrumentationBase {
 
   protected init(): InstrumentationNodeModuleDefinition[] {
     return [
-      ...moduleDefinitions('afterstop-mcp', '@ai-sdk/mcp', AI_SDK_MCP_VERSIONS, (exports: Json) => this.patchAiSdkMcp(exports), (exports: Json) => this.unpatchAiSdkMcp(exports)),
+      ...moduleDefinitions(
+        'afterstop-mcp',
+        '@ai-sdk/mcp',
+        AI_SDK_MCP_VERSIONS,
+        (exports: Json) => this.patchAiSdkMcp(exports),
+        (exports: Json) => this.unpatchAiSdkMcp(exports),
+      ),
       // ESM only: require-in-the-middle cannot resolve the package (no `main`, an exports map), so its CommonJS
       // build is not reached (a later issue measures MCP fully).
-      ...moduleDefinitions('afterstop-mcp', '@modelcontextprotocol/sdk/client/index.js', MCP_SDK_VERSIONS, (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/sdk'), (exports: Json) => this.unpatchSdk(exports)),
+      ...moduleDefinitions(
+        'afterstop-mcp',
+        '@modelcontextprotocol/sdk/client/index.js',
+        MCP_SDK_VERSIONS,
+        (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/sdk'),
+        (exports: Json) => this.unpatchSdk(exports),
+      ),
       // The v2 client package (its Client has the same request), which @openai/agents-core loads whether or not the app uses MCP.
-      ...moduleDefinitions('afterstop-mcp', '@modelcontextprotocol/client', MCP_CLIENT_VERSIONS, (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/client'), (exports: Json) => this.unpatchSdk(exports)),
+      ...moduleDefinitions(
+        'afterstop-mcp',
+        '@modelcontextprotocol/client',
+        MCP_CLIENT_VERSIONS,
+        (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/client'),
+        (exports: Json) => this.unpatchSdk(exports),
+      ),
     ];
   }
 
@@ -123,7 +145,10 @@ export class McpInstrumentation extends InstrumentationBase {
       const created = original.apply(this, args);
       if (created instanceof Promise) {
         // The app gets the SDK's own promise: a rejection it leaves unhandled stays unhandled.
-        created.then((client: unknown) => safely('mcp client', () => self.patchClient(client), undefined), () => {});
+        created.then(
+          (client: unknown) => safely('mcp client', () => self.patchClient(client), undefined),
+          () => {},
+        );
       }
       return created;
     };

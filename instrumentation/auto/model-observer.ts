@@ -1,5 +1,20 @@
 import { context } from '@opentelemetry/api';
-import { activeRun, calledByFrameworkWithOwnSpans, contentBudget, contentEnabled, contextOf, endStoppedRun, isAbortError, joinOrStartRun, safely, withRunSignal, type ModelCall, type ModelEndOptions, type ModelUsage, type Run } from '../adapter-api.js';
+import {
+  activeRun,
+  calledByFrameworkWithOwnSpans,
+  contentBudget,
+  contentEnabled,
+  contextOf,
+  endStoppedRun,
+  isAbortError,
+  joinOrStartRun,
+  safely,
+  withRunSignal,
+  type ModelCall,
+  type ModelEndOptions,
+  type ModelUsage,
+  type Run,
+} from '../adapter-api.js';
 
 /**
  * One model call made through an instrumented SDK. It belongs to the active
@@ -119,21 +134,25 @@ class Observed implements ObservedModelCall {
   end(outcome: { error?: unknown; complete: boolean }): void {
     if (this.ended) return;
     this.ended = true;
-    safely('model call end', () => {
-      const aborted = !outcome.complete && (outcome.error === undefined || isAbortError(outcome.error, this.start.signal) || this.start.signal?.aborted === true || this.run.signal.aborted);
-      const end: ModelEndOptions = { aborted };
-      if (this.reasons.length > 0) end.finishReasons = this.reasons;
-      if (this.model !== undefined) end.responseModel = this.model;
-      if (this.output !== undefined && this.output !== '') {
-        end.outputText = this.output;
-        if (this.outputCut) end.outputCut = true;
-      }
-      if (outcome.error !== undefined && !aborted) end.error = outcome.error;
-      this.call.end(end);
-      if (this.own) {
-        // The SDK has stopped: for a call that was stopped, that is the acknowledgement.
-        endStoppedRun(this.run, outcome.error, aborted);
-      }
-    }, undefined);
+    safely(
+      'model call end',
+      () => {
+        const aborted = !outcome.complete && (outcome.error === undefined || isAbortError(outcome.error, this.start.signal) || this.start.signal?.aborted === true || this.run.signal.aborted);
+        const end: ModelEndOptions = { aborted };
+        if (this.reasons.length > 0) end.finishReasons = this.reasons;
+        if (this.model !== undefined) end.responseModel = this.model;
+        if (this.output !== undefined && this.output !== '') {
+          end.outputText = this.output;
+          if (this.outputCut) end.outputCut = true;
+        }
+        if (outcome.error !== undefined && !aborted) end.error = outcome.error;
+        this.call.end(end);
+        if (this.own) {
+          // The SDK has stopped: for a call that was stopped, that is the acknowledgement.
+          endStoppedRun(this.run, outcome.error, aborted);
+        }
+      },
+      undefined,
+    );
   }
 }

@@ -39,18 +39,27 @@ export function moduleDefinitions(
   unpatch: (exports: Json) => void,
   commonJsFile?: string,
 ): InstrumentationNodeModuleDefinition[] {
-  const said = (name: string) => (exports: Json, version?: string): Json => {
-    const patched = patch(exports, version);
-    if (debugging()) sayOnce(`patched:${instrumentation}:${name}@${version}`, `${instrumentation} patched ${name} ${version ?? '(version unknown)'}`);
-    return patched;
-  };
+  const said =
+    (name: string) =>
+    (exports: Json, version?: string): Json => {
+      const patched = patch(exports, version);
+      if (debugging()) sayOnce(`patched:${instrumentation}:${name}@${version}`, `${instrumentation} patched ${name} ${version ?? '(version unknown)'}`);
+      return patched;
+    };
   const files =
     commonJsFile === undefined
       ? []
       : [
-          new InstrumentationNodeModuleDefinition(commonJsFile.split('/').slice(0, commonJsFile.startsWith('@') ? 2 : 1).join('/'), versions, undefined, undefined, [
-            new InstrumentationNodeModuleFile(commonJsFile, versions, said(commonJsFile), unpatch),
-          ]),
+          new InstrumentationNodeModuleDefinition(
+            commonJsFile
+              .split('/')
+              .slice(0, commonJsFile.startsWith('@') ? 2 : 1)
+              .join('/'),
+            versions,
+            undefined,
+            undefined,
+            [new InstrumentationNodeModuleFile(commonJsFile, versions, said(commonJsFile), unpatch)],
+          ),
         ];
   return [
     new InstrumentationNodeModuleDefinition(module, versions, said(module), unpatch),

@@ -24,7 +24,7 @@ export function observeReadable<T>(source: ReadableStream<T>, hooks: ReadableHoo
   return new ReadableStream<T>(
     {
       async pull(controller) {
-        let next: Awaited<ReturnType<ReadableStreamDefaultReader<T>["read"]>>;
+        let next: Awaited<ReturnType<ReadableStreamDefaultReader<T>['read']>>;
         try {
           next = await reader.read();
         } catch (error) {

@@ -1,5 +1,21 @@
 import { context, createContextKey, type Context, type HrTime } from '@opentelemetry/api';
-import { activeRun, contextOf, endStoppedRun, endToolCall, hrTime, invokeInToolCall, isAbortError, joinOrStartRun, observeCall, safely, startFrameworkTool, toolBodyEnded, withRunSignal, type Run, type ToolCall } from '../adapter-api.js';
+import {
+  activeRun,
+  contextOf,
+  endStoppedRun,
+  endToolCall,
+  hrTime,
+  invokeInToolCall,
+  isAbortError,
+  joinOrStartRun,
+  observeCall,
+  safely,
+  startFrameworkTool,
+  toolBodyEnded,
+  withRunSignal,
+  type Run,
+  type ToolCall,
+} from '../adapter-api.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 
 /** The `@openai/agents-core` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
@@ -55,10 +71,15 @@ function wrapRun(original: Fn): Fn {
     const ctx = safely('openai-agents run context', () => (observed.context ?? context.active()).setValue(AGENTS_RUN_KEY, observed), undefined);
     // With a guard deadline, the runner's signal also aborts at it.
     const runOptions = safely('openai-agents deadline', () => withRunSignal(observed.run, options, 'signal'), options);
-    return observeCall('openai-agents run', ctx, () => original.call(this, agent, input, runOptions), (outcome) => {
-      if ('error' in outcome) observed.stopped(outcome.error);
-      else observed.resolved(outcome.value);
-    });
+    return observeCall(
+      'openai-agents run',
+      ctx,
+      () => original.call(this, agent, input, runOptions),
+      (outcome) => {
+        if ('error' in outcome) observed.stopped(outcome.error);
+        else observed.resolved(outcome.value);
+      },
+    );
   };
 }
 
@@ -135,9 +156,13 @@ class AgentsRun {
     const signal = streamed._getAbortSignal();
     if (signal !== undefined && this.own) {
       const cancel = (): void =>
-        safely('openai-agents cancel', () => {
-          if (!this.ended && this.run.cancelState === 'none') void this.run.cancel({ source: 'user', reason: this.signal?.aborted ? 'the run signal aborted' : 'the app cancelled the run stream' });
-        }, undefined);
+        safely(
+          'openai-agents cancel',
+          () => {
+            if (!this.ended && this.run.cancelState === 'none') void this.run.cancel({ source: 'user', reason: this.signal?.aborted ? 'the run signal aborted' : 'the app cancelled the run stream' });
+          },
+          undefined,
+        );
       if (signal.aborted) cancel();
       else {
         signal.addEventListener('abort', cancel, { once: true });
@@ -194,12 +219,15 @@ function wrapInvoke(tool: Json, original: Fn): Fn {
     const call = startFrameworkTool('openai-agents tool start', run, typeof tool['name'] === 'string' ? tool['name'] : 'tool', callId, input);
     if (call === undefined) return original.call(this, runContext, input, details);
     owner?.toolStarted(call.callId);
-    return invokeInToolCall(call, () => original.call(this, runContext, input, details), (outcome) => {
-      if ('error' in outcome) endToolCall(call, { error: outcome.error });
-      // Its result's fate is read from the history when the run is over; without a Runner.run call to ask, delivered.
-      else if (owner !== undefined) owner.toolReturned(call);
-      else endToolCall(call, {});
-    });
+    return invokeInToolCall(
+      call,
+      () => original.call(this, runContext, input, details),
+      (outcome) => {
+        if ('error' in outcome) endToolCall(call, { error: outcome.error });
+        // Its result's fate is read from the history when the run is over; without a Runner.run call to ask, delivered.
+        else if (owner !== undefined) owner.toolReturned(call);
+        else endToolCall(call, {});
+      },
+    );
   };
 }
-

@@ -55,8 +55,7 @@ function onResponseEvent(call: ObservedModelCall, event: Json, finished: () => v
   if (RESPONSE_OUTPUT_EVENTS.has(type)) {
     call.chunk();
     if (type === 'response.output_text.delta' && typeof event['delta'] === 'string') call.text(event['delta']);
-  }
-  else if (RESPONSE_FINAL_EVENTS.has(type)) {
+  } else if (RESPONSE_FINAL_EVENTS.has(type)) {
     const r = event['response'] as Json | undefined;
     if (r) response(call, r, false);
     finished();

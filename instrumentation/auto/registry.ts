@@ -40,11 +40,20 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
  */
 export function enabledInstrumentations(env: NodeJS.ProcessEnv = process.env): string[] {
   const wanted = (env['AFTERSTOP_INSTRUMENTATIONS'] ?? 'all').trim();
-  const off = new Set((env['AFTERSTOP_DISABLED_INSTRUMENTATIONS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const off = new Set(
+    (env['AFTERSTOP_DISABLED_INSTRUMENTATIONS'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   const names = wanted === 'all' || wanted === '' ? Object.keys(AUTO_INSTRUMENTATIONS) : wanted === 'none' ? [] : wanted.split(',').map((s) => s.trim());
   // A name afterstop does not know (a typo, one from a newer version) is said once; the known ones still run.
   const unknown = [...names, ...off].filter((n) => !(n in AUTO_INSTRUMENTATIONS));
-  if (unknown.length > 0) sayOnce(`unknown-instrumentations:${unknown.join(',')}`, `unknown instrumentation(s) ${unknown.join(', ')} in AFTERSTOP_INSTRUMENTATIONS / AFTERSTOP_DISABLED_INSTRUMENTATIONS, left out (known: ${Object.keys(AUTO_INSTRUMENTATIONS).join(', ')})`);
+  if (unknown.length > 0)
+    sayOnce(
+      `unknown-instrumentations:${unknown.join(',')}`,
+      `unknown instrumentation(s) ${unknown.join(', ')} in AFTERSTOP_INSTRUMENTATIONS / AFTERSTOP_DISABLED_INSTRUMENTATIONS, left out (known: ${Object.keys(AUTO_INSTRUMENTATIONS).join(', ')})`,
+    );
   return names.filter((n) => n in AUTO_INSTRUMENTATIONS && !off.has(n));
 }
 

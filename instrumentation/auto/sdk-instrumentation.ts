@@ -116,12 +116,16 @@ function wrapHelper(original: Create, spec: SdkCreateSpec): Create {
     holder.call = call;
     const requestOptions = call.requestOptions(options);
     const runner = call.within(() => context.with(context.active().setValue(HELPER_CALL, holder), () => original.call(this, body, requestOptions)));
-    safely(`${spec.provider} helper`, () => {
-      // The helper did not call create at once: nothing would end the call, so it ends now.
-      if (holder.call !== undefined) return call.end({ complete: false });
-      const signal = (runner as { controller?: AbortController } | undefined)?.controller?.signal;
-      signal?.addEventListener('abort', () => call.stopped('the app aborted the stream'), { once: true });
-    }, undefined);
+    safely(
+      `${spec.provider} helper`,
+      () => {
+        // The helper did not call create at once: nothing would end the call, so it ends now.
+        if (holder.call !== undefined) return call.end({ complete: false });
+        const signal = (runner as { controller?: AbortController } | undefined)?.controller?.signal;
+        signal?.addEventListener('abort', () => call.stopped('the app aborted the stream'), { once: true });
+      },
+      undefined,
+    );
     return runner;
   };
 }

@@ -27,7 +27,10 @@ export interface Observers {
 export function observeResult(result: ApiPromise, call: ObservedModelCall, streamed: boolean, observers: Observers): unknown {
   if (typeof result?._thenUnwrap !== 'function') {
     // Not the SDK's APIPromise: watch it settle, hand it back as it is.
-    void Promise.resolve(result).then((value) => (streamed ? call.end({ complete: false }) : observers.value(call, value as Json)), (error: unknown) => call.end({ error, complete: false }));
+    void Promise.resolve(result).then(
+      (value) => (streamed ? call.end({ complete: false }) : observers.value(call, value as Json)),
+      (error: unknown) => call.end({ error, complete: false }),
+    );
     return result;
   }
   // _thenUnwrap keeps the APIPromise (withResponse(), asResponse()) the app expects; it parses the

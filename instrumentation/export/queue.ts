@@ -444,9 +444,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       // Out of the ring, not yet with the exporter: flushSync must still see it. (A set: a burst hands
       // batches while others still wait.)
       this.handing.add(batch);
-      await Promise.all([...pending].map((resource) => resource.waitForAsyncAttributes?.())).catch((error: unknown) =>
-        reportInternalError('resource attributes', error),
-      );
+      await Promise.all([...pending].map((resource) => resource.waitForAsyncAttributes?.())).catch((error: unknown) => reportInternalError('resource attributes', error));
       // The wait's continuations and the first slice's serialising, each in its own macrotask.
       await new Promise((resolve) => setImmediate(resolve));
       if (!this.handing.delete(batch)) return; // written at exit meanwhile
@@ -484,10 +482,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
         }
         resolve(result.code === ExportResultCode.SUCCESS);
       };
-      const timer = setTimeout(
-        () => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true),
-        this.options.exportTimeoutMs,
-      );
+      const timer = setTimeout(() => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true), this.options.exportTimeoutMs);
       timer.unref();
       this.handed += batch.length;
       try {

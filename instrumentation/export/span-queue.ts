@@ -51,8 +51,7 @@ export const isStop = (span: ReadableSpan): boolean => span.name === SPAN_CANCEL
  * afterstop's tool spans, which stand for their start markers when those were never written (a call that
  * ended before the next export: deferred-markers.ts).
  */
-const isEvidence = (span: ReadableSpan): boolean =>
-  span.name.startsWith('afterstop.') || (span.attributes[ATTR_TOOL_EFFECT] !== undefined && span.instrumentationScope.name === AFTERSTOP_SCOPE);
+const isEvidence = (span: ReadableSpan): boolean => span.name.startsWith('afterstop.') || (span.attributes[ATTR_TOOL_EFFECT] !== undefined && span.instrumentationScope.name === AFTERSTOP_SCOPE);
 
 /**
  * The queue, in three lanes evicted in this order: other spans, then afterstop's other markers, then Stop

@@ -33,7 +33,11 @@ const CREDENTIAL_HEADER = /authori[sz]ation|cookie|api[-_]?key|token|secret|pass
 /** A setting the guard cannot take: one line on stderr (once), whether or not a diagnostics logger is set. */
 const warn = (message: string): void => sayOnce(`guard:${message}`, `guard: ${message}`);
 
-const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+const list = (raw: string): string[] =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 /** `api.stripe.com`, `*.example.com` (its subdomains, not itself), `*` (every host); case-insensitive. */
 export function hostMatcher(patterns: readonly string[]): HostMatcher {
@@ -49,7 +53,10 @@ export function hostMatcher(patterns: readonly string[]): HostMatcher {
   }
   if (any) return () => true;
   return (host) => {
-    const h = host.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+    const h = host
+      .toLowerCase()
+      .replace(/\.$/, '')
+      .replace(/^\[(.*)\]$/, '$1');
     return exact.has(h) || suffixes.some((s) => h.endsWith(s) && h.length > s.length);
   };
 }

@@ -101,10 +101,14 @@ function wrapFetch(original: Fn): Fn {
   return function fetch(this: unknown, ...args: unknown[]): unknown {
     const tool = guard().fence !== undefined ? activeTool() : undefined;
     if (tool !== undefined) {
-      const refusal = safely('guard fetch', () => {
-        const { method, host, path } = fetchTarget(args[0], args[1]);
-        return fenceRefusal(tool, method, host, path);
-      }, undefined);
+      const refusal = safely(
+        'guard fetch',
+        () => {
+          const { method, host, path } = fetchTarget(args[0], args[1]);
+          return fenceRefusal(tool, method, host, path);
+        },
+        undefined,
+      );
       if (refusal !== undefined) {
         // A caller that awaits it gets the refusal; one that dropped it (fire and forget) is not an
         // unhandled rejection that would end the process (and every other user's run in it).
@@ -128,8 +132,12 @@ interface Target {
 /** A URL-like object as node:http takes one in place of a URL (its own test: `isURL` in lib/internal/url.js). */
 const urlLike = (v: unknown): v is { href: string } =>
   v instanceof URL ||
-  (v !== null && typeof v === 'object' && typeof (v as Record<string, unknown>)['href'] === 'string' && typeof (v as Record<string, unknown>)['protocol'] === 'string' &&
-    (v as Record<string, unknown>)['auth'] === undefined && (v as Record<string, unknown>)['path'] === undefined);
+  (v !== null &&
+    typeof v === 'object' &&
+    typeof (v as Record<string, unknown>)['href'] === 'string' &&
+    typeof (v as Record<string, unknown>)['protocol'] === 'string' &&
+    (v as Record<string, unknown>)['auth'] === undefined &&
+    (v as Record<string, unknown>)['path'] === undefined);
 
 /** A host without its port: `example.com:8080`, `[::1]:443`, `::1` (a bare IPv6 address has no port to cut). */
 function withoutPort(host: string): string {
@@ -186,21 +194,36 @@ function guardHttpRequest(tool: CommitSink, req: ClientRequest, target: Target):
   const refusal = safely('guard http fence', () => fenceRefusal(tool, target.method, target.host, target.path), undefined);
   if (refusal !== undefined) {
     // Destroyed before it has a socket: nothing is written; the app's 'error' listener gets the refusal.
-    safely('guard http fence', () => {
-      quietUnlessHeard(req);
-      req.destroy(refusal);
-    }, undefined);
+    safely(
+      'guard http fence',
+      () => {
+        quietUnlessHeard(req);
+        req.destroy(refusal);
+      },
+      undefined,
+    );
     return;
   }
   // Keyed while its headers can still change (http.get has already ended its request: no key).
   if (guard().keys !== undefined && !req.headersSent) {
-    safely('guard http key', () => {
-      const keyed = guardKey(tool, target.method, target.host, target.path, (h) => {
-        const v = req.getHeader(h);
-        return v === undefined ? undefined : String(v);
-      }, (h, k) => req.setHeader(h, k));
-      if (keyed !== undefined) keyedHttpRequests.set(req, keyed);
-    }, undefined);
+    safely(
+      'guard http key',
+      () => {
+        const keyed = guardKey(
+          tool,
+          target.method,
+          target.host,
+          target.path,
+          (h) => {
+            const v = req.getHeader(h);
+            return v === undefined ? undefined : String(v);
+          },
+          (h, k) => req.setHeader(h, k),
+        );
+        if (keyed !== undefined) keyedHttpRequests.set(req, keyed);
+      },
+      undefined,
+    );
   }
 }
 
@@ -233,14 +256,18 @@ function wrapHttp(original: Fn): Fn {
  */
 function clientRequestCreated(message: unknown): void {
   if (wrapping > 0) return;
-  safely('guard http (created)', () => {
-    const req = (message as { request?: ClientRequest } | undefined)?.request;
-    if (req === undefined) return;
-    const tool = activeTool();
-    if (tool === undefined) return;
-    const host = typeof req.host === 'string' && req.host !== '' ? withoutPort(req.host) : undefined;
-    guardHttpRequest(tool, req, realTarget(upper(req.method), host, typeof req.path === 'string' ? req.path : '/'));
-  }, undefined);
+  safely(
+    'guard http (created)',
+    () => {
+      const req = (message as { request?: ClientRequest } | undefined)?.request;
+      if (req === undefined) return;
+      const tool = activeTool();
+      if (tool === undefined) return;
+      const host = typeof req.host === 'string' && req.host !== '' ? withoutPort(req.host) : undefined;
+      guardHttpRequest(tool, req, realTarget(upper(req.method), host, typeof req.path === 'string' ? req.path : '/'));
+    },
+    undefined,
+  );
 }
 const CLIENT_REQUEST_CREATED = 'http.client.request.created';
 

@@ -10,8 +10,7 @@ import type { RawResourceAttribute, Resource } from './sdk-types.js';
 
 type Env = Record<string, string | undefined>;
 
-const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+const isPromiseLike = (value: unknown): value is PromiseLike<unknown> => value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 
 /** A resource: raw attributes, the first of a key wins; promised ones are read once settled. */
 export class AttributeResource implements Resource {
@@ -80,8 +79,7 @@ export class AttributeResource implements Resource {
   }
 }
 
-export const resourceFromAttributes = (attributes: Record<string, AttributeValue | undefined>): AttributeResource =>
-  new AttributeResource(Object.entries(attributes));
+export const resourceFromAttributes = (attributes: Record<string, AttributeValue | undefined>): AttributeResource => new AttributeResource(Object.entries(attributes));
 
 /** OTEL_RESOURCE_ATTRIBUTES (`key=value,…`, percent-decoded, at most 255 characters each) and OTEL_SERVICE_NAME, as envDetector reads them. */
 export function envAttributes(env: Env): Attributes {
@@ -155,10 +153,6 @@ function hostAttributes(): RawResourceAttribute[] {
 
 /** detectResources({ detectors: [envDetector, processDetector, hostDetector] }): each later detector's attributes first. */
 export function detectedResource(env: Env): Resource {
-  const detected = [
-    new AttributeResource(Object.entries(envAttributes(env))),
-    new AttributeResource(Object.entries(processAttributes())),
-    new AttributeResource(hostAttributes()),
-  ];
+  const detected = [new AttributeResource(Object.entries(envAttributes(env))), new AttributeResource(Object.entries(processAttributes())), new AttributeResource(hostAttributes())];
   return detected.reduce<Resource>((merged, resource) => merged.merge(resource), new AttributeResource([]));
 }

@@ -35,7 +35,6 @@ export function hrTimeDuration(start: HrTime, end: HrTime): HrTime {
   return [seconds, nanos];
 }
 
-export const isHrTime = (value: unknown): value is HrTime =>
-  Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && typeof value[1] === 'number';
+export const isHrTime = (value: unknown): value is HrTime => Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && typeof value[1] === 'number';
 
 export const isTimeInput = (value: unknown): value is TimeInput => isHrTime(value) || typeof value === 'number' || value instanceof Date;

@@ -51,10 +51,7 @@ export class AfterstopTracerProvider implements TracerProvider {
     const key = `${name}@${version || ''}:${options?.schemaUrl || ''}`;
     let tracer = this.tracers.get(key);
     if (!tracer) {
-      tracer = new AfterstopTracer(
-        { name, version, schemaUrl: options?.schemaUrl },
-        { resource: this.resource, sampler: this.sampler, spanLimits: this.spanLimits, spanProcessor: this._activeSpanProcessor },
-      );
+      tracer = new AfterstopTracer({ name, version, schemaUrl: options?.schemaUrl }, { resource: this.resource, sampler: this.sampler, spanLimits: this.spanLimits, spanProcessor: this._activeSpanProcessor });
       this.tracers.set(key, tracer);
     }
     return tracer;

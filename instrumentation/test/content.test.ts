@@ -61,7 +61,13 @@ describe('content capture', () => {
   });
 
   it('a hook that throws, or answers anything but text, records nothing; the app’s results pass through', async () => {
-    for (const redact of [() => { throw new Error('redactor down'); }, () => undefined, () => 42]) {
+    for (const redact of [
+      () => {
+        throw new Error('redactor down');
+      },
+      () => undefined,
+      () => 42,
+    ]) {
       captureContent({ enabled: true, redact });
       const spans = await recorded();
       expect(spans.flatMap((a) => CONTENT_KEYS.filter((k) => k in a))).toEqual([]);
@@ -93,7 +99,16 @@ describe('content capture', () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 100; i++) deep = [deep];
     expect(contentValue(deep, 'tool.arguments')).toBe(`${'['.repeat(32)}"[too deep]"${']'.repeat(32)}`);
-    expect(contentValue({ get boom() { throw new Error('no'); } }, 'tool.arguments')).toBeUndefined();
+    expect(
+      contentValue(
+        {
+          get boom() {
+            throw new Error('no');
+          },
+        },
+        'tool.arguments',
+      ),
+    ).toBeUndefined();
   });
 
   it('a huge value costs no more than the budget: serialisation stops at four times the cap, and the value is marked cut', () => {

@@ -27,8 +27,7 @@ afterEach(() => {
  * by AFTERSTOP_* variables. A crash test's body ends by killing its own process.
  */
 function crashingChild(body: string, via: 'config' | 'env' = 'config'): Promise<ChildResult> {
-  const config =
-    via === 'config' ? `{ exporter: 'file', tracesDir: ${JSON.stringify(dir)}, scheduledDelayMs: 60000 }` : `{ scheduledDelayMs: 60000 }`;
+  const config = via === 'config' ? `{ exporter: 'file', tracesDir: ${JSON.stringify(dir)}, scheduledDelayMs: 60000 }` : `{ scheduledDelayMs: 60000 }`;
   const script = `
     import { setup, startRun } from ${JSON.stringify(INDEX)};
     const { mode } = setup(${config});
@@ -57,12 +56,15 @@ function expectKilled(result: ChildResult): void {
 
 describe('evidence survives SIGKILL', () => {
   it('the cancel request is on disk when the process is killed right after `await run.cancel()`', async () => {
-    const result = await crashingChild(`
+    const result = await crashingChild(
+      `
       const run = startRun({ agentName: 'crash', runId: 'run-crash' });
       await run.tool({ name: 'lookup', callId: 'call-before', effect: 'read' }, () => 'done');
       await run.cancel({ source: 'user', reason: 'crash test' });
       process.kill(process.pid, 'SIGKILL');
-    `, 'env');
+    `,
+      'env',
+    );
     expectKilled(result);
 
     const read = await onDisk();

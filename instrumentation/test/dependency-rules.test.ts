@@ -38,8 +38,7 @@ const FIXTURE: Record<string, string> = {
   // Forbidden: @opentelemetry/core in the instrumentation.
   'instrumentation/markers.ts': "import { hrTime } from '@opentelemetry/core';\nexport const now = (): number => hrTime()[0];\n",
   // Allowed: a composition root into the guard's and the exporter's internals.
-  'instrumentation/pipeline.ts':
-    "import { setupGuard } from './guard/setup.js';\nimport type { Queue } from './export/queue.js';\nexport const pipeline = (q: Queue): number => setupGuard() + q.size;\n",
+  'instrumentation/pipeline.ts': "import { setupGuard } from './guard/setup.js';\nimport type { Queue } from './export/queue.js';\nexport const pipeline = (q: Queue): number => setupGuard() + q.size;\n",
   'instrumentation/adapter-api.ts': "export { tool } from './tool.js';\n",
   // Allowed: an adapter through adapter-api.ts, other adapters, packages.
   'instrumentation/auto/good.ts':

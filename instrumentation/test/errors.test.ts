@@ -26,7 +26,11 @@ describe('isAbortError', () => {
     (cycle as { cause?: unknown }).cause = wrapped(cycle);
     expect(isAbortError(cycle)).toBe(false);
     const hostile = new Error('x');
-    Object.defineProperty(hostile, 'cause', { get: () => { throw new Error('no'); } });
+    Object.defineProperty(hostile, 'cause', {
+      get: () => {
+        throw new Error('no');
+      },
+    });
     expect(isAbortError(hostile)).toBe(false);
   });
 });

@@ -29,14 +29,21 @@ afterAll(async () => {
   await capture.close();
 });
 
-interface Point { name: string; attributes: Record<string, unknown>; value: unknown }
+interface Point {
+  name: string;
+  attributes: Record<string, unknown>;
+  value: unknown;
+}
 /** Every data point collected now, by metric name. */
 async function collect(): Promise<Point[]> {
   exporter.reset();
   await reader.forceFlush();
   const all: ResourceMetrics[] = exporter.getMetrics();
-  return all.flatMap((rm) => rm.scopeMetrics.filter((s) => s.scope.name === 'afterstop').flatMap((s) => s.metrics.flatMap((m) =>
-    m.dataPoints.map((p) => ({ name: m.descriptor.name, attributes: p.attributes as Record<string, unknown>, value: p.value })))));
+  return all.flatMap((rm) =>
+    rm.scopeMetrics
+      .filter((s) => s.scope.name === 'afterstop')
+      .flatMap((s) => s.metrics.flatMap((m) => m.dataPoints.map((p) => ({ name: m.descriptor.name, attributes: p.attributes as Record<string, unknown>, value: p.value })))),
+  );
 }
 const sum = (points: Point[], name: string, where: Record<string, unknown> = {}): number =>
   points.filter((p) => p.name === name && Object.entries(where).every(([k, v]) => p.attributes[k] === v)).reduce((n, p) => n + Number(p.value), 0);

@@ -83,11 +83,18 @@ describe('memory', () => {
       await shutdown();
       process.exit(0);
     `;
-    const result = await runModule(script, { cwd: tempFolder(), nodeArgs: ['--expose-gc'], timeoutMs: 180_000, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
+    const result = await runModule(script, {
+      cwd: tempFolder(),
+      nodeArgs: ['--expose-gc'],
+      timeoutMs: 180_000,
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+    });
     expect(result.code, result.stderr).toBe(0);
     const out = lastJson<{ at5k: number; at20k: number; queued5k: number; stats: { dropped: number; queued: number } }>(result);
     const growth = (out.at20k - out.at5k) / 2 ** 20;
-    console.log(`memory, collector down: heap ${(out.at5k / 2 ** 20).toFixed(1)} MiB after 5,000 runs, ${(out.at20k / 2 ** 20).toFixed(1)} MiB after 20,000 (${growth.toFixed(1)} MiB), ${out.stats.dropped} spans dropped`);
+    console.log(
+      `memory, collector down: heap ${(out.at5k / 2 ** 20).toFixed(1)} MiB after 5,000 runs, ${(out.at20k / 2 ** 20).toFixed(1)} MiB after 20,000 (${growth.toFixed(1)} MiB), ${out.stats.dropped} spans dropped`,
+    );
     // The queue holds 2,048 spans and, beyond them, every Stop marker (a run in five is cancelled: 4,000 of
     // them, within the queue's Stop reserve of 16,384; span-queue.ts).
     expect(out.stats.queued).toBeLessThanOrEqual(2048 + 4000);

@@ -23,7 +23,9 @@ function nodeBinary(version: string): string {
   const dir = path.join(root, 'test', 'node-lines', 'node_modules', alias);
   const installed = fs.existsSync(path.join(dir, 'package.json')) ? (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version : undefined;
   if (installed !== version) {
-    throw new Error(`Node ${version} for ${process.platform}-${process.arch} is not installed (${dir}: ${installed ?? 'missing'}): run \`npm ci --prefix test/node-lines\` (test/node-lines/package.json lists the lines and platforms it has)`);
+    throw new Error(
+      `Node ${version} for ${process.platform}-${process.arch} is not installed (${dir}: ${installed ?? 'missing'}): run \`npm ci --prefix test/node-lines\` (test/node-lines/package.json lists the lines and platforms it has)`,
+    );
   }
   return path.join(dir, 'bin', 'node');
 }
@@ -46,7 +48,12 @@ describe.each(LINES)('Node %s', (version) => {
       fs.mkdirSync(path.dirname(app), { recursive: true });
       fs.writeFileSync(app, source);
       const args = how === 'a file' ? [app] : ['--input-type=module', '-e', source];
-      const r = spawnSync(node, ['--import', 'afterstop/register', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces, AFTERSTOP_DEBUG: '1' } });
+      const r = spawnSync(node, ['--import', 'afterstop/register', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces, AFTERSTOP_DEBUG: '1' },
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout.trim())).toEqual({ node: `v${version}`, client: 'function' });
       expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^afterstop: afterstop-openai patched openai \d+\.\d+\.\d+$/)]);

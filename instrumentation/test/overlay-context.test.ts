@@ -101,7 +101,10 @@ describe("a run's contexts", () => {
     });
     run.end();
     const tool = only(await capture.spans(run.id), 'execute_tool fetch');
-    const work = only((await capture.spans()).filter((s) => s.traceId === tool.traceId), 'app work');
+    const work = only(
+      (await capture.spans()).filter((s) => s.traceId === tool.traceId),
+      'app work',
+    );
     expect(work.parentSpanId).toBe(tool.spanId);
   });
 });

@@ -132,11 +132,16 @@ describe('export stats', () => {
 describe('the OTLP exporter', () => {
   // The exporter loads node:http with import() at its first export; the ESM facade of a built-in reads every
   // export, and node:http's lazy ones load undici: 30-50 ms of the app's event loop mid-work. Set-up loads it.
-  it('loads what its first export would load at set-up, not in the middle of the app\'s work', () => {
+  it("loads what its first export would load at set-up, not in the middle of the app's work", () => {
     const script = `import { setup } from 'afterstop';
 setup({ exporter: 'otlp', serviceName: 'pipeline-test' });
 setTimeout(() => { console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici')))); process.exit(0); }, 300);`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../', import.meta.url)), encoding: 'utf8', timeout: 30_000, env: { PATH: process.env['PATH'] ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../', import.meta.url)),
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env['PATH'] ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+    });
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout.trim().split('\n').pop() ?? '[]')).toEqual(['NativeModule internal/deps/undici/undici']);
   });

@@ -103,14 +103,17 @@ describe('callbacks and hostile values', () => {
     const { captureTraces, named } = await import('../../test/helpers/capture.js');
     const capture = captureTraces();
     try {
-      const hostile = new Proxy({}, {
-        get() {
-          throw new Error('getter bomb');
+      const hostile = new Proxy(
+        {},
+        {
+          get() {
+            throw new Error('getter bomb');
+          },
+          has() {
+            throw new Error('has bomb');
+          },
         },
-        has() {
-          throw new Error('has bomb');
-        },
-      });
+      );
       const run = startRun({});
       await expect(run.tool({ name: 'bomb' }, () => Promise.reject(hostile))).rejects.toBe(hostile);
       const call = run.startModelCall({ provider: 'openai', model: 'bomb' });

@@ -21,7 +21,10 @@ const app = `
 `;
 
 describe('a sampler that drops runs', () => {
-  for (const [name, env] of [['always_off', { OTEL_TRACES_SAMPLER: 'always_off' }], ['a ratio of 0', { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }]] as const) {
+  for (const [name, env] of [
+    ['always_off', { OTEL_TRACES_SAMPLER: 'always_off' }],
+    ['a ratio of 0', { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }],
+  ] as const) {
     it(`${name}: said once on stderr, the app runs on`, async () => {
       const result = await runModule(app, { cwd: folder(), env });
       expect(result.stdout.trim()).toBe('done');

@@ -12,14 +12,11 @@ afterAll(() => capture.close());
 describe('run.tool', () => {
   it('writes an execute_tool span, and returns the value; a call that ended before the next export needs no start marker', async () => {
     const run = startRun({ agentName: 'support', conversationId: 'conv-t' });
-    const value = await run.tool(
-      { name: 'lookup', callId: 'call_1', effect: 'read', idempotencyKey: 'k-1' },
-      async (ctx) => {
-        expect(ctx.callId).toBe('call_1');
-        expect(ctx.signal).toBe(run.signal);
-        return { order: 42 };
-      },
-    );
+    const value = await run.tool({ name: 'lookup', callId: 'call_1', effect: 'read', idempotencyKey: 'k-1' }, async (ctx) => {
+      expect(ctx.callId).toBe('call_1');
+      expect(ctx.signal).toBe(run.signal);
+      return { order: 42 };
+    });
     expect(value).toEqual({ order: 42 });
     run.end();
     const spans = await capture.spans(run.id);
@@ -54,7 +51,7 @@ describe('run.tool', () => {
     expect(only(spans, 'execute_tool lookup').attributes['afterstop.tool.commit.count']).toBe(0);
   });
 
-  it('writes the start marker, at the call\'s start, when the call is still open at an export', async () => {
+  it("writes the start marker, at the call's start, when the call is still open at an export", async () => {
     const run = startRun({ agentName: 'support', conversationId: 'conv-t' });
     const value = await run.tool({ name: 'slow', callId: 'call_open', effect: 'irreversible', kind: 'step' }, async () => {
       // An export while the body runs: the call may never end, so its start must be on record now.
@@ -134,9 +131,7 @@ describe('run.tool', () => {
 
   it('marks a body that stopped on the signal as cancelled and signal-observed', async () => {
     const run = startRun({});
-    const pending = run.tool({ name: 'send_email', callId: 'c9', effect: 'irreversible' }, (ctx) =>
-      new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
-    );
+    const pending = run.tool({ name: 'send_email', callId: 'c9', effect: 'irreversible' }, (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
     const outcome = pending.catch((error: unknown) => error);
     await sleep(5);
     await run.cancel();
@@ -227,7 +222,7 @@ describe('commit marker', () => {
 });
 
 describe('time order', () => {
-  it('dates every start marker at its tool span\'s start, and puts spans in the order they happened', async () => {
+  it("dates every start marker at its tool span's start, and puts spans in the order they happened", async () => {
     const run = startRun({});
     // Every other call is open across an export, so it has a start marker.
     for (let i = 0; i < 50; i++) await run.tool({ name: 'quick', callId: `q${i}` }, async () => (i % 2 === 0 ? flush(5000) : i));

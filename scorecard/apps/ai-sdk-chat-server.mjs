@@ -48,7 +48,10 @@ const server = http.createServer(async (req, res) => {
     stopWhen: stepCountIs(3),
     abortSignal: controller.signal,
     experimental_telemetry: { isEnabled: false, functionId: 'chat-backend', metadata: { chatId: 'chat-1' } },
-    onAbort: () => { out.aborted++; out.onAbortNs = now(); },
+    onAbort: () => {
+      out.aborted++;
+      out.onAbortNs = now();
+    },
   });
   result.pipeUIMessageStreamToResponse(res);
   out.served++;
@@ -59,7 +62,12 @@ const url = `http://127.0.0.1:${server.address().port}/api/chat`;
 /** The browser: sends the conversation, reads the stream, and presses Stop (aborts the fetch) when told. */
 async function browser(text, stopAfterToolMs) {
   const stop = new AbortController();
-  if (stopAfterToolMs !== undefined) onToolStart = () => setTimeout(() => { out.stopNs = now(); stop.abort(); }, stopAfterToolMs);
+  if (stopAfterToolMs !== undefined)
+    onToolStart = () =>
+      setTimeout(() => {
+        out.stopNs = now();
+        stop.abort();
+      }, stopAfterToolMs);
   const messages = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }];
   try {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages }), signal: stop.signal });

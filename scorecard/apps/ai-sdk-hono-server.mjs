@@ -41,18 +41,31 @@ app.post('/api/chat', async (c) => {
     stopWhen: stepCountIs(3),
     abortSignal: c.req.raw.signal,
     experimental_telemetry: { isEnabled: false, functionId: 'hono-chat', metadata: { chatId: 'chat-1' } },
-    onAbort: () => { out.aborted++; },
+    onAbort: () => {
+      out.aborted++;
+    },
   });
   out.served++;
   return result.toUIMessageStreamResponse();
 });
-const server = await new Promise((resolve) => { const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s)); });
+const server = await new Promise((resolve) => {
+  const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+});
 const url = `http://127.0.0.1:${server.address().port}/api/chat`;
 
 const stop = new AbortController();
-onToolStart = () => setTimeout(() => { out.stopNs = now(); stop.abort(); }, 100);
+onToolStart = () =>
+  setTimeout(() => {
+    out.stopNs = now();
+    stop.abort();
+  }, 100);
 try {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'E-mail the customer. [[tool:send_email {"to":"alice@example.com"}]]' }] }] }), signal: stop.signal });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'E-mail the customer. [[tool:send_email {"to":"alice@example.com"}]]' }] }] }),
+    signal: stop.signal,
+  });
   for await (const _ of response.body) out.parts++;
 } catch (e) {
   out.error = e.name;

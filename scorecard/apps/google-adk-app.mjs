@@ -42,9 +42,7 @@ class SimulatorLlm extends BaseLlm {
     }));
     const completion = await client.chat.completions.create({ model: this.model, messages: messagesOf(request), tools }, { signal: abortSignal });
     const message = completion.choices[0].message;
-    const parts = message.tool_calls?.length
-      ? message.tool_calls.map((c) => ({ functionCall: { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } }))
-      : [{ text: message.content ?? '' }];
+    const parts = message.tool_calls?.length ? message.tool_calls.map((c) => ({ functionCall: { id: c.id, name: c.function.name, args: JSON.parse(c.function.arguments) } })) : [{ text: message.content ?? '' }];
     yield { content: { role: 'model', parts }, turnComplete: true };
   }
   async connect() {

@@ -78,7 +78,10 @@ try {
               ran.push(c.id);
               signal.throwIfAborted(); // the commit guard: nothing irreversible starts after Stop
               const response = await fetch(`${SIM}/effects/${c.name}?${effects[c.name]}&abandonOnDisconnect=1`, {
-                method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: c.arguments, signal,
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'idempotency-key': key },
+                body: c.arguments,
+                signal,
               });
               const body = await response.json();
               await commit();

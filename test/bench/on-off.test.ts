@@ -9,7 +9,19 @@ describe('measureOnOff', () => {
       const end = performance.now() + ms;
       while (performance.now() < end);
     };
-    const r = await measureOnOff(() => { slow = true; order.push('on'); }, () => { slow = false; order.push('off'); }, async () => busy(slow ? 0.4 : 0.1), 10, 4);
+    const r = await measureOnOff(
+      () => {
+        slow = true;
+        order.push('on');
+      },
+      () => {
+        slow = false;
+        order.push('off');
+      },
+      async () => busy(slow ? 0.4 : 0.1),
+      10,
+      4,
+    );
     expect(order).toEqual(['on', 'off', 'on', 'off', 'off', 'on', 'on', 'off', 'off', 'on']);
     expect(r.ratio).toBeGreaterThan(2);
     expect(r.onNs / r.offNs).toBe(r.ratio);

@@ -31,7 +31,11 @@ describe('the bench results', () => {
     const earlier = results([ratioRow({ ...base, id: 'a', value: 12, baselineValue: 10 }, null), ratioRow({ ...base, id: 'b', value: 30, baselineValue: 10 }, null)]);
     const partial = { ...results([ratioRow({ ...base, id: 'b', value: 20, baselineValue: 10 }, null), ratioRow({ ...base, id: 'c', value: 5, baselineValue: 10 }, null)]), measuredAt: '2026-12-06T00:00:00.000Z' };
     const merged = mergeResults(earlier, partial, 'stop-markers');
-    expect(merged.rows.map((r) => [r.id, r.value])).toEqual([['a', 12], ['b', 20], ['c', 5]]);
+    expect(merged.rows.map((r) => [r.id, r.value])).toEqual([
+      ['a', 12],
+      ['b', 20],
+      ['c', 5],
+    ]);
     expect(merged.measuredAt).toBe(earlier.measuredAt);
     expect(renderMarkdown(merged, 'x.json')).toContain('Measured again 2026-12-06 on Node v24.0.0 (`--only stop-markers`): `b`, `c`.');
   });

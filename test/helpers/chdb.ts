@@ -13,7 +13,9 @@ import { otelTracesRows, tracesTableDdl, type TracesSchemaName } from './otel-tr
  */
 const DDL = fs.readFileSync(fileURLToPath(new URL('../fixtures/clickhouse/otel_traces.sql', import.meta.url)), 'utf8');
 
-export async function chdbWithTraces(tables: Record<string, { files: string[]; spelling?: 'new' | 'old'; schema?: TracesSchemaName }>): Promise<{ source: (table: string, database?: string) => ClickHouseSource; close: () => Promise<void> }> {
+export async function chdbWithTraces(
+  tables: Record<string, { files: string[]; spelling?: 'new' | 'old'; schema?: TracesSchemaName }>,
+): Promise<{ source: (table: string, database?: string) => ClickHouseSource; close: () => Promise<void> }> {
   // chdb's connection is typed against its own copy of @clickhouse/client-common: the same interface, another declaration.
   const client = createClient({ connection: createChdbConnection({ path: ':memory:' }) as never });
   await client.command({ query: 'CREATE DATABASE IF NOT EXISTS otel' });

@@ -31,7 +31,9 @@ export async function clickhouseHttp(tables: Record<string, { files: string[]; s
   session.query('CREATE DATABASE IF NOT EXISTS otel');
   for (const [table, { files, spelling }] of Object.entries(tables)) {
     session.query(DDL.replace('CREATE TABLE IF NOT EXISTS otel.otel_traces', `CREATE TABLE IF NOT EXISTS otel.${table}`));
-    const rows = otelTracesRows(files, spelling).map((r) => JSON.stringify(r)).join('\n');
+    const rows = otelTracesRows(files, spelling)
+      .map((r) => JSON.stringify(r))
+      .join('\n');
     session.query(`INSERT INTO otel.${table} FORMAT JSONEachRow ${rows}`);
   }
   const statements: { sql: string; rows: boolean }[] = [];

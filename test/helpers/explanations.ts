@@ -14,7 +14,10 @@ export const ESC = '\u001b';
  */
 export async function explanations(): Promise<{ ghost: Explanation; hostile: Explanation }> {
   const golden = fileURLToPath(new URL('../fixtures/golden/', import.meta.url));
-  const goldenFiles = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
+  const goldenFiles = fs
+    .readdirSync(golden)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => golden + f);
   const ghost = await explain({ target: { finding: 1 }, inputs: goldenFiles, db: ':memory:' });
   const t = traces();
   const r = t.run({ service: `svc${ESC}[31m`, conversation: '```', startMs: 0, endMs: 900, outcome: 'cancelled' });

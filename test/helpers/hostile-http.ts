@@ -27,7 +27,9 @@ export async function echoingServer(status = 500, extra = ''): Promise<LocalServ
     let body = '';
     req.setEncoding('utf8').on('data', (c: string) => (body += c));
     req.on('end', () => {
-      const headers = Object.entries(req.headers).map(([k, v]) => `${k}: ${String(v)}`).join('\n');
+      const headers = Object.entries(req.headers)
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join('\n');
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(`${extra}bad request:\n${headers}\n${req.method} ${req.url} HTTP/1.1\n\n${body.slice(0, 200)}`);
     });

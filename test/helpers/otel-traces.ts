@@ -42,7 +42,6 @@ const rawAttrs = (kvs: KeyValue[] = []): Record<string, unknown> => Object.fromE
 const KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'];
 const STATUS = ['Unset', 'Ok', 'Error'];
 
-
 /** DateTime64(9) as ClickHouse parses it from JSON: 'YYYY-MM-DD hh:mm:ss.nnnnnnnnn' (UTC). */
 function timestamp(ns: bigint): string {
   const seconds = ns / 1_000_000_000n;

@@ -146,7 +146,12 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     async waitFor(predicate: (spans: FlatSpan[]) => boolean, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans())) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met in ${timeoutMs} ms; got ${spans().map((s) => s.name).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `receiver: condition not met in ${timeoutMs} ms; got ${spans()
+              .map((s) => s.name)
+              .join(', ')}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       return spans();

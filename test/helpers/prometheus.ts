@@ -89,16 +89,20 @@ async function startOnce(options: StackOptions): Promise<PrometheusStack> {
   fs.writeFileSync(
     path.join(dir, 'prometheus.yml'),
     [
-      'global:', '  scrape_interval: 1s', '  evaluation_interval: 1s',
+      'global:',
+      '  scrape_interval: 1s',
+      '  evaluation_interval: 1s',
       ...(options.ruleFiles?.length ? ['rule_files:', ...options.ruleFiles.map((f) => `  - ${JSON.stringify(f)}`)] : []),
-      'scrape_configs:', '  - job_name: pushgateway', '    honor_labels: true', '    static_configs:', `      - targets: ['127.0.0.1:${gatewayPort}']`,
+      'scrape_configs:',
+      '  - job_name: pushgateway',
+      '    honor_labels: true',
+      '    static_configs:',
+      `      - targets: ['127.0.0.1:${gatewayPort}']`,
       ...(options.targets ?? []).flatMap((t) => [`  - job_name: ${JSON.stringify(t.job)}`, '    static_configs:', `      - targets: [${JSON.stringify(t.target)}]`]),
       '',
     ].join('\n'),
   );
-  const server = start('prometheus', [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`,
-  ]);
+  const server = start('prometheus', [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`]);
   const close = async (): Promise<void> => {
     for (const c of [gateway.child, server.child]) if (c.exitCode === null) c.kill('SIGTERM');
     await Promise.all([gateway.child, server.child].map((c) => (c.exitCode !== null ? undefined : new Promise((resolve) => c.once('exit', resolve)))));

@@ -38,8 +38,7 @@ export function sdkApps(): {
   });
 
   let runs = 0;
-  const runAny = (file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> =>
-    runApp(file, scenario, { root, sim, traces: path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`), env });
+  const runAny = (file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> => runApp(file, scenario, { root, sim, traces: path.join(dir, `${++runs}-${path.basename(file)}-${scenario}`), env });
   async function runOne(file: string, scenario: string, env: Record<string, string> = {}): Promise<AppRun> {
     const r = await runAny(file, scenario, env);
     expect(r.code, r.stderr).toBe(0);
@@ -56,9 +55,7 @@ export const sentAfter = (r: AppRun): number => truthAfterStop(r).outputTokensSe
 
 /** What afterstop recorded became of each tool result, by call id; `steps: false` leaves out graph steps (a model node). */
 export async function toolResults(r: AppRun, options: { steps?: boolean } = {}): Promise<Record<string, unknown>> {
-  const spans = (await readTraces(r.traces)).spans.filter(
-    (s) => s.name.startsWith('execute_tool ') && (options.steps !== false || s.attributes['afterstop.tool.kind'] !== 'step'),
-  );
+  const spans = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool ') && (options.steps !== false || s.attributes['afterstop.tool.kind'] !== 'step'));
   return Object.fromEntries(spans.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['afterstop.tool.result']]));
 }
 

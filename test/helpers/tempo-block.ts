@@ -25,8 +25,15 @@ export interface TempoBlockOptions {
   previewScalars?: boolean;
 }
 
-
-interface Attribute { Key: string; IsArray: boolean; Value: string[]; ValueInt: string[]; ValueDouble: number[]; ValueBool: boolean[]; ValueUnsupported: string | null }
+interface Attribute {
+  Key: string;
+  IsArray: boolean;
+  Value: string[];
+  ValueInt: string[];
+  ValueDouble: number[];
+  ValueBool: boolean[];
+  ValueUnsupported: string | null;
+}
 
 function attribute(kv: KeyValue): Attribute {
   const a: Attribute = { Key: kv.key, IsArray: false, Value: [], ValueInt: [], ValueDouble: [], ValueBool: [], ValueUnsupported: null };
@@ -62,7 +69,6 @@ function dedicate(kvs: KeyValue[], names: string[], v5: boolean): { rest: KeyVal
   return { rest, columns };
 }
 
-
 const ATTR = 'STRUCT(Key VARCHAR, IsArray BOOLEAN, Value VARCHAR[], ValueInt BIGINT[], ValueDouble DOUBLE[], ValueBool BOOLEAN[], ValueUnsupported VARCHAR)';
 
 function dedicatedType(count: number, v5: boolean): string {
@@ -86,7 +92,11 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
       for (const rs of request.resourceSpans ?? []) {
         const resourceAttrs = rs.resource?.attributes ?? [];
         const service = resourceAttrs.find((a) => a.key === 'service.name')?.value?.stringValue ?? '';
-        const res = dedicate(resourceAttrs.filter((a) => a.key !== 'service.name'), resourceNames, listColumns);
+        const res = dedicate(
+          resourceAttrs.filter((a) => a.key !== 'service.name'),
+          resourceNames,
+          listColumns,
+        );
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
             const start = BigInt(s.startTimeUnixNano);
@@ -100,7 +110,10 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
             const http: Record<string, unknown> = {};
             if (!v5) {
               // vParquet4's well-known columns (string http.method and http.url, int http.status_code).
-              for (const [key, column] of [['http.method', 'HttpMethod'], ['http.url', 'HttpUrl']] as const) {
+              for (const [key, column] of [
+                ['http.method', 'HttpMethod'],
+                ['http.url', 'HttpUrl'],
+              ] as const) {
                 const kv = attrs.find((a) => a.key === key && a.value?.stringValue !== undefined);
                 if (kv) (http[column] = kv.value!.stringValue), (attrs = attrs.filter((a) => a !== kv));
               }
@@ -109,13 +122,24 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
             }
             const sp = dedicate(attrs, spanNames, listColumns);
             const span = {
-              SpanID: s.spanId, ParentSpanID: s.parentSpanId ?? '', ParentID: 0, NestedSetLeft: 0, NestedSetRight: 0,
-              Name: s.name ?? '', Kind: kindNumber(s.kind), TraceState: s.traceState ?? '',
-              StartTimeUnixNano: start.toString(), DurationNano: (end - start).toString(),
-              StatusCode: statusNumber(s.status?.code), StatusMessage: s.status?.message ?? '',
-              Attrs: sp.rest.map(attribute), DroppedAttributesCount: 0,
+              SpanID: s.spanId,
+              ParentSpanID: s.parentSpanId ?? '',
+              ParentID: 0,
+              NestedSetLeft: 0,
+              NestedSetRight: 0,
+              Name: s.name ?? '',
+              Kind: kindNumber(s.kind),
+              TraceState: s.traceState ?? '',
+              StartTimeUnixNano: start.toString(),
+              DurationNano: (end - start).toString(),
+              StatusCode: statusNumber(s.status?.code),
+              StatusMessage: s.status?.message ?? '',
+              Attrs: sp.rest.map(attribute),
+              DroppedAttributesCount: 0,
               Events: (s.events ?? []).map((e) => ({ TimeSinceStartNano: (BigInt(e.timeUnixNano) - start).toString(), Name: e.name ?? '', Attrs: (e.attributes ?? []).map(attribute), DroppedAttributesCount: 0 })),
-              DroppedEventsCount: 0, Links: [], DroppedLinksCount: 0,
+              DroppedEventsCount: 0,
+              Links: [],
+              DroppedLinksCount: 0,
               ...http,
               ...(spanCount > 0 ? { DedicatedAttributes: sp.columns } : {}),
             };
@@ -132,10 +156,18 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
   const tenant = options.tenant ?? 'single-tenant';
   const dir = path.join(root, tenant, blockId);
   fs.mkdirSync(dir, { recursive: true });
-  const rows = [...traces.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, t]) => ({
-    TraceID: id, TraceIDText: id.replace(/^0+/, ''), StartTimeUnixNano: t.start.toString(), EndTimeUnixNano: t.end.toString(),
-    DurationNano: (t.end - t.start).toString(), RootServiceName: t.rootService, RootSpanName: t.rootName, rs: t.rs,
-  }));
+  const rows = [...traces.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, t]) => ({
+      TraceID: id,
+      TraceIDText: id.replace(/^0+/, ''),
+      StartTimeUnixNano: t.start.toString(),
+      EndTimeUnixNano: t.end.toString(),
+      DurationNano: (t.end - t.start).toString(),
+      RootServiceName: t.rootService,
+      RootSpanName: t.rootName,
+      rs: t.rs,
+    }));
   const json = path.join(dir, 'rows.jsonl');
   fs.writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const event = `STRUCT(TimeSinceStartNano UBIGINT, "Name" VARCHAR, Attrs ${ATTR}[], DroppedAttributesCount INTEGER)`;
@@ -172,8 +204,16 @@ export async function writeTempoBlock(root: string, files: string[], options: Te
   fs.writeFileSync(
     path.join(dir, 'meta.json'),
     JSON.stringify({
-      format: options.version, blockID: blockId, tenantID: tenant, startTime: iso(min), endTime: iso(max), totalObjects: rows.length,
-      size: fs.statSync(path.join(dir, 'data.parquet')).size, compactionLevel: 0, encoding: 'none', bloomShards: 1,
+      format: options.version,
+      blockID: blockId,
+      tenantID: tenant,
+      startTime: iso(min),
+      endTime: iso(max),
+      totalObjects: rows.length,
+      size: fs.statSync(path.join(dir, 'data.parquet')).size,
+      compactionLevel: 0,
+      encoding: 'none',
+      bloomShards: 1,
       dedicatedColumns: [...resourceNames.map((n) => ({ s: 'resource', n })), ...spanNames.map((n) => ({ n }))],
     }),
   );

@@ -17,8 +17,7 @@ export interface WrittenSpan {
   endNs: bigint;
 }
 
-const filesOf = (p: string): string[] =>
-  fs.statSync(p).isDirectory() ? fs.readdirSync(p).flatMap((f) => filesOf(path.join(p, f))) : p.endsWith('.jsonl') ? [p] : [];
+const filesOf = (p: string): string[] => (fs.statSync(p).isDirectory() ? fs.readdirSync(p).flatMap((f) => filesOf(path.join(p, f))) : p.endsWith('.jsonl') ? [p] : []);
 
 /** Every span of the .jsonl files under the paths, by `traceId:spanId` (ids lower-case). */
 export function writtenSpans(paths: readonly string[]): Map<string, WrittenSpan> {
@@ -32,11 +31,13 @@ export function writtenSpans(paths: readonly string[]): Map<string, WrittenSpan>
       } catch {
         continue;
       }
-      for (const rs of request.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) {
-        const traceId = String(s.traceId).toLowerCase();
-        const spanId = String(s.spanId).toLowerCase();
-        spans.set(`${traceId}:${spanId}`, { traceId, spanId, name: s.name ?? '', startNs: BigInt(s.startTimeUnixNano), endNs: BigInt(s.endTimeUnixNano) });
-      }
+      for (const rs of request.resourceSpans ?? [])
+        for (const ss of rs.scopeSpans ?? [])
+          for (const s of ss.spans ?? []) {
+            const traceId = String(s.traceId).toLowerCase();
+            const spanId = String(s.spanId).toLowerCase();
+            spans.set(`${traceId}:${spanId}`, { traceId, spanId, name: s.name ?? '', startNs: BigInt(s.startTimeUnixNano), endNs: BigInt(s.endTimeUnixNano) });
+          }
     }
   }
   return spans;

@@ -64,8 +64,7 @@ function anyValue(v: AttrValue): Record<string, unknown> {
   return { doubleValue: v.double };
 }
 /** The attributes that have a value. */
-const defined = (o: Record<string, AttrValue | undefined>): [string, AttrValue][] =>
-  Object.entries(o).filter((e): e is [string, AttrValue] => e[1] !== undefined);
+const defined = (o: Record<string, AttrValue | undefined>): [string, AttrValue][] => Object.entries(o).filter((e): e is [string, AttrValue] => e[1] !== undefined);
 const pairs = (a: Attrs | undefined): [string, AttrValue][] => (a === undefined ? [] : Array.isArray(a) ? a : Object.entries(a));
 const kvs = (a: [string, AttrValue][]) => a.map(([key, value]) => ({ key, value: anyValue(value) }));
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
@@ -98,20 +97,23 @@ export class Run {
   readonly traceId: string;
   private readonly tools = new Map<string, { spanId: string; name: string; effect?: string; idempotencyKey?: string }>();
 
-  constructor(private readonly t: Traces, readonly options: RunOptions) {
+  constructor(
+    private readonly t: Traces,
+    readonly options: RunOptions,
+  ) {
     this.traceId = options.traceId ?? t.newTraceId();
     this.spanId = t.newSpanId();
     if (options.exported === false) return;
     const agentSpan = options.name === undefined || options.name.startsWith('invoke_agent');
     t.add(options.service, {
-      traceId: this.traceId, spanId: this.spanId, ...(options.parent ? { parentSpanId: options.parent } : {}), name: options.name ?? `invoke_agent ${options.agent ?? 'agent'}`, kind: 1,
-      startNs: ns(options.startMs), endNs: ns(options.endMs ?? options.startMs),
-      attrs: [
-        ...defined({ 'gen_ai.operation.name': agentSpan ? 'invoke_agent' : undefined }),
-        ...this.common(true),
-        ...defined({ 'afterstop.run.outcome': options.outcome }),
-        ...pairs(options.attrs),
-      ],
+      traceId: this.traceId,
+      spanId: this.spanId,
+      ...(options.parent ? { parentSpanId: options.parent } : {}),
+      name: options.name ?? `invoke_agent ${options.agent ?? 'agent'}`,
+      kind: 1,
+      startNs: ns(options.startMs),
+      endNs: ns(options.endMs ?? options.startMs),
+      attrs: [...defined({ 'gen_ai.operation.name': agentSpan ? 'invoke_agent' : undefined }), ...this.common(true), ...defined({ 'afterstop.run.outcome': options.outcome }), ...pairs(options.attrs)],
       ...(options.status ? { status: options.status } : {}),
     });
   }
@@ -132,8 +134,13 @@ export class Run {
   span(o: { name: string; startMs: number; endMs?: number; parent?: string; kind?: number; spanId?: string; scope?: string } & SpanOptions): string {
     const spanId = o.spanId ?? this.t.newSpanId();
     this.t.add(this.options.service, {
-      traceId: this.traceId, spanId, parentSpanId: o.parent === 'missing' ? this.t.newSpanId() : (o.parent ?? this.spanId),
-      name: o.name, kind: o.kind ?? 1, startNs: ns(o.startMs), endNs: ns(o.endMs ?? o.startMs),
+      traceId: this.traceId,
+      spanId,
+      parentSpanId: o.parent === 'missing' ? this.t.newSpanId() : (o.parent ?? this.spanId),
+      name: o.name,
+      kind: o.kind ?? 1,
+      startNs: ns(o.startMs),
+      endNs: ns(o.endMs ?? o.startMs),
       attrs: [...this.common(), ...pairs(o.attrs)],
       ...(o.status ? { status: o.status } : {}),
       ...(o.exceptions ? { exceptions: o.exceptions } : {}),
@@ -160,8 +167,11 @@ export class Run {
   /** A model call `chat {model}`; ttfcMs becomes gen_ai.response.time_to_first_chunk in seconds; provider (default openai; null: none) gen_ai.provider.name. */
   model(o: { startMs: number; endMs: number; model?: string; provider?: string | null; input?: number; output?: number; ttfcMs?: number; afterCancel?: number; parent?: string } & SpanOptions): string {
     const attrs = defined({
-      'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': o.provider === undefined ? 'openai' : (o.provider ?? undefined), 'gen_ai.request.model': o.model,
-      'gen_ai.usage.input_tokens': o.input, 'gen_ai.usage.output_tokens': o.output,
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': o.provider === undefined ? 'openai' : (o.provider ?? undefined),
+      'gen_ai.request.model': o.model,
+      'gen_ai.usage.input_tokens': o.input,
+      'gen_ai.usage.output_tokens': o.output,
       'gen_ai.response.time_to_first_chunk': o.ttfcMs === undefined ? undefined : { double: o.ttfcMs / 1000 },
       'afterstop.model.output_tokens_after_cancel': o.afterCancel,
     });
@@ -174,16 +184,27 @@ export class Run {
    * Without a start marker it is a foreign tool span (scope `foreign`), unless
    * `scope` says afterstop wrote it (a call that ended before the next export).
    */
-  tool(o: {
-    name: string; callId?: string; startMs: number; endMs?: number; result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
-    effect?: string; idempotencyKey?: string; startMarker?: boolean; errorType?: string; parent?: string; toolKind?: 'step' | 'compensate';
-    scope?: string;
-    /**
-     * afterstop.tool.commit.count on its span, as afterstop writes it: 0 by default (the commit markers a scenario
-     * adds are then all there is); null: none, as an older afterstop or a hand-written trace has it. Never on a foreign span.
-     */
-    commitCount?: number | null;
-  } & SpanOptions): string {
+  tool(
+    o: {
+      name: string;
+      callId?: string;
+      startMs: number;
+      endMs?: number;
+      result?: 'delivered' | 'late' | 'dropped' | 'cancelled';
+      effect?: string;
+      idempotencyKey?: string;
+      startMarker?: boolean;
+      errorType?: string;
+      parent?: string;
+      toolKind?: 'step' | 'compensate';
+      scope?: string;
+      /**
+       * afterstop.tool.commit.count on its span, as afterstop writes it: 0 by default (the commit markers a scenario
+       * adds are then all there is); null: none, as an older afterstop or a hand-written trace has it. Never on a foreign span.
+       */
+      commitCount?: number | null;
+    } & SpanOptions,
+  ): string {
     const spanId = this.t.newSpanId();
     const call = defined({ 'gen_ai.tool.name': o.name, 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.kind': o.toolKind });
     this.tools.set(o.callId ?? spanId, { spanId, name: o.name, ...(o.effect ? { effect: o.effect } : {}), ...(o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}) });
@@ -191,8 +212,11 @@ export class Run {
     if (o.startMarker !== false) this.marker('afterstop.tool.start', o.startMs, [...call, ...defined({ 'afterstop.tool.effect': o.effect })]);
     if (o.endMs === undefined) return spanId;
     const attrs = defined({
-      'gen_ai.operation.name': 'execute_tool', 'afterstop.tool.effect': o.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey,
-      'afterstop.tool.result': o.result, 'error.type': o.errorType,
+      'gen_ai.operation.name': 'execute_tool',
+      'afterstop.tool.effect': o.effect,
+      'afterstop.tool.idempotency_key': o.idempotencyKey,
+      'afterstop.tool.result': o.result,
+      'error.type': o.errorType,
     });
     const scope = o.scope ?? (o.startMarker === false ? 'foreign' : undefined);
     const count = scope === 'foreign' || o.commitCount === null ? [] : defined({ 'afterstop.tool.commit.count': o.commitCount ?? 0 });
@@ -201,9 +225,16 @@ export class Run {
 
   /** An afterstop.tool.commit marker under its tool span; name, effect and key default to the tool's. */
   commit(o: {
-    callId: string; atMs: number; state?: 'none' | 'requested' | 'acknowledged'; tool?: string; effect?: string; idempotencyKey?: string; noCallId?: boolean;
+    callId: string;
+    atMs: number;
+    state?: 'none' | 'requested' | 'acknowledged';
+    tool?: string;
+    effect?: string;
+    idempotencyKey?: string;
+    noCallId?: boolean;
     /** How the commit is known; request_sent with unansweredMs: the body reached the service that long before atMs. */
-    evidence?: 'manual' | 'response' | 'request_sent'; unansweredMs?: number;
+    evidence?: 'manual' | 'response' | 'request_sent';
+    unansweredMs?: number;
     /** The idempotency key its HTTP request carried (the guard's header). */
     guardKey?: string;
     /** Made after Stop and let through by the guard's fence: the Stop propagating (cancel) or cleanup. */
@@ -211,11 +242,15 @@ export class Run {
   }): string {
     const tool = this.tools.get(o.callId);
     const attrs = defined({
-      'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool', 'gen_ai.tool.call.id': o.noCallId ? undefined : o.callId,
-      'afterstop.tool.effect': o.effect ?? tool?.effect, 'afterstop.tool.idempotency_key': o.idempotencyKey ?? tool?.idempotencyKey,
-      'afterstop.cancel.state': o.state ?? 'none', 'afterstop.tool.commit.evidence': o.evidence,
+      'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool',
+      'gen_ai.tool.call.id': o.noCallId ? undefined : o.callId,
+      'afterstop.tool.effect': o.effect ?? tool?.effect,
+      'afterstop.tool.idempotency_key': o.idempotencyKey ?? tool?.idempotencyKey,
+      'afterstop.cancel.state': o.state ?? 'none',
+      'afterstop.tool.commit.evidence': o.evidence,
       'afterstop.tool.commit.unanswered_ms': o.unansweredMs === undefined ? undefined : { double: o.unansweredMs },
-      'afterstop.guard.idempotency_key': o.guardKey, 'afterstop.guard.fence.passed': o.fencePassed,
+      'afterstop.guard.idempotency_key': o.guardKey,
+      'afterstop.guard.fence.passed': o.fencePassed,
     });
     return this.marker('afterstop.tool.commit', o.atMs, attrs, tool?.spanId);
   }
@@ -223,8 +258,12 @@ export class Run {
   prevented(o: { callId: string; atMs: number; tool?: string; effect?: string; state?: 'requested' | 'acknowledged' }): string {
     const tool = this.tools.get(o.callId);
     const attrs = defined({
-      'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool', 'gen_ai.tool.call.id': o.callId, 'afterstop.tool.effect': o.effect ?? tool?.effect,
-      'afterstop.cancel.state': o.state ?? 'requested', 'http.request.method': 'POST', 'server.address': 'api.example.com',
+      'gen_ai.tool.name': o.tool ?? tool?.name ?? 'tool',
+      'gen_ai.tool.call.id': o.callId,
+      'afterstop.tool.effect': o.effect ?? tool?.effect,
+      'afterstop.cancel.state': o.state ?? 'requested',
+      'http.request.method': 'POST',
+      'server.address': 'api.example.com',
     });
     return this.marker('afterstop.tool.commit.prevented', o.atMs, attrs, tool?.spanId);
   }
@@ -277,23 +316,43 @@ export class Traces {
   toLines(): string[] {
     return this.lines.map(({ service, span: s }) =>
       JSON.stringify({
-        resourceSpans: [{
-          resource: { attributes: kvs([['service.name', service], ['afterstop.schema.version', '0.1']]) },
-          scopeSpans: [{
-            scope: { name: s.scope ?? 'afterstop', version: '0.1.0' },
-            spans: [{
-              traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind,
-              startTimeUnixNano: String(s.startNs), endTimeUnixNano: String(s.endNs), attributes: kvs(s.attrs),
-              ...(s.exceptions ? {
-                events: s.exceptions.map((e) => ({
-                  timeUnixNano: String(s.endNs), name: 'exception',
-                  attributes: kvs([...(e.type ? [['exception.type', e.type] as [string, AttrValue]] : []), ...(e.message ? [['exception.message', e.message] as [string, AttrValue]] : [])]),
-                })),
-              } : {}),
-              status: statusJson(s.status),
-            }],
-          }],
-        }],
+        resourceSpans: [
+          {
+            resource: {
+              attributes: kvs([
+                ['service.name', service],
+                ['afterstop.schema.version', '0.1'],
+              ]),
+            },
+            scopeSpans: [
+              {
+                scope: { name: s.scope ?? 'afterstop', version: '0.1.0' },
+                spans: [
+                  {
+                    traceId: s.traceId,
+                    spanId: s.spanId,
+                    parentSpanId: s.parentSpanId ?? '',
+                    name: s.name,
+                    kind: s.kind,
+                    startTimeUnixNano: String(s.startNs),
+                    endTimeUnixNano: String(s.endNs),
+                    attributes: kvs(s.attrs),
+                    ...(s.exceptions
+                      ? {
+                          events: s.exceptions.map((e) => ({
+                            timeUnixNano: String(s.endNs),
+                            name: 'exception',
+                            attributes: kvs([...(e.type ? [['exception.type', e.type] as [string, AttrValue]] : []), ...(e.message ? [['exception.message', e.message] as [string, AttrValue]] : [])]),
+                          })),
+                        }
+                      : {}),
+                    status: statusJson(s.status),
+                  },
+                ],
+              },
+            ],
+          },
+        ],
       }),
     );
   }
@@ -338,9 +397,7 @@ export async function ingestFiles(store: Store, files: string[]): Promise<void> 
  * those of its own table).
  */
 export async function loadPrices(store: Store, prices: Record<string, [number, number]> = PRICES, o: PrepareOptions = {}): Promise<void> {
-  const models = Object.fromEntries(
-    Object.entries(prices).map(([model, [input, output]]) => [model, { input_usd_per_mtok: input, output_usd_per_mtok: output }]),
-  );
+  const models = Object.fromEntries(Object.entries(prices).map(([model, [input, output]]) => [model, { input_usd_per_mtok: input, output_usd_per_mtok: output }]));
   const keys = await store.typedRows('model-call-price-keys', withReportParams('model-call-price-keys', o) as Record<string, bigint | string | null>);
   const rows = resolvePrices(keys, { models }, { genaiPrices: o.genaiPrices ?? false });
   await store.run(query('load-prices'), { prices: JSON.stringify(rows) });

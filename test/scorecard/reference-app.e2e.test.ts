@@ -16,7 +16,10 @@ describe('the reference agent', () => {
   it('two tools side by side, Stop while the e-mail is in flight: the finished one keeps its result, the e-mail is abandoned, its call repaired', async () => {
     const r = await runApp(app('reference-app.mjs'), 'parallel');
     expect(r.out['history']).toEqual(['user', 'assistant', 'tool', 'tool']);
-    expect(r.effects.map((e) => [e.name, e.outcome])).toEqual([['log_event', 'committed'], ['send_email', 'abandoned']]);
+    expect(r.effects.map((e) => [e.name, e.outcome])).toEqual([
+      ['log_event', 'committed'],
+      ['send_email', 'abandoned'],
+    ]);
     expect(r.report.totals).toMatchObject({ cancelled_runs: 1, ghost_commits: 0, orphan_tool_calls: 0 });
     expect(r.report.totals.cancel_depth['4']).toBe(1);
     agreesWithTruth(r);

@@ -13,7 +13,10 @@ describe('the cancel scorecard', () => {
   it('runs a framework’s cells against the simulator and agrees with the ground truth', async () => {
     const seen: string[] = [];
     const card = await runScorecard(root, { only: (f) => f === 'openai SDK, Chat Completions', progress: (_d, _t, label) => seen.push(label) });
-    expect(card.cells.map((c) => [c.moment, c.ran, c.agrees])).toEqual([['stream', true, true], ['leave', true, true]]);
+    expect(card.cells.map((c) => [c.moment, c.ran, c.agrees])).toEqual([
+      ['stream', true, true],
+      ['leave', true, true],
+    ]);
     expect(card.cells[0]!.measured).toMatchObject({ ghostCommits: 0, cancelDepth: 4 });
     expect(card.versions['openai']).toMatch(/^\d+\.\d+\.\d+$/);
     expect(seen.at(-1)).toBe('done');
@@ -28,10 +31,11 @@ describe('the cancel scorecard', () => {
   });
 
   it('every cell names an app scenario that exists; every moment is described', () => {
-    for (const f of FRAMEWORKS) for (const [moment, cell] of Object.entries(f.cells)) {
-      expect(MOMENTS[moment as keyof typeof MOMENTS], moment).toBeTruthy();
-      expect(cell!.scenario, f.framework).toMatch(/^[a-z-]+$/);
-    }
+    for (const f of FRAMEWORKS)
+      for (const [moment, cell] of Object.entries(f.cells)) {
+        expect(MOMENTS[moment as keyof typeof MOMENTS], moment).toBeTruthy();
+        expect(cell!.scenario, f.framework).toMatch(/^[a-z-]+$/);
+      }
   });
 
   it('ghost commits agree when the known ones landed after Stop and every one that landed is known or possible', () => {
@@ -44,15 +48,59 @@ describe('the cancel scorecard', () => {
 
   it('the Markdown marks a figure that disagrees and a cell that did not run', () => {
     const card: Scorecard = {
-      date: '2026-11-29', node: 'v20', versions: { ai: '6.0.0' }, durationMs: 1000,
+      date: '2026-11-29',
+      node: 'v20',
+      versions: { ai: '6.0.0' },
+      durationMs: 1000,
       cells: [
-        { framework: 'A', moment: 'stream', scenario: 'x', ran: true, agrees: false,
-          measured: { cancelDepth: 4, ackMs: 5, settleMs: 6, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 0, replayDuplicates: 0, replaysDeduplicated: 0, commitsPrevented: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 3, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
-          truth: { ghostCommits: 2, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 3 } },
+        {
+          framework: 'A',
+          moment: 'stream',
+          scenario: 'x',
+          ran: true,
+          agrees: false,
+          measured: {
+            cancelDepth: 4,
+            ackMs: 5,
+            settleMs: 6,
+            ghostCommits: 1,
+            possibleGhostCommits: 0,
+            orphanToolCalls: 0,
+            replayDuplicates: 0,
+            replaysDeduplicated: 0,
+            commitsPrevented: 0,
+            modelCallsAfterStop: 0,
+            outputTokensAfterStop: 3,
+            nextTurnErrors: 0,
+            steering: { injectMs: null, violations: 0, dropped: 0 },
+          },
+          truth: { ghostCommits: 2, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 3 },
+        },
         { framework: 'B|pipe', moment: 'drain', scenario: 'y', ran: false, error: 'boom' },
-        { framework: 'C', moment: 'after-commit', scenario: 'z', ran: true, agrees: false, limit: 'cannot tell when the service committed',
-          measured: { cancelDepth: 3, ackMs: 1, settleMs: 1, ghostCommits: 1, possibleGhostCommits: 0, orphanToolCalls: 1, replayDuplicates: 0, replaysDeduplicated: 0, commitsPrevented: 0, modelCallsAfterStop: 0, outputTokensAfterStop: 0, nextTurnErrors: 0, steering: { injectMs: null, violations: 0, dropped: 0 } },
-          truth: { ghostCommits: 0, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 0 } },
+        {
+          framework: 'C',
+          moment: 'after-commit',
+          scenario: 'z',
+          ran: true,
+          agrees: false,
+          limit: 'cannot tell when the service committed',
+          measured: {
+            cancelDepth: 3,
+            ackMs: 1,
+            settleMs: 1,
+            ghostCommits: 1,
+            possibleGhostCommits: 0,
+            orphanToolCalls: 1,
+            replayDuplicates: 0,
+            replaysDeduplicated: 0,
+            commitsPrevented: 0,
+            modelCallsAfterStop: 0,
+            outputTokensAfterStop: 0,
+            nextTurnErrors: 0,
+            steering: { injectMs: null, violations: 0, dropped: 0 },
+          },
+          truth: { ghostCommits: 0, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 0 },
+        },
       ],
     };
     const md = renderScorecard(card);

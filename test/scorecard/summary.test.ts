@@ -13,7 +13,7 @@ describe('the scorecard summary', () => {
     expect(between(read('README.md'), '<!-- scorecard-summary:start -->', '<!-- scorecard-summary:end -->')).toBe(scorecardSummary(table).trim());
   });
 
-  it('counts each framework\'s Stop moments, its depths and its agreement with the truth', () => {
+  it("counts each framework's Stop moments, its depths and its agreement with the truth", () => {
     const table = '| framework | Stop | depth | afterstop = truth |\n|---|---|---|---|\n| A | m | 4 | yes |\n| A | n | 0 | no (a limit) |\n| B | m | 3 | yes |\n';
     expect(scorecardSummary(table)).toContain('2 of 3 measurements agree');
     expect(scorecardSummary(table)).toContain('| A | 2 | 0–4 | 1 of 2 |\n| B | 1 | 3 | 1 of 1 |');

@@ -36,7 +36,10 @@ export function explainCommand(done: (code: Promise<ExitCode>) => void): Command
   return new Command('explain')
     .description('draw a stopped run against time: the Stop, the acknowledgement, what was in flight, what went on after, and the commits that landed')
     .argument('<target>', 'a finding number as leak-report lists it (3 or #3, over the same store and --since/--until), a run id, a run key (trace:run; for a run id of digits alone) or a trace id')
-    .argument('[paths...]', 'trace files, folders or globs to read into the store first (default, for a run or trace id: the folder the instrumentation writes, when it exists; for a finding number: none, the store as leak-report left it)')
+    .argument(
+      '[paths...]',
+      'trace files, folders or globs to read into the store first (default, for a run or trace id: the folder the instrumentation writes, when it exists; for a finding number: none, the store as leak-report left it)',
+    )
     .option('--db <folder>', 'the store leak-report keeps (:memory: to read the paths alone)', DEFAULT_DB)
     .option('--prices <file>', 'a price table (JSON, docs/leak-report.md) whose models take its prices, over those of @pydantic/genai-prices')
     .option('--since <time>', 'number findings as leak-report --since does (ISO-8601, or an age like 24h)', (v) => parseTime(v))
@@ -45,23 +48,30 @@ export function explainCommand(done: (code: Promise<ExitCode>) => void): Command
     .addOption(new Option('--format <format>', 'output format (default: table on a terminal, json otherwise, or what --out ends with)').choices(EXPLAIN_FORMATS))
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-progress', 'no progress on stderr')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   afterstop leak-report ./afterstop-traces && afterstop explain 1
   afterstop explain 4bf92f3577b34da6a3ce929d0e0e4736 --format markdown --out ticket.md
   afterstop explain 00f067aa0ba902b7 ./traces --db :memory:
   afterstop explain 2 --format html --out run.html
 
-Exit codes: 0 drawn, 2 bad usage, unreadable input, or an id or finding the store does not hold.`)
+Exit codes: 0 drawn, 2 bad usage, unreadable input, or an id or finding the store does not hold.`,
+    )
     .action((target: string, paths: string[], options: ExplainCommandOptions) => done(explainAction(target, paths, options)));
 }
 
 function render(e: Explanation, format: ExplainFormat, color: boolean): string {
   switch (format) {
-    case 'json': return `${JSON.stringify(e, null, 2)}\n`;
-    case 'markdown': return renderExplainMarkdown(e);
-    case 'html': return renderExplainHtml(e, pageStart);
-    case 'table': return renderExplainTerminal(e, { color, width: process.stdout.columns ?? 100 });
+    case 'json':
+      return `${JSON.stringify(e, null, 2)}\n`;
+    case 'markdown':
+      return renderExplainMarkdown(e);
+    case 'html':
+      return renderExplainHtml(e, pageStart);
+    case 'table':
+      return renderExplainTerminal(e, { color, width: process.stdout.columns ?? 100 });
   }
 }
 

@@ -16,12 +16,15 @@ export function ingestCommand(done: (code: Promise<ExitCode>) => void): Command 
     .argument('<paths...>', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns')
     .option('--db <folder>', 'the store that accumulates across runs (a folder of Parquet files and its catalog)', DEFAULT_DB)
     .option('--no-progress', 'no progress on stderr')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Prints what was read as JSON on stdout (files, files read, spans read and added, lines skipped).
 
 Examples:
   afterstop ingest ./afterstop-traces --db ./leaks
-  afterstop ingest '/var/log/otel/traces-*.jsonl.zst'`)
+  afterstop ingest '/var/log/otel/traces-*.jsonl.zst'`,
+    )
     .action((paths: string[], options: IngestOptions) => done(ingestAction(paths, options)));
 }
 

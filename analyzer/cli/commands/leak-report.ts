@@ -51,7 +51,13 @@ interface LeakReportOptions {
 }
 
 const EXTENSIONS: Record<string, ReportFormat> = {
-  '.json': 'json', '.md': 'markdown', '.markdown': 'markdown', '.html': 'html', '.htm': 'html', '.arrow': 'arrow', '.txt': 'table',
+  '.json': 'json',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+  '.arrow': 'arrow',
+  '.txt': 'table',
 };
 
 /**
@@ -104,7 +110,11 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
     .description('read traces (files, folders, globs) into the store and report what went on after Stop')
     .argument('[paths...]', 'OTLP/JSON trace files, folders (also of Tempo blocks) or glob patterns (default: the folder the instrumentation writes, AFTERSTOP_TRACES_DIR or ./afterstop-traces)')
     .option('--db <folder>', 'the store that accumulates across runs, a folder (:memory: for a one-off)', DEFAULT_DB)
-    .option('--clickhouse <url>', "instead of paths: run the leak model inside this ClickHouse server (its HTTP interface, e.g. http://user:password@clickhouse:8123) over the OpenTelemetry Collector exporter's traces table", httpUrl)
+    .option(
+      '--clickhouse <url>',
+      "instead of paths: run the leak model inside this ClickHouse server (its HTTP interface, e.g. http://user:password@clickhouse:8123) over the OpenTelemetry Collector exporter's traces table",
+      httpUrl,
+    )
     .option('--table <name>', 'with --clickhouse: the traces table, as table or database.table', 'otel.otel_traces')
     .option('--prices <file>', 'a price table (JSON, docs/leak-report.md) whose models take its prices, over those of @pydantic/genai-prices')
     .option('--since <time>', 'runs that start at or after this time (ISO-8601, or an age like 24h, 7d)', (v) => parseTime(v))
@@ -125,7 +135,9 @@ export function leakReportCommand(done: (code: Promise<ExitCode>) => void): Comm
   addBudgetOptions(command);
   command.option('--allow-empty', 'with budgets: a report with no agent run to judge (nothing read, or no run in the window) passes (exit 0) instead of exit 3');
   return command
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   afterstop leak-report ./afterstop-traces
   afterstop leak-report 'traces/*.jsonl.gz' --since 24h --format markdown --out leaks.md
@@ -141,18 +153,24 @@ to judge (no span read, or no agent run in the window; --allow-empty passes it),
 failed export (push, metrics file), or a server (ClickHouse, Pushgateway) that did not answer in time.
 
 AFTERSTOP_HTTP_DEADLINE_MS: each request to ClickHouse or the Pushgateway, its answer whole, within this
-many ms (default 300000 for a ClickHouse statement, 10000 for a push).`)
+many ms (default 300000 for a ClickHouse statement, 10000 for a push).`,
+    )
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
 /** The report in a text format, or the Arrow files. */
 function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean): string {
   switch (format) {
-    case 'json': return `${JSON.stringify(report, null, 2)}\n`;
-    case 'markdown': return renderMarkdown(report, { findings: options.top });
-    case 'html': return renderHtml(report, options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {});
-    case 'table': return renderTerminal(report, { color, findings: options.top });
-    case 'arrow': throw new Error('arrow is written as files');
+    case 'json':
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case 'markdown':
+      return renderMarkdown(report, { findings: options.top });
+    case 'html':
+      return renderHtml(report, options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {});
+    case 'table':
+      return renderTerminal(report, { color, findings: options.top });
+    case 'arrow':
+      throw new Error('arrow is written as files');
   }
 }
 
@@ -174,9 +192,10 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     return EXIT_USAGE;
   }
   const progress = options.progress ? stderrProgress() : silentProgress;
-  const source: ReportSource = options.clickhouse !== undefined
-    ? clickhouseReportSource({ url: options.clickhouse, table: options.table })
-    : traceFilesSource({ inputs: paths, db: options.db, trackProgress: options.progress && process.stderr.isTTY === true });
+  const source: ReportSource =
+    options.clickhouse !== undefined
+      ? clickhouseReportSource({ url: options.clickhouse, table: options.table })
+      : traceFilesSource({ inputs: paths, db: options.db, trackProgress: options.progress && process.stderr.isTTY === true });
   let report: LeakReport;
   try {
     report = await source.report({
@@ -223,9 +242,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   const broken = brokenOf(status);
   for (const b of broken) {
     process.stderr.write(
-      b.reason !== undefined
-        ? `afterstop: budget not passed: ${b.option} ${b.limit}, the report has ${b.actual} and ${b.reason}\n`
-        : `afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`,
+      b.reason !== undefined ? `afterstop: budget not passed: ${b.option} ${b.limit}, the report has ${b.actual} and ${b.reason}\n` : `afterstop: budget exceeded: ${b.option} ${b.limit}, the report has ${b.actual}\n`,
     );
   }
   // Nothing read is not nothing found: said on stderr too (a program may be reading stdout), and budgets are not passed on it.

@@ -24,7 +24,9 @@ export function pruneCommand(done: (code: Promise<ExitCode>) => void): Command {
     .description('remove from the store the days older than an age (their Parquet files and their runs), and what is stamped more than a day in the future')
     .requiredOption('--older-than <age>', 'remove the days wholly before now minus this age (UTC days), e.g. 30d', age)
     .option('--db <folder>', 'the store', DEFAULT_DB)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Runs stamped more than a day after now (clock skew, bad data: no report's window
 holds them) are removed too, with the days after that day. Prints what was removed
 as JSON on stdout (before, after, days, files, spans, runs). The trace
@@ -32,7 +34,8 @@ files already read stay recorded as read: they are not read again.
 
 Examples:
   afterstop prune --older-than 30d
-  afterstop prune --older-than 12w --db /var/lib/afterstop/store`)
+  afterstop prune --older-than 12w --db /var/lib/afterstop/store`,
+    )
     .action((options: PruneOptions) => done(prune(options)));
 }
 

@@ -34,12 +34,15 @@ export function queryCommand(done: (code: Promise<ExitCode>) => void): Command {
     .option('--until <time>', 'for queries over the report: runs that start before this time', (v) => parseTime(v))
     .option('--budget-ms <ms>', 'for queries over the report: the cancel-depth budget', nonNegativeNumber, 1000)
     .option('--prices <file>', 'for queries over the report: a price table whose models take its prices, over those of @pydantic/genai-prices')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   afterstop query
   afterstop query cancel-latency --since 7d
   afterstop query findings --param limit=20 --format csv
-  afterstop query ghost-commits-by-tool --format markdown`)
+  afterstop query ghost-commits-by-tool --format markdown`,
+    )
     .action((name: string | undefined, options: QueryOptions) => done(runQuery(name, options)));
 }
 

@@ -14,10 +14,13 @@ export function simulatorCommand(done: (code: Promise<ExitCode>) => void): Comma
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--token-delay <ms>', 'delay between streamed tokens', nonNegativeNumber)
     .option('--first-token-delay <ms>', 'delay before the first token', nonNegativeNumber)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   afterstop simulator --port 4010
-  OPENAI_BASE_URL=http://127.0.0.1:4010/v1 node my-agent.js   # with the port above`)
+  OPENAI_BASE_URL=http://127.0.0.1:4010/v1 node my-agent.js   # with the port above`,
+    )
     .action((options: { port: number; host: string; tokenDelay?: number; firstTokenDelay?: number }) => {
       done(runSimulator(options));
     });

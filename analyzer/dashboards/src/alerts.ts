@@ -59,7 +59,8 @@ export const RULE_GROUPS: RuleGroup[] = [
         labels: { severity: 'critical' },
         annotations: {
           summary: 'An irreversible or unknown tool committed after the user pressed Stop',
-          description: '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed after Stop in the last 10 minutes ({{ $value | humanize }}, as Prometheus estimates the increase) (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
+          description:
+            '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed after Stop in the last 10 minutes ({{ $value | humanize }}, as Prometheus estimates the increase) (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
         },
       },
       {

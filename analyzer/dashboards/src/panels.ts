@@ -24,7 +24,10 @@ export interface PanelSpec {
 
 const targets = (spec: PanelSpec, instant: boolean, asTable = false): cog.Builder<cog.Dataquery>[] =>
   spec.queries.map((q, i) => {
-    const b = new DataqueryBuilder().expr(q.expr).refId(String.fromCharCode(65 + i)).legendFormat(q.legend ?? '__auto');
+    const b = new DataqueryBuilder()
+      .expr(q.expr)
+      .refId(String.fromCharCode(65 + i))
+      .legendFormat(q.legend ?? '__auto');
     // A table wants one frame with a row per series, not a frame per series.
     if (asTable) b.format(PromQueryFormat.Table);
     return instant ? b.instant() : b.range();
@@ -32,22 +35,50 @@ const targets = (spec: PanelSpec, instant: boolean, asTable = false): cog.Builde
 
 /** A single figure (the latest report's). */
 export function stat(spec: PanelSpec): StatPanel {
-  return new StatPanel().title(spec.title).description(spec.description).unit(spec.unit).datasource(PROMETHEUS).height(spec.height ?? 4).span(spec.width ?? 4).targets(targets(spec, true));
+  return new StatPanel()
+    .title(spec.title)
+    .description(spec.description)
+    .unit(spec.unit)
+    .datasource(PROMETHEUS)
+    .height(spec.height ?? 4)
+    .span(spec.width ?? 4)
+    .targets(targets(spec, true));
 }
 
 /** A figure over time: one point per nightly report. */
 export function timeseries(spec: PanelSpec): TimeseriesPanel {
-  return new TimeseriesPanel().title(spec.title).description(spec.description).unit(spec.unit).datasource(PROMETHEUS).height(spec.height ?? 8).span(spec.width ?? 12).targets(targets(spec, false));
+  return new TimeseriesPanel()
+    .title(spec.title)
+    .description(spec.description)
+    .unit(spec.unit)
+    .datasource(PROMETHEUS)
+    .height(spec.height ?? 8)
+    .span(spec.width ?? 12)
+    .targets(targets(spec, false));
 }
 
 /** A figure split by a label, as bars. */
 export function bars(spec: PanelSpec): BarGaugePanel {
-  return new BarGaugePanel().title(spec.title).description(spec.description).unit(spec.unit).datasource(PROMETHEUS).height(spec.height ?? 8).span(spec.width ?? 12).targets(targets(spec, true));
+  return new BarGaugePanel()
+    .title(spec.title)
+    .description(spec.description)
+    .unit(spec.unit)
+    .datasource(PROMETHEUS)
+    .height(spec.height ?? 8)
+    .span(spec.width ?? 12)
+    .targets(targets(spec, true));
 }
 
 /** A figure split by several labels, as a table. */
 export function table(spec: PanelSpec): TablePanel {
-  return new TablePanel().title(spec.title).description(spec.description).unit(spec.unit).datasource(PROMETHEUS).height(spec.height ?? 8).span(spec.width ?? 12).targets(targets(spec, true, true));
+  return new TablePanel()
+    .title(spec.title)
+    .description(spec.description)
+    .unit(spec.unit)
+    .datasource(PROMETHEUS)
+    .height(spec.height ?? 8)
+    .span(spec.width ?? 12)
+    .targets(targets(spec, true, true));
 }
 
 export function datasourceVariable(type: string): DatasourceVariableBuilder {

@@ -20,14 +20,7 @@ export const TRACEQL = {
 };
 
 function traceTable(title: string, description: string, query: string): TablePanel {
-  return new TablePanel()
-    .title(title)
-    .description(description)
-    .unit('short')
-    .datasource(TEMPO)
-    .span(24)
-    .height(10)
-    .withTarget(new TempoQuery().refId('A').queryType('traceql').query(query).limit(50));
+  return new TablePanel().title(title).description(description).unit('short').datasource(TEMPO).span(24).height(10).withTarget(new TempoQuery().refId('A').queryType('traceql').query(query).limit(50));
 }
 
 /** For teams that keep their traces in Tempo: the ghosts as they happen, with links to the traces. */
@@ -41,5 +34,7 @@ export function tempoLive(): DashboardBuilder {
     .time({ from: 'now-6h', to: 'now' })
     .withVariable(datasourceVariable('tempo'))
     .withPanel(traceTable('Ghost commits, live', 'afterstop.tool.commit spans whose afterstop.cancel.state is not none: a side effect that became real after the user pressed Stop.', TRACEQL.ghostCommits))
-    .withPanel(traceTable('Cancel requests without ack', 'Runs with an afterstop.cancel.request and no afterstop.cancel.ack: the loop never said it stopped (a hung run, or a framework that cannot stop).', TRACEQL.unacknowledged));
+    .withPanel(
+      traceTable('Cancel requests without ack', 'Runs with an afterstop.cancel.request and no afterstop.cancel.ack: the loop never said it stopped (a hung run, or a framework that cannot stop).', TRACEQL.unacknowledged),
+    );
 }

@@ -3,11 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { addBudgetOptions, brokenBudgets, budgetStatus } from '../../cli/budgets.js';
 import type { LeakReport } from '../../index.js';
 
-const report = (totals: Record<string, unknown>) => ({ totals: {
-  ghost_commits: 0, ghost_commits_possible: 0, ghost_tax_usd: 0, orphan_tool_calls: 0, replay_duplicates: 0, unacknowledged_cancels: 0,
-  tokens_after_stop: { input: 0, output: 0, unpriced_calls: 0, unpriced_tokens: { input: 0, output: 0 } }, post_cancel_errors: { orphan_tool_call_rejected: 0, other: 0 },
-  cancel_ack_ms: { count: 0, p50: null, p95: null, p99: null, max: null }, ...totals,
-} }) as unknown as LeakReport;
+const report = (totals: Record<string, unknown>) =>
+  ({
+    totals: {
+      ghost_commits: 0,
+      ghost_commits_possible: 0,
+      ghost_tax_usd: 0,
+      orphan_tool_calls: 0,
+      replay_duplicates: 0,
+      unacknowledged_cancels: 0,
+      tokens_after_stop: { input: 0, output: 0, unpriced_calls: 0, unpriced_tokens: { input: 0, output: 0 } },
+      post_cancel_errors: { orphan_tool_call_rejected: 0, other: 0 },
+      cancel_ack_ms: { count: 0, p50: null, p95: null, p99: null, max: null },
+      ...totals,
+    },
+  }) as unknown as LeakReport;
 
 describe('budgets', () => {
   it('parses every budget option as a non-negative number', () => {
@@ -19,13 +29,9 @@ describe('budgets', () => {
 
   it('breaks a budget only above it; a figure with no value breaks none; budgets not given are not checked', () => {
     const r = report({ ghost_commits: 2, ghost_tax_usd: 0.75, tokens_after_stop: { input: 10, output: 5, unpriced_calls: 0, unpriced_tokens: { input: 0, output: 0 } } });
-    expect(brokenBudgets(r, { maxGhostCommits: 2, maxGhostTaxUsd: 0.5, maxTokensAfterStop: 15, maxCancelAckP95Ms: 0 })).toEqual([
-      { option: '--max-ghost-tax-usd', limit: 0.5, actual: 0.75 },
-    ]);
+    expect(brokenBudgets(r, { maxGhostCommits: 2, maxGhostTaxUsd: 0.5, maxTokensAfterStop: 15, maxCancelAckP95Ms: 0 })).toEqual([{ option: '--max-ghost-tax-usd', limit: 0.5, actual: 0.75 }]);
     expect(brokenBudgets(r, { maxGhostCommits: 1, maxTokensAfterStop: 14 }).map((b) => b.option)).toEqual(['--max-ghost-commits', '--max-tokens-after-stop']);
-    expect(brokenBudgets(report({ cancel_ack_ms: { count: 3, p50: 10, p95: 900, p99: 900, max: 900 } }), { maxCancelAckP95Ms: 500 })).toEqual([
-      { option: '--max-cancel-ack-p95-ms', limit: 500, actual: 900 },
-    ]);
+    expect(brokenBudgets(report({ cancel_ack_ms: { count: 3, p50: 10, p95: 900, p99: 900, max: 900 } }), { maxCancelAckP95Ms: 500 })).toEqual([{ option: '--max-cancel-ack-p95-ms', limit: 500, actual: 900 }]);
     expect(brokenBudgets(r, {})).toEqual([]);
   });
 

@@ -19,9 +19,7 @@ const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.me
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-exit-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const afterstop = (args: string[], options: { shell?: string } = {}) =>
-  options.shell !== undefined
-    ? spawnSync('bash', ['-c', options.shell], { encoding: 'utf8', cwd: dir })
-    : spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
+  options.shell !== undefined ? spawnSync('bash', ['-c', options.shell], { encoding: 'utf8', cwd: dir }) : spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir });
 const oneLine = (stderr: string): void => {
   expect(stderr.trim().split('\n'), stderr).toHaveLength(1);
   expect(stderr).not.toMatch(/\n\s+at /);
@@ -35,7 +33,13 @@ describe('exit codes', () => {
     for (const [name, damage] of [
       ['truncated', () => fs.truncateSync(catalog, 1000)],
       ['garbage', () => fs.writeFileSync(catalog, 'not a database at all '.repeat(1000))],
-      ['a folder', () => { fs.rmSync(catalog); fs.mkdirSync(catalog); }],
+      [
+        'a folder',
+        () => {
+          fs.rmSync(catalog);
+          fs.mkdirSync(catalog);
+        },
+      ],
     ] as const) {
       damage();
       const out = afterstop(['leak-report', `${golden}g2-ghost-email.jsonl`, '--db', good, '--format', 'json']);
@@ -60,7 +64,12 @@ describe('exit codes', () => {
   it('a FIFO or a device as input or as --prices is refused at once, naming it (it would block or never end)', () => {
     const fifo = path.join(dir, 'traces.fifo');
     spawnSync('mkfifo', [fifo]);
-    for (const args of [['leak-report', fifo], ['leak-report', '/dev/zero'], ['leak-report', `${golden}g2-ghost-email.jsonl`, '--prices', fifo], ['leak-report', `${golden}g2-ghost-email.jsonl`, '--prices', '/dev/zero']]) {
+    for (const args of [
+      ['leak-report', fifo],
+      ['leak-report', '/dev/zero'],
+      ['leak-report', `${golden}g2-ghost-email.jsonl`, '--prices', fifo],
+      ['leak-report', `${golden}g2-ghost-email.jsonl`, '--prices', '/dev/zero'],
+    ]) {
       const out = spawnSync(process.execPath, [CLI, ...args, '--db', ':memory:'], { encoding: 'utf8', cwd: dir, timeout: 15_000 });
       expect(out.error, args.join(' ')).toBeUndefined();
       expect(out.status, args.join(' ')).toBe(EXIT_USAGE);
@@ -102,7 +111,9 @@ describe('exit codes', () => {
     const file = t.write('many.jsonl');
     const store = path.join(dir, 'limited');
     // Writes past 1 MiB fail with EFBIG (SIGXFSZ ignored), as writes to a full disk fail with ENOSPC.
-    const limited = afterstop([], { shell: `trap '' XFSZ; ulimit -f 1024; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} leak-report ${JSON.stringify(file)} --db ${JSON.stringify(store)} --format json` });
+    const limited = afterstop([], {
+      shell: `trap '' XFSZ; ulimit -f 1024; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} leak-report ${JSON.stringify(file)} --db ${JSON.stringify(store)} --format json`,
+    });
     expect(limited.status, limited.stderr).toBe(EXIT_STORAGE);
     expect(limited.stderr).toMatch(new RegExp(`afterstop: ${store.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: could not write to the store or a temporary file \\(.*File too large\\); nothing was marked read`));
     expect(limited.stderr).not.toMatch(/\n\s+at /);
@@ -146,7 +157,7 @@ describe('afterstop (usage)', () => {
     expect(bogus.stderr).toContain("unknown command 'bogus'");
   });
 
-  it('has no demo command: the demo is the test kit\'s program (npm start), not the analyzer\'s', () => {
+  it("has no demo command: the demo is the test kit's program (npm start), not the analyzer's", () => {
     const demo = afterstop(['demo']);
     expect(demo.status).toBe(2);
     expect(demo.stderr).toContain("unknown command 'demo'");

@@ -26,7 +26,7 @@ describe('progress on stderr', () => {
     expect(written[0]).toBe('\r\x1b[2Kafterstop: [############------------]  50% reading 1 file(s)');
     expect(written[1]).toBe('\r\x1b[2Kafterstop: reading 1 file(s)');
     expect(written[2]).toBe('\r\x1b[2K');
-    p.update("x".repeat(200));
-    expect(written[3]!.length).toBe("\r\x1b[2K".length + 79);
+    p.update('x'.repeat(200));
+    expect(written[3]!.length).toBe('\r\x1b[2K'.length + 79);
   });
 });

@@ -40,7 +40,7 @@ function workersOfReport(pool: string | undefined): number {
   return Number(fs.readFileSync(out, 'utf8'));
 }
 
-describe.runIf(process.platform === 'linux')('the command\'s thread pool', () => {
+describe.runIf(process.platform === 'linux')("the command's thread pool", () => {
   it('a leak report runs on one libuv worker thread when the user did not size the pool', () => {
     expect(workersOfReport(undefined)).toBe(Number(CLI_THREAD_POOL_SIZE));
   });

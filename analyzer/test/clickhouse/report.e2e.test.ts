@@ -19,18 +19,26 @@ import { traces } from '../../../test/helpers/trace-builder.js';
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
 const pricesFile = `${golden}prices.json`;
-const cases = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).sort();
+const cases = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
 const table = (file: string): string => file.replace(/\.jsonl$/, '').replaceAll('-', '_');
 // Foreign traces: the Vercel AI SDK's own telemetry, recorded against the simulator (no afterstop markers).
 const aiSdk = fileURLToPath(new URL('../../../test/fixtures/ai-sdk/', import.meta.url));
-const foreign = fs.readdirSync(aiSdk).filter((f) => f.endsWith('.jsonl')).sort();
+const foreign = fs
+  .readdirSync(aiSdk)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
 // Python frameworks' traces (test/helpers/python-frameworks.ts), bare and with the README recipe's markers.
 const pythonDir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ch-python-'));
-const python = PYTHON_FRAMEWORKS.flatMap((f) => [false, true].map((markers) => {
-  const file = path.join(pythonDir, `${f}${markers ? '-markers' : ''}.jsonl`);
-  fs.writeFileSync(file, `${pythonTurns(f, { markers }).join('\n')}\n`);
-  return file;
-}));
+const python = PYTHON_FRAMEWORKS.flatMap((f) =>
+  [false, true].map((markers) => {
+    const file = path.join(pythonDir, `${f}${markers ? '-markers' : ''}.jsonl`);
+    fs.writeFileSync(file, `${pythonTurns(f, { markers }).join('\n')}\n`);
+    return file;
+  }),
+);
 
 // Model calls after C with the provider's usage, with only the client's count, and with neither.
 const tokensFile = (() => {
@@ -50,16 +58,19 @@ const tokensFile = (() => {
 const recheckedFile = (() => {
   const t = traces();
   const late = t.run({ startMs: 0, endMs: 4000, outcome: 'cancelled' });
-  late.cancelRequest(100); late.ack(3000);
+  late.cancelRequest(100);
+  late.ack(3000);
   late.model({ startMs: 1100, endMs: 1500, model: 'gpt-4o-mini', input: 100, output: 40 });
   late.model({ startMs: 1600, endMs: 1700, model: 'gpt-4o-2024-08-06', input: 100, output: 40 });
   late.model({ startMs: 1700, endMs: 1800, model: 'claude-sonnet-4@20250514', provider: 'gcp.vertex_ai', input: 10, output: 4 });
   late.model({ startMs: 1800, endMs: 1900, model: 'my-finetune-7b', provider: null, input: 10, output: 4 });
   const comp = t.run({ startMs: 5000, endMs: 6000, outcome: 'cancelled' });
-  comp.cancelRequest(5100); comp.ack(5110);
+  comp.cancelRequest(5100);
+  comp.ack(5110);
   comp.tool({ name: 'refund', callId: 'r', startMs: 5200, endMs: 5300, toolKind: 'compensate', effect: 'reversible' });
   const possible = t.run({ startMs: 7000, endMs: 8000, outcome: 'cancelled' });
-  possible.cancelRequest(7100); possible.ack(7105);
+  possible.cancelRequest(7100);
+  possible.ack(7105);
   possible.tool({ name: 'send_email', callId: 'a', startMs: 7050, endMs: 7102, effect: 'irreversible' });
   possible.commit({ callId: 'a', atMs: 7101, evidence: 'request_sent', unansweredMs: 40.25 });
   possible.tool({ name: 'book', callId: 'b', startMs: 7060, effect: 'reversible' });
@@ -83,7 +94,8 @@ const sameIdsFiles = [0, 1, 2].map((i) => {
 const mirroredFile = (() => {
   const t = traces();
   const r = t.run({ framework: 'vercel-ai', startMs: 0, endMs: 900, outcome: 'cancelled' });
-  r.cancelRequest(300); r.ack(310);
+  r.cancelRequest(300);
+  r.ack(310);
   r.model({ startMs: 10, endMs: 200, model: 'gpt-4o', input: 10, output: 8 });
   const tool = r.tool({ name: 'send_email', callId: 'call_1', startMs: 210, endMs: 700, effect: 'irreversible' });
   r.commit({ callId: 'call_1', atMs: 650 });
@@ -189,7 +201,14 @@ describe('the leak model in ClickHouse', () => {
     const { duck, click } = await both([recheckedFile], 'rechecked');
     expect(duck.totals.cancel_depth).toEqual({ '0': 1, '1': 0, '2': 1, '3': 0, '4': 1 });
     expect(duck.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 3, ghost_commits_possible_alarming: 2 });
-    expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(expect.arrayContaining([['gpt-4o-mini', true], ['gpt-4o-2024-08-06', true], ['claude-sonnet-4@20250514', true], ['my-finetune-7b', false]]));
+    expect(duck.totals.tokens_after_stop_by_model.map((m) => [m.model, m.priced])).toEqual(
+      expect.arrayContaining([
+        ['gpt-4o-mini', true],
+        ['gpt-4o-2024-08-06', true],
+        ['claude-sonnet-4@20250514', true],
+        ['my-finetune-7b', false],
+      ]),
+    );
     // gpt-4o-mini at its own price (genai-prices), never gpt-4o's (the table's)
     expect(duck.totals.tokens_after_stop_by_model.find((m) => m.model === 'gpt-4o-mini')?.ghost_tax_usd).toBeCloseTo(100 * 0.15e-6 + 40 * 0.6e-6, 12);
     expect(duck.totals.tokens_after_stop).toMatchObject({ unpriced_tokens: { input: 10, output: 4 } });
@@ -210,6 +229,8 @@ describe('the leak model in ClickHouse', () => {
 
   it('a table that is not there, or not the exporter’s, is said by name', async () => {
     await expect(clickhouseReport(ch.source('nope'), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) })).rejects.toThrow('no table otel.nope');
-    await expect(clickhouseReport(ch.source('one', 'system'), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) })).rejects.toThrow(/system\.one is not an OpenTelemetry Collector ClickHouse exporter traces table/);
+    await expect(clickhouseReport(ch.source('one', 'system'), { prices: loadPrices(pricesFile), pricesSource: pricesSource(pricesFile) })).rejects.toThrow(
+      /system\.one is not an OpenTelemetry Collector ClickHouse exporter traces table/,
+    );
   });
 });

@@ -70,8 +70,13 @@ async function heldApp(job: string, scenario: string, ready: () => Promise<unkno
   const app = spawn(process.execPath, ['--import', 'afterstop/register', path.join(root, 'scorecard', 'apps', 'ai-sdk-app.mjs'), scenario], {
     cwd: root,
     env: appEnv({
-      SIM_URL: sim.url, PROVIDER: 'openai', HOLD: '1', AFTERSTOP_TRACES_DIR: traces,
-      OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: String(ports[job]),
+      SIM_URL: sim.url,
+      PROVIDER: 'openai',
+      HOLD: '1',
+      AFTERSTOP_TRACES_DIR: traces,
+      OTEL_METRICS_EXPORTER: 'prometheus',
+      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+      OTEL_EXPORTER_PROMETHEUS_PORT: String(ports[job]),
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -118,7 +123,10 @@ const overview = JSON.parse(fs.readFileSync(path.join(root, 'analyzer', 'dashboa
 const livePanel = (title: string): string => {
   const expr = overview.panels.find((p) => p.title === title)?.targets?.[0]?.expr;
   if (expr === undefined) throw new Error(`no panel ${title}`);
-  return expr.replaceAll('$__range', '10m').replaceAll('$__rate_interval', '1m').replace(/\$(agent|framework)\b/g, '.*');
+  return expr
+    .replaceAll('$__range', '10m')
+    .replaceAll('$__rate_interval', '1m')
+    .replace(/\$(agent|framework)\b/g, '.*');
 };
 /** Every series of both apps, as their sum per metric (the dashboard's stats sum across apps). */
 const seen: Partial<Record<keyof typeof LIVE, number>> = {};
@@ -142,8 +150,7 @@ describe('live metrics, scraped by Prometheus, and the shipped alerts', () => {
   it('a Stop during a committing tool: the ghost-commit alert fires, and each live series equals leak-report of the same traces', async () => {
     let firing: { labels: Record<string, string>; annotations: Record<string, string> } | undefined;
     const { series, report } = await heldApp('chat-tool', 'tool-ignores', async () => {
-      firing = await eventually('the ghost-commit alert', async () =>
-        (await stack.alerts()).find((a) => a.labels['alertname'] === 'AfterstopGhostCommit' && a.labels['job'] === 'chat-tool' && a.state === 'firing'));
+      firing = await eventually('the ghost-commit alert', async () => (await stack.alerts()).find((a) => a.labels['alertname'] === 'AfterstopGhostCommit' && a.labels['job'] === 'chat-tool' && a.state === 'firing'));
     });
     expect(firing!.labels).toMatchObject({ severity: 'critical', afterstop_framework: 'vercel-ai', gen_ai_tool_name: 'send_email', afterstop_tool_effect: 'unknown' });
     expect(firing!.annotations['description']).toMatch(/^send_email \(unknown\) of vercel-ai committed after Stop in the last 10 minutes \(1, as Prometheus estimates/);

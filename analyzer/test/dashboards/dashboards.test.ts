@@ -19,7 +19,10 @@ describe('the committed dashboards', () => {
     for (const [file, d] of committed) {
       const ids = d.panels.map((p) => p.id);
       expect(new Set(ids).size, file).toBe(ids.length);
-      expect(ids.every((id) => Number.isInteger(id) && id! > 0), file).toBe(true);
+      expect(
+        ids.every((id) => Number.isInteger(id) && id! > 0),
+        file,
+      ).toBe(true);
     }
   });
 
@@ -41,8 +44,28 @@ describe('the committed dashboards', () => {
   it('the overview filters by service, agent and framework, and covers the figures the issue names', () => {
     const overview = committed.find(([f]) => f === 'ghost-overview.json')![1];
     expect(overview.templating.list.map((v) => v.name)).toEqual(['datasource', 'service', 'agent', 'framework']);
-    const exprs = overview.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr ?? '').join('\n');
-    for (const metric of ['afterstop_ghost_tax_usd', 'afterstop_after_stop_tokens_by_model', 'afterstop_ghost_commits_by_tool', 'afterstop_orphan_tool_calls', 'afterstop_post_cancel_errors', 'afterstop_replay_duplicates', 'afterstop_cancel_ack_seconds', 'afterstop_cancel_settle_seconds', 'afterstop_cancel_depth_by_framework_runs', 'afterstop_steers_dropped', 'afterstop_commits_prevented', 'afterstop_commits_prevented_by_tool', 'afterstop_replays_deduplicated', 'afterstop_deadline_cancels', 'afterstop_after_stop_unpriced_model_calls', 'afterstop_after_stop_unpriced_tokens']) {
+    const exprs = overview.panels
+      .flatMap((p) => p.targets ?? [])
+      .map((t) => t.expr ?? '')
+      .join('\n');
+    for (const metric of [
+      'afterstop_ghost_tax_usd',
+      'afterstop_after_stop_tokens_by_model',
+      'afterstop_ghost_commits_by_tool',
+      'afterstop_orphan_tool_calls',
+      'afterstop_post_cancel_errors',
+      'afterstop_replay_duplicates',
+      'afterstop_cancel_ack_seconds',
+      'afterstop_cancel_settle_seconds',
+      'afterstop_cancel_depth_by_framework_runs',
+      'afterstop_steers_dropped',
+      'afterstop_commits_prevented',
+      'afterstop_commits_prevented_by_tool',
+      'afterstop_replays_deduplicated',
+      'afterstop_deadline_cancels',
+      'afterstop_after_stop_unpriced_model_calls',
+      'afterstop_after_stop_unpriced_tokens',
+    ]) {
       expect(exprs).toContain(metric);
     }
   });

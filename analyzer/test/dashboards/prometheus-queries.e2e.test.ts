@@ -19,17 +19,20 @@ const overview = JSON.parse(fs.readFileSync(fileURLToPath(new URL('../../dashboa
 type Choice = Partial<Record<'service' | 'agent' | 'framework', string>>;
 /** The panels' queries with the variables set as Grafana would: a chosen value (regex-escaped), else All (`.*`). */
 const queriesFor = (choice: Choice = {}) =>
-  overview.panels.flatMap((p) => (p.targets ?? []).map((t) => ({
-    title: p.title ?? '',
-    expr: (t.expr ?? '').replace(/\$(service|agent|framework)\b/g, (_m, name: keyof Choice) => (choice[name] === undefined ? '.*' : choice[name]!.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&'))),
-  })));
+  overview.panels.flatMap((p) =>
+    (p.targets ?? []).map((t) => ({
+      title: p.title ?? '',
+      expr: (t.expr ?? '').replace(/\$(service|agent|framework)\b/g, (_m, name: keyof Choice) => (choice[name] === undefined ? '.*' : choice[name]!.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&'))),
+    })),
+  );
 // The live row reads the instrumentation's metrics, scraped from an app: test/dashboards/alerts-live.test.ts runs it.
 const queries = queriesFor().filter((q) => !q.title.endsWith('(live)'));
 // Beside the golden traces, a service with possible ghost commits (none of the golden traces has one).
 const possibleFile = (() => {
   const t = traces();
   const r = t.run({ service: 'mailer', startMs: 0, endMs: 900, outcome: 'cancelled' });
-  r.cancelRequest(100); r.ack(110);
+  r.cancelRequest(100);
+  r.ack(110);
   r.tool({ name: 'send_email', callId: 'a', startMs: 50, endMs: 105, effect: 'irreversible' });
   r.commit({ callId: 'a', atMs: 101, evidence: 'request_sent', unansweredMs: 40 });
   r.tool({ name: 'book', callId: 'b', startMs: 60, effect: 'reversible' });
@@ -96,11 +99,19 @@ describe('the overview dashboard against a real Prometheus', () => {
   it('the by-model, latency, scorecard and steering panels show the report’s figures series by series', async () => {
     const t = report.totals;
     expect(sorted(await seriesOf('Tokens after Stop by model', ['model', 'direction']))).toEqual(
-      sorted(t.tokens_after_stop_by_model.flatMap((m): [string, number][] => [[`${m.model} input`, m.input], [`${m.model} output`, m.output]])),
+      sorted(
+        t.tokens_after_stop_by_model.flatMap((m): [string, number][] => [
+          [`${m.model} input`, m.input],
+          [`${m.model} output`, m.output],
+        ]),
+      ),
     );
     expect(t.tokens_after_stop_by_model.length).toBeGreaterThan(0);
     const frameworks = [...new Set(report.groups.map((g) => g.framework ?? '(none)'))];
-    for (const [title, of] of [['Cancel ack latency p95, worst group by framework', 'cancel_ack_ms'], ['Cancel settle latency p95, worst group by framework', 'cancel_settle_ms']] as const) {
+    for (const [title, of] of [
+      ['Cancel ack latency p95, worst group by framework', 'cancel_ack_ms'],
+      ['Cancel settle latency p95, worst group by framework', 'cancel_settle_ms'],
+    ] as const) {
       const expected = frameworks.flatMap((f): [string, number][] => {
         const p95s = report.groups.filter((g) => (g.framework ?? '(none)') === f && g[of].p95 !== null).map((g) => g[of].p95! / 1000);
         return p95s.length === 0 ? [] : [[f, Math.max(...p95s)]];
@@ -128,7 +139,10 @@ describe('the overview dashboard against a real Prometheus', () => {
       const choice = { service };
       expect(await value('Cancelled runs', choice), service).toBe(total((g) => g.cancelled_runs));
       expect(await value('Ghost commits', choice), service).toBe(total((g) => g.ghost_commits));
-      expect(await value('Ghost tax', choice), service).toBeCloseTo(total((g) => g.ghost_tax_usd), 9);
+      expect(await value('Ghost tax', choice), service).toBeCloseTo(
+        total((g) => g.ghost_tax_usd),
+        9,
+      );
       expect(await value('Ghost commits by tool and effect', choice), service).toBe(total((g) => g.ghost_commits + g.ghost_commits_inferred + g.ghost_commits_possible));
       expect(await value('Possible ghost commits', choice), service).toBe(total((g) => g.ghost_commits_possible));
       expect(await value('Tokens after Stop by model', choice), service).toBe(total((g) => g.tokens_after_stop.input + g.tokens_after_stop.output));

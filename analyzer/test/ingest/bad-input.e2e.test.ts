@@ -49,7 +49,10 @@ describe('bad inputs, one by one', () => {
     }
     const deep = g2[0]!.replace('"attributes":[', `"attributes":[{"key":"deep","value":${open}{"stringValue":"x"}${close}},`);
     const report = await analyze({ inputs: [write([deep, ...g2.slice(1), '{broken'])], db: ':memory:', pricesFile: prices });
-    expect(report.input.skipped.map((k) => [k.line, k.reason.split(' (')[0]])).toEqual([[1, 'nested too deep to be read'], [g2.length + 1, expect.stringMatching(/not JSON/)]]);
+    expect(report.input.skipped.map((k) => [k.line, k.reason.split(' (')[0]])).toEqual([
+      [1, 'nested too deep to be read'],
+      [g2.length + 1, expect.stringMatching(/not JSON/)],
+    ]);
     expect(report.input.spans_added).toBeGreaterThan(0);
   });
 
@@ -74,7 +77,12 @@ describe('bad inputs, one by one', () => {
   it('a time past int64, or negative, is no time: named in input.skipped on the fast path and the careful one alike, the rest read', async () => {
     const first = (f: (span: Record<string, unknown>) => void) => (line: string) => {
       let done = false;
-      return edit(line, (span) => { if (!done) { f(span); done = true; } });
+      return edit(line, (span) => {
+        if (!done) {
+          f(span);
+          done = true;
+        }
+      });
     };
     const cases = {
       past: g2.map(first((s) => (s['endTimeUnixNano'] = '18446744073709551615'))),
@@ -89,29 +97,42 @@ describe('bad inputs, one by one', () => {
       const timeSkips = report.input.skipped.filter((k) => /not a time|without a trace id, span id or times/.test(k.reason));
       expect(timeSkips.length, name).toBeGreaterThan(0);
       // Every span is either added or named: none vanishes.
-      const named = timeSkips.reduce((n, k) => n + (Number(/^(\d+) span\(s\)/.exec(k.reason)?.[1] ?? 1)), 0);
+      const named = timeSkips.reduce((n, k) => n + Number(/^(\d+) span\(s\)/.exec(k.reason)?.[1] ?? 1), 0);
       expect(report.input.spans_added + named, name).toBe(clean.input.spans_read);
     }
   });
 
   it('the same span twice with conflicting content: kept once (the first read), the figures unchanged', async () => {
-    const conflicting = g2.map((l) => edit(l, (s) => { s['name'] = `${String(s['name'])}`; s['attributes'] = [...(s['attributes'] as unknown[]), { key: 'x.conflict', value: { stringValue: 'second copy' } }]; }));
+    const conflicting = g2.map((l) =>
+      edit(l, (s) => {
+        s['name'] = `${String(s['name'])}`;
+        s['attributes'] = [...(s['attributes'] as unknown[]), { key: 'x.conflict', value: { stringValue: 'second copy' } }];
+      }),
+    );
     const report = await analyze({ inputs: [write([...g2, ...conflicting])], db: ':memory:', pricesFile: prices });
     expect(report.input.spans_read).toBe(2 * clean.input.spans_read);
     expect(report.totals).toEqual(clean.totals);
   });
 
   it('a span that ends before it starts is named and not used; the rest is analysed', async () => {
-    const backwards = g2.map((l, i) => (i === 0 ? edit(l, (s) => { if (String(s['spanId']).endsWith('0008')) [s['startTimeUnixNano'], s['endTimeUnixNano']] = [s['endTimeUnixNano'], s['startTimeUnixNano']]; }) : l));
+    const backwards = g2.map((l, i) =>
+      i === 0
+        ? edit(l, (s) => {
+            if (String(s['spanId']).endsWith('0008')) [s['startTimeUnixNano'], s['endTimeUnixNano']] = [s['endTimeUnixNano'], s['startTimeUnixNano']];
+          })
+        : l,
+    );
     const report = await analyze({ inputs: [write(backwards)], db: ':memory:', pricesFile: prices });
     expect(report.input.skipped.map((x) => [x.line, x.reason])).toEqual([[1, expect.stringMatching(/ends before it starts/)]]);
     expect(report.totals.runs).toBe(clean.totals.runs);
   });
 
   it('clock skew between services (one service’s spans 2 s ahead): figures computed from each span as given, no negative latency', async () => {
-    const skewed = g2.map((l) => edit(l, (s) => {
-      if (String(s['name']).startsWith('afterstop.cancel.ack')) for (const k of ['startTimeUnixNano', 'endTimeUnixNano']) s[k] = String(BigInt(String(s[k])) - 2_000_000_000n);
-    }));
+    const skewed = g2.map((l) =>
+      edit(l, (s) => {
+        if (String(s['name']).startsWith('afterstop.cancel.ack')) for (const k of ['startTimeUnixNano', 'endTimeUnixNano']) s[k] = String(BigInt(String(s[k])) - 2_000_000_000n);
+      }),
+    );
     const report = await analyze({ inputs: [write(skewed)], db: ':memory:', pricesFile: prices });
     expect(report.totals.cancelled_runs).toBe(clean.totals.cancelled_runs);
     for (const v of [report.totals.cancel_ack_ms.p50, report.totals.cancel_ack_ms.max, report.totals.cancel_settle_ms.max]) if (v !== null) expect(Number.isFinite(v)).toBe(true);
@@ -141,7 +162,8 @@ describe('bad inputs, one by one', () => {
     // The writer: appends line by line to traces.jsonl, and every 3 lines renames it aside and starts a new one (the listing races the renames).
     // Halfway it waits until a report has run while it wrote (a slow machine must not let it finish first).
     const halfway = path.join(dir, 'rotating-go-on');
-    const writer = runModule(`
+    const writer = runModule(
+      `
       import * as fs from 'node:fs';
       const lines = JSON.parse(fs.readFileSync(${JSON.stringify(source)}, 'utf8'));
       const live = ${JSON.stringify(path.join(folder, 'traces.jsonl'))};
@@ -151,7 +173,9 @@ describe('bad inputs, one by one', () => {
         if (i % 3 === 2) fs.renameSync(live, ${JSON.stringify(folder)} + '/traces-' + String(i).padStart(5, '0') + '.jsonl');
         if (i % 2 === 0) await new Promise((r) => setTimeout(r, 1));
       }
-    `, { timeoutMs: 60_000 });
+    `,
+      { timeoutMs: 60_000 },
+    );
     const db = path.join(dir, 'rotating-store');
     let done = false;
     void writer.then(() => (done = true));
@@ -178,7 +202,9 @@ describe('bad inputs, one by one', () => {
     const db = path.join(dir, 'renamed-store');
     let renamed = false;
     const first = await analyze({
-      inputs: [folder], db, pricesFile: prices,
+      inputs: [folder],
+      db,
+      pricesFile: prices,
       progress: (message) => {
         if (!renamed && message.startsWith('reading')) {
           fs.renameSync(live, path.join(folder, 'traces-1.jsonl'));
@@ -194,7 +220,13 @@ describe('bad inputs, one by one', () => {
   });
 
   it('an attribute array of a hundred thousand values: read, the figures unchanged', async () => {
-    const huge = g2.map((l, i) => (i === 0 ? edit(l, (s) => { (s['attributes'] as unknown[]).push({ key: 'x.huge', value: { arrayValue: { values: Array.from({ length: 100_000 }, (_, k) => ({ stringValue: `v${k}` })) } } }); }) : l));
+    const huge = g2.map((l, i) =>
+      i === 0
+        ? edit(l, (s) => {
+            (s['attributes'] as unknown[]).push({ key: 'x.huge', value: { arrayValue: { values: Array.from({ length: 100_000 }, (_, k) => ({ stringValue: `v${k}` })) } } });
+          })
+        : l,
+    );
     const report = await analyze({ inputs: [write(huge)], db: ':memory:', pricesFile: prices });
     expect(report.input.skipped).toEqual([]);
     expect(report.totals).toEqual(clean.totals);

@@ -15,7 +15,10 @@ import { analyze } from '../../index.js';
  * finite number.
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
-const sources = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => fs.readFileSync(`${golden}${f}`, 'utf8').split('\n').filter(Boolean));
+const sources = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => fs.readFileSync(`${golden}${f}`, 'utf8').split('\n').filter(Boolean));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-fuzz-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -47,12 +50,27 @@ function mutate(lines: string[], mutations: Mutation[]): Buffer[] {
     const i = Math.min(m.line, out.length - 1);
     const text = out[i]!.toString('utf8');
     switch (m.kind) {
-      case 'truncate': out[i] = out[i]!.subarray(0, m.at % Math.max(1, out[i]!.length)); break;
-      case 'byte': { const b = Buffer.from(out[i]!); if (b.length > 0) b[m.at % b.length] = m.byte === 10 ? 32 : m.byte; out[i] = b; break; }
-      case 'retype': out[i] = Buffer.from(text.replace(new RegExp(`"${m.key}":("[^"]*"|[-\\d.]+|true|false|null)`), `"${m.key}":${m.value}`)); break;
-      case 'drop': out[i] = Buffer.from(text.replace(new RegExp(`"${m.key}":("[^"]*"|[-\\d.]+|true|false|null),?`), '')); break;
-      case 'double': out.splice(i, 0, Buffer.from(out[i]!)); break;
-      case 'blank': out.splice(i, 0, Buffer.alloc(0)); break;
+      case 'truncate':
+        out[i] = out[i]!.subarray(0, m.at % Math.max(1, out[i]!.length));
+        break;
+      case 'byte': {
+        const b = Buffer.from(out[i]!);
+        if (b.length > 0) b[m.at % b.length] = m.byte === 10 ? 32 : m.byte;
+        out[i] = b;
+        break;
+      }
+      case 'retype':
+        out[i] = Buffer.from(text.replace(new RegExp(`"${m.key}":("[^"]*"|[-\\d.]+|true|false|null)`), `"${m.key}":${m.value}`));
+        break;
+      case 'drop':
+        out[i] = Buffer.from(text.replace(new RegExp(`"${m.key}":("[^"]*"|[-\\d.]+|true|false|null),?`), ''));
+        break;
+      case 'double':
+        out.splice(i, 0, Buffer.from(out[i]!));
+        break;
+      case 'blank':
+        out.splice(i, 0, Buffer.alloc(0));
+        break;
     }
   }
   return out;
@@ -72,36 +90,39 @@ const isJson = (b: Buffer): boolean => {
 // FUZZ_RUNS and FUZZ_SEED for a longer hunt than the suite's (the time limit grows with the runs).
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 60);
 
-const finite = (v: unknown): boolean =>
-  typeof v === 'number' ? Number.isFinite(v) : v === null || typeof v !== 'object' ? true : Object.values(v as object).every(finite);
+const finite = (v: unknown): boolean => (typeof v === 'number' ? Number.isFinite(v) : v === null || typeof v !== 'object' ? true : Object.values(v as object).every(finite));
 
 describe('the analyzer under mutated traces', () => {
-  it('never crashes, names every line it cannot read, and gives finite figures', async () => {
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.nat(sources.length - 1).chain((s) => fc.tuple(fc.constant(s), fc.array(mutation(sources[s]!.length), { minLength: 1, maxLength: 6 }))),
-        async ([s, mutations]) => {
-          const bytes = mutate(sources[s]!, mutations);
-          const file = path.join(dir, `fuzz-${run++}.jsonl`);
-          fs.writeFileSync(file, Buffer.concat(bytes.flatMap((b) => [b, Buffer.from('\n')])));
-          const report = await analyze({ inputs: [file], db: ':memory:' });
-          const skipped = new Set(report.input.skipped.map((x) => x.line));
-          for (const x of report.input.skipped) {
-            expect(x.file).toBe(file);
-            expect(x.line).toBeGreaterThanOrEqual(0);
-            expect(x.line).toBeLessThanOrEqual(bytes.length);
-            expect(x.reason.length).toBeGreaterThan(0);
-          }
-          // A line that is not JSON is named (or the whole file is, as line 0).
-          bytes.forEach((b, i) => {
-            if (!isJson(b)) expect(skipped.has(i + 1) || skipped.has(0), `line ${i + 1} of ${file}`).toBe(true);
-          });
-          expect(finite(report.totals)).toBe(true);
-          expect(report.input.spans_read).toBeGreaterThanOrEqual(0);
-        },
-      ),
-      { numRuns: RUNS, seed: Number(process.env['FUZZ_SEED'] ?? 20261129) },
-    );
-  }, Math.max(120_000, RUNS * 1000));
+  it(
+    'never crashes, names every line it cannot read, and gives finite figures',
+    async () => {
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(sources.length - 1).chain((s) => fc.tuple(fc.constant(s), fc.array(mutation(sources[s]!.length), { minLength: 1, maxLength: 6 }))),
+          async ([s, mutations]) => {
+            const bytes = mutate(sources[s]!, mutations);
+            const file = path.join(dir, `fuzz-${run++}.jsonl`);
+            fs.writeFileSync(file, Buffer.concat(bytes.flatMap((b) => [b, Buffer.from('\n')])));
+            const report = await analyze({ inputs: [file], db: ':memory:' });
+            const skipped = new Set(report.input.skipped.map((x) => x.line));
+            for (const x of report.input.skipped) {
+              expect(x.file).toBe(file);
+              expect(x.line).toBeGreaterThanOrEqual(0);
+              expect(x.line).toBeLessThanOrEqual(bytes.length);
+              expect(x.reason.length).toBeGreaterThan(0);
+            }
+            // A line that is not JSON is named (or the whole file is, as line 0).
+            bytes.forEach((b, i) => {
+              if (!isJson(b)) expect(skipped.has(i + 1) || skipped.has(0), `line ${i + 1} of ${file}`).toBe(true);
+            });
+            expect(finite(report.totals)).toBe(true);
+            expect(report.input.spans_read).toBeGreaterThanOrEqual(0);
+          },
+        ),
+        { numRuns: RUNS, seed: Number(process.env['FUZZ_SEED'] ?? 20261129) },
+      );
+    },
+    Math.max(120_000, RUNS * 1000),
+  );
 });

@@ -65,10 +65,7 @@ describe('bad input', () => {
     spans[0]!['startTimeUnixNano'] = { not: 'a time' };
     delete spans[1]!['traceId'];
     spans[2]!['attributes'] = 'not a list';
-    const file = write(
-      'bad.jsonl',
-      [first, 'this is not json', JSON.stringify({ hello: 'world' }), JSON.stringify(wrongTypes), '\u0000\u00ff\u00fe binary', first.slice(0, 200)].join('\n'),
-    );
+    const file = write('bad.jsonl', [first, 'this is not json', JSON.stringify({ hello: 'world' }), JSON.stringify(wrongTypes), '\u0000\u00ff\u00fe binary', first.slice(0, 200)].join('\n'));
     write('empty.jsonl', '');
     const report = await analyze({ inputs: [dir], db: ':memory:', pricesFile: prices });
     const byLine = report.input.skipped.map((s) => [path.basename(s.file), s.line, s.reason]);
@@ -98,9 +95,7 @@ describe('bad input', () => {
   });
 
   it('rejects a path that does not exist, or a pattern that matches nothing', async () => {
-    await expect(analyze({ inputs: [path.join(dir, 'nope')], db: ':memory:' })).rejects.toSatisfy(
-      (e: unknown) => InputError.isInstance(e) && /nope: no such file or folder/.test(e.message),
-    );
+    await expect(analyze({ inputs: [path.join(dir, 'nope')], db: ':memory:' })).rejects.toSatisfy((e: unknown) => InputError.isInstance(e) && /nope: no such file or folder/.test(e.message));
     await expect(analyze({ inputs: [path.join(dir, '*.jsonl')], db: ':memory:' })).rejects.toThrow(/no file matches/);
   });
 

@@ -19,16 +19,35 @@ const BAD_LINES = 500;
 const BAD = 3 * BAD_LINES;
 let dir: string;
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
-const line = (i: number): string => JSON.stringify({
-  resourceSpans: [{
-    resource: { attributes: [{ key: 'service.name', value: { stringValue: 'many' } }] },
-    scopeSpans: [{ scope: { name: 'afterstop' }, spans: [{
-      traceId: hex(i + 1, 32), spanId: hex(i + 1, 16), parentSpanId: '', name: 'invoke_agent a', kind: 1,
-      startTimeUnixNano: String(1_790_000_000_000_000_000n + BigInt(i) * 1_000_000n), endTimeUnixNano: String(1_790_000_000_000_000_000n + BigInt(i) * 1_000_000n + 5n),
-      attributes: [{ key: 'afterstop.run.id', value: { stringValue: hex(i + 1, 16) } }, { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }], status: {},
-    }] }],
-  }],
-});
+const line = (i: number): string =>
+  JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'many' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'afterstop' },
+            spans: [
+              {
+                traceId: hex(i + 1, 32),
+                spanId: hex(i + 1, 16),
+                parentSpanId: '',
+                name: 'invoke_agent a',
+                kind: 1,
+                startTimeUnixNano: String(1_790_000_000_000_000_000n + BigInt(i) * 1_000_000n),
+                endTimeUnixNano: String(1_790_000_000_000_000_000n + BigInt(i) * 1_000_000n + 5n),
+                attributes: [
+                  { key: 'afterstop.run.id', value: { stringValue: hex(i + 1, 16) } },
+                  { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                ],
+                status: {},
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-many-files-'));
@@ -87,5 +106,4 @@ describe(`${FILES.toLocaleString('en-US')} one-span files`, () => {
       fs.rmSync(db, { recursive: true, force: true });
     }
   }, 600_000);
-
 });

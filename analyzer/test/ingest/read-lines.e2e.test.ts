@@ -39,7 +39,10 @@ describe('decompression bombs', () => {
   const made = spawnSync('zstd', ['-q', '-3', '-o', zstd], { input: bombText });
   expect(made.status, made.stderr?.toString()).toBe(0);
 
-  for (const [kind, file] of [['gzip', gzip], ['zstd', zstd]] as const) {
+  for (const [kind, file] of [
+    ['gzip', gzip],
+    ['zstd', zstd],
+  ] as const) {
     it(`${kind}: reading stops at the bound; the lines before it are kept, the rest is named`, async () => {
       const f = traceFile(file);
       expect(f.compression).toBe(kind);
@@ -81,10 +84,12 @@ describe('lines', () => {
 
   it('a line of 64 MiB in a thousand chunks is one line, whole', async () => {
     const chunk = 'z'.repeat(64 * 1024);
-    const input = Readable.from((function* () {
-      for (let i = 0; i < 1024; i++) yield chunk;
-      yield '\n';
-    })());
+    const input = Readable.from(
+      (function* () {
+        for (let i = 0; i < 1024; i++) yield chunk;
+        yield '\n';
+      })(),
+    );
     const [only] = await lines(input, 64 * MiB);
     expect(only).toEqual({ text: expect.any(String) });
     expect((only as { text: string }).text.length).toBe(64 * MiB);
@@ -97,7 +102,9 @@ async function withLongLine(file: string, mib: number): Promise<void> {
   const out = fs.createWriteStream(file);
   const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once('drain', resolve)));
   await write(`${first}\n`);
-  await write('{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"big"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"big","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"blob","value":{"stringValue":"');
+  await write(
+    '{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"big"},"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"big","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[{"key":"blob","value":{"stringValue":"',
+  );
   const chunk = 'x'.repeat(MiB);
   for (let i = 0; i < mib; i++) await write(chunk);
   await write('"}}]}]}]}]}\n');

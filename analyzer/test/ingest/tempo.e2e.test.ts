@@ -18,7 +18,10 @@ import { cliPath } from '../../../test/helpers/cli.js';
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
 const prices = `${golden}prices.json`;
-const cases = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).sort();
+const cases = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-tempo-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

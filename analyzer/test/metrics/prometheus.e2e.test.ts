@@ -14,7 +14,10 @@ import { runCli, type CliResult } from '../../../test/helpers/cli.js';
  * a real Pushgateway takes the push and a real Prometheus scrapes it.
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
-const inputs = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(golden, f));
+const inputs = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => path.join(golden, f));
 let dir: string;
 let stack: PrometheusStack;
 beforeAll(async () => {

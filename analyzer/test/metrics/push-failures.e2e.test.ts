@@ -10,7 +10,10 @@ import { runCli, type CliResult } from '../../../test/helpers/cli.js';
  * server body echoed raw, and an answer that never ends given up at the deadline.
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
-const inputs = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(golden, f));
+const inputs = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => path.join(golden, f));
 const PASSWORD = 's3cret-Pa55';
 const BASIC = Buffer.from(`pusher:${PASSWORD}`).toString('base64');
 

@@ -10,18 +10,26 @@ import { analyzeTraces, sqlRows, storedRows, traces } from '../../../test/helper
 describe('assign-runs', () => {
   it('runs are keyed by trace and span id: the same span ids in four traces are four runs, each with its own ghost', async () => {
     // Span ids are unique only within a trace: four builders number their spans alike.
-    const files = ['a', 'b', 'c', 'd'].map((tag, i) => {
-      const t = traces();
-      const r = t.run({ traceId: `${String(i + 1).padStart(2, '0')}${'0'.repeat(30)}`, conversation: `conv-${tag}`, startMs: 0, endMs: 900, outcome: 'cancelled' });
-      r.cancelRequest(100);
-      r.tool({ name: 'send_email', callId: 'call_1', startMs: 50, endMs: 400, effect: 'irreversible' });
-      r.commit({ callId: 'call_1', atMs: 300 });
-      // A foreign trace too, whose root is the run (assign-runs), with the same span ids in each.
-      const f = traces();
-      const root = f.run({ traceId: `f${i}${'0'.repeat(30)}`, name: 'ai.streamText', startMs: 0, endMs: 900, attrs: { 'ai.operationId': 'ai.streamText', 'ai.response.finishReason': 'stop', 'ai.usage.outputTokens': 5 } });
-      root.span({ name: 'ai.toolCall', startMs: 10, endMs: 20 });
-      return [t.write(`same-ids-${tag}.jsonl`), f.write(`same-ids-foreign-${tag}.jsonl`)];
-    }).flat();
+    const files = ['a', 'b', 'c', 'd']
+      .map((tag, i) => {
+        const t = traces();
+        const r = t.run({ traceId: `${String(i + 1).padStart(2, '0')}${'0'.repeat(30)}`, conversation: `conv-${tag}`, startMs: 0, endMs: 900, outcome: 'cancelled' });
+        r.cancelRequest(100);
+        r.tool({ name: 'send_email', callId: 'call_1', startMs: 50, endMs: 400, effect: 'irreversible' });
+        r.commit({ callId: 'call_1', atMs: 300 });
+        // A foreign trace too, whose root is the run (assign-runs), with the same span ids in each.
+        const f = traces();
+        const root = f.run({
+          traceId: `f${i}${'0'.repeat(30)}`,
+          name: 'ai.streamText',
+          startMs: 0,
+          endMs: 900,
+          attrs: { 'ai.operationId': 'ai.streamText', 'ai.response.finishReason': 'stop', 'ai.usage.outputTokens': 5 },
+        });
+        root.span({ name: 'ai.toolCall', startMs: 10, endMs: 20 });
+        return [t.write(`same-ids-${tag}.jsonl`), f.write(`same-ids-foreign-${tag}.jsonl`)];
+      })
+      .flat();
     const a = await analyzeTraces(files);
     const total = await a.total('runs');
     const ghosts = await a.total('ghost-commits');

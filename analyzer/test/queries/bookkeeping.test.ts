@@ -19,11 +19,18 @@ afterAll(() => store.close());
 describe('bookkeeping queries', () => {
   it('record-files and ingested-files: one row per file, replaced when read again', async () => {
     const files = (sizes: bigint[]) => ({
-      paths: listValue(['/t/a.jsonl', '/t/z.jsonl']), sizes: listValue(sizes), mtimes: listValue([1.5, 2.5]), spans: listValue([3n, 4n]), skipped: listValue([0n, 1n]),
+      paths: listValue(['/t/a.jsonl', '/t/z.jsonl']),
+      sizes: listValue(sizes),
+      mtimes: listValue([1.5, 2.5]),
+      spans: listValue([3n, 4n]),
+      skipped: listValue([0n, 1n]),
     });
     await store.run(query('record-files'), files([10n, 11n]));
     await store.run(query('record-files'), files([20n, 21n]));
-    expect(await queryRows(store, 'ingested-files')).toEqual([{ path: '/t/a.jsonl', size: 20, mtime_ms: 1.5 }, { path: '/t/z.jsonl', size: 21, mtime_ms: 2.5 }]);
+    expect(await queryRows(store, 'ingested-files')).toEqual([
+      { path: '/t/a.jsonl', size: 20, mtime_ms: 1.5 },
+      { path: '/t/z.jsonl', size: 21, mtime_ms: 2.5 },
+    ]);
     await store.connection.run('DELETE FROM ingested_files');
   });
 
@@ -35,21 +42,27 @@ describe('bookkeeping queries', () => {
       { file: '/t/b.jsonl', line: 7, reason: 'x' },
     ]);
     await store.run(query('forget-skipped'), { files: listValue(['/t/b.jsonl', '/t/none.jsonl']) });
-    expect(await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl', '/t/c.jsonl']) })).toEqual([
-      { file: '/t/c.jsonl', line: 1, reason: 'z' },
-    ]);
+    expect(await queryRows(store, 'skipped-lines', { files: listValue(['/t/b.jsonl', '/t/c.jsonl']) })).toEqual([{ file: '/t/c.jsonl', line: 1, reason: 'z' }]);
   });
 
-  it('ingest-lists, add-input-files, seen-files, add-pending-files, add-pending-skipped, record-pending, input-skipped-lines, input-skipped-count: an ingest\'s files held in the session until recorded', async () => {
+  it("ingest-lists, add-input-files, seen-files, add-pending-files, add-pending-skipped, record-pending, input-skipped-lines, input-skipped-count: an ingest's files held in the session until recorded", async () => {
     await store.script(query('ingest-lists'));
     await store.run(query('record-files'), { paths: listValue(['/t/old.jsonl']), sizes: listValue([5n]), mtimes: listValue([1.5]), spans: listValue([1n]), skipped: listValue([0n]) });
     await store.run(query('record-skipped'), { files: listValue(['/t/old.jsonl', '/t/other.jsonl']), lines: listValue([9n, 9n]), reasons: listValue(['before', 'not named']) });
     await store.run(query('add-input-files'), { paths: listValue(['/t/old.jsonl', '/t/new.jsonl', '/t/again.jsonl']) });
     expect(await queryRows(store, 'seen-files', { paths: listValue(['/t/old.jsonl', '/t/new.jsonl']) })).toEqual([{ path: '/t/old.jsonl', size: 5, mtime_ms: 1.5 }]);
     await store.run(query('add-pending-files'), {
-      paths: listValue(['/t/old.jsonl', '/t/new.jsonl', '/t/again.jsonl']), sizes: listValue([6n, 7n, 8n]), mtimes: listValue([2.5, 3.5, 4.5]), spans: listValue([2n, 3n, 0n]), again: listValue([false, false, true]),
+      paths: listValue(['/t/old.jsonl', '/t/new.jsonl', '/t/again.jsonl']),
+      sizes: listValue([6n, 7n, 8n]),
+      mtimes: listValue([2.5, 3.5, 4.5]),
+      spans: listValue([2n, 3n, 0n]),
+      again: listValue([false, false, true]),
     });
-    await store.run(query('add-pending-skipped'), { files: listValue(['/t/new.jsonl', '/t/new.jsonl', '/t/again.jsonl', '/t/new.jsonl']), lines: listValue([4n, 2n, 0n, 2n]), reasons: listValue(['b', 'a', 'later', 'a2']) });
+    await store.run(query('add-pending-skipped'), {
+      files: listValue(['/t/new.jsonl', '/t/new.jsonl', '/t/again.jsonl', '/t/new.jsonl']),
+      lines: listValue([4n, 2n, 0n, 2n]),
+      reasons: listValue(['b', 'a', 'later', 'a2']),
+    });
     // Nothing recorded until record-pending.
     expect(await queryRows(store, 'input-skipped-count')).toEqual([{ n: 1 }]);
     await store.transaction(() => store.script(query('record-pending')));
@@ -92,8 +105,14 @@ describe('bookkeeping queries', () => {
     expect(await sqlRows(store, 'SELECT * FROM report_prices ORDER BY model')).toEqual([
       { provider: '', model: 'b', minute: 1, input_usd_per_mtok: 2.5, output_usd_per_mtok: 4, tier_above_input_tokens: -1, tier_input_usd_per_mtok: 2.5, tier_output_usd_per_mtok: 4 },
       {
-        provider: 'anthropic', model: 'claude-sonnet-4-5', minute: 29833333, input_usd_per_mtok: 3, output_usd_per_mtok: 15,
-        tier_above_input_tokens: 200000, tier_input_usd_per_mtok: 6, tier_output_usd_per_mtok: 22.5,
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        minute: 29833333,
+        input_usd_per_mtok: 3,
+        output_usd_per_mtok: 15,
+        tier_above_input_tokens: 200000,
+        tier_input_usd_per_mtok: 6,
+        tier_output_usd_per_mtok: 22.5,
       },
     ]);
     await store.run(query('load-prices'), { prices: '[]' });

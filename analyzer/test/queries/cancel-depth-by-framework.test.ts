@@ -7,13 +7,14 @@ describe('cancel-depth-by-framework', () => {
     const t = traces();
     const mk = (service: string, framework: string) => {
       const r = t.run({ service, framework, startMs: 0, endMs: 5000, outcome: 'cancelled' });
-      r.cancelRequest(100); r.ack(150);
+      r.cancelRequest(100);
+      r.ack(150);
       return r;
     };
-    mk('a', 'vercel-ai').model({ startMs: 300, endMs: 400, model: 'gpt-4o' });   // 0
-    mk('b', 'vercel-ai');                                                         // 4
-    mk('c', 'vercel-ai');                                                         // 4
-    mk('a', 'langgraph').model({ startMs: 0, endMs: 1500, model: 'gpt-4o' });     // 1
+    mk('a', 'vercel-ai').model({ startMs: 300, endMs: 400, model: 'gpt-4o' }); // 0
+    mk('b', 'vercel-ai'); // 4
+    mk('c', 'vercel-ai'); // 4
+    mk('a', 'langgraph').model({ startMs: 0, endMs: 1500, model: 'gpt-4o' }); // 1
     t.run({ service: 'a', framework: 'langgraph', startMs: 0, endMs: 100 });
     const s = await analyzeTraces(t);
     const rows = await s.rows('cancel-depth-by-framework');

@@ -7,12 +7,12 @@ describe('cancel-span-facts', () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 5000, outcome: 'cancelled' });
     r.cancelRequest(100);
-    r.model({ startMs: 10, endMs: 1300, model: 'gpt-4o' });                          // in flight at C
-    r.model({ startMs: 20, endMs: 900, model: 'gpt-4o' });                           // in flight at C, ends earlier
-    r.model({ startMs: 30, endMs: 60, model: 'gpt-4o' });                            // done before C
+    r.model({ startMs: 10, endMs: 1300, model: 'gpt-4o' }); // in flight at C
+    r.model({ startMs: 20, endMs: 900, model: 'gpt-4o' }); // in flight at C, ends earlier
+    r.model({ startMs: 30, endMs: 60, model: 'gpt-4o' }); // done before C
     r.tool({ name: 'pay', callId: 'a', startMs: 40, endMs: 1500, effect: 'irreversible' }); // the latest end of a call started before C
-    r.model({ startMs: 200, endMs: 2500, model: 'gpt-4o' });                         // the loop went on: work after C
-    r.tool({ name: 'late', callId: 'b', startMs: 300 });                             // a start marker after C, never ended
+    r.model({ startMs: 200, endMs: 2500, model: 'gpt-4o' }); // the loop went on: work after C
+    r.tool({ name: 'late', callId: 'b', startMs: 300 }); // a start marker after C, never ended
     r.tool({ name: 'refund', callId: 'c', startMs: 400, endMs: 450, toolKind: 'compensate' }); // not loop work
     const foreign = t.run({ startMs: 10000, endMs: 15000, outcome: 'cancelled' });
     foreign.cancelRequest(10100);

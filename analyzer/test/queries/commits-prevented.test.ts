@@ -23,7 +23,10 @@ describe('commits-prevented', () => {
     const byTool = (await s.rows('ghost-commits-by-tool')).filter((r) => r['total']);
     s.close();
     expect(rows.map((r) => [r['service'], r['commits_prevented'], r['commits_prevented_alarming']])).toEqual([
-      ['a', 3, 2], ['b', 1, 1], ['c', 0, 0], [null, 4, 3],
+      ['a', 3, 2],
+      ['b', 1, 1],
+      ['c', 0, 0],
+      [null, 4, 3],
     ]);
     expect(byTool.map((r) => [r['tool'], r['effect'], r['ghost_commits'], r['commits_prevented']])).toEqual([
       ['save_note', 'reversible', 1, 1],

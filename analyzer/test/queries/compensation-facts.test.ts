@@ -18,14 +18,14 @@ describe('compensation-facts', () => {
     try {
       await ingestFiles(store, [ghostFile]);
       await prepare(store);
-      expect((await sqlRows(store, 'SELECT tool_call_id, compensated FROM report_ghost_commits'))).toEqual([{ tool_call_id: 'pay-1', compensated: false }]);
+      expect(await sqlRows(store, 'SELECT tool_call_id, compensated FROM report_ghost_commits')).toEqual([{ tool_call_id: 'pay-1', compensated: false }]);
       const kept = await sqlRows(store, 'SELECT span_id, compensable FROM ghost_commit_facts');
       await ingestFiles(store, [ghostFile, laterFile]);
       // The ghost's trace was not read again: its kept row is the same; the compensation is the later trace's.
       expect(await sqlRows(store, 'SELECT span_id, compensable FROM ghost_commit_facts')).toEqual(kept);
-      expect((await sqlRows(store, 'SELECT tool_call_id FROM compensation_facts'))).toEqual([{ tool_call_id: 'pay-1' }]);
+      expect(await sqlRows(store, 'SELECT tool_call_id FROM compensation_facts')).toEqual([{ tool_call_id: 'pay-1' }]);
       await prepare(store);
-      expect((await sqlRows(store, 'SELECT tool_call_id, compensated FROM report_ghost_commits'))).toEqual([{ tool_call_id: 'pay-1', compensated: true }]);
+      expect(await sqlRows(store, 'SELECT tool_call_id, compensated FROM report_ghost_commits')).toEqual([{ tool_call_id: 'pay-1', compensated: true }]);
     } finally {
       store.close();
     }

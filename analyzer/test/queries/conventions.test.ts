@@ -9,7 +9,19 @@ describe('conventions', () => {
   it('OpenInference: an AGENT root is the run, LLM and TOOL spans are model and tool calls, with their token counts and ids', async () => {
     const t = traces();
     const r = t.run({ name: 'support-agent', stamp: false, startMs: 0, endMs: 900, attrs: { 'openinference.span.kind': 'AGENT', 'session.id': 'sess-1' } });
-    r.span({ name: 'ChatOpenAI', startMs: 0, endMs: 300, attrs: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o', 'llm.token_count.prompt': 50, 'llm.token_count.completion': 7, 'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_9', 'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup' } });
+    r.span({
+      name: 'ChatOpenAI',
+      startMs: 0,
+      endMs: 300,
+      attrs: {
+        'openinference.span.kind': 'LLM',
+        'llm.model_name': 'gpt-4o',
+        'llm.token_count.prompt': 50,
+        'llm.token_count.completion': 7,
+        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_9',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
+      },
+    });
     r.span({ name: 'lookup', startMs: 310, endMs: 400, attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup', 'tool_call.id': 'call_9' } });
     const a = await analyzeTraces(t);
     const spans = await a.table('report_spans', "ORDER BY start_ns, role <> 'run'");
@@ -35,7 +47,20 @@ describe('conventions', () => {
   it('OpenLLMetry: deprecated GenAI usage keys, traceloop tool spans, tool call ids flattened in the completion', async () => {
     const t = traces();
     const r = t.run({ name: 'agent.workflow', stamp: false, startMs: 0, endMs: 900, attrs: { 'traceloop.span.kind': 'workflow', 'traceloop.entity.name': 'agent' } });
-    r.span({ name: 'openai.chat', startMs: 0, endMs: 300, status: { code: 'error', message: 'Request was aborted.' }, attrs: { 'gen_ai.system': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.prompt_tokens': 40, 'gen_ai.usage.completion_tokens': 9, 'gen_ai.completion.0.tool_calls.0.id': 'call_3', 'gen_ai.completion.0.tool_calls.0.name': 'charge' } });
+    r.span({
+      name: 'openai.chat',
+      startMs: 0,
+      endMs: 300,
+      status: { code: 'error', message: 'Request was aborted.' },
+      attrs: {
+        'gen_ai.system': 'openai',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.usage.prompt_tokens': 40,
+        'gen_ai.usage.completion_tokens': 9,
+        'gen_ai.completion.0.tool_calls.0.id': 'call_3',
+        'gen_ai.completion.0.tool_calls.0.name': 'charge',
+      },
+    });
     const a = await analyzeTraces(t);
     const model = (await a.table('report_spans', "WHERE role = 'model'"))[0]!;
     expect(model).toMatchObject({ input_tokens: 40, output_tokens: 9, is_cancellation: true });

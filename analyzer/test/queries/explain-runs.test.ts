@@ -6,7 +6,9 @@ describe('explain-runs', () => {
   it('a run by its id or key, every run of a trace by the trace id (any case), in start order, at most $limit', async () => {
     const t = traces();
     const a = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
-    a.cancelRequest(100); a.ack(130); a.settle(200);
+    a.cancelRequest(100);
+    a.ack(130);
+    a.settle(200);
     const b = t.run({ traceId: a.traceId, startMs: 1000, endMs: 1500, outcome: 'completed' });
     const other = t.run({ startMs: 5, endMs: 50 });
     const s = await analyzeTraces(t);
@@ -21,8 +23,17 @@ describe('explain-runs', () => {
     const [row] = await s.rows('explain-runs', { id: a.spanId, limit: 1n });
     s.close();
     expect(row).toMatchObject({
-      trace_id: a.traceId, local_id: a.spanId, conversation_id: 'c', outcome: 'cancelled', cancelled: true, cancel_inferred: false,
-      start_ns: ns(0), end_ns: ns(900), c_ns: ns(100), a_ns: ns(130), settle_ns: ns(200),
+      trace_id: a.traceId,
+      local_id: a.spanId,
+      conversation_id: 'c',
+      outcome: 'cancelled',
+      cancelled: true,
+      cancel_inferred: false,
+      start_ns: ns(0),
+      end_ns: ns(900),
+      c_ns: ns(100),
+      a_ns: ns(130),
+      settle_ns: ns(200),
     });
   });
 
@@ -35,6 +46,9 @@ describe('explain-runs', () => {
     const s = await analyzeTraces(t);
     const rows = await s.rows('explain-runs', { id: 'shared', limit: 10n });
     s.close();
-    expect(rows.map((r) => [r['trace_id'], r['local_id'], r['end_ns'] === null])).toEqual([[one.traceId, 'shared', false], [two.traceId, 'shared', true]]);
+    expect(rows.map((r) => [r['trace_id'], r['local_id'], r['end_ns'] === null])).toEqual([
+      [one.traceId, 'shared', false],
+      [two.traceId, 'shared', true],
+    ]);
   });
 });

@@ -50,7 +50,7 @@ describe('ghost-commit-facts', () => {
     a.close();
   });
 
-  it('a commit after Stop the guard\'s fence let through (a cancel call, cleanup) is the Stop propagating, not a ghost; another commit of the same call still is', async () => {
+  it("a commit after Stop the guard's fence let through (a cancel call, cleanup) is the Stop propagating, not a ghost; another commit of the same call still is", async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
     r.cancelRequest(100);

@@ -7,7 +7,12 @@ describe('ghost-commits-by-tool', () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled', agent: 'mailer' });
     r.cancelRequest(100);
-    const commits: [string, string, string | undefined][] = [['1', 'send_email', 'irreversible'], ['2', 'send_email', 'irreversible'], ['3', 'send_email', 'reversible'], ['4', 'charge', undefined]];
+    const commits: [string, string, string | undefined][] = [
+      ['1', 'send_email', 'irreversible'],
+      ['2', 'send_email', 'irreversible'],
+      ['3', 'send_email', 'reversible'],
+      ['4', 'charge', undefined],
+    ];
     for (const [id, name, effect] of commits) {
       r.tool({ name, callId: id, startMs: 50, endMs: 400, ...(effect ? { effect } : {}) });
       r.commit({ callId: id, atMs: 200 });

@@ -12,12 +12,17 @@ describe('ghost-commits', () => {
   it('counts per group; irreversible and unknown effects alarm; compensated ones are still ghost commits', async () => {
     const t = traces();
     const a = cancelledRun(t, 'a');
-    for (const [id, effect] of [['1', 'irreversible'], ['2', undefined], ['3', 'reversible'], ['4', 'read']] as const) {
+    for (const [id, effect] of [
+      ['1', 'irreversible'],
+      ['2', undefined],
+      ['3', 'reversible'],
+      ['4', 'read'],
+    ] as const) {
       a.tool({ name: 'x', callId: id, startMs: 50, endMs: 400, ...(effect ? { effect } : {}) });
       a.commit({ callId: id, atMs: 300 });
     }
     a.compensate({ callId: '3', atMs: 600, outcome: 'succeeded' });
-    a.commit({ callId: '1', atMs: 90 });                                    // before C
+    a.commit({ callId: '1', atMs: 90 }); // before C
     const b = cancelledRun(t, 'b');
     b.tool({ name: 'y', callId: '5', startMs: 50, endMs: 400, startMarker: false, effect: 'irreversible' }); // inferred
     t.run({ service: 'c', startMs: 0, endMs: 900 }).tool({ name: 'z', callId: '6', startMs: 50, endMs: 400 });

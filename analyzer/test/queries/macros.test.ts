@@ -13,7 +13,28 @@ const one = async (sql: string): Promise<unknown> => Object.values((await sqlRow
 describe('schema', () => {
   it('creates spans, ingested_files and skipped_lines, and can run again', async () => {
     const tables = await sqlRows(store, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1");
-    expect(tables.map((t) => t['table_name'])).toEqual(['cancel_span_facts', 'commit_facts', 'compensation_facts', 'error_span_facts', 'ghost_commit_facts', 'ingested_files', 'model_call_facts', 'orphan_process_facts', 'prevented_commit_facts', 'repair_facts', 'replay_facts', 'run_facts', 'scope_members', 'skipped_lines', 'span_files', 'spans', 'steer_facts', 'steer_mark_facts', 'store_meta', 'tool_call_facts']);
+    expect(tables.map((t) => t['table_name'])).toEqual([
+      'cancel_span_facts',
+      'commit_facts',
+      'compensation_facts',
+      'error_span_facts',
+      'ghost_commit_facts',
+      'ingested_files',
+      'model_call_facts',
+      'orphan_process_facts',
+      'prevented_commit_facts',
+      'repair_facts',
+      'replay_facts',
+      'run_facts',
+      'scope_members',
+      'skipped_lines',
+      'span_files',
+      'spans',
+      'steer_facts',
+      'steer_mark_facts',
+      'store_meta',
+      'tool_call_facts',
+    ]);
     await store.connection.run("INSERT INTO spans (trace_id, span_id, name, start_ns, end_ns, status_code, ingest_id) VALUES ('t', 's', 'n', 1, 2, 0, 1)");
     // Running the schema again changes nothing that exists.
     await store.script((await import('../../queries.js')).query('schema'));
@@ -35,10 +56,12 @@ describe('otlp_id', () => {
 
 describe('otlp_kind and otlp_status', () => {
   it('map the enum names and the numbers', async () => {
-    expect(await one("[otlp_kind('SPAN_KIND_INTERNAL'), otlp_kind('SPAN_KIND_SERVER'), otlp_kind('SPAN_KIND_CLIENT'), otlp_kind('SPAN_KIND_PRODUCER'), otlp_kind('SPAN_KIND_CONSUMER'), otlp_kind('SPAN_KIND_UNSPECIFIED'), otlp_kind('3')]"))
-      .toEqual([1, 2, 3, 4, 5, 0, 3]);
-    expect(await one("[otlp_status('STATUS_CODE_OK'), otlp_status('STATUS_CODE_ERROR'), otlp_status('STATUS_CODE_UNSET'), otlp_status('2'), otlp_status(NULL::VARCHAR)]"))
-      .toEqual([1, 2, 0, 2, 0]);
+    expect(
+      await one(
+        "[otlp_kind('SPAN_KIND_INTERNAL'), otlp_kind('SPAN_KIND_SERVER'), otlp_kind('SPAN_KIND_CLIENT'), otlp_kind('SPAN_KIND_PRODUCER'), otlp_kind('SPAN_KIND_CONSUMER'), otlp_kind('SPAN_KIND_UNSPECIFIED'), otlp_kind('3')]",
+      ),
+    ).toEqual([1, 2, 3, 4, 5, 0, 3]);
+    expect(await one("[otlp_status('STATUS_CODE_OK'), otlp_status('STATUS_CODE_ERROR'), otlp_status('STATUS_CODE_UNSET'), otlp_status('2'), otlp_status(NULL::VARCHAR)]")).toEqual([1, 2, 0, 2, 0]);
   });
 });
 
@@ -55,8 +78,11 @@ describe('attr', () => {
 
 describe('otlp_value', () => {
   it('reads ints, bools and arrays as text', async () => {
-    const v = await sqlRows(store, `SELECT otlp_value({'stringValue': NULL::VARCHAR, 'intValue': '42', 'doubleValue': NULL::VARCHAR, 'boolValue': NULL::BOOLEAN, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}) AS i,
-      otlp_value({'stringValue': NULL::VARCHAR, 'intValue': NULL::VARCHAR, 'doubleValue': NULL::VARCHAR, 'boolValue': false, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}) AS b`);
+    const v = await sqlRows(
+      store,
+      `SELECT otlp_value({'stringValue': NULL::VARCHAR, 'intValue': '42', 'doubleValue': NULL::VARCHAR, 'boolValue': NULL::BOOLEAN, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}) AS i,
+      otlp_value({'stringValue': NULL::VARCHAR, 'intValue': NULL::VARCHAR, 'doubleValue': NULL::VARCHAR, 'boolValue': false, 'arrayValue': NULL::JSON, 'kvlistValue': NULL::JSON, 'bytesValue': NULL::VARCHAR}) AS b`,
+    );
     expect(v[0]).toEqual({ i: '42', b: 'false' });
   });
 });

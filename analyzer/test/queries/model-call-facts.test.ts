@@ -7,7 +7,7 @@ describe('model-call-facts', () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 2000, outcome: 'cancelled' });
     r.cancelRequest(100);
-    r.model({ startMs: 0, endMs: 50, model: 'gpt-4o', input: 10, output: 40 });              // ended before C
+    r.model({ startMs: 0, endMs: 50, model: 'gpt-4o', input: 10, output: 40 }); // ended before C
     r.model({ startMs: 0, endMs: 500, model: 'gpt-4o', input: 10, output: 40, ttfcMs: 50 });
     r.model({ startMs: 200, endMs: 300, model: 'gpt-4o-mini', afterCancel: 7 });
     const done = t.run({ startMs: 0, endMs: 2000, outcome: 'completed' });

@@ -10,11 +10,11 @@ describe('model-call-price-keys', () => {
     const r = t.run({ startMs: 0, endMs: 200_000, outcome: 'cancelled' });
     r.cancelRequest(100);
     r.model({ startMs: 150, endMs: 300, model: 'gpt-5.1', output: 10 });
-    r.model({ startMs: 160, endMs: 300, model: 'gpt-5.1', output: 10 });               // same minute: same key
+    r.model({ startMs: 160, endMs: 300, model: 'gpt-5.1', output: 10 }); // same minute: same key
     r.model({ startMs: 150, endMs: 300, model: 'gpt-5.1', provider: 'azure', output: 10 });
     r.model({ startMs: 150, endMs: 300, model: 'claude-sonnet-4-5', provider: null, output: 10 });
-    r.model({ startMs: 120_000, endMs: 120_100, model: 'gpt-5.1', output: 10 });       // two minutes on
-    r.model({ startMs: 150, endMs: 300, output: 10 });                                 // no model
+    r.model({ startMs: 120_000, endMs: 120_100, model: 'gpt-5.1', output: 10 }); // two minutes on
+    r.model({ startMs: 150, endMs: 300, output: 10 }); // no model
     t.run({ startMs: 0, endMs: 900 }).model({ startMs: 0, endMs: 500, model: 'not-cancelled', output: 1 });
     const s = await analyzeTraces(t);
     const rows = await s.rows('model-call-price-keys');

@@ -58,7 +58,7 @@ describe('note-touched-scopes', () => {
     expect(await sqlRows(store, 'SELECT count(*) AS n FROM steer_mark_facts')).toEqual([{ n: 4 }]);
   });
 
-  it('a commit replayed by a run ingested later is a duplicate; pruning the first commit\'s day forgets it, and the steer its marks began', async () => {
+  it("a commit replayed by a run ingested later is a duplicate; pruning the first commit's day forgets it, and the steer its marks began", async () => {
     const t = traces();
     const first = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'completed' });
     first.tool({ name: 'charge_card', callId: 'n1', startMs: 290, endMs: 310, effect: 'irreversible', idempotencyKey: 'order-42' });

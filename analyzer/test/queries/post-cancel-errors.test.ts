@@ -23,13 +23,18 @@ describe('post-cancel-errors', () => {
     const s = await analyzeTraces(t);
     const rows = await s.rows('post-cancel-errors');
     s.close();
-    expect(rows.map(pick)).toEqual([['a', false, 1, 1, 0], ['b', false, 1, 0, 1], ['next', false, 0, 0, 0], [null, true, 2, 1, 1]]);
+    expect(rows.map(pick)).toEqual([
+      ['a', false, 1, 1, 0],
+      ['b', false, 1, 0, 1],
+      ['next', false, 0, 0, 0],
+      [null, true, 2, 1, 1],
+    ]);
   });
 
   it('the next run may lie outside the window; a cancelled run outside it is not counted', async () => {
     const t = traces();
-    pair(t, 'a', 'c1', 'No tool output found for function call x', 0);       // cancelled run in the window, next run after it
-    pair(t, 'a', 'c2', 'No tool output found for function call x', -5000);   // cancelled run before the window
+    pair(t, 'a', 'c1', 'No tool output found for function call x', 0); // cancelled run in the window, next run after it
+    pair(t, 'a', 'c2', 'No tool output found for function call x', -5000); // cancelled run before the window
     const s = await analyzeTraces(t, { sinceMs: -1000, untilMs: 500 });
     expect(pick(await s.total('post-cancel-errors'))).toEqual([null, true, 1, 0, 0]);
     s.close();

@@ -20,7 +20,13 @@ const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   'model in flight at C ends at C + 1 s': [4, (r) => r.model({ startMs: 0, endMs: 1100, model: 'gpt-4o' })],
   'tool in flight at C never ended': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50 })],
   'tool in flight at C ends after C + 1 s': [2, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 1200 })],
-  'ghost commit': [3, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300 }); r.commit({ callId: 'a', atMs: 200 }); }],
+  'ghost commit': [
+    3,
+    (r) => {
+      r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300 });
+      r.commit({ callId: 'a', atMs: 200 });
+    },
+  ],
   // A call afterstop recorded that ended before the next export has no start marker (SEMCONV.md): its span,
   // of afterstop's tracer, is the evidence; a foreign one's effect cannot be seen, even with an effect class.
   'afterstop tool span without start marker, in flight at C, ends in budget': [4, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false, scope: 'afterstop' })],
@@ -28,18 +34,39 @@ const scenarios: Record<string, [number, (r: Run) => void, boolean?]> = {
   // that ran its course after Stop with no commit marker cannot show that it made no commit (a marker lost to a
   // crash or an export looks the same): a possible ghost. One that ended cancelled, or that counts no commit, can.
   'afterstop tool span without the commit count, ran its course after C, no marker': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', result: 'late', commitCount: null })],
-  'afterstop tool span without the commit count, cancelled after C': [4, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', result: 'cancelled', status: 'error', commitCount: null })],
+  'afterstop tool span without the commit count, cancelled after C': [
+    4,
+    (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', result: 'cancelled', status: 'error', commitCount: null }),
+  ],
   'afterstop tool span counting a commit the store lost, ended after C': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', commitCount: 1 })],
-  'afterstop tool span with a request unanswered at its end, no marker': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, result: 'cancelled', status: 'error', attrs: { 'afterstop.tool.commit.pending': 1 } })],
-  'afterstop tool span whose framework stopped waiting for its body, no marker': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 102, result: 'cancelled', status: 'error', attrs: { 'afterstop.tool.body_detached': true } })],
-  'afterstop tool span counting its commit, marker before C': [4, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, commitCount: 1 }); r.commit({ callId: 'a', atMs: 90 }); }],
+  'afterstop tool span with a request unanswered at its end, no marker': [
+    3,
+    (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, result: 'cancelled', status: 'error', attrs: { 'afterstop.tool.commit.pending': 1 } }),
+  ],
+  'afterstop tool span whose framework stopped waiting for its body, no marker': [
+    3,
+    (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 102, result: 'cancelled', status: 'error', attrs: { 'afterstop.tool.body_detached': true } }),
+  ],
+  'afterstop tool span counting its commit, marker before C': [
+    4,
+    (r) => {
+      r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, commitCount: 1 });
+      r.commit({ callId: 'a', atMs: 90 });
+    },
+  ],
   'foreign tool span in flight at C, ends in budget': [3, (r) => r.tool({ name: 'x', callId: 'a', startMs: 50, endMs: 300, effect: 'irreversible', startMarker: false })],
   // Depth 4 needs evidence: a call whose effect was out of afterstop's sight (an MCP tools/call) in flight at C is
   // a possible ghost, even when it ended at once and delivered nothing; read-only, or done before C, it is not.
   'out-of-sight tool in flight at C, cancelled at once': [3, (r) => r.tool({ name: 'send_email', callId: 'a', startMs: 50, endMs: 102, result: 'cancelled', attrs: { 'afterstop.tool.out_of_sight': 'mcp' } })],
   'out-of-sight read-only tool in flight at C': [4, (r) => r.tool({ name: 'search', callId: 'a', startMs: 50, endMs: 102, effect: 'read', result: 'cancelled', attrs: { 'afterstop.tool.out_of_sight': 'mcp' } })],
   'out-of-sight tool done before C': [4, (r) => r.tool({ name: 'send_email', callId: 'a', startMs: 10, endMs: 60, attrs: { 'afterstop.tool.out_of_sight': 'mcp' } })],
-  'quiet': [4, (r) => { r.tool({ name: 'x', callId: 'a', startMs: 10, endMs: 60 }); r.commit({ callId: 'a', atMs: 50 }); }],
+  quiet: [
+    4,
+    (r) => {
+      r.tool({ name: 'x', callId: 'a', startMs: 10, endMs: 60 });
+      r.commit({ callId: 'a', atMs: 50 });
+    },
+  ],
 };
 
 /** Every scenario is a run of its own trace, starting at 0. */
@@ -84,7 +111,10 @@ describe('prepare-cancel-depth', () => {
     const a = await analyzeTraces(t);
     const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [d['run_id'], [d['depth'], d['effects_ok']]]));
     a.close();
-    expect([depth[beside.spanId], depth[alone.spanId]]).toEqual([[3, false], [4, true]]);
+    expect([depth[beside.spanId], depth[alone.spanId]]).toEqual([
+      [3, false],
+      [4, true],
+    ]);
   });
 
   it('only cancelled runs get a row', async () => {

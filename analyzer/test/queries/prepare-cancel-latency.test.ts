@@ -6,7 +6,9 @@ describe('prepare-cancel-latency', () => {
   it('ack = A − C, settle = S − C (the settle marker, else the last call in flight at C); nothing for a run not cancelled', async () => {
     const t = traces();
     const a = t.run({ startMs: 0, endMs: 5000, outcome: 'cancelled' });
-    a.cancelRequest(100); a.ack(130); a.settle(900);
+    a.cancelRequest(100);
+    a.ack(130);
+    a.settle(900);
     const b = t.run({ startMs: 0, endMs: 5000, outcome: 'cancelled' });
     b.cancelRequest(100);
     b.model({ startMs: 0, endMs: 700, model: 'gpt-4o' });

@@ -46,7 +46,11 @@ describe('prepare-ghost-commits', () => {
     r.compensate({ callId: 'failed', atMs: 500, outcome: 'failed' });
     const a = await analyzeTraces(t);
     const rows = await a.table('report_ghost_commits', 'ORDER BY tool_call_id');
-    expect(rows.map((g) => [g['tool_call_id'], g['compensated']])).toEqual([['failed', false], ['none', false], ['ok', true]]);
+    expect(rows.map((g) => [g['tool_call_id'], g['compensated']])).toEqual([
+      ['failed', false],
+      ['none', false],
+      ['ok', true],
+    ]);
     a.close();
   });
 
@@ -83,7 +87,10 @@ describe('prepare-ghost-commits', () => {
     r.commit({ callId: 'c', atMs: 80, evidence: 'request_sent', unansweredMs: 10 });
     const a = await analyzeTraces(t);
     const rows = await a.table('report_ghost_commits', 'ORDER BY tool_call_id');
-    expect(rows.map((g) => [g['tool_call_id'], g['possible_kind']])).toEqual([['a', 'request_sent'], ['b', null]]);
+    expect(rows.map((g) => [g['tool_call_id'], g['possible_kind']])).toEqual([
+      ['a', 'request_sent'],
+      ['b', null],
+    ]);
     expect(rows[0]).toMatchObject({ span_id: lost, inferred: false, after_stop_ns: 1_000_000 });
     expect(rows[0]!['sent_ns']).toBe(ns(60));
     const total = await a.total('ghost-commits');

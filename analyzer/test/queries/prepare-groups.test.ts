@@ -14,6 +14,10 @@ describe('prepare-groups', () => {
     const a = await analyzeTraces(t, { untilMs: 4000 });
     const groups = await a.table('report_groups', 'ORDER BY service, agent, framework');
     a.close();
-    expect(groups.map((g) => [g['service'], g['agent'], g['framework']])).toEqual([['a', 'x', 'manual'], ['a', 'y', 'manual'], ['b', null, null]]);
+    expect(groups.map((g) => [g['service'], g['agent'], g['framework']])).toEqual([
+      ['a', 'x', 'manual'],
+      ['a', 'y', 'manual'],
+      ['b', null, null],
+    ]);
   });
 });

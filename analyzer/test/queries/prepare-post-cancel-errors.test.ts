@@ -9,7 +9,16 @@ const cancelled = (t: Traces, conversation: string, o: { endMs?: number; exporte
 };
 const failing = (t: Traces, conversation: string, startMs: number, errors: { endMs: number; status: Status; errorType?: string; exception?: string }[]) => {
   const n = t.run({ conversation, startMs, endMs: startMs + 900, outcome: 'failed' });
-  return errors.map((e) => n.model({ startMs, endMs: e.endMs, model: 'gpt-4o', status: e.status, ...(e.errorType ? { attrs: { 'error.type': e.errorType } } : {}), ...(e.exception ? { exceptions: [{ type: 'Error', message: e.exception }] } : {}) }));
+  return errors.map((e) =>
+    n.model({
+      startMs,
+      endMs: e.endMs,
+      model: 'gpt-4o',
+      status: e.status,
+      ...(e.errorType ? { attrs: { 'error.type': e.errorType } } : {}),
+      ...(e.exception ? { exceptions: [{ type: 'Error', message: e.exception }] } : {}),
+    }),
+  );
 };
 const rows = async (t: Traces, where = '') => {
   const a = await analyzeTraces(t);
@@ -40,8 +49,14 @@ describe('prepare-post-cancel-errors', () => {
     const conv = Object.fromEntries((await a.table('report_runs')).map((r) => [r['run_id'], r['conversation_id']]));
     a.close();
     expect(Object.fromEntries(out.map((r) => [conv[r['run_id'] as string], r['cause']]))).toEqual({
-      c1: 'orphan_tool_call_rejected', c2: 'orphan_tool_call_rejected', c3: 'orphan_tool_call_rejected', c4: 'orphan_tool_call_rejected',
-      c5: 'orphan_tool_call_rejected', c6: 'orphan_tool_call_rejected', c7: 'orphan_tool_call_rejected', c8: 'other',
+      c1: 'orphan_tool_call_rejected',
+      c2: 'orphan_tool_call_rejected',
+      c3: 'orphan_tool_call_rejected',
+      c4: 'orphan_tool_call_rejected',
+      c5: 'orphan_tool_call_rejected',
+      c6: 'orphan_tool_call_rejected',
+      c7: 'orphan_tool_call_rejected',
+      c8: 'other',
     });
   });
 
@@ -55,18 +70,32 @@ describe('prepare-post-cancel-errors', () => {
   it('counts the next run once, its root cause being the ERROR span that ended first', async () => {
     const t = traces();
     const r1 = cancelled(t, 'a');
-    const [first] = failing(t, 'a', 1000, [{ endMs: 1200, status: { code: 'error', message: 'boom' }, errorType: '500' }, { endMs: 1500, status: { code: 'error', message: 'No tool output found for function call x' }, errorType: '400' }]);
+    const [first] = failing(t, 'a', 1000, [
+      { endMs: 1200, status: { code: 'error', message: 'boom' }, errorType: '500' },
+      { endMs: 1500, status: { code: 'error', message: 'No tool output found for function call x' }, errorType: '400' },
+    ]);
     const r2 = cancelled(t, 'b');
-    failing(t, 'b', 1000, [{ endMs: 1600, status: { code: 'error', message: 'boom' }, errorType: '500' }, { endMs: 1300, status: { code: 'error', message: 'No tool output found for function call x' }, errorType: '400' }]);
+    failing(t, 'b', 1000, [
+      { endMs: 1600, status: { code: 'error', message: 'boom' }, errorType: '500' },
+      { endMs: 1300, status: { code: 'error', message: 'No tool output found for function call x' }, errorType: '400' },
+    ]);
     const out = await rows(t);
-    expect(out.map((r) => [r['run_id'], r['kind'], r['cause']]).sort()).toEqual([[r1.spanId, 'next_run', 'other'], [r2.spanId, 'next_run', 'orphan_tool_call_rejected']].sort());
+    expect(out.map((r) => [r['run_id'], r['kind'], r['cause']]).sort()).toEqual(
+      [
+        [r1.spanId, 'next_run', 'other'],
+        [r2.spanId, 'next_run', 'orphan_tool_call_rejected'],
+      ].sort(),
+    );
     expect(out.find((r) => r['run_id'] === r1.spanId)!['span_id']).toBe(first);
   });
 
   it('a cancellation is not an error; an ERROR span without error.type or exception still is', async () => {
     const t = traces();
     cancelled(t, 'a');
-    failing(t, 'a', 1000, [{ endMs: 1200, status: { code: 'error', message: 'cancelled' }, errorType: 'cancelled' }, { endMs: 1300, status: 'error', exception: 'AbortError: aborted' }]);
+    failing(t, 'a', 1000, [
+      { endMs: 1200, status: { code: 'error', message: 'cancelled' }, errorType: 'cancelled' },
+      { endMs: 1300, status: 'error', exception: 'AbortError: aborted' },
+    ]);
     const r = cancelled(t, 'b');
     failing(t, 'b', 1000, [{ endMs: 1200, status: { code: 'error', message: '400 No tool output found for function call call_1.' } }]);
     expect((await rows(t)).map((x) => [x['run_id'], x['cause']])).toEqual([[r.spanId, 'orphan_tool_call_rejected']]);
@@ -75,8 +104,8 @@ describe('prepare-post-cancel-errors', () => {
   it('the next run is the first of the conversation to start after R’s end (after C when R never ended)', async () => {
     const t = traces();
     cancelled(t, 'a');
-    failing(t, 'a', 500, [{ endMs: 600, status: 'error', errorType: '500' }]);      // overlaps R: not next
-    t.run({ conversation: 'a', startMs: 1000, endMs: 1500 });                          // next, no error
+    failing(t, 'a', 500, [{ endMs: 600, status: 'error', errorType: '500' }]); // overlaps R: not next
+    t.run({ conversation: 'a', startMs: 1000, endMs: 1500 }); // next, no error
     failing(t, 'a', 2000, [{ endMs: 2100, status: 'error', errorType: '500' }]);
     failing(t, 'other', 1000, [{ endMs: 1100, status: 'error', errorType: '500' }]);
     const unended = cancelled(t, 'u', { exported: false });
@@ -91,6 +120,11 @@ describe('prepare-post-cancel-errors', () => {
     r.tool({ name: 'x', callId: '2', startMs: 50, endMs: 90, status: 'error', errorType: 'Error' });
     r.tool({ name: 'x', callId: '3', startMs: 50, endMs: 300, status: { code: 'error', message: 'cancelled' }, errorType: 'cancelled' });
     const noType = r.tool({ name: 'x', callId: '4', startMs: 50, endMs: 400, status: { code: 'error', message: 'socket hang up' } });
-    expect((await rows(t)).map((x) => [x['kind'], x['span_id']])).toEqual([['cleanup', after], ['cleanup', noType]].sort((p, q) => String(p[1]).localeCompare(String(q[1]))));
+    expect((await rows(t)).map((x) => [x['kind'], x['span_id']])).toEqual(
+      [
+        ['cleanup', after],
+        ['cleanup', noType],
+      ].sort((p, q) => String(p[1]).localeCompare(String(q[1]))),
+    );
   });
 });

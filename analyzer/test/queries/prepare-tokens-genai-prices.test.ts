@@ -67,11 +67,14 @@ describe('prepare-tokens, priced by genai-prices', () => {
   });
 
   it('--prices overrides: a model the user lists takes the user’s price, whatever its provider and date; the others keep genai-prices’', async () => {
-    const rows = await tokens((r) => {
-      r.model({ startMs: 200, endMs: 300, model: 'gpt-5.1', provider: 'openai', input: 1000, output: 100 });
-      r.model({ startMs: 200, endMs: 300, model: 'claude-sonnet-4-5', provider: 'anthropic', input: 250_000, output: 100 });
-      r.model({ startMs: 200, endMs: 300, model: 'my-finetune-7b', input: 100, output: 10 });
-    }, { prices: { 'gpt-5.1': [1, 2], 'my-finetune-7b': [5, 50] } });
+    const rows = await tokens(
+      (r) => {
+        r.model({ startMs: 200, endMs: 300, model: 'gpt-5.1', provider: 'openai', input: 1000, output: 100 });
+        r.model({ startMs: 200, endMs: 300, model: 'claude-sonnet-4-5', provider: 'anthropic', input: 250_000, output: 100 });
+        r.model({ startMs: 200, endMs: 300, model: 'my-finetune-7b', input: 100, output: 10 });
+      },
+      { prices: { 'gpt-5.1': [1, 2], 'my-finetune-7b': [5, 50] } },
+    );
     const c = cost(rows);
     expect(c['gpt-5.1']![1]).toBeCloseTo(1000 * 1e-6 + 100 * 2e-6, 12);
     expect(c['my-finetune-7b']).toEqual([true, expect.closeTo(100 * 5e-6 + 10 * 50e-6, 12)]);

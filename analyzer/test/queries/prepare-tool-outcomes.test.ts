@@ -13,7 +13,8 @@ describe('prepare-tool-outcomes', () => {
   it('lost: never ended, result late/dropped/cancelled, or ended after A; late: ended after A or result late', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c1', startMs: 0, endMs: 900, outcome: 'cancelled' });
-    r.cancelRequest(100); r.ack(150);
+    r.cancelRequest(100);
+    r.ack(150);
     r.tool({ name: 'x', callId: 'delivered', startMs: 50, endMs: 140, result: 'delivered' });
     r.tool({ name: 'x', callId: 'after-ack', startMs: 50, endMs: 400, result: 'delivered' });
     r.tool({ name: 'x', callId: 'dropped', startMs: 50, endMs: 140, result: 'dropped' });
@@ -22,8 +23,12 @@ describe('prepare-tool-outcomes', () => {
     r.tool({ name: 'x', callId: 'never', startMs: 50 });
     t.run({ conversation: 'c1', startMs: 1000, endMs: 1900, outcome: 'completed' }).tool({ name: 'x', callId: 'other-run', startMs: 1000 });
     expect(await outcomes(t)).toEqual({
-      delivered: [false, false, false], 'after-ack': [true, true, false], dropped: [true, false, false],
-      cancelled: [true, false, false], late: [true, true, false], never: [true, false, false],
+      delivered: [false, false, false],
+      'after-ack': [true, true, false],
+      dropped: [true, false, false],
+      cancelled: [true, false, false],
+      late: [true, true, false],
+      never: [true, false, false],
     });
   });
 
@@ -40,8 +45,8 @@ describe('prepare-tool-outcomes', () => {
     const r = t.run({ conversation: 'c1', startMs: 0, endMs: 900, outcome: 'cancelled' });
     r.cancelRequest(100);
     for (const id of ['a', 'b', 'c', 'd', 'e']) r.tool({ name: 'x', callId: id, startMs: 50 });
-    r.repair(90, ['e']);                       // before C: does not count
-    r.repair(100, ['a']);                      // at C
+    r.repair(90, ['e']); // before C: does not count
+    r.repair(100, ['a']); // at C
     t.run({ conversation: 'c1', startMs: 1000, endMs: 1900 }).repair(1000, ['b']);
     t.run({ conversation: 'c2', startMs: 1000, endMs: 1900 }).repair(1000, ['c']);
     const o = await outcomes(t);

@@ -3,7 +3,7 @@ import { analyzeTraces, relMs, traces } from '../../../test/helpers/trace-builde
 
 /** repair-facts.sql: one row per tool call id a history repair lists, with the repair's conversation (the store's repair_facts). */
 describe('repair-facts', () => {
-  it('each listed id is a row; the conversation is the span\'s, else its run\'s, else none', async () => {
+  it("each listed id is a row; the conversation is the span's, else its run's, else none", async () => {
     const t = traces();
     const c = t.run({ conversation: 'c1', startMs: 0, endMs: 1000 });
     c.repair(100, ['a', 'b']);

@@ -13,29 +13,34 @@ describe('replay-duplicates', () => {
   it('counts duplicates and distinct conversations, per group of the run that committed again', async () => {
     const t = traces();
     run(t, 'a', 'thread-1', 0, 'n1', 'order-1');
-    run(t, 'b', 'thread-1', 1000, 'n1-replay', 'order-1');   // duplicate, group b
-    run(t, 'b', 'thread-1', 2000, 'n1-again', 'order-1');    // duplicate, group b
+    run(t, 'b', 'thread-1', 1000, 'n1-replay', 'order-1'); // duplicate, group b
+    run(t, 'b', 'thread-1', 2000, 'n1-again', 'order-1'); // duplicate, group b
     run(t, 'a', 'thread-2', 0, 'call_7');
-    run(t, 'a', 'thread-2', 1000, 'call_7');                 // no key: same tool and call id: duplicate, group a
+    run(t, 'a', 'thread-2', 1000, 'call_7'); // no key: same tool and call id: duplicate, group a
     run(t, 'a', 'thread-3', 0, 'call_8', 'k');
-    run(t, 'a', 'thread-4', 1000, 'call_8', 'k');            // another conversation: not a duplicate
+    run(t, 'a', 'thread-4', 1000, 'call_8', 'k'); // another conversation: not a duplicate
     const s = await analyzeTraces(t);
     const rows = await s.rows('replay-duplicates');
     s.close();
     expect(rows.map((r) => [r['service'], r['total'], r['replay_duplicates'], r['replayed_conversations']])).toEqual([
-      ['a', false, 1, 1], ['b', false, 2, 1], [null, true, 3, 2],
+      ['a', false, 1, 1],
+      ['b', false, 2, 1],
+      [null, true, 3, 2],
     ]);
   });
 
   it('only runs in the window: a duplicate committed by a run that starts after it is not counted', async () => {
     const t = traces();
     run(t, 'a', 'thread-1', 0, 'n1', 'order-1');
-    run(t, 'a', 'thread-1', 1000, 'n1-replay', 'order-1');   // in the window
-    run(t, 'b', 'thread-1', 5000, 'n1-again', 'order-1');    // after it: neither counted nor its group listed
+    run(t, 'a', 'thread-1', 1000, 'n1-replay', 'order-1'); // in the window
+    run(t, 'b', 'thread-1', 5000, 'n1-again', 'order-1'); // after it: neither counted nor its group listed
     const s = await analyzeTraces(t, { untilMs: 4000 });
     const rows = await s.rows('replay-duplicates');
     s.close();
-    expect(rows.map((r) => [r['service'], r['total'], r['replay_duplicates'], r['replayed_conversations']])).toEqual([['a', false, 1, 1], [null, true, 1, 1]]);
+    expect(rows.map((r) => [r['service'], r['total'], r['replay_duplicates'], r['replayed_conversations']])).toEqual([
+      ['a', false, 1, 1],
+      [null, true, 1, 1],
+    ]);
   });
 
   it('several commits inside one tool execution are not replays', async () => {

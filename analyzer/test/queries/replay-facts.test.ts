@@ -29,8 +29,14 @@ describe('replay-facts', () => {
 
   it('without a key: tool name plus tool call id, across runs (a resume replays the same call id)', async () => {
     const t = traces();
-    commitIn(t, 'c', 0, [{ callId: 'call_1', atMs: 300 }, { callId: 'call_2', tool: 'send_email', atMs: 400 }]);
-    const resumed = commitIn(t, 'c', 2000, [{ callId: 'call_1', atMs: 2300 }, { callId: 'call_2', tool: 'other_tool', atMs: 2400 }]);
+    commitIn(t, 'c', 0, [
+      { callId: 'call_1', atMs: 300 },
+      { callId: 'call_2', tool: 'send_email', atMs: 400 },
+    ]);
+    const resumed = commitIn(t, 'c', 2000, [
+      { callId: 'call_1', atMs: 2300 },
+      { callId: 'call_2', tool: 'other_tool', atMs: 2400 },
+    ]);
     const rows = await replays(t);
     expect(rows.map((d) => [d['run_id'], d['effect_key']])).toEqual([[resumed.spanId, 'charge_card/call_1']]);
   });
@@ -50,7 +56,11 @@ describe('replay-facts', () => {
   it('a third commit is a second duplicate; without a conversation the trace is the scope', async () => {
     const t = traces();
     const a = t.run({ startMs: 0, endMs: 900 });
-    for (const [i, at] of [[1, 100], [2, 200], [3, 300]] as const) {
+    for (const [i, at] of [
+      [1, 100],
+      [2, 200],
+      [3, 300],
+    ] as const) {
       a.tool({ name: 'pay', callId: `x${i}`, startMs: at - 5, endMs: at + 5, idempotencyKey: 'k' });
       a.commit({ callId: `x${i}`, atMs: at });
     }
@@ -58,6 +68,9 @@ describe('replay-facts', () => {
     b.tool({ name: 'pay', callId: 'y', startMs: 400, endMs: 410, idempotencyKey: 'k' });
     b.commit({ callId: 'y', atMs: 405 });
     const rows = await replays(t);
-    expect(rows.map((d) => [d['tool_call_id'], d['scope'], d['first_run_id']])).toEqual([['x2', `trace:${a.traceId}`, a.spanId], ['x3', `trace:${a.traceId}`, a.spanId]]);
+    expect(rows.map((d) => [d['tool_call_id'], d['scope'], d['first_run_id']])).toEqual([
+      ['x2', `trace:${a.traceId}`, a.spanId],
+      ['x3', `trace:${a.traceId}`, a.spanId],
+    ]);
   });
 });

@@ -14,9 +14,25 @@ describe('prepare-runs', () => {
   it('C is the first cancel request, A the first ack; group and conversation from the run span', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c1', agent: 'ag', framework: 'fw', service: 'svc', startMs: 0, endMs: 900, outcome: 'cancelled' });
-    r.cancelRequest(300, 'k2'); r.cancelRequest(100); r.ack(400); r.ack(150); r.settle(500);
+    r.cancelRequest(300, 'k2');
+    r.cancelRequest(100);
+    r.ack(400);
+    r.ack(150);
+    r.settle(500);
     const [row] = await runs(t);
-    expect(row).toMatchObject({ run_id: r.spanId, trace_id: r.traceId, service: 'svc', agent: 'ag', framework: 'fw', conversation_id: 'c1', unended: false, outcome: 'cancelled', cancelled: true, has_request: true, in_window: true });
+    expect(row).toMatchObject({
+      run_id: r.spanId,
+      trace_id: r.traceId,
+      service: 'svc',
+      agent: 'ag',
+      framework: 'fw',
+      conversation_id: 'c1',
+      unended: false,
+      outcome: 'cancelled',
+      cancelled: true,
+      has_request: true,
+      in_window: true,
+    });
     expect([row!['start_ns'], row!['end_ns'], row!['c_ns'], row!['a_ns'], row!['settle_marker_ns']]).toEqual([ns(0), ns(900), ns(100), ns(150), ns(500)]);
   });
 

@@ -7,7 +7,8 @@ describe('run-figures', () => {
   it('depth and what held it, ghosts, orphans and why, tokens after Stop, and the next run that failed after the Stop', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
-    r.cancelRequest(100); r.ack(150);
+    r.cancelRequest(100);
+    r.ack(150);
     r.model({ startMs: 10, endMs: 300, model: 'gpt-4o', input: 100, output: 50, afterCancel: 20 });
     r.tool({ name: 'send_email', callId: 'm', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
     r.commit({ callId: 'm', atMs: 300 });
@@ -24,9 +25,27 @@ describe('run-figures', () => {
     s.close();
     const of = (x: { spanId: string }) => rows.find((f) => f['run_id'] === x.spanId)!;
     expect(of(r)).toMatchObject({
-      ack_ms: 50, depth: 2, loop_ok: true, model_ok: true, tools_ok: false, slow_tool: 'book', slow_tool_ms: null, tools_at_stop: 2,
-      ghost_commits: 1, ghost_possible: 1, ghost_inferred: 0, orphans: 2, orphans_unended: 1, orphans_result: 1, orphans_requested: 0,
-      output_after: 20, observed_calls: 1, started_after: 0, next_run_id: n.spanId, error_cause: 'orphan_tool_call_rejected', previous_run_id: null,
+      ack_ms: 50,
+      depth: 2,
+      loop_ok: true,
+      model_ok: true,
+      tools_ok: false,
+      slow_tool: 'book',
+      slow_tool_ms: null,
+      tools_at_stop: 2,
+      ghost_commits: 1,
+      ghost_possible: 1,
+      ghost_inferred: 0,
+      orphans: 2,
+      orphans_unended: 1,
+      orphans_result: 1,
+      orphans_requested: 0,
+      output_after: 20,
+      observed_calls: 1,
+      started_after: 0,
+      next_run_id: n.spanId,
+      error_cause: 'orphan_tool_call_rejected',
+      previous_run_id: null,
     });
     expect(of(r)['error_ns']).toBe(ns(1100));
     expect(of(n)).toMatchObject({ previous_run_id: r.spanId, depth: null, next_run_id: null, orphans: 0 });

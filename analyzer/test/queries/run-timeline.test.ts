@@ -8,10 +8,11 @@ describe('run-timeline', () => {
     const t = traces();
     const r = t.run({ conversation: 'c', startMs: 0, endMs: 900, outcome: 'cancelled' });
     r.model({ startMs: 10, endMs: 300, model: 'gpt-4o', input: 100, output: 50, afterCancel: 20 });
-    r.cancelRequest(100); r.ack(150);
+    r.cancelRequest(100);
+    r.ack(150);
     r.tool({ name: 'send_email', callId: 'm', startMs: 50, endMs: 400, result: 'late', effect: 'irreversible' });
     r.commit({ callId: 'm', atMs: 300 });
-    r.tool({ name: 'book', callId: 'b', startMs: 60, effect: 'reversible' });          // never ended: a possible ghost, drawn from its start marker
+    r.tool({ name: 'book', callId: 'b', startMs: 60, effect: 'reversible' }); // never ended: a possible ghost, drawn from its start marker
     r.tool({ name: 'notify', callId: 'n', startMs: 70, endMs: 110 });
     r.commit({ callId: 'n', atMs: 105, evidence: 'request_sent', unansweredMs: 40 });
     r.repair(500, ['m']);
@@ -23,11 +24,16 @@ describe('run-timeline', () => {
     const seen = rows.map((x) => [relMs(x['start_ns']), x['name'], x['role']]);
     expect(seen).toEqual([
       [10, 'chat gpt-4o', 'model'],
-      [50, 'afterstop.tool.start', 'marker'], [50, 'execute_tool send_email', 'tool'],
+      [50, 'afterstop.tool.start', 'marker'],
+      [50, 'execute_tool send_email', 'tool'],
       [60, 'afterstop.tool.start', 'marker'],
-      [70, 'afterstop.tool.start', 'marker'], [70, 'execute_tool notify', 'tool'],
-      [100, 'afterstop.cancel.request', 'marker'], [105, 'afterstop.tool.commit', 'marker'],
-      [150, 'afterstop.cancel.ack', 'marker'], [300, 'afterstop.tool.commit', 'marker'], [500, 'afterstop.history.repair', 'marker'],
+      [70, 'afterstop.tool.start', 'marker'],
+      [70, 'execute_tool notify', 'tool'],
+      [100, 'afterstop.cancel.request', 'marker'],
+      [105, 'afterstop.tool.commit', 'marker'],
+      [150, 'afterstop.cancel.ack', 'marker'],
+      [300, 'afterstop.tool.commit', 'marker'],
+      [500, 'afterstop.history.repair', 'marker'],
     ]);
     const by = (name: string, at: number) => rows.find((x) => x['name'] === name && relMs(x['start_ns']) === at)!;
     expect(by('chat gpt-4o', 10)).toMatchObject({ model: 'gpt-4o', tokens_how: 'observed', output_after: 20, input_after: 0, priced: true });
@@ -47,6 +53,9 @@ describe('run-timeline', () => {
     const s = await analyzeTraces(t);
     const rows = await s.rows('run-timeline', { runs: listValue([`${r.traceId}:${r.spanId}`]) });
     s.close();
-    expect(rows.map((x) => [x['name'], x['scope'], x['ghost']])).toEqual([['execute_tool charge', 'foreign', 'inferred'], ['afterstop.cancel.request', 'afterstop', null]]);
+    expect(rows.map((x) => [x['name'], x['scope'], x['ghost']])).toEqual([
+      ['execute_tool charge', 'foreign', 'inferred'],
+      ['afterstop.cancel.request', 'afterstop', null],
+    ]);
   });
 });

@@ -51,7 +51,9 @@ describe('runs', () => {
 
   it('no run at all: only the total row, with zeros', async () => {
     const s = await analyzeTraces(traces());
-    expect(await s.rows('runs')).toEqual([{ service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0, uninstrumented_runs: 0, uninstrumented: null }]);
+    expect(await s.rows('runs')).toEqual([
+      { service: null, agent: null, framework: null, total: true, runs: 0, cancelled_runs: 0, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0, uninstrumented_runs: 0, uninstrumented: null },
+    ]);
     s.close();
   });
 });

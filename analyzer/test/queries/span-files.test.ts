@@ -68,7 +68,7 @@ describe('span file queries', () => {
     await store.connection.run('DELETE FROM spans');
   });
 
-  it('record-span-files: a write\'s files as live, with their day, spans and ingest number', async () => {
+  it("record-span-files: a write's files as live, with their day, spans and ingest number", async () => {
     await store.run(query('record-span-files'), { paths: listValue(['spans/x/a.parquet']), days: listValue(['2026-12-01']), spans: listValue([5n]), max_ingest_ids: listValue([3]) });
     expect(await sqlRows(store, "SELECT strftime(day, '%Y-%m-%d') AS day, spans, max_ingest_id FROM span_files WHERE path = 'spans/x/a.parquet'")).toEqual([{ day: '2026-12-01', spans: 5, max_ingest_id: 3 }]);
     await store.connection.run("DELETE FROM span_files WHERE path = 'spans/x/a.parquet'");
@@ -96,7 +96,7 @@ describe('span file queries', () => {
     expect(await kept()).toBe('2026-01-12');
   });
 
-  it('pruned-span-counts and drop-pruned: an ingest\'s spans before the first day kept, counted per file, then removed', async () => {
+  it("pruned-span-counts and drop-pruned: an ingest's spans before the first day kept, counted per file, then removed", async () => {
     await store.run(query('load-span-files'), { files: listValue(files) });
     await store.connection.run('UPDATE spans SET ingest_id = 7');
     // Keep from the day after the spans: all of them are on days removed.
@@ -112,7 +112,7 @@ describe('span file queries', () => {
     expect(await count('SELECT count(*) AS n FROM spans')).toBe(0);
   });
 
-  it('set-store-version and store-version: a new store is marked with its layout\'s version', async () => {
+  it("set-store-version and store-version: a new store is marked with its layout's version", async () => {
     expect(await queryRows(store, 'store-version')).toEqual([{ value: STORE_VERSION }]);
     await store.connection.run("DELETE FROM store_meta WHERE key = 'store_version'");
     expect(await queryRows(store, 'store-version')).toEqual([]);

@@ -6,10 +6,13 @@ describe('steer-facts', () => {
   it('inject_ms, violations, drops (never injected, or explicitly dropped), across the runs of a conversation', async () => {
     const t = traces();
     const r = t.run({ conversation: 'c', startMs: 0, endMs: 1000 });
-    r.steerEnqueue('s1', 100); r.steerInject('s1', 400.5);
-    r.steerEnqueue('s2', 500); r.steerInject('s2', 550, 'inside_tool_batch');
+    r.steerEnqueue('s1', 100);
+    r.steerInject('s1', 400.5);
+    r.steerEnqueue('s2', 500);
+    r.steerInject('s2', 550, 'inside_tool_batch');
     r.steerEnqueue('s3', 600);
-    r.steerEnqueue('s4', 700); r.steerDrop('s4', 750);
+    r.steerEnqueue('s4', 700);
+    r.steerDrop('s4', 750);
     r.steerEnqueue('s5', 800);
     const next = t.run({ conversation: 'c', startMs: 2000, endMs: 3000 });
     next.steerInject('s5', 2000);
@@ -48,7 +51,9 @@ describe('steer-facts', () => {
   it('a steer explicitly dropped after its inject is dropped', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 1000 });
-    r.steerEnqueue('s', 100); r.steerInject('s', 200); r.steerDrop('s', 300);
+    r.steerEnqueue('s', 100);
+    r.steerInject('s', 200);
+    r.steerDrop('s', 300);
     const a = await analyzeTraces(t);
     const [row] = await a.table('steer_facts');
     a.close();

@@ -6,7 +6,9 @@ describe('steer-mark-facts', () => {
   it('one row per mark, scoped by the conversation, else by the run; the rest of the run’s spans are not marks', async () => {
     const t = traces();
     const c = t.run({ conversation: 'c', startMs: 0, endMs: 1000 });
-    c.steerEnqueue('s1', 100); c.steerInject('s1', 200, 'inside_tool_batch'); c.steerDrop('s2', 300);
+    c.steerEnqueue('s1', 100);
+    c.steerInject('s1', 200, 'inside_tool_batch');
+    c.steerDrop('s2', 300);
     c.model({ startMs: 0, endMs: 50, model: 'gpt-4o', input: 1, output: 1 });
     const alone = t.run({ startMs: 0, endMs: 1000 });
     alone.steerEnqueue('s1', 400);

@@ -6,11 +6,16 @@ describe('steering', () => {
   it('inject_ms percentiles, dropped (never injected or explicitly dropped), violations; groups and total', async () => {
     const t = traces();
     const a = t.run({ service: 'a', conversation: 'c', startMs: 0, endMs: 5000 });
-    [10, 40, 20, 30].forEach((ms, i) => { a.steerEnqueue(`s${i}`, 100 * i); a.steerInject(`s${i}`, 100 * i + ms, i === 3 ? 'inside_tool_batch' : 'between_steps'); });
+    [10, 40, 20, 30].forEach((ms, i) => {
+      a.steerEnqueue(`s${i}`, 100 * i);
+      a.steerInject(`s${i}`, 100 * i + ms, i === 3 ? 'inside_tool_batch' : 'between_steps');
+    });
     a.steerEnqueue('never', 900);
-    a.steerEnqueue('dropped', 950); a.steerDrop('dropped', 960);
+    a.steerEnqueue('dropped', 950);
+    a.steerDrop('dropped', 960);
     const b = t.run({ service: 'b', conversation: 'd', startMs: 0, endMs: 5000 });
-    b.steerEnqueue('x', 0); b.steerInject('x', 100.25);
+    b.steerEnqueue('x', 0);
+    b.steerInject('x', 100.25);
     const s = await analyzeTraces(t);
     const rows = await s.rows('steering');
     s.close();
@@ -32,10 +37,12 @@ describe('steering', () => {
   it('only steers enqueued by runs in the window; a group of the window with no steer gets zeros, one outside is not listed', async () => {
     const t = traces();
     const inside = t.run({ service: 'a', conversation: 'c', startMs: 0, endMs: 900 });
-    inside.steerEnqueue('s1', 100); inside.steerInject('s1', 130, 'inside_tool_batch');
+    inside.steerEnqueue('s1', 100);
+    inside.steerInject('s1', 130, 'inside_tool_batch');
     t.run({ service: 'quiet', conversation: 'q', startMs: 10, endMs: 900 });
     const later = t.run({ service: 'late', conversation: 'l', startMs: 6000, endMs: 6900 });
-    later.steerEnqueue('s2', 6100); later.steerDrop('s2', 6110);
+    later.steerEnqueue('s2', 6100);
+    later.steerDrop('s2', 6110);
     const s = await analyzeTraces(t, { untilMs: 5000 });
     const rows = await s.rows('steering');
     s.close();

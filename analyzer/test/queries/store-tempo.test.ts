@@ -23,7 +23,8 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const COLUMNS = 'trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope, role, run_id, tool_call_id, result, repair_call_ids, exception_text, has_http, is_cancellation';
+const COLUMNS =
+  'trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope, role, run_id, tool_call_id, result, repair_call_ids, exception_text, has_http, is_cancellation';
 
 async function stored(sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]> {
   const id = nextIngest++;
@@ -34,7 +35,16 @@ async function stored(sql: string, params: Record<string, unknown>): Promise<Rec
 function scenario(): string {
   const t = traces();
   const r = t.run({ conversation: 'c1', service: 'svc-a', startMs: 0, endMs: 900, outcome: 'cancelled' });
-  r.tool({ name: 'send_email', callId: 'k1', startMs: 10, endMs: 400, result: 'cancelled', status: { code: 'error', message: 'aborted' }, exceptions: [{ type: 'AbortError', message: 'The operation was aborted' }], attrs: { 'http.method': 'POST', 'http.status_code': 202 } });
+  r.tool({
+    name: 'send_email',
+    callId: 'k1',
+    startMs: 10,
+    endMs: 400,
+    result: 'cancelled',
+    status: { code: 'error', message: 'aborted' },
+    exceptions: [{ type: 'AbortError', message: 'The operation was aborted' }],
+    attrs: { 'http.method': 'POST', 'http.status_code': 202 },
+  });
   r.repair(500, ['k1', 'k2']);
   return t.write();
 }
@@ -49,7 +59,10 @@ describe('store-tempo', () => {
     const tempo = await stored('store-tempo-v4', { file: data, span_dedicated: listValue(dedicated) });
     expect(tempo).toEqual(json);
     // The block did hold them in Tempo's columns, not in Attrs.
-    const [moved] = await sqlRows(store, `SELECT sp.HttpMethod AS m, sp.HttpStatusCode AS c, sp.DedicatedAttributes.String01 AS d, len(list_filter(sp.Attrs, a -> a."Key" IN ('http.method', 'gen_ai.tool.call.id'))) AS left_in_attrs FROM tempo_spans('${data}') WHERE sp.HttpMethod IS NOT NULL`);
+    const [moved] = await sqlRows(
+      store,
+      `SELECT sp.HttpMethod AS m, sp.HttpStatusCode AS c, sp.DedicatedAttributes.String01 AS d, len(list_filter(sp.Attrs, a -> a."Key" IN ('http.method', 'gen_ai.tool.call.id'))) AS left_in_attrs FROM tempo_spans('${data}') WHERE sp.HttpMethod IS NOT NULL`,
+    );
     expect(moved).toEqual({ m: 'POST', c: 202, d: 'k1', left_in_attrs: 0 });
     expect(tempo.find((s) => s['tool_call_id'] === 'k1')).toMatchObject({ is_cancellation: true, exception_text: 'The operation was aborted', start_ns: ns(10) });
     expect(tempo.find((s) => s['name'] === 'afterstop.history.repair')?.['repair_call_ids']).toEqual(['k1', 'k2']);

@@ -15,7 +15,8 @@ describe('timeline', () => {
       return r;
     };
     const a = stopped('a', 0);
-    a.tool({ name: 'x', callId: 'g', startMs: 50, endMs: 300 }); a.commit({ callId: 'g', atMs: 200 });
+    a.tool({ name: 'x', callId: 'g', startMs: 50, endMs: 300 });
+    a.commit({ callId: 'g', atMs: 200 });
     a.model({ startMs: 0, endMs: 1000, model: 'gpt-4o', input: 1000, output: 100, ttfcMs: 0 });
     stopped('a', HOUR + 1);
     stopped('b', 10);
@@ -26,7 +27,9 @@ describe('timeline', () => {
     // BASE_NS is not on an hour boundary: buckets are the hours the runs fall in.
     const base = bucketMs(rows[0]!['bucket_ns']);
     expect(rows.map((r) => [r['unit'], bucketMs(r['bucket_ns']) - base, r['service'], r['cancelled_runs'], r['ghost_commits']])).toEqual([
-      ['hour', 0, 'a', 1, 1], ['hour', 0, 'b', 1, 0], ['hour', HOUR, 'a', 1, 0],
+      ['hour', 0, 'a', 1, 1],
+      ['hour', 0, 'b', 1, 0],
+      ['hour', HOUR, 'a', 1, 0],
     ]);
     expect(rows[0]!['output']).toBeGreaterThan(0);
     expect(rows[0]!['ghost_tax_usd']).toBeGreaterThan(0);
@@ -41,6 +44,9 @@ describe('timeline', () => {
     const s = await analyzeTraces(t);
     const rows = await s.rows('timeline');
     s.close();
-    expect(rows.map((r) => [r['unit'], bucketMs(r['bucket_ns']) - bucketMs(rows[0]!['bucket_ns'])])).toEqual([['day', 0], ['day', 3 * DAY]]);
+    expect(rows.map((r) => [r['unit'], bucketMs(r['bucket_ns']) - bucketMs(rows[0]!['bucket_ns'])])).toEqual([
+      ['day', 0],
+      ['day', 3 * DAY],
+    ]);
   });
 });

@@ -19,11 +19,17 @@ describe('tokens-after-stop-by-model', () => {
     s.close();
     expect(all.filter((m) => !m['total']).map((m) => [m['service'], m['model'], m['input'], m['output']])).toEqual([
       ['billing', 'gpt-4o-mini', 10, 1],
-      ['svc', 'gpt-4o-2024-08-06', 2000, 200], ['svc', 'gpt-4o-mini', 1000, 100], ['svc', 'mystery-1', 0, 40],
+      ['svc', 'gpt-4o-2024-08-06', 2000, 200],
+      ['svc', 'gpt-4o-mini', 1000, 100],
+      ['svc', 'mystery-1', 0, 40],
     ]);
     const rows = all.filter((m) => m['total']);
     expect(rows.map((m) => [m['model'], m['input'], m['output']])[1]).toEqual(['gpt-4o-mini', 1010, 101]);
-    expect(rows.map((m) => [m['model'], m['priced']])).toEqual([['gpt-4o-2024-08-06', true], ['gpt-4o-mini', true], ['mystery-1', false]]);
+    expect(rows.map((m) => [m['model'], m['priced']])).toEqual([
+      ['gpt-4o-2024-08-06', true],
+      ['gpt-4o-mini', true],
+      ['mystery-1', false],
+    ]);
     expect(rows[0]!['ghost_tax_usd']).toBeCloseTo(2 * (1000 * 2.5e-6 + 100 * 10e-6), 12);
     expect(rows[1]!['ghost_tax_usd']).toBeCloseTo(1010 * 0.15e-6 + 101 * 0.6e-6, 12);
     expect(rows[2]!['ghost_tax_usd']).toBe(0);

@@ -26,7 +26,11 @@ describe('tool-call-facts', () => {
     r2.tool({ name: 'y', callId: 'same', startMs: 1030, endMs: 1040 });
     const a = await analyzeTraces(t);
     const rows = await a.table('tool_call_facts', 'ORDER BY start_ns');
-    expect(rows.map((c) => [c['run_id'], c['call_id']])).toEqual([[r1.spanId, anonymous], [r1.spanId, 'same'], [r2.spanId, 'same']]);
+    expect(rows.map((c) => [c['run_id'], c['call_id']])).toEqual([
+      [r1.spanId, anonymous],
+      [r1.spanId, 'same'],
+      [r2.spanId, 'same'],
+    ]);
     a.close();
   });
 
@@ -46,7 +50,8 @@ describe('tool-call-facts', () => {
   it('keeps only the calls of cancelled runs, each with its run’s group, conversation, start, C and A', async () => {
     const t = traces();
     const stopped = t.run({ service: 's', agent: 'support', framework: 'manual', conversation: 'conv', startMs: 100, endMs: 900, outcome: 'cancelled' });
-    stopped.cancelRequest(300); stopped.ack(350);
+    stopped.cancelRequest(300);
+    stopped.ack(350);
     stopped.tool({ name: 'send_email', callId: 'c1', startMs: 200, endMs: 400 });
     t.run({ conversation: 'conv', startMs: 1000, endMs: 1900, outcome: 'completed' }).tool({ name: 'lookup', callId: 'c2', startMs: 1010, endMs: 1020 });
     const a = await analyzeTraces(t);

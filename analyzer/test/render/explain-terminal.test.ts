@@ -30,7 +30,9 @@ describe('renderExplainTerminal', () => {
 
   it('bars scale to the width: the Stop column is where 0 falls, work after Stop drawn heavy', () => {
     for (const width of [80, 120, 200]) {
-      const chart = lines(renderExplainTerminal(ghost, { color: false, width })).filter((l) => /^\s*[-+][\d,]+ ms  /.test(l)).slice(0, 5);
+      const chart = lines(renderExplainTerminal(ghost, { color: false, width }))
+        .filter((l) => /^\s*[-+][\d,]+ ms  /.test(l))
+        .slice(0, 5);
       const offsetWidth = '-600 ms'.length;
       const barWidth = Math.max(12, Math.min(72, width - offsetWidth - 4 - 48));
       const bars = chart.map((l) => [...l.slice(offsetWidth + 2, offsetWidth + 2 + barWidth)]);

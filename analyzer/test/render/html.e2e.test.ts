@@ -89,8 +89,7 @@ async function load(html: string, name: string): Promise<Loaded> {
 }
 
 /** The data-value of every bar of a chart, in document order. */
-const values = (page: Page, chart: string): Promise<number[]> =>
-  page.$$eval(`svg[data-chart="${chart}"] rect[data-value]`, (rects) => rects.map((r) => Number(r.getAttribute('data-value'))));
+const values = (page: Page, chart: string): Promise<number[]> => page.$$eval(`svg[data-chart="${chart}"] rect[data-value]`, (rects) => rects.map((r) => Number(r.getAttribute('data-value'))));
 
 const byNumber = (a: number, b: number): number => a - b;
 
@@ -134,9 +133,7 @@ describe('renderHtml', () => {
       runs: int(t.runs),
       cancelled_runs: int(t.cancelled_runs),
     };
-    const shown = Object.fromEntries(
-      await page.$$eval('[data-figure]', (els) => els.map((e) => [e.getAttribute('data-figure') ?? '', e.textContent ?? ''])),
-    );
+    const shown = Object.fromEntries(await page.$$eval('[data-figure]', (els) => els.map((e) => [e.getAttribute('data-figure') ?? '', e.textContent ?? ''])));
     expect(shown).toEqual(expected);
     // The golden traces' figures, spelled out.
     expect(shown).toMatchObject({ ghost_tax_usd: '$0.0063', tokens_after_stop: '1,530', cancel_ack_p50_ms: '50 ms', cancel_ack_p95_ms: '125 ms', runs: '9' });

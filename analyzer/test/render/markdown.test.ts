@@ -15,7 +15,8 @@ describe('the Markdown report', () => {
   it('gives the figures, ghost commits by tool and findings of a real report, hostile names escaped', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
-    r.cancelRequest(100); r.ack(120);
+    r.cancelRequest(100);
+    r.ack(120);
     r.tool({ name: '<img src=x onerror=alert(1)>|x', callId: 'c', startMs: 50, endMs: 300 });
     r.commit({ callId: 'c', atMs: 200 });
     const report = await analyze({ inputs: [t.write()], db: ':memory:' });

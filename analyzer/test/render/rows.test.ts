@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { renderRows } from '../../render/rows.js';
 
-const rows = [{ name: 'a,b', n: 12n, note: 'say "hi"\nthere', list: ['x'] }, { name: 'c', n: 2n ** 60n, note: null, list: [] }];
+const rows = [
+  { name: 'a,b', n: 12n, note: 'say "hi"\nthere', list: ['x'] },
+  { name: 'c', n: 2n ** 60n, note: null, list: [] },
+];
 
 describe('query rows', () => {
   it('csv quotes what needs it (RFC 4180)', () => {

@@ -4,25 +4,78 @@ import type { RunFigures, RunTimeline, TimelineItem } from '../../types.js';
 
 /** The rows every format draws from a run's timeline: labelled once, in time order, picked when there are too many. */
 const figures: RunFigures = {
-  cancel_ack_ms: null, cancel_settle_ms: null, cancel_depth: null, cancel_depth_reason: null,
+  cancel_ack_ms: null,
+  cancel_settle_ms: null,
+  cancel_depth: null,
+  cancel_depth_reason: null,
   ghost_commits: { known: 0, possible: 0, inferred: 0, compensated: 0 },
   orphan_tool_calls: { orphans: 0, repaired: 0, late_results: 0, requested_never_run: 0, never_ended: 0, result_lost: 0 },
   tokens_after_stop: { input: 0, output: 0, observed_calls: 0, estimated_calls: 0, calls_without_usage: 0, calls_started_after_stop: 0, ghost_tax_usd: 0, unpriced_calls: 0, unpriced_tokens: { input: 0, output: 0 } },
   post_cancel_error: null,
 };
 const run = (items: TimelineItem[], o: Partial<RunTimeline> = {}): RunTimeline => ({
-  run_id: 'r', trace_id: 't', service: null, agent: null, framework: null, conversation_id: null, origin: '2026-01-01T00:00:00.000Z', origin_ns: '0',
-  cancelled: true, cancel_inferred: false, outcome: 'cancelled', start_ms: -100, end_ms: 500, ack_ms: null, settle_ms: null, uninstrumented: [], items, figures, next_run: null, ...o,
+  run_id: 'r',
+  trace_id: 't',
+  service: null,
+  agent: null,
+  framework: null,
+  conversation_id: null,
+  origin: '2026-01-01T00:00:00.000Z',
+  origin_ns: '0',
+  cancelled: true,
+  cancel_inferred: false,
+  outcome: 'cancelled',
+  start_ms: -100,
+  end_ms: 500,
+  ack_ms: null,
+  settle_ms: null,
+  uninstrumented: [],
+  items,
+  figures,
+  next_run: null,
+  ...o,
 });
 const model = (start: number, end: number, span = `m${start}`): TimelineItem => ({
-  kind: 'model_call', span_id: span, start_ms: start, end_ms: end, name: 'chat gpt-4o', model: 'gpt-4o', status: 'unset', cancelled: false, started_after_stop: start >= 0, after_stop: null,
+  kind: 'model_call',
+  span_id: span,
+  start_ms: start,
+  end_ms: end,
+  name: 'chat gpt-4o',
+  model: 'gpt-4o',
+  status: 'unset',
+  cancelled: false,
+  started_after_stop: start >= 0,
+  after_stop: null,
 });
 const tool = (start: number, end: number | null): TimelineItem => ({
-  kind: 'tool_call', span_id: `t${start}`, start_ms: start, end_ms: end, tool: 'send_email', call_id: 'c', effect: 'irreversible', tool_kind: null, result: null,
-  status: 'unset', outcome: null, late: false, ghost: end === null ? 'possible' : null, recorded: true,
+  kind: 'tool_call',
+  span_id: `t${start}`,
+  start_ms: start,
+  end_ms: end,
+  tool: 'send_email',
+  call_id: 'c',
+  effect: 'irreversible',
+  tool_kind: null,
+  result: null,
+  status: 'unset',
+  outcome: null,
+  late: false,
+  ghost: end === null ? 'possible' : null,
+  recorded: true,
 });
 const stop: TimelineItem = { kind: 'marker', span_id: 's', start_ms: 0, name: 'afterstop.cancel.request' };
-const ghost = (at: number): TimelineItem => ({ kind: 'commit', span_id: `g${at}`, start_ms: at, tool: 'send_email', call_id: 'c', effect: 'irreversible', evidence: 'response', ghost: 'known', compensated: false, sent_ms: null });
+const ghost = (at: number): TimelineItem => ({
+  kind: 'commit',
+  span_id: `g${at}`,
+  start_ms: at,
+  tool: 'send_email',
+  call_id: 'c',
+  effect: 'irreversible',
+  evidence: 'response',
+  ghost: 'known',
+  compensated: false,
+  sent_ms: null,
+});
 
 describe('timelineRows', () => {
   it('labels what went on after Stop: a call started after it, a ghost commit, a tool that never ended; the Stop is a line', () => {
@@ -40,7 +93,8 @@ describe('timelineRows', () => {
     const next = run([model(4000, 4100)], { start_ms: 4000, end_ms: 4200 });
     expect(timelineRows(next, true).map((r) => [r.note, r.alarm, r.line])).toEqual([['', false, null]]);
     expect(timelineRows(run([model(-90, 10)], { cancel_inferred: true })).map((r) => [r.label, r.inferred, r.line])).toEqual([
-      ['gpt-4o', false, null], ['Stop (inferred: the first span to end with an abort or cancel)', true, 'stop'],
+      ['gpt-4o', false, null],
+      ['Stop (inferred: the first span to end with an abort or cancel)', true, 'stop'],
     ]);
   });
 });

@@ -18,7 +18,10 @@ import { traces } from '../../../test/helpers/trace-builder.js';
  * run's C; no script, no request; the page bounded however many findings.
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
-const goldenFiles = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
+const goldenFiles = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => golden + f);
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 
 let browser: Browser;
@@ -50,7 +53,9 @@ async function load(html: string, name: string): Promise<{ page: Page; url: stri
   const requests: string[] = [];
   const problems: string[] = [];
   page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(url);
   return { page, url, requests, problems };
@@ -70,36 +75,38 @@ interface DrawnChart {
 
 /** Every timeline chart of the page, as the browser holds it. */
 const readCharts = (page: Page): Promise<DrawnChart[]> =>
-  page.$$eval('svg.timeline', (svgs) => svgs.map((svg) => {
-    const num = (v: string | null): number => Number(v);
-    const stop = svg.querySelector('line.stop');
-    return {
-      runId: svg.getAttribute('data-run-id') ?? '',
-      traceId: svg.getAttribute('data-trace-id') ?? '',
-      originNs: svg.getAttribute('data-origin-ns') ?? '',
-      from: num(svg.getAttribute('data-from-ms')),
-      to: num(svg.getAttribute('data-to-ms')),
-      plotX: num(svg.getAttribute('data-plot-x')),
-      plotWidth: num(svg.getAttribute('data-plot-width')),
-      stopX: stop === null ? null : num(stop.getAttribute('x1')),
-      elements: [...svg.querySelectorAll('[data-span-id]')].map((el) => {
-        // The box the browser laid the element out in (SVGGraphicsElement.getBBox; the project's types have no DOM).
-        const box = (el as unknown as { getBBox(): { x: number; width: number } }).getBBox();
-        const tag = el.tagName.toLowerCase();
-        const x = tag === 'rect' ? num(el.getAttribute('x')) : tag === 'circle' ? num(el.getAttribute('cx')) : tag === 'line' ? num(el.getAttribute('x1')) : box.x + box.width / 2;
-        const right = tag === 'rect' ? num(el.getAttribute('x')) + num(el.getAttribute('width')) : tag === 'line' ? num(el.getAttribute('x2')) : x;
-        return {
-          spanId: el.getAttribute('data-span-id') ?? '',
-          kind: el.getAttribute('data-kind') ?? '',
-          part: el.getAttribute('data-part'),
-          startMs: num(el.getAttribute('data-start-ms')),
-          endMs: el.hasAttribute('data-end-ms') ? num(el.getAttribute('data-end-ms')) : null,
-          x,
-          right,
-        };
-      }),
-    };
-  }));
+  page.$$eval('svg.timeline', (svgs) =>
+    svgs.map((svg) => {
+      const num = (v: string | null): number => Number(v);
+      const stop = svg.querySelector('line.stop');
+      return {
+        runId: svg.getAttribute('data-run-id') ?? '',
+        traceId: svg.getAttribute('data-trace-id') ?? '',
+        originNs: svg.getAttribute('data-origin-ns') ?? '',
+        from: num(svg.getAttribute('data-from-ms')),
+        to: num(svg.getAttribute('data-to-ms')),
+        plotX: num(svg.getAttribute('data-plot-x')),
+        plotWidth: num(svg.getAttribute('data-plot-width')),
+        stopX: stop === null ? null : num(stop.getAttribute('x1')),
+        elements: [...svg.querySelectorAll('[data-span-id]')].map((el) => {
+          // The box the browser laid the element out in (SVGGraphicsElement.getBBox; the project's types have no DOM).
+          const box = (el as unknown as { getBBox(): { x: number; width: number } }).getBBox();
+          const tag = el.tagName.toLowerCase();
+          const x = tag === 'rect' ? num(el.getAttribute('x')) : tag === 'circle' ? num(el.getAttribute('cx')) : tag === 'line' ? num(el.getAttribute('x1')) : box.x + box.width / 2;
+          const right = tag === 'rect' ? num(el.getAttribute('x')) + num(el.getAttribute('width')) : tag === 'line' ? num(el.getAttribute('x2')) : x;
+          return {
+            spanId: el.getAttribute('data-span-id') ?? '',
+            kind: el.getAttribute('data-kind') ?? '',
+            part: el.getAttribute('data-part'),
+            startMs: num(el.getAttribute('data-start-ms')),
+            endMs: el.hasAttribute('data-end-ms') ? num(el.getAttribute('data-end-ms')) : null,
+            x,
+            right,
+          };
+        }),
+      };
+    }),
+  );
 
 const xOf = (c: DrawnChart, ms: number): number => c.plotX + ((ms - c.from) / (c.to - c.from)) * c.plotWidth;
 
@@ -132,8 +139,7 @@ describe('the HTML report’s timelines', () => {
       if (timeline?.cancelled) {
         // The Stop line is at x(0) and 0 is the run's C: afterstop's cancel request marker, when it has one.
         expect(c.stopX).toBeCloseTo(xOf(c, 0), 1);
-        const request = [...spans.values()].find((s) => s.traceId === c.traceId && s.name === 'afterstop.cancel.request'
-          && timeline.items.some((i) => i.span_id === s.spanId));
+        const request = [...spans.values()].find((s) => s.traceId === c.traceId && s.name === 'afterstop.cancel.request' && timeline.items.some((i) => i.span_id === s.spanId));
         if (request !== undefined) expect(request.startNs).toBe(origin);
       }
       // Every item of the run is drawn.
@@ -163,7 +169,14 @@ describe('the HTML report’s timelines', () => {
   it('a foreign run’s inferred Stop is dashed and says so; trace text is shown as text, never run', async () => {
     const t = traces();
     const r = t.run({ framework: 'vercel-ai', agent: XSS, startMs: 0, endMs: 900, stamp: false, name: 'ai.streamText', attrs: { 'ai.operationId': 'ai.streamText' } });
-    r.span({ name: 'ai.toolCall', startMs: 50, endMs: 300, status: { code: 'error', message: 'This operation was aborted' }, attrs: { 'ai.toolCall.name': XSS, 'ai.toolCall.id': 'c1', 'ai.operationId': 'ai.toolCall' }, scope: 'ai' });
+    r.span({
+      name: 'ai.toolCall',
+      startMs: 50,
+      endMs: 300,
+      status: { code: 'error', message: 'This operation was aborted' },
+      attrs: { 'ai.toolCall.name': XSS, 'ai.toolCall.id': 'c1', 'ai.operationId': 'ai.toolCall' },
+      scope: 'ai',
+    });
     r.span({ name: 'ai.toolCall', startMs: 60, endMs: 700, attrs: { 'ai.toolCall.name': 'charge', 'ai.toolCall.id': 'c2', 'ai.operationId': 'ai.toolCall' }, scope: 'ai' });
     const foreign = await analyze({ inputs: [t.write()], db: ':memory:', timelines: 5 });
     expect(foreign.timelines![0]!.cancel_inferred).toBe(true);
@@ -196,7 +209,12 @@ describe('the HTML report’s timelines', () => {
     expect(html.length).toBeLessThan(1_000_000);
     const { page } = await load(html, 'bounded');
     expect(await page.locator('svg.timeline').count()).toBe(20);
-    expect(await page.locator('.run-timeline + p, section > p.muted-line').filter({ hasText: /finding\(s\) point at runs not drawn/ }).count()).toBe(1);
+    expect(
+      await page
+        .locator('.run-timeline + p, section > p.muted-line')
+        .filter({ hasText: /finding\(s\) point at runs not drawn/ })
+        .count(),
+    ).toBe(1);
     const capped = await analyze({ inputs: [t.write()], db: ':memory:', timelines: 0 });
     expect(capped.timelines).toBeUndefined();
     const one = await analyze({ inputs: [t.write()], db: ':memory:', timelines: 400 });

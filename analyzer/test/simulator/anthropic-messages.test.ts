@@ -109,11 +109,7 @@ describe('anthropic messages', () => {
       await postJson(endpoint, {
         model: 'c',
         max_tokens: 50,
-        messages: [
-          ...history,
-          { role: 'assistant', content: second.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] },
-        ],
+        messages: [...history, { role: 'assistant', content: second.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }],
       })
     ).json()) as Json;
     expect(third.content).toEqual([{ type: 'text', text: 'tok1 tok2 ' }]);
@@ -126,7 +122,13 @@ describe('anthropic messages', () => {
       max_tokens: 100,
       messages: [
         { role: 'user', content: 'x' },
-        { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id: 'toolu_1', name: 'a', input: {} }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'calling' },
+            { type: 'tool_use', id: 'toolu_1', name: 'a', input: {} },
+          ],
+        },
         { role: 'user', content: 'never mind' },
       ],
     });
@@ -135,8 +137,7 @@ describe('anthropic messages', () => {
       type: 'error',
       error: {
         type: 'invalid_request_error',
-        message:
-          'messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+        message: 'messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
       },
     });
     expect(sim.ledger.modelRequests[0]).toMatchObject({ status: 400, api: 'anthropic-messages' });
@@ -154,11 +155,7 @@ describe('anthropic messages', () => {
   it('records a client abort mid-stream', async () => {
     const requested = 200;
     const controller = new AbortController();
-    const res = await postJson(
-      endpoint,
-      { model: 'claude-sim', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: `[[tokens:${requested}]]` }] },
-      { signal: controller.signal },
-    );
+    const res = await postJson(endpoint, { model: 'claude-sim', max_tokens: 1000, stream: true, messages: [{ role: 'user', content: `[[tokens:${requested}]]` }] }, { signal: controller.signal });
     let received = 0;
     await ignoreAbort(
       readSseUntil(res, (e) => {

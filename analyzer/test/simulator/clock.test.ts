@@ -22,13 +22,20 @@ describe('nowNs', () => {
   it('follows a stepped wall clock (a VM paused and resumed), as a process started after the step would; jitter under STEP_MS is not a step', () => {
     let wall = 1_000_000;
     let mono = 500;
-    const clock = makeClock(() => wall, () => mono, wall - mono);
+    const clock = makeClock(
+      () => wall,
+      () => mono,
+      wall - mono,
+    );
     expect(clock()).toBe(1_000_000_000_000n);
-    mono += 10.25; wall += 10;        // Date.now() in whole ms: the monotonic sub-ms stays
+    mono += 10.25;
+    wall += 10; // Date.now() in whole ms: the monotonic sub-ms stays
     expect(clock()).toBe(1_000_010_250_000n);
-    mono += 5; wall += 60_005;        // paused a minute: the monotonic clock counted none of it
+    mono += 5;
+    wall += 60_005; // paused a minute: the monotonic clock counted none of it
     expect(clock()).toBe(1_060_015_000_000n);
-    mono += 1; wall += 1;
+    mono += 1;
+    wall += 1;
     expect(clock()).toBe(1_060_016_000_000n);
   });
 });

@@ -75,10 +75,7 @@ describe('effects', () => {
 
   it('commits once when two requests with the same key race', async () => {
     const headers = { 'Idempotency-Key': 'race' };
-    const [a, b] = await Promise.all([
-      postJson(`${sim.url}/effects/pay?delayMs=30`, {}, { headers }),
-      postJson(`${sim.url}/effects/pay?delayMs=30`, {}, { headers }),
-    ]);
+    const [a, b] = await Promise.all([postJson(`${sim.url}/effects/pay?delayMs=30`, {}, { headers }), postJson(`${sim.url}/effects/pay?delayMs=30`, {}, { headers })]);
     const ids = [((await a.json()) as { effect_id: string }).effect_id, ((await b.json()) as { effect_id: string }).effect_id];
     expect(ids[0]).toBe(ids[1]);
     expect(sim.ledger.effects.filter((e) => e.outcome === 'committed')).toHaveLength(1);

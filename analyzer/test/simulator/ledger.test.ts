@@ -42,8 +42,19 @@ describe('Ledger', () => {
     const ledger = new Ledger();
     const toolCalls = [{ id: 'call_1', name: 'x' }];
     const rec = {
-      id: 'r', api: 'anthropic-messages' as const, model: 'm', stream: false, startNs: 1n, endNs: 2n,
-      inputTokens: 0, outputTokensGenerated: 0, outputTokensSent: 0, outputTokensSentNs: [], clientClosedEarly: false, toolCalls, status: 200,
+      id: 'r',
+      api: 'anthropic-messages' as const,
+      model: 'm',
+      stream: false,
+      startNs: 1n,
+      endNs: 2n,
+      inputTokens: 0,
+      outputTokensGenerated: 0,
+      outputTokensSent: 0,
+      outputTokensSentNs: [],
+      clientClosedEarly: false,
+      toolCalls,
+      status: 200,
     };
     ledger.addModelRequest(rec);
     toolCalls.push({ id: 'call_2', name: 'y' });

@@ -126,8 +126,7 @@ describe('openai chat completions', () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({
       error: {
-        message:
-          "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
+        message: "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
         type: 'invalid_request_error',
         param: 'messages',
         code: null,
@@ -153,11 +152,7 @@ describe('openai chat completions', () => {
   it('records a client abort mid-stream: generation stops after the current token', async () => {
     const requested = 200;
     const controller = new AbortController();
-    const res = await postJson(
-      endpoint,
-      { model: 'gpt-sim', stream: true, messages: [{ role: 'user', content: `[[tokens:${requested}]]` }] },
-      { signal: controller.signal },
-    );
+    const res = await postJson(endpoint, { model: 'gpt-sim', stream: true, messages: [{ role: 'user', content: `[[tokens:${requested}]]` }] }, { signal: controller.signal });
     let received = 0;
     await ignoreAbort(
       readSseUntil(res, (e) => {
@@ -181,11 +176,7 @@ describe('openai chat completions', () => {
 
   it('records a client abort of a non-stream request as generated but never sent', async () => {
     const controller = new AbortController();
-    const pending = postJson(
-      endpoint,
-      { model: 'gpt-sim', messages: [{ role: 'user', content: '[[tokens:100]]' }] },
-      { signal: controller.signal },
-    );
+    const pending = postJson(endpoint, { model: 'gpt-sim', messages: [{ role: 'user', content: '[[tokens:100]]' }] }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 60);
     await ignoreAbort(pending);
     await sim.idle();

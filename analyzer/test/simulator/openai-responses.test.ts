@@ -107,7 +107,14 @@ describe('openai responses', () => {
       { role: 'system', content: 'be brief [[tokens:9]]' },
       { role: 'user', content: [{ type: 'input_text', text: 'first [[tokens:7]]' }] },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'ok' }] },
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'again' }, { type: 'input_text', text: '[[tokens:2]]' }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'again' },
+          { type: 'input_text', text: '[[tokens:2]]' },
+        ],
+      },
     ];
     const { body } = await post({ instructions: 'four', input });
     expect(body.output[0].content[0].text).toBe('tok1 tok2 ');
@@ -132,7 +139,10 @@ describe('openai responses', () => {
         .join('');
     expect([argsOf(0), argsOf(1)]).toEqual([args, '{}']);
     const argsDone = events.filter((e) => e.type === 'response.function_call_arguments.done');
-    expect(argsDone.map((e) => [e.item_id, e.arguments])).toEqual([['fc_1', args], ['fc_2', '{}']]);
+    expect(argsDone.map((e) => [e.item_id, e.arguments])).toEqual([
+      ['fc_1', args],
+      ['fc_2', '{}'],
+    ]);
     expect(argsDone.every((e) => !('name' in e))).toBe(true); // the live API leaves `name` out
     // each item is finished before the next starts
     expect(events.map((e) => e.type).slice(-5)).toEqual([
@@ -184,13 +194,22 @@ describe('openai responses', () => {
   });
 
   it('rejects unmatched function calls and outputs with the real 400 bodies', async () => {
-    const orphanOutput = await post({ input: [{ role: 'user', content: 'x' }, { type: 'function_call_output', call_id: 'call_7', output: 'r' }] });
+    const orphanOutput = await post({
+      input: [
+        { role: 'user', content: 'x' },
+        { type: 'function_call_output', call_id: 'call_7', output: 'r' },
+      ],
+    });
     expect(orphanOutput.status).toBe(400);
     expect(orphanOutput.body).toEqual({
       error: { message: 'No tool call found for function call output with call_id call_7.', type: 'invalid_request_error', param: 'input', code: null },
     });
     const unanswered = await post({
-      input: [{ role: 'user', content: 'x' }, { type: 'function_call', call_id: 'call_8', name: 'a', arguments: '{}' }, { role: 'user', content: 'stop' }],
+      input: [
+        { role: 'user', content: 'x' },
+        { type: 'function_call', call_id: 'call_8', name: 'a', arguments: '{}' },
+        { role: 'user', content: 'stop' },
+      ],
     });
     expect(unanswered.body.error).toMatchObject({ message: 'No tool output found for function call call_8.', param: 'input' });
     expect(sim.ledger.modelRequests.map((r) => [r.status, r.api, r.inputTokens, r.outputTokensGenerated])).toEqual([
@@ -269,9 +288,7 @@ describe('openai responses', () => {
 
   it('works with the openai package: a streamed function call, continued by previous_response_id', async () => {
     const client = new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    const tools: OpenAI.Responses.FunctionTool[] = [
-      { type: 'function', name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } }, strict: false },
-    ];
+    const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } }, strict: false }];
     const stream = await client.responses.create({ model: 'gpt-4o', input: 'mail [[tool:send_email {"to":"a@b.c"}]] [[tokens:3]]', stream: true, tools });
     let call: OpenAI.Responses.ResponseFunctionToolCall | undefined;
     let completed: OpenAI.Responses.Response | undefined;

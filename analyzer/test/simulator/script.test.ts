@@ -9,10 +9,7 @@ function counter(prefix: string): () => string {
 describe('script directives', () => {
   it('parses tools (with nested JSON), tokens, delay, ttft and steps', () => {
     const d = parseDirectives('x [[tool:a {"s":"]] {","n":[[1]]}]] [[tokens:7]] [[delay:12]] [[ttft:30]] [[step]] [[tool:b]]');
-    expect(d.steps).toEqual([
-      [{ name: 'a', argumentsJson: '{"s":"]] {","n":[[1]]}', input: { s: ']] {', n: [[1]] } }],
-      [{ name: 'b', argumentsJson: '{}', input: {} }],
-    ]);
+    expect(d.steps).toEqual([[{ name: 'a', argumentsJson: '{"s":"]] {","n":[[1]]}', input: { s: ']] {', n: [[1]] } }], [{ name: 'b', argumentsJson: '{}', input: {} }]]);
     expect(d).toMatchObject({ tokens: 7, delayMs: 12, ttftMs: 30 });
   });
 

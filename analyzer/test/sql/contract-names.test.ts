@@ -14,8 +14,7 @@ const ANALYZER_INTERNAL: Record<string, string> = {
 };
 
 const queriesDir = fileURLToPath(new URL('../../queries/', import.meta.url));
-const sqlFiles = (dir: string): string[] =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sqlFiles(path.join(dir, e.name)) : e.name.endsWith('.sql') ? [path.join(dir, e.name)] : []));
+const sqlFiles = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sqlFiles(path.join(dir, e.name)) : e.name.endsWith('.sql') ? [path.join(dir, e.name)] : []));
 
 /** Each `afterstop.…` literal in the SQL, with the files that hold it. */
 function namesInSql(): Map<string, string[]> {
@@ -31,7 +30,7 @@ function namesInSql(): Map<string, string[]> {
 describe('the span and attribute names of queries/**/*.sql', () => {
   const contractValues = new Set<string>(Object.values(contract as Record<string, unknown>).filter((v): v is string => typeof v === 'string'));
 
-  it('are values of the span contract, or listed as the analyzer\'s own with a reason', () => {
+  it("are values of the span contract, or listed as the analyzer's own with a reason", () => {
     const names = namesInSql();
     // The SQL reads the contract's names (cancel, tool, model, steering, ...): the test looks at something.
     expect(names.size).toBeGreaterThan(30);

@@ -28,7 +28,12 @@ afterAll(async () => {
 
 const shared = fragments();
 const body = (sql: string, dialect: Dialect): string =>
-  renderQuery({ file: 'probe', text: `-- @name probe\n${sql}` }, dialect, shared).split('\n').slice(2).join('\n').trim().replace(/;$/, '');
+  renderQuery({ file: 'probe', text: `-- @name probe\n${sql}` }, dialect, shared)
+    .split('\n')
+    .slice(2)
+    .join('\n')
+    .trim()
+    .replace(/;$/, '');
 
 async function value(sql: string | ((d: Dialect) => string), dialect: Dialect): Promise<unknown> {
   const q = body(typeof sql === 'string' ? sql : sql(dialect), dialect);
@@ -97,7 +102,7 @@ describe('the dialect constructs give one value on both engines', () => {
     await both("SELECT @sorted_distinct_split(m, ',') AS v FROM (SELECT 'b,a' AS m UNION ALL SELECT 'a' AS m UNION ALL SELECT NULL AS m UNION ALL SELECT 'c,b' AS m) AS t", 'a,b,c');
     await both("SELECT @sorted_distinct_split(m, ',') AS v FROM (SELECT 'a' AS m) AS t WHERE m = 'z'", null);
   });
-  it('map_keys and map_get (a missing key is NULL, not \'\')', async () => {
+  it("map_keys and map_get (a missing key is NULL, not '')", async () => {
     // No common spelling for a map's literal (the model files read maps from tables): each engine's own here.
     const from = (d: Dialect): string => `FROM (SELECT ${d === 'duckdb' ? "map(['a', 'b'], ['v1', 'v2'])" : "map('a', 'v1', 'b', 'v2')"} AS m) AS t`;
     await both((d) => `SELECT length(@map_keys(m)) AS v ${from(d)}`, 2);
@@ -120,7 +125,27 @@ describe('the dialect constructs give one value on both engines', () => {
     await both("SELECT @run_local_id('trace:run:1') AS v", 'run:1');
   });
   it('every construct is exercised here', () => {
-    const tested = ['try_bigint', 'try_double', 'round', 'left', 'int_div', 'starts_with', 'full_match', 'matches', 'regexp_replace', 'nearest_ranks', 'sorted_distinct', 'sorted_distinct_split', 'map_keys', 'map_get', 'json_string', 'json_double', 'json_array', 'array_join', 'tuple_get'];
+    const tested = [
+      'try_bigint',
+      'try_double',
+      'round',
+      'left',
+      'int_div',
+      'starts_with',
+      'full_match',
+      'matches',
+      'regexp_replace',
+      'nearest_ranks',
+      'sorted_distinct',
+      'sorted_distinct_split',
+      'map_keys',
+      'map_get',
+      'json_string',
+      'json_double',
+      'json_array',
+      'array_join',
+      'tuple_get',
+    ];
     // The store/session constructs (touched, touched_scope, assigned_spans, store_insert, update_spans, session_view) are run by assign-runs, run-facts, steer-facts and prepare-runs on both engines (test/analyzer/clickhouse/report.test.ts).
     const session = ['touched', 'touched_scope', 'assigned_spans', 'store_insert', 'update_spans', 'session_view'];
     expect(Object.keys(CONSTRUCTS).sort()).toEqual([...tested, ...session].sort());

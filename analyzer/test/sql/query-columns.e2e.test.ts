@@ -18,12 +18,34 @@ import { loadPrices } from '../../prices.js';
  * types (DuckDB's result types; ClickHouse's), over every golden trace.
  */
 const golden = fileURLToPath(new URL('../../../test/fixtures/golden/', import.meta.url));
-const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => golden + f);
+const files = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => golden + f);
 const declared = listQueries().filter((q) => q.query.columns.length > 0);
-const PARAMS: Record<string, Record<string, unknown>> = { findings: { limit: 1000n }, steering: { since_ns: null, until_ns: null }, 'model-call-price-keys': { since_ns: null, until_ns: null }, 'future-runs': { from_ns: 0n, to_ns: null } };
+const PARAMS: Record<string, Record<string, unknown>> = {
+  findings: { limit: 1000n },
+  steering: { since_ns: null, until_ns: null },
+  'model-call-price-keys': { since_ns: null, until_ns: null },
+  'future-runs': { from_ns: 0n, to_ns: null },
+};
 
-const DUCKDB_TYPES: Record<ColumnType, RegExp> = { text: /^VARCHAR$/, int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/, bigint: /^(U?BIGINT|HUGEINT)$/, float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/, bool: /^BOOLEAN$/, 'text[]': /^VARCHAR\[\]$/ };
-const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = { text: /^String$/, int: /^U?Int(8|16|32|64|128)$/, bigint: /^U?Int(64|128)$/, float: /^(Float64|Float32|Decimal.*)$/, bool: /^(Bool|UInt8)$/, 'text[]': /^Array\(String\)$/ };
+const DUCKDB_TYPES: Record<ColumnType, RegExp> = {
+  text: /^VARCHAR$/,
+  int: /^(U?BIGINT|U?INTEGER|HUGEINT|U?SMALLINT|U?TINYINT)$/,
+  bigint: /^(U?BIGINT|HUGEINT)$/,
+  float: /^(DOUBLE|FLOAT|DECIMAL\(\d+,\d+\))$/,
+  bool: /^BOOLEAN$/,
+  'text[]': /^VARCHAR\[\]$/,
+};
+const CLICKHOUSE_TYPES: Record<ColumnType, RegExp> = {
+  text: /^String$/,
+  int: /^U?Int(8|16|32|64|128)$/,
+  bigint: /^U?Int(64|128)$/,
+  float: /^(Float64|Float32|Decimal.*)$/,
+  bool: /^(Bool|UInt8)$/,
+  'text[]': /^Array\(String\)$/,
+};
 const clickhouseFile = (file: string): string => fileURLToPath(new URL(`../../queries/clickhouse/${file}.sql`, import.meta.url));
 const base = (type: string): string => type.replace(/^LowCardinality\((.*)\)$/, '$1').replace(/^Nullable\((.*)\)$/, '$1');
 
@@ -80,18 +102,23 @@ describe('each query returns the columns its header declares', () => {
     for (const [i, c] of q.columns.entries()) expect(types[i], `${c.name} is ${c.type}`).toMatch(DUCKDB_TYPES[c.type]);
   });
 
-  it.each(declared.filter((d) => fs.existsSync(clickhouseFile(d.file))).map((d) => [d.file, query(`clickhouse/${d.file}`)] as const))(
-    'ClickHouse: %s',
-    async (file, q) => {
-      const source = ch.source('golden');
-      const client = (source as unknown as { client: { query: (o: object) => Promise<{ text: () => Promise<string> }> } }).client;
-      const params = Object.fromEntries(q.params.map((p) => { const v = PARAMS[file]?.[p.name]; return [p.name, v === null ? null : String(v ?? '')]; }));
-      const text = await (await client.query({ query: q.sql, query_params: params, format: 'JSONCompactEachRowWithNamesAndTypes', clickhouse_settings: CLICKHOUSE_SETTINGS })).text();
-      const [names, types] = text.split('\n').slice(0, 2).map((l) => JSON.parse(l) as string[]);
-      expect(names).toEqual(q.columns.map((c) => c.name));
-      for (const [i, c] of q.columns.entries()) expect(base(types?.[i] ?? ''), `${c.name} is ${c.type}`).toMatch(CLICKHOUSE_TYPES[c.type]);
-    },
-  );
+  it.each(declared.filter((d) => fs.existsSync(clickhouseFile(d.file))).map((d) => [d.file, query(`clickhouse/${d.file}`)] as const))('ClickHouse: %s', async (file, q) => {
+    const source = ch.source('golden');
+    const client = (source as unknown as { client: { query: (o: object) => Promise<{ text: () => Promise<string> }> } }).client;
+    const params = Object.fromEntries(
+      q.params.map((p) => {
+        const v = PARAMS[file]?.[p.name];
+        return [p.name, v === null ? null : String(v ?? '')];
+      }),
+    );
+    const text = await (await client.query({ query: q.sql, query_params: params, format: 'JSONCompactEachRowWithNamesAndTypes', clickhouse_settings: CLICKHOUSE_SETTINGS })).text();
+    const [names, types] = text
+      .split('\n')
+      .slice(0, 2)
+      .map((l) => JSON.parse(l) as string[]);
+    expect(names).toEqual(q.columns.map((c) => c.name));
+    for (const [i, c] of q.columns.entries()) expect(base(types?.[i] ?? ''), `${c.name} is ${c.type}`).toMatch(CLICKHOUSE_TYPES[c.type]);
+  });
 
   it('declares the columns of every query the report reads, and the DuckDB and ClickHouse headers agree', () => {
     for (const { file, query: q } of declared) {
@@ -103,9 +130,23 @@ describe('each query returns the columns its header declares', () => {
 
 describe('typedRows', () => {
   const q = { ...query('runs') };
-  const row = { service: 's', agent: null, framework: null, total: 1, runs: '3', cancelled_runs: 1n, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0n, uninstrumented_runs: 2n, uninstrumented: '@google/adk' };
-  it('converts each engine\'s values to the declared types', () => {
-    expect(typedRows(q, [row])).toEqual([{ service: 's', agent: null, framework: null, total: true, runs: 3, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0, uninstrumented_runs: 2, uninstrumented: '@google/adk' }]);
+  const row = {
+    service: 's',
+    agent: null,
+    framework: null,
+    total: 1,
+    runs: '3',
+    cancelled_runs: 1n,
+    cancelled_runs_inferred: 0,
+    unended_runs: 0,
+    deadline_cancels: 0n,
+    uninstrumented_runs: 2n,
+    uninstrumented: '@google/adk',
+  };
+  it("converts each engine's values to the declared types", () => {
+    expect(typedRows(q, [row])).toEqual([
+      { service: 's', agent: null, framework: null, total: true, runs: 3, cancelled_runs: 1, cancelled_runs_inferred: 0, unended_runs: 0, deadline_cancels: 0, uninstrumented_runs: 2, uninstrumented: '@google/adk' },
+    ]);
   });
   it('a missing column, a NULL where none may be, a value of another type: errors naming the query and column, not 0', () => {
     const { runs: _, ...missing } = row;

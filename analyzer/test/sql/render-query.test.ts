@@ -10,7 +10,11 @@ x + x
 -- @fragment key(t, s)
 t || ':' || s
 `);
-const render = (body: string, dialect: 'duckdb' | 'clickhouse', header = '-- @name t\n') => renderQuery({ file: 't', text: `${header}${body}` }, dialect, fragments).split('\n').slice(2 + header.split('\n').length - 2).join('\n');
+const render = (body: string, dialect: 'duckdb' | 'clickhouse', header = '-- @name t\n') =>
+  renderQuery({ file: 't', text: `${header}${body}` }, dialect, fragments)
+    .split('\n')
+    .slice(2 + header.split('\n').length - 2)
+    .join('\n');
 
 describe('renderQuery', () => {
   it('binds parameters as each engine does, with the declared type', () => {
@@ -39,8 +43,7 @@ describe('renderQuery', () => {
   });
 
   it('expands fragments with their arguments, nested constructs inside', () => {
-    expect(render('SELECT @twice(a.n + 1) AS v, @key(trace_id, @starts_with(s, \'x\')) AS k;', 'clickhouse'))
-      .toContain("SELECT (a.n + 1) + (a.n + 1) AS v, trace_id || ':' || (startsWith(s, 'x')) AS k");
+    expect(render("SELECT @twice(a.n + 1) AS v, @key(trace_id, @starts_with(s, 'x')) AS k;", 'clickhouse')).toContain("SELECT (a.n + 1) + (a.n + 1) AS v, trace_id || ':' || (startsWith(s, 'x')) AS k");
   });
 
   it('leaves comments and string literals as they are', () => {
@@ -65,8 +68,9 @@ describe('renderQuery', () => {
 
 describe('nameQualifiedColumns (ClickHouse names a joined column b.x; DuckDB x)', () => {
   it('names bare qualified columns of each select list, nested ones too', () => {
-    expect(nameQualifiedColumns('SELECT b.x, b.y AS z, count(*) AS n FROM t AS b JOIN (SELECT DISTINCT c.k FROM c) AS d ON d.k = b.x'))
-      .toBe('SELECT b.x AS x, b.y AS z, count(*) AS n FROM t AS b JOIN (SELECT DISTINCT c.k AS k FROM c) AS d ON d.k = b.x');
+    expect(nameQualifiedColumns('SELECT b.x, b.y AS z, count(*) AS n FROM t AS b JOIN (SELECT DISTINCT c.k FROM c) AS d ON d.k = b.x')).toBe(
+      'SELECT b.x AS x, b.y AS z, count(*) AS n FROM t AS b JOIN (SELECT DISTINCT c.k AS k FROM c) AS d ON d.k = b.x',
+    );
   });
   it('leaves a name that is taken (a later UNION branch selecting two columns of that name)', () => {
     expect(nameQualifiedColumns('SELECT w.a, w.s, p.s FROM w JOIN p ON true')).toBe('SELECT w.a AS a, w.s AS s, p.s FROM w JOIN p ON true');

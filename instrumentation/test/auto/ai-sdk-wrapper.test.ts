@@ -58,7 +58,18 @@ describe('the AI SDK patch, in process', () => {
   it('tools as the SDK takes them: a plain function, one that streams preliminary results, one with a prototype', async () => {
     const inputSchema = ai.jsonSchema({ type: 'object', properties: { q: { type: 'string' } } });
     expect(await turn({ inputSchema, execute: () => ({ found: 1 }) }, 'sync')).toContain('tok');
-    expect(await turn({ inputSchema, execute: async function* () { yield { found: 0 }; yield { found: 2 }; } }, 'iterable')).toContain('tok');
+    expect(
+      await turn(
+        {
+          inputSchema,
+          execute: async function* () {
+            yield { found: 0 };
+            yield { found: 2 };
+          },
+        },
+        'iterable',
+      ),
+    ).toContain('tok');
     class LookupTool {
       readonly inputSchema = inputSchema;
       get description(): string {
@@ -68,14 +79,23 @@ describe('the AI SDK patch, in process', () => {
         return { found: 3, self: this instanceof LookupTool };
       }
     }
-    const text = ai.streamText({ model: model as never, prompt: 'Look it up. [[tool:lookup {"q":"x"}]]', tools: { lookup: new LookupTool() as never }, stopWhen: ai.stepCountIs(3), experimental_telemetry: { functionId: 'class' } });
+    const text = ai.streamText({
+      model: model as never,
+      prompt: 'Look it up. [[tool:lookup {"q":"x"}]]',
+      tools: { lookup: new LookupTool() as never },
+      stopWhen: ai.stepCountIs(3),
+      experimental_telemetry: { functionId: 'class' },
+    });
     const steps = await text.steps;
     expect(steps[0]?.toolResults[0]?.output).toEqual({ found: 3, self: true });
     for (const agent of ['sync', 'iterable', 'class']) {
       const { run, spans } = await runOf(agent);
       expect(run?.endNs, agent).toBeGreaterThan(0n);
       const tools = named(spans, 'execute_tool lookup');
-      expect(tools.map((t) => t.attributes['afterstop.tool.result']), agent).toEqual(['delivered']);
+      expect(
+        tools.map((t) => t.attributes['afterstop.tool.result']),
+        agent,
+      ).toEqual(['delivered']);
       expect(tools[0]!.endNs).toBeLessThanOrEqual(run!.endNs);
     }
   });

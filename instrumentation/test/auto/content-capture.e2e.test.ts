@@ -16,13 +16,20 @@ const { app, runApp } = sdkApps();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-content-'));
 const index = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const preload = path.join(dir, 'redact.mjs');
-fs.writeFileSync(preload, `import { captureContent } from ${JSON.stringify(index)};
+fs.writeFileSync(
+  preload,
+  `import { captureContent } from ${JSON.stringify(index)};
 captureContent({ enabled: true, maxBytes: 2000, redact: (text) => text.replaceAll(/[\\w.]+@[\\w.]+/g, '<email>') });
-`);
+`,
+);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Every byte the app's traces hold, as text. */
-const traceText = (r: AppRun): string => fs.readdirSync(r.traces).map((f) => fs.readFileSync(path.join(r.traces, f), 'utf8')).join('\n');
+const traceText = (r: AppRun): string =>
+  fs
+    .readdirSync(r.traces)
+    .map((f) => fs.readFileSync(path.join(r.traces, f), 'utf8'))
+    .join('\n');
 const CONTENT = ['gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'gen_ai.input.messages', 'gen_ai.output.messages'];
 
 describe('content capture under afterstop/register', () => {
@@ -47,7 +54,10 @@ describe('content capture under afterstop/register', () => {
     const models = spans.filter((s) => s.name.startsWith('chat '));
     expect(models.length).toBeGreaterThan(1);
     expect(models.some((s) => String(s.attributes['gen_ai.input.messages']).includes('E-mail the customer'))).toBe(true);
-    const outputs = models.map((s) => s.attributes['gen_ai.output.messages']).filter((v) => v !== undefined).map((v) => JSON.parse(String(v)) as { parts: { content: string }[] }[]);
+    const outputs = models
+      .map((s) => s.attributes['gen_ai.output.messages'])
+      .filter((v) => v !== undefined)
+      .map((v) => JSON.parse(String(v)) as { parts: { content: string }[] }[]);
     expect(outputs.some((o) => o[0]!.parts[0]!.content.trim().split(/\s+/).length === 7)).toBe(true);
   });
 

@@ -28,7 +28,11 @@ describe('switching the framework instrumentations off', () => {
     instrumentation.enable();
     const lg = require('@langchain/langgraph') as typeof import('@langchain/langgraph');
     const State = lg.Annotation.Root({ n: lg.Annotation<number>() });
-    const graph = new lg.StateGraph(State).addNode('inc', (s: { n: number }) => ({ n: s.n + 1 })).addEdge(lg.START, 'inc').addEdge('inc', lg.END).compile();
+    const graph = new lg.StateGraph(State)
+      .addNode('inc', (s: { n: number }) => ({ n: s.n + 1 }))
+      .addEdge(lg.START, 'inc')
+      .addEdge('inc', lg.END)
+      .compile();
     expect(await graph.invoke({ n: 1 })).toEqual({ n: 2 });
     expect(await runsOf('langgraph')).toBe(1);
     instrumentation.disable();

@@ -16,8 +16,7 @@ afterAll(async () => {
   await capture.close();
 });
 
-const post = (url: string, init: RequestInit = {}): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"alice@example.com"}', ...init });
+const post = (url: string, init: RequestInit = {}): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"to":"alice@example.com"}', ...init });
 
 /** node:http, as older clients (axios, got, the SDKs' node-fetch) use it. */
 function httpPost(url: string): Promise<number> {
@@ -66,7 +65,14 @@ describe('commits detected from the HTTP requests a tool makes', () => {
     expect(commits).toHaveLength(2);
     expect(commits).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ 'gen_ai.tool.call.id': 'call_a', 'afterstop.tool.commit.evidence': 'response', 'http.request.method': 'POST', 'http.response.status_code': 200, 'server.address': '127.0.0.1', 'afterstop.cancel.state': 'none' }),
+        expect.objectContaining({
+          'gen_ai.tool.call.id': 'call_a',
+          'afterstop.tool.commit.evidence': 'response',
+          'http.request.method': 'POST',
+          'http.response.status_code': 200,
+          'server.address': '127.0.0.1',
+          'afterstop.cancel.state': 'none',
+        }),
         expect.objectContaining({ 'gen_ai.tool.call.id': 'call_b', 'afterstop.tool.commit.evidence': 'response', 'http.request.method': 'POST', 'http.response.status_code': 200 }),
       ]),
     );
@@ -78,7 +84,10 @@ describe('commits detected from the HTTP requests a tool makes', () => {
     const tool = run.tool({ name: 'send_email', callId: 'call_c', detectCommits: true }, async ({ signal }) => {
       await post(`${sim.url}/effects/send_email?delayMs=300`, { signal });
     });
-    const outcome = tool.then(() => 'resolved', (e: unknown) => (e as Error).name);
+    const outcome = tool.then(
+      () => 'resolved',
+      (e: unknown) => (e as Error).name,
+    );
     await sleep(100);
     await run.cancel();
     expect(await outcome).toBe('AbortError');
@@ -209,7 +218,12 @@ describe('commits of streamed answers', () => {
       const response = await post(`${base}/mcp`, { signal });
       await readStreamed(response, () => void run.cancel());
     });
-    expect(await tool.then(() => 'resolved', (e: unknown) => (e as Error).name)).toBe('AbortError');
+    expect(
+      await tool.then(
+        () => 'resolved',
+        (e: unknown) => (e as Error).name,
+      ),
+    ).toBe('AbortError');
     run.end();
     open.pop()?.res.destroy();
     const commits = await commitsOf(run.id);

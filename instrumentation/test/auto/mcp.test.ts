@@ -30,7 +30,11 @@ const definitions = () => {
   return { sdk: of('@modelcontextprotocol/sdk/client/index.js'), aiSdk: of('@ai-sdk/mcp') };
 };
 
-const rejection = (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (e: unknown) => String((e as Error).message));
+const rejection = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'resolved',
+    (e: unknown) => String((e as Error).message),
+  );
 
 describe('the MCP marker', () => {
   it("@modelcontextprotocol/sdk's Client: tools/call inside a tool marks its span; tools/list and a call outside a tool do not; unpatched, the original", async () => {
@@ -57,7 +61,7 @@ describe('the MCP marker', () => {
     expect(Client.prototype.request).toBe(Protocol.prototype.request);
   });
 
-  it("@ai-sdk/mcp: createMCPClient wrapped on a copy of the (read-only) namespace, its failure unchanged; unpatched, the original", async () => {
+  it('@ai-sdk/mcp: createMCPClient wrapped on a copy of the (read-only) namespace, its failure unchanged; unpatched, the original', async () => {
     const { aiSdk } = definitions();
     const namespace = aiSdkMcp as unknown as Json;
     const patched = aiSdk.patch!(namespace, '1.0.102') as Json;

@@ -21,12 +21,15 @@ const REGISTER = fileURLToPath(distModule('instrumentation/register.js'));
 function load(alias: string, env: Record<string, string> = {}) {
   const app = versioned('anthropic-app.mjs', { '@anthropic-ai/sdk': alias });
   const dir = path.dirname(app);
-  fs.writeFileSync(path.join(dir, 'load.mjs'), `
+  fs.writeFileSync(
+    path.join(dir, 'load.mjs'),
+    `
     import { createRequire } from 'node:module';
     await import('@anthropic-ai/sdk');
     createRequire(import.meta.url)('@anthropic-ai/sdk');
     console.log('loaded');
-  `);
+  `,
+  );
   const result = spawnSync(process.execPath, ['--import', REGISTER, 'load.mjs'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: path.join(dir, 'traces'), ...env } });
   return { ...result, version: versionIn(app, '@anthropic-ai/sdk') };
 }

@@ -55,7 +55,10 @@ describe('the oldest supported versions', () => {
     for (const scenario of ['agent-generate', 'agent-stream']) {
       const agent = await runApp(app, scenario);
       expect(agent.report.totals, scenario).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1 });
-      expect(agent.report.groups.map((g) => [g.framework, g.agent]), scenario).toEqual([['vercel-ai', 'support-agent']]);
+      expect(
+        agent.report.groups.map((g) => [g.framework, g.agent]),
+        scenario,
+      ).toEqual([['vercel-ai', 'support-agent']]);
       agreesWithTruth(agent);
     }
     const ghost = await runApp(app, 'tool-ignores');

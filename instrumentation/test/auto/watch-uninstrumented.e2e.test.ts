@@ -66,7 +66,9 @@ describe('watching for packages afterstop does not instrument', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('ok');
-    expect(naming(r.stderr)).toEqual([expect.stringMatching(/^afterstop: @modelcontextprotocol\/sdk \(the MCP SDK, an MCP client\) is loaded, and afterstop does not instrument it: an MCP tool's side effects happen in the MCP server/)]);
+    expect(naming(r.stderr)).toEqual([
+      expect.stringMatching(/^afterstop: @modelcontextprotocol\/sdk \(the MCP SDK, an MCP client\) is loaded, and afterstop does not instrument it: an MCP tool's side effects happen in the MCP server/),
+    ]);
     const runs = (await readTraces(traces)).spans.filter((s) => s.name.startsWith('invoke_agent'));
     expect(runs.map((s) => s.attributes['afterstop.run.uninstrumented'])).toEqual(['@modelcontextprotocol/sdk']);
   });

@@ -46,7 +46,11 @@ const withTools = (runs: number, setup: string) => `
   await shutdown();
 `;
 
-interface Stats { exported: number; dropped: number; failedExports: number }
+interface Stats {
+  exported: number;
+  dropped: number;
+  failedExports: number;
+}
 const countBy = (spans: { name: string; spanId: string }[]) => (name: string) => new Set(spans.filter((s) => s.name === name).map((s) => s.spanId)).size;
 
 describe('a burst of Stops', () => {

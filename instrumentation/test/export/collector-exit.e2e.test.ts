@@ -43,7 +43,7 @@ const closedPort = async (): Promise<string> => {
 };
 
 describe('exit with the collector in trouble', () => {
-  it('a collector that refuses connections: the OTLP client\'s retry timers do not hold the exit, nor does a last try after it failed', async () => {
+  it("a collector that refuses connections: the OTLP client's retry timers do not hold the exit, nor does a last try after it failed", async () => {
     // The OTLP client retries a refused export on timers of its own, for up to its timeout (6 s here): they
     // held the process 7.5-8.5 s after its work. Now unref'd (export/otlp-exporter.ts): the child exits on
     // its own once its work is done; its time limit (5 s, below the client's first three retries) is only

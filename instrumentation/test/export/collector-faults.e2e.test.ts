@@ -52,7 +52,12 @@ describe('a collector in trouble', () => {
   // 500 and no answer: the batches are lost, and counted. 429 and a reset connection: the OTLP exporter
   // retries (Retry-After honoured) and delivers them once the collector is back; the queue, whose
   // exportTimeoutMs the retries outlive, has counted them as failed and dropped by then (an overcount, said in docs/instrumentations.md).
-  for (const [fault, retried] of [['500', false], ['hang', false], ['429', true], ['reset', true]] as const) {
+  for (const [fault, retried] of [
+    ['500', false],
+    ['hang', false],
+    ['429', true],
+    ['reset', true],
+  ] as const) {
     it(`${fault}: the app's work completes unchanged, what was not sent is counted, export resumes when the collector is back${retried ? ', and the retried batches land' : ''}`, async () => {
       const { result, out } = await run(fault);
       expect(result.code).toBe(0);

@@ -70,11 +70,16 @@ describe('deferred markers', () => {
     queue.defer(marker('afterstop.tool.start at-exit'));
     end('invoke_agent r');
     queue.flushSync();
-    expect(exporter.syncBatches.flat().map((s) => s.name).sort()).toEqual(['afterstop.tool.start at-exit', 'invoke_agent r']);
+    expect(
+      exporter.syncBatches
+        .flat()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['afterstop.tool.start at-exit', 'invoke_agent r']);
     expect(queue.stats().queued).toBe(0);
   });
 
-  it('a deferred marker that writes nothing (an unsampled run\'s) leaves no empty export behind', async () => {
+  it("a deferred marker that writes nothing (an unsampled run's) leaves no empty export behind", async () => {
     const { exporter, queue } = setup();
     queue.defer({ writeDeferred: () => {} });
     await queue.flushSoon(1000);

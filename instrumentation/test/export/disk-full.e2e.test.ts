@@ -86,6 +86,9 @@ describe('the file exporter on a full disk', () => {
     expect(report.input.skipped).toEqual([]);
     expect(report.input.spans_read).toBe(out.again.exported);
     const agents = report.groups.map((g) => [g.agent, g.runs]).sort();
-    expect(agents).toEqual([['again', 20], ['room', 20]]);
+    expect(agents).toEqual([
+      ['again', 20],
+      ['room', 20],
+    ]);
   }, 90_000);
 });

@@ -5,12 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { context, trace } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { FileSpanExporter } from '../../export/file-exporter.js';
 import { readOtlpJsonLines, readTraces } from '../../../analyzer/ingest/otlp-json.js';
 
@@ -55,7 +50,10 @@ function jsonlFiles(folder: string): string[] {
 }
 
 function lines(file: string): string[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 describe('FileSpanExporter with a real SDK tracer provider', () => {
@@ -146,7 +144,7 @@ describe('rotation', () => {
     const files = jsonlFiles(dir);
     expect(files.length).toBeGreaterThan(3);
     files.forEach((file, i) => {
-      expect(path.basename(file)).toMatch(new RegExp(`-${process.pid}-${String(i + 1).padStart(4, "0")}\\.jsonl$`));
+      expect(path.basename(file)).toMatch(new RegExp(`-${process.pid}-${String(i + 1).padStart(4, '0')}\\.jsonl$`));
       const size = fs.statSync(file).size;
       // Over the limit only when the file holds a single line bigger than the limit.
       if (size > maxFileBytes) expect(lines(file)).toHaveLength(1);

@@ -24,11 +24,7 @@ function expectSameBytes(spans: ReadableSpan[]): void {
 const hex = (bytes: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
 const hrTime: fc.Arbitrary<HrTime> = fc.tuple(fc.integer({ min: 0, max: 4_000_000_000 }), fc.integer({ min: 0, max: 999_999_999 }));
 const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('', 'ツール', '👩‍👩‍👧', '\u0000\u001b"\\\n', '\ud800'));
-const number = fc.oneof(
-  fc.integer(),
-  fc.double(),
-  fc.constantFrom(NaN, Infinity, -Infinity, -0, Number.MAX_SAFE_INTEGER, 2 ** 63, -(2 ** 63), 1e21, 5e-324, 0.1),
-);
+const number = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(NaN, Infinity, -Infinity, -0, Number.MAX_SAFE_INTEGER, 2 ** 63, -(2 ** 63), 1e21, 5e-324, 0.1));
 const scalar = fc.oneof(text, number, fc.boolean(), fc.constantFrom(undefined, null), fc.uint8Array({ maxLength: 8 }));
 const { value } = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 3 })),
@@ -48,10 +44,7 @@ const spanContext: fc.Arbitrary<SpanContext> = fc
   })
   .map(({ traceState: state, isRemote, ...rest }) => ({ ...rest, ...(state ? { traceState: state } : {}), ...(isRemote === undefined ? {} : { isRemote }) }));
 const droppedCount = fc.option(fc.nat(5), { nil: undefined });
-const event: fc.Arbitrary<TimedEvent> = fc.record(
-  { name: text, time: hrTime, attributes: fc.option(attributes, { nil: undefined }), droppedAttributesCount: droppedCount },
-  { requiredKeys: ['name', 'time'] },
-);
+const event: fc.Arbitrary<TimedEvent> = fc.record({ name: text, time: hrTime, attributes: fc.option(attributes, { nil: undefined }), droppedAttributesCount: droppedCount }, { requiredKeys: ['name', 'time'] });
 const link: fc.Arbitrary<Link> = fc.record({ context: spanContext, attributes: fc.option(attributes, { nil: undefined }), droppedAttributesCount: droppedCount }, { requiredKeys: ['context'] });
 
 /** A few resources and scopes, shared by the spans of a batch (grouping is by the resource object). */
@@ -152,7 +145,7 @@ describe('the OTLP/JSON encoder of the trace files', () => {
       [],
       [{ ...base, attributes: {} }],
       [{ ...base, name: '', attributes: { '': '' } }],
-      [{ ...base, name: 'ユニコード 👩‍👩‍👧 \u2028\u2029', attributes: { 'ключ': 'значение', emoji: '🛑' } }],
+      [{ ...base, name: 'ユニコード 👩‍👩‍👧 \u2028\u2029', attributes: { ключ: 'значение', emoji: '🛑' } }],
       [{ ...base, attributes: { big: Number.MAX_SAFE_INTEGER, bigger: 2 ** 70, negative: -(2 ** 53), zero: -0, tiny: 5e-324 } }],
       [{ ...base, attributes: { nan: NaN, inf: Infinity, ninf: -Infinity, doubles: [0.5, NaN, Infinity] } as unknown as Attributes }],
       [{ ...base, attributes: { nested: [[1, ['two', [true]]], [], [null, undefined]] } as unknown as Attributes }],
@@ -160,10 +153,22 @@ describe('the OTLP/JSON encoder of the trace files', () => {
       [withParent(undefined)],
       [withParent({ traceId: '0'.repeat(32), spanId: '', traceFlags: 1 })],
       [withParent({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1, isRemote: true })],
-      [{ ...base, links: [{ context: { traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), traceFlags: 0, isRemote: false, traceState: new TraceState('k=v') }, attributes: { 'link.kind': 'retry', n: [1, 2] }, droppedAttributesCount: 2 }] }],
+      [
+        {
+          ...base,
+          links: [
+            { context: { traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), traceFlags: 0, isRemote: false, traceState: new TraceState('k=v') }, attributes: { 'link.kind': 'retry', n: [1, 2] }, droppedAttributesCount: 2 },
+          ],
+        },
+      ],
       [{ ...base, kind: undefined as unknown as SpanKind, status: { code: SpanStatusCode.ERROR, message: '' } }],
       [{ ...base, startTime: [1.9, 999_999_999.7], endTime: [0, 0] }],
-      [{ ...base, resource: resources[0]! }, { ...base, resource: resources[3]! }, { ...base, resource: resources[0]!, instrumentationScope: scopes[1]! }, { ...base, resource: resources[0]! }],
+      [
+        { ...base, resource: resources[0]! },
+        { ...base, resource: resources[3]! },
+        { ...base, resource: resources[0]!, instrumentationScope: scopes[1]! },
+        { ...base, resource: resources[0]! },
+      ],
     ];
     for (const spans of cases) expectSameBytes(spans);
   });

@@ -75,7 +75,13 @@ describe('BoundedBatchSpanProcessor: bounded memory', () => {
     const kept = exporter.syncBatches.flat().map((s) => s.name);
     // Every marker is kept (12 would not fit: the oldest two markers went, after every other span).
     expect(kept.filter((n) => n.startsWith('invoke_agent'))).toEqual([]);
-    expect(kept.filter((n) => n.startsWith('afterstop.cancel.request'))).toEqual(['afterstop.cancel.request r1', 'afterstop.cancel.request r2', 'afterstop.cancel.request r3', 'afterstop.cancel.request r4', 'afterstop.cancel.request r5']);
+    expect(kept.filter((n) => n.startsWith('afterstop.cancel.request'))).toEqual([
+      'afterstop.cancel.request r1',
+      'afterstop.cancel.request r2',
+      'afterstop.cancel.request r3',
+      'afterstop.cancel.request r4',
+      'afterstop.cancel.request r5',
+    ]);
     expect(kept).toHaveLength(10);
   });
 

@@ -33,7 +33,7 @@ describe('resolveGuard', () => {
     expect(stderr.join('')).toContain(`afterstop: guard: "${header}" carries credentials`);
   });
 
-  it('a header of the app\'s own naming that carries no credentials is taken', () => {
+  it("a header of the app's own naming that carries no credentials is taken", () => {
     const keys = resolveGuard({ idempotencyKeys: { hosts: ['api.example.com'], header: 'X-Idempotency-Key' } }, {}).keys;
     expect(keys?.header).toBe('x-idempotency-key');
     expect(stderr).toEqual([]);

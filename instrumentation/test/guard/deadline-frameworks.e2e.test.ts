@@ -85,7 +85,10 @@ describe('LlamaIndex Workflows under a guard deadline (no cancel to give it)', (
     const r = await runApp(app('llamaindex-app.mjs'), 'complete', { AFTERSTOP_GUARD_DEADLINE_MS: '150' });
     expect(r.code, r.stderr).toBe(0);
     // Ground truth: the workflow went on past the deadline, both effects committed.
-    expect(r.effects.map((e) => [e.name, e.outcome])).toEqual([['charge', 'committed'], ['notify', 'committed']]);
+    expect(r.effects.map((e) => [e.name, e.outcome])).toEqual([
+      ['charge', 'committed'],
+      ['notify', 'committed'],
+    ]);
     expect(r.out['events']).toBeGreaterThan(0);
     const requests = await spansNamed(r, 'afterstop.cancel.request');
     expect(requests.map((a) => [a['afterstop.cancel.source'], a['afterstop.cancel.deadline_ms'], a['afterstop.cancel.delivered']])).toEqual([['timeout', 150, false]]);

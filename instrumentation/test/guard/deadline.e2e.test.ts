@@ -17,9 +17,7 @@ describe('the run deadline (manual API)', () => {
   it('cancels a run that outlasts it, with source `timeout` and the deadline on the request; the signal’s reason is a DeadlineExceededError', async () => {
     const run = startRun({ deadlineMs: 60 });
     const started = performance.now();
-    const outcome = await run
-      .tool({ name: 'slow' }, ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })))
-      .catch((e: unknown) => e);
+    const outcome = await run.tool({ name: 'slow' }, ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))).catch((e: unknown) => e);
     const waited = performance.now() - started;
     run.end({ error: outcome });
     expect(DeadlineExceededError.isInstance(outcome)).toBe(true);

@@ -64,7 +64,11 @@ function httpPost(url: string, headers: Record<string, string> = {}): Promise<nu
 }
 
 const effectsNamed = (name: string) => sim.ledger.effects.filter((e) => e.name === name);
-const errorOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const errorOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
 describe('the commit fence', () => {
   beforeAll(() => setup({ guard: { fence: true } }));
@@ -98,7 +102,15 @@ describe('the commit fence', () => {
     expect((errors[0] as CommitFencedError).cause).toBe(run.signal.reason);
     const prevented = named(await capture.spans(run.id), 'afterstop.tool.commit.prevented').map((s) => s.attributes);
     expect(prevented).toEqual([
-      expect.objectContaining({ 'gen_ai.tool.name': 'send_email', 'gen_ai.tool.call.id': 'call_f1', 'afterstop.tool.effect': 'irreversible', 'afterstop.cancel.state': 'requested', 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'gen_ai.conversation.id': 'conv-fence' }),
+      expect.objectContaining({
+        'gen_ai.tool.name': 'send_email',
+        'gen_ai.tool.call.id': 'call_f1',
+        'afterstop.tool.effect': 'irreversible',
+        'afterstop.cancel.state': 'requested',
+        'http.request.method': 'POST',
+        'server.address': '127.0.0.1',
+        'gen_ai.conversation.id': 'conv-fence',
+      }),
       expect.objectContaining({ 'gen_ai.tool.call.id': 'call_f1', 'http.request.method': 'POST' }),
     ]);
     expect(named(await capture.spans(run.id), 'afterstop.tool.commit')).toHaveLength(0);
@@ -244,7 +256,12 @@ describe('idempotency keys', () => {
       const first = post(url, { signal: giveUp.signal });
       await waitFor(() => effectsNamed('charge_409').length > 0);
       giveUp.abort();
-      seen.push(await first.then((r) => r.status, (e: Error) => e.name));
+      seen.push(
+        await first.then(
+          (r) => r.status,
+          (e: Error) => e.name,
+        ),
+      );
       // Then retries, as a client does on 409, until it is answered otherwise.
       for (let attempt = 0; attempt < 20; attempt++) {
         const r = await post(url);
@@ -302,10 +319,16 @@ describe('idempotency keys', () => {
         await send([{ href: `http://localhost:${port}/url-like`, protocol: 'http:', hostname: 'localhost', port, pathname: '/url-like', search: '' }, { method: 'POST' }]);
       });
       await run.cancel();
-      const refused = await run.tool({ name: 'charge', callId: 'call_forms2' }, () => send([{ href: `http://localhost:${port}/after`, protocol: 'http:', hostname: 'localhost', port, pathname: '/after', search: '' }, { method: 'POST' }]));
+      const refused = await run.tool({ name: 'charge', callId: 'call_forms2' }, () =>
+        send([{ href: `http://localhost:${port}/after`, protocol: 'http:', hostname: 'localhost', port, pathname: '/after', search: '' }, { method: 'POST' }]),
+      );
       run.end();
       expect(CommitFencedError.isInstance(refused)).toBe(true);
-      expect(received.map((r) => [r.path, typeof r.key])).toEqual([['/v6', 'string'], ['/host-port', 'string'], ['/url-like', 'string']]);
+      expect(received.map((r) => [r.path, typeof r.key])).toEqual([
+        ['/v6', 'string'],
+        ['/host-port', 'string'],
+        ['/url-like', 'string'],
+      ]);
     } finally {
       setup({ guard: { fence: false, idempotencyKeys: { hosts: ['127.0.0.1', 'localhost'] } } });
       await new Promise((resolve) => v6.close(resolve));

@@ -29,7 +29,12 @@ describe('the AI SDK (generateText with tools) under the guard', () => {
     expect([r.report.totals.ghost_commits, r.report.totals.ghost_commits_possible]).toEqual([0, 0]);
     // The commits their requests made say why they passed.
     const commits = await spansNamed(r, 'afterstop.tool.commit');
-    expect(commits.map((a) => a['afterstop.guard.fence.passed']).filter((p) => p !== undefined).sort()).toEqual(['cancel', 'cleanup']);
+    expect(
+      commits
+        .map((a) => a['afterstop.guard.fence.passed'])
+        .filter((p) => p !== undefined)
+        .sort(),
+    ).toEqual(['cancel', 'cleanup']);
   });
 
   it('a request fired and forgotten after Stop (a dropped fetch promise, a node:http request without an error listener) is refused, and the process lives on', async () => {

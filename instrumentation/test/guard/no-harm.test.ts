@@ -32,10 +32,13 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ method: req.method ?? '', path: req.url ?? '', key: req.headers['idempotency-key'] as string | undefined });
       if (req.url === '/redirect-later') {
-        new Promise<void>((resolve) => (releaseRedirect = resolve)).then(() => {
-          res.writeHead(307, { location: '/redirected' });
-          res.end();
-        }, () => {});
+        new Promise<void>((resolve) => (releaseRedirect = resolve)).then(
+          () => {
+            res.writeHead(307, { location: '/redirected' });
+            res.end();
+          },
+          () => {},
+        );
         return;
       }
       res.setHeader('content-type', 'application/json');
@@ -58,7 +61,11 @@ beforeEach(() => {
 });
 
 const send = (url: string, method = 'POST'): Promise<number> => fetch(url, { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? null : '{}' }).then((r) => r.status);
-const errorOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const errorOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 /** node:http: resolves with the status, or with the request's error. */
 function httpSend(req: http.ClientRequest): Promise<unknown> {
   return new Promise((resolve) => {

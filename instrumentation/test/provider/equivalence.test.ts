@@ -43,7 +43,14 @@ function collector() {
 /** Diagnostics said while `fn` runs, hex ids replaced by their shape. */
 function said(fn: () => void): string[] {
   const lines: string[] = [];
-  const record = (message: string, ...args: unknown[]) => lines.push([message, ...args.map((a) => (a instanceof Error ? a.message : JSON.stringify(a)))].join(' ').replace(/\b[0-9a-f]{32}\b/g, '<trace>').replace(/\b[0-9a-f]{16}\b/g, '<span>').replace(/\[\d+,\d+\]/g, '<hrtime>'));
+  const record = (message: string, ...args: unknown[]) =>
+    lines.push(
+      [message, ...args.map((a) => (a instanceof Error ? a.message : JSON.stringify(a)))]
+        .join(' ')
+        .replace(/\b[0-9a-f]{32}\b/g, '<trace>')
+        .replace(/\b[0-9a-f]{16}\b/g, '<span>')
+        .replace(/\[\d+,\d+\]/g, '<hrtime>'),
+    );
   diag.setLogger({ error: record, warn: record, info: record, debug: record, verbose: record }, { logLevel: DiagLogLevel.ALL, suppressOverrideMessage: true });
   try {
     fn();
@@ -136,8 +143,7 @@ function normalise(spans: readonly ReadableSpan[], ids: Map<string, string>): un
     if (!ids.has(value)) ids.set(value, `id${ids.size}`);
     return ids.get(value);
   };
-  const ctx = (c: ReturnType<ReadableSpan['spanContext']> | undefined) =>
-    c && { traceId: id(c.traceId), spanId: id(c.spanId), traceFlags: c.traceFlags, traceState: c.traceState?.serialize(), isRemote: c.isRemote };
+  const ctx = (c: ReturnType<ReadableSpan['spanContext']> | undefined) => c && { traceId: id(c.traceId), spanId: id(c.spanId), traceFlags: c.traceFlags, traceState: c.traceState?.serialize(), isRemote: c.isRemote };
   const EXPLICIT = /epoch|date|hrtime|attributes and time/;
   return spans.map((span) => ({
     name: span.name,
@@ -219,7 +225,10 @@ describe("afterstop's tracer provider and the SDK's", () => {
       { OTEL_TRACES_SAMPLER: 'no_such_sampler' },
     ]) {
       const { sdk, own, sdkSaid, ownSaid } = runBoth(env);
-      expect(own.ended.map((s) => s.name), JSON.stringify(env)).toEqual(sdk.ended.map((s) => s.name));
+      expect(
+        own.ended.map((s) => s.name),
+        JSON.stringify(env),
+      ).toEqual(sdk.ended.map((s) => s.name));
       expect(normalise(own.ended, new Map()), JSON.stringify(env)).toEqual(normalise(sdk.ended, new Map()));
       expect(ownSaid, JSON.stringify(env)).toEqual(sdkSaid);
     }

@@ -16,7 +16,10 @@ const inject = (propagator: TextMapPropagator, ctx: Context): Record<string, str
 /** What a context carries that propagation reads back. */
 const seen = (ctx: Context) => ({
   span: trace.getSpanContext(ctx) && { ...trace.getSpanContext(ctx), traceState: trace.getSpanContext(ctx)!.traceState?.serialize() },
-  baggage: propagation.getBaggage(ctx)?.getAllEntries().map(([key, entry]) => [key, entry.value, entry.metadata?.toString()]),
+  baggage: propagation
+    .getBaggage(ctx)
+    ?.getAllEntries()
+    .map(([key, entry]) => [key, entry.value, entry.metadata?.toString()]),
 });
 
 const SPAN = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };

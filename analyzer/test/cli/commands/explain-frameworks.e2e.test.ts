@@ -28,28 +28,32 @@ const FRAMEWORKS: { framework: string; app: string; scenario: string; env?: Reco
 const explainCli = (args: string[]) => spawnSync(process.execPath, [cli, 'explain', ...args, '--db', ':memory:', '--no-progress'], { encoding: 'utf8', timeout: 60_000 });
 
 describe('explain on a run recorded from each instrumented framework', () => {
-  it.each(FRAMEWORKS)('$framework ($scenario)', async ({ app: file, scenario, env, tool, model }) => {
-    const r = await runApp(app(file), scenario, env);
-    const spans = writtenSpans([r.traces]);
-    const stop = [...spans.values()].find((s) => s.name === 'afterstop.cancel.request');
-    expect(stop, 'the app pressed Stop').toBeDefined();
+  it.each(FRAMEWORKS)(
+    '$framework ($scenario)',
+    async ({ app: file, scenario, env, tool, model }) => {
+      const r = await runApp(app(file), scenario, env);
+      const spans = writtenSpans([r.traces]);
+      const stop = [...spans.values()].find((s) => s.name === 'afterstop.cancel.request');
+      expect(stop, 'the app pressed Stop').toBeDefined();
 
-    const json = explainCli([stop!.traceId, r.traces, '--format', 'json']);
-    expect(json.status, json.stderr).toBe(0);
-    const e = JSON.parse(json.stdout) as Explanation;
-    const t = e.timelines.find((x) => x.items.some((i) => i.span_id === stop!.spanId))!;
-    expect(t).toBeDefined();
-    expect(t).toMatchObject({ cancelled: true, cancel_inferred: false });
-    expect(BigInt(t.origin_ns)).toBe(stop!.startNs);
-    if (model !== false) expect(t.items.filter((i) => i.kind === 'model_call').length).toBeGreaterThanOrEqual(1);
-    if (tool) expect(t.items.some((i) => i.kind === 'tool_call')).toBe(true);
-    expect(expectTimelineMatchesSpans(t, spans)).toBe(t.items.length + (t.next_run?.items.length ?? 0));
-    expect(t.figures.cancel_depth).not.toBeNull();
+      const json = explainCli([stop!.traceId, r.traces, '--format', 'json']);
+      expect(json.status, json.stderr).toBe(0);
+      const e = JSON.parse(json.stdout) as Explanation;
+      const t = e.timelines.find((x) => x.items.some((i) => i.span_id === stop!.spanId))!;
+      expect(t).toBeDefined();
+      expect(t).toMatchObject({ cancelled: true, cancel_inferred: false });
+      expect(BigInt(t.origin_ns)).toBe(stop!.startNs);
+      if (model !== false) expect(t.items.filter((i) => i.kind === 'model_call').length).toBeGreaterThanOrEqual(1);
+      if (tool) expect(t.items.some((i) => i.kind === 'tool_call')).toBe(true);
+      expect(expectTimelineMatchesSpans(t, spans)).toBe(t.items.length + (t.next_run?.items.length ?? 0));
+      expect(t.figures.cancel_depth).not.toBeNull();
 
-    const table = explainCli([stop!.traceId, r.traces, '--format', 'table']);
-    expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^\s*\+0 ms  .*│.*Stop$/m);
-    expect(table.stdout).toMatch(/cancel depth\s+\d of 4/);
-    if (process.env['AFTERSTOP_SHOW_EXPLAIN']) process.stderr.write(`${table.stdout}\n`);
-  }, 120_000);
+      const table = explainCli([stop!.traceId, r.traces, '--format', 'table']);
+      expect(table.status, table.stderr).toBe(0);
+      expect(table.stdout).toMatch(/^\s*\+0 ms  .*│.*Stop$/m);
+      expect(table.stdout).toMatch(/cancel depth\s+\d of 4/);
+      if (process.env['AFTERSTOP_SHOW_EXPLAIN']) process.stderr.write(`${table.stdout}\n`);
+    },
+    120_000,
+  );
 });

@@ -70,7 +70,9 @@ describe('hostile trace content', () => {
     const prom = path.join(dir, 'r.prom');
     const out = run(['--db', ':memory:', '--format', 'arrow', '--out', arrow, '--prometheus-file', prom]);
     expect(out.status).toBe(0);
-    const groups = tableFromIPC(fs.readFileSync(arrow)).toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    const groups = tableFromIPC(fs.readFileSync(arrow))
+      .toArray()
+      .map((r) => r.toJSON() as Record<string, unknown>);
     expect(groups.some((g) => g['service'] === TRAVERSAL)).toBe(true);
     for (const line of fs.readFileSync(prom, 'utf8').split('\n').filter(Boolean)) {
       expect(line).toMatch(/^(# (HELP|TYPE) \w+ .*|\w+(\{(\w+="([^"\\\n]|\\.)*",?)*\})? [-+\d.eE]+|\w+(\{.*\})? (NaN|[+-]Inf))$/);

@@ -14,10 +14,15 @@ import { runCli } from '../../../../test/helpers/cli.js';
  * and the shared objects the process holds (process.report).
  */
 const golden = fileURLToPath(new URL('../../../../test/fixtures/golden/', import.meta.url));
-const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => `${golden}${f}`);
+const files = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => `${golden}${f}`);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-engines-'));
 const hook = path.join(dir, 'record-loaded.mjs');
-fs.writeFileSync(hook, `
+fs.writeFileSync(
+  hook,
+  `
 import * as fs from 'node:fs';
 import * as module from 'node:module';
 const resolved = [];
@@ -32,7 +37,8 @@ process.on('exit', () => {
   const sharedObjects = process.report.getReport().sharedObjects;
   fs.writeFileSync(process.env.RECORD_LOADED_TO, JSON.stringify({ resolved, sharedObjects }));
 });
-`);
+`,
+);
 
 interface Loaded {
   resolved: string[];

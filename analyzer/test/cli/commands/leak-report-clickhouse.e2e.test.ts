@@ -12,7 +12,10 @@ import { runCli, type CliResult } from '../../../../test/helpers/cli.js';
  */
 const golden = fileURLToPath(new URL('../../../../test/fixtures/golden/', import.meta.url));
 const prices = `${golden}prices.json`;
-const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => `${golden}${f}`);
+const files = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => `${golden}${f}`);
 
 let server: ClickHouseHttp;
 beforeAll(async () => {

@@ -69,7 +69,9 @@ describe('leak-report formats', () => {
     expect(run([traces, '--db', ':memory:', '--format', 'arrow']).status).toBe(2);
     const file = path.join(dir, 'report.arrow');
     expect(run([traces, '--db', ':memory:', '--format', 'arrow', '--out', file]).status).toBe(0);
-    const groups = tableFromIPC(fs.readFileSync(file)).toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    const groups = tableFromIPC(fs.readFileSync(file))
+      .toArray()
+      .map((r) => r.toJSON() as Record<string, unknown>);
     expect(groups).toHaveLength(json.groups.length + 1);
     json.groups.forEach((g, i) => {
       expect(groups[i]).toMatchObject({ service: g.service, agent: g.agent, framework: g.framework, is_total: false });
@@ -81,7 +83,9 @@ describe('leak-report formats', () => {
     const total = groups[groups.length - 1]!;
     expect(total['is_total']).toBe(true);
     expect(Number(total['orphan_tool_calls'])).toBe(json.totals.orphan_tool_calls);
-    const findings = tableFromIPC(fs.readFileSync(path.join(dir, 'report.findings.arrow'))).toArray().map((r) => r.toJSON() as Record<string, unknown>);
+    const findings = tableFromIPC(fs.readFileSync(path.join(dir, 'report.findings.arrow')))
+      .toArray()
+      .map((r) => r.toJSON() as Record<string, unknown>);
     expect(findings.map((f) => [f['kind'], Number(f['severity']), f['trace_id'], f['run_id'], f['tool'], f['detail'], new Date(Number(f['time'])).toISOString()])).toEqual(
       json.findings.map((f) => [f.kind, f.severity, f.trace_id, f.run_id, f.tool, f.detail, f.time]),
     );

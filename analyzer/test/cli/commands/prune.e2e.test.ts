@@ -26,9 +26,7 @@ describe('afterstop prune', () => {
     const g2 = fs.readFileSync(`${golden}g2-ghost-email.jsonl`, 'utf8');
     fs.writeFileSync(path.join(traces, 'old.jsonl'), g2);
     // The same traces 10 days later, as other traces.
-    const later = g2
-      .replace(/"(startTimeUnixNano|endTimeUnixNano|timeUnixNano)":"(\d+)"/g, (_m, k: string, v: string) => `"${k}":"${BigInt(v) + 10n * DAY_NS}"`)
-      .replace(/"0000([0-9a-f]{12}|[0-9a-f]{28})"/g, '"1000$1"');
+    const later = g2.replace(/"(startTimeUnixNano|endTimeUnixNano|timeUnixNano)":"(\d+)"/g, (_m, k: string, v: string) => `"${k}":"${BigInt(v) + 10n * DAY_NS}"`).replace(/"0000([0-9a-f]{12}|[0-9a-f]{28})"/g, '"1000$1"');
     fs.writeFileSync(path.join(traces, 'later.jsonl'), later);
     const db = path.join(dir, 'store');
     expect(run(['leak-report', traces, '--db', db]).status).toBe(0);

@@ -38,8 +38,7 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (args: string[]): Promise<CliResult> =>
-  runCli(['leak-report', ...args], { cwd: dir, env: { TMPDIR: path.join(dir, 'tmp') }, ...(root ? { uid: NOBODY, gid: NOBODY } : {}) });
+const run = (args: string[]): Promise<CliResult> => runCli(['leak-report', ...args], { cwd: dir, env: { TMPDIR: path.join(dir, 'tmp') }, ...(root ? { uid: NOBODY, gid: NOBODY } : {}) });
 
 describe('a trace file the job cannot read', () => {
   it('is named with its reason (EACCES) on stderr and in the report, as is a folder it cannot list; the other files are reported', async () => {

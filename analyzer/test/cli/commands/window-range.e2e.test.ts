@@ -11,7 +11,10 @@ import { runCli, type CliResult } from '../../../../test/helpers/cli.js';
  * as that end, times before 1970 as 1970: --until 9999-12-31 is every run, --since 9999-01-01 none.
  */
 const golden = fileURLToPath(new URL('../../../../test/fixtures/golden/', import.meta.url));
-const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => `${golden}${f}`);
+const files = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => `${golden}${f}`);
 
 let server: ClickHouseHttp;
 beforeAll(async () => {
@@ -31,7 +34,11 @@ describe.each(Object.entries(sources))('--since / --until at the ends of time: %
     expect(all.status, all.stderr).toBe(0);
     const runs = (JSON.parse(all.stdout) as LeakReport).totals.runs;
     expect(runs).toBeGreaterThan(0);
-    for (const window of [['--until', '9999-12-31'], ['--since', '1900-01-01'], ['--since', '1900-01-01', '--until', '9999-12-31']]) {
+    for (const window of [
+      ['--until', '9999-12-31'],
+      ['--since', '1900-01-01'],
+      ['--since', '1900-01-01', '--until', '9999-12-31'],
+    ]) {
       const out = await run([...source(), ...window]);
       expect(out.status, `${window.join(' ')}: ${out.stderr}`).toBe(0);
       expect((JSON.parse(out.stdout) as LeakReport).totals.runs, window.join(' ')).toBe(runs);

@@ -13,12 +13,60 @@ import { listValue, openStore } from '../../../../test/helpers/trace-builder.js'
  * the columns DuckDB's store-files.sql gives the same traces.
  */
 const golden = fileURLToPath(new URL('../../../../test/fixtures/golden/', import.meta.url));
-const files = fs.readdirSync(golden).filter((f) => f.endsWith('.jsonl')).map((f) => `${golden}${f}`);
-const COLUMNS = ['trace_id', 'span_id', 'parent_span_id', 'name', 'kind', 'start_ns', 'end_ns', 'status_code', 'status_message', 'service', 'scope',
-  'attr_run_id', 'op_name', 'framework', 'conversation_id', 'agent_name', 'function_id', 'tool_name', 'tool_call_id', 'model', 'has_request_model',
-  'input_tokens', 'output_tokens', 'output_tokens_streamed', 'output_tokens_after_cancel', 'time_to_first_chunk_s', 'outcome', 'finish_reason',
-  'effect', 'tool_kind', 'out_of_sight', 'result', 'idempotency_key', 'steer_id', 'steer_position', 'repair_call_ids', 'compensation_outcome', 'pid', 'error_type',
-  'exception_text', 'oi_kind', 'traceloop_kind', 'is_cancellation', 'has_http', 'agent_like', 'output_tool_calls', 'role', 'run_id'];
+const files = fs
+  .readdirSync(golden)
+  .filter((f) => f.endsWith('.jsonl'))
+  .map((f) => `${golden}${f}`);
+const COLUMNS = [
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+  'name',
+  'kind',
+  'start_ns',
+  'end_ns',
+  'status_code',
+  'status_message',
+  'service',
+  'scope',
+  'attr_run_id',
+  'op_name',
+  'framework',
+  'conversation_id',
+  'agent_name',
+  'function_id',
+  'tool_name',
+  'tool_call_id',
+  'model',
+  'has_request_model',
+  'input_tokens',
+  'output_tokens',
+  'output_tokens_streamed',
+  'output_tokens_after_cancel',
+  'time_to_first_chunk_s',
+  'outcome',
+  'finish_reason',
+  'effect',
+  'tool_kind',
+  'out_of_sight',
+  'result',
+  'idempotency_key',
+  'steer_id',
+  'steer_position',
+  'repair_call_ids',
+  'compensation_outcome',
+  'pid',
+  'error_type',
+  'exception_text',
+  'oi_kind',
+  'traceloop_kind',
+  'is_cancellation',
+  'has_http',
+  'agent_like',
+  'output_tool_calls',
+  'role',
+  'run_id',
+];
 
 /** Values compared as text (ClickHouse gives 64-bit integers as strings, DuckDB as numbers); no repair ids is []. */
 const normal = (row: Record<string, unknown>): Record<string, string> =>
