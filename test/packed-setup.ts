@@ -56,7 +56,12 @@ export function restoreLinks(): void {
  * is going on does not pull the packed copies from under it.
  */
 export default function setup(): (() => void) | undefined {
-  if (process.env['AFTERSTOP_TEST_PACKED'] !== '1') return undefined;
+  // Inherited by every project, run once per project in the one main process: the first installs.
+  if (process.env['AFTERSTOP_TEST_PACKED'] !== '1' || process.env['AFTERSTOP_TEST_PACKED_INSTALLED'] === '1') return undefined;
   installPacked();
-  return restoreLinks;
+  process.env['AFTERSTOP_TEST_PACKED_INSTALLED'] = '1';
+  return () => {
+    restoreLinks();
+    delete process.env['AFTERSTOP_TEST_PACKED_INSTALLED'];
+  };
 }

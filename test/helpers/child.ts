@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
 import { appEnv } from '../../scorecard/run-app.js';
 
@@ -18,14 +18,13 @@ const PACKAGE_OF: Record<string, string> = { contract: '@afterstop/span-contract
 /**
  * file:// URL of a compiled module of a package, `<package folder>/<file under its dist/>` (e.g.
  * `instrumentation/index.js`), found through node_modules as an app finds it: in the e2e tier that is the
- * packed tarball's copy (test/packed-setup.ts).
+ * packed tarball's copy (test/packed-setup.ts). Any other folder is the kit's (`demo/main.js`: dist/demo/main.js).
  */
 export function distModule(relative: string): string {
   const [folder = '', ...rest] = relative.split('/');
   const name = PACKAGE_OF[folder];
-  if (name === undefined) throw new Error(`distModule: ${folder} is not a package folder`);
-  const dir = path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
-  const file = path.join(dir, 'dist', ...rest);
+  // Not a package: the kit's own build (demo, scorecard, bench), in the root's dist/.
+  const file = name === undefined ? fileURLToPath(new URL(`../../dist/${relative}`, import.meta.url)) : path.join(path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`)), 'dist', ...rest);
   if (!fs.existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
   return pathToFileURL(file).href;
 }

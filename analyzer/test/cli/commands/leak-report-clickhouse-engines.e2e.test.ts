@@ -69,7 +69,7 @@ describe('leak-report --clickhouse loads no DuckDB', () => {
     expect(status, stderr).toBe(0);
     // The hook saw the run: the ClickHouse client and the analyzer's ClickHouse modules were resolved.
     expect(loaded.resolved.some((url) => url.includes('/@clickhouse/client/'))).toBe(true);
-    expect(loaded.resolved.some((url) => url.endsWith('/analyzer/clickhouse/report.js'))).toBe(true);
+    expect(loaded.resolved.some((url) => url.endsWith('/dist/clickhouse/report.js'))).toBe(true);
     expect(duckdb(loaded)).toEqual([]);
     expect(loaded.resolved.filter((url) => /\/node_modules\/(apache-arrow|prom-client)\//.test(url))).toEqual([]);
   });
