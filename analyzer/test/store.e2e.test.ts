@@ -7,14 +7,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyze } from '../index.js';
 import { createHash } from 'node:crypto';
 import { STORE_VERSION, Store } from '../store.js';
+import { distModule } from '../../test/helpers/child.js';
 
 /**
  * The store under two processes, and under a job killed mid-ingest: one waits
  * or fails clearly, nothing is corrupted, the next run completes the ingest
  * without counting anything twice.
  */
-const storeModule = fileURLToPath(new URL('../dist/store.js', import.meta.url));
-const analyzerModule = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const storeModule = fileURLToPath(distModule('analyzer/store.js'));
+const analyzerModule = fileURLToPath(distModule('analyzer/index.js'));
 const golden = fileURLToPath(new URL('../../test/fixtures/golden/', import.meta.url));
 const prices = `${golden}prices.json`;
 

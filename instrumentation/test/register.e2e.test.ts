@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readTraces } from '../../analyzer/index.js';
+import { distModule } from '../../test/helpers/child.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -76,7 +77,7 @@ describe('node --import afterstop/register', () => {
         '--input-type=module',
         '-e',
         `import * as fs from 'node:fs';
-         import { startRun, withRun } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+         import { startRun, withRun } from ${JSON.stringify(distModule('instrumentation/index.js'))};
          process.chdir(${JSON.stringify(dir)});
          fs.rmSync(${JSON.stringify(dir)}, { recursive: true });
          const run = startRun({});

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readTraces } from '../../../analyzer/index.js';
 import { sdkApps, type AppRun } from '../../../test/helpers/sdk-app.js';
+import { distModule } from '../../../test/helpers/child.js';
 
 /**
  * Content under `node --import afterstop/register`, with the real AI SDK and
@@ -14,7 +15,8 @@ import { sdkApps, type AppRun } from '../../../test/helpers/sdk-app.js';
  */
 const { app, runApp } = sdkApps();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-content-'));
-const index = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+// The afterstop the app's register loads (the packed copy in the e2e tier): one instance for both.
+const index = fileURLToPath(distModule('instrumentation/index.js'));
 const preload = path.join(dir, 'redact.mjs');
 fs.writeFileSync(
   preload,
