@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../store.js';
 import { openStore, sqlRows } from '../../../test/helpers/trace-builder.js';
 
-/** schema.sql and macros.sql, run by Store.open. (The nearest-rank percentile is a construct of both engines now: test/analyzer/sql/dialect.test.ts.) */
+/** schema.sql and macros.sql, run by Store.open. (The nearest-rank percentile is a construct of both engines now: analyzer/test/sql/dialect.e2e.test.ts.) */
 let store: Store;
 beforeAll(async () => {
   store = await openStore();
