@@ -196,7 +196,10 @@ if (want('install-size')) {
   progress('the packed instrumentation installed into a fresh project (npm, from the registry)');
   const install = benchInstallSize();
   details['installSize'] = install;
-  const beside = install.beside.map((b) => `${b.install.slice(1).join(' ')}: ${b.ok ? 'resolved' : 'ERESOLVE'}`).join('; ');
+  const beside = install.beside
+    .filter((b) => b.install.length > 1)
+    .map((b) => `${b.install.slice(1).join(' ')}: ${b.ok ? `resolved, ${b.apiCopies} API` : 'ERESOLVE'}`)
+    .join('; ');
   rows.push(
     valueRow(
       {
