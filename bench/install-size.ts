@@ -8,6 +8,9 @@
  * OpenTelemetry API; and an app under `--import afterstop/register` records a Stop, alone and beside
  * each line of the API (1.9, 1.10).
  *
+ * The analyzer's tarball is installed alone the same way, and its `afterstop leak-report` run over a golden
+ * trace: the README's path to a nightly job.
+ *
  * It needs the npm registry (afterstop's own dependencies come from there, as for a user): `.ci/run` runs
  * it with `--check` (exit 1 when a target is missed), `npm run bench -- --only install-size` as a row.
  */
@@ -40,6 +43,30 @@ export interface InstallSize {
   packages: number;
   natives: string[];
   beside: { install: string[]; ok: boolean; error: string; apiCopies: number; recorded: boolean | null; oneCommandApiCopies: number | null }[];
+  /** The analyzer's tarball installed alone, as a nightly job's machine does, and its `afterstop leak-report` over a golden trace. */
+  analyzer: { bytesOnDisk: number; packages: number; reported: boolean; error: string };
+}
+
+/** `npm install` of the analyzer's tarball into a fresh project, then its command over g2 (one ghost commit): the README's nightly path. */
+function analyzerInstalled(root: string, packs: string, made: string[]): InstallSize['analyzer'] {
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '-w', 'contract', '-w', 'analyzer'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+  ) as { filename: string }[];
+  const dir = freshProject();
+  made.push(dir);
+  const installed = npm(['install', ...packed.map((p) => path.join(packs, p.filename))], dir);
+  if (installed.status !== 0) return { bytesOnDisk: 0, packages: 0, reported: false, error: installed.stderr };
+  const weight = weigh(path.join(dir, 'node_modules'));
+  const cli = path.join(dir, 'node_modules', '@afterstop', 'analyzer', 'dist', 'cli', 'main.js');
+  const golden = path.join(root, 'test', 'fixtures', 'golden', 'g2-ghost-email.jsonl');
+  const r = spawnSync(process.execPath, [cli, 'leak-report', golden, '--db', ':memory:', '--format', 'json'], { cwd: dir, encoding: 'utf8' });
+  let reported = false;
+  try {
+    reported = r.status === 0 && (JSON.parse(r.stdout) as { totals: { ghost_commits: number } }).totals.ghost_commits === 1;
+  } catch {
+    reported = false;
+  }
+  return { bytesOnDisk: weight.disk, packages: weight.packages, reported, error: reported ? '' : `exit ${r.status}: ${r.stderr.slice(0, 2000)}` };
 }
 
 /** A Stop recorded by the installed package, as an app would: `--import afterstop/register`, a run stopped, a trace file read back. */
@@ -133,7 +160,9 @@ export function benchInstallSize(): InstallSize {
       }
       return { install: ['afterstop', ...extra], ok, error: ok ? '' : r.stderr.split('\n').slice(0, 12).join('\n'), apiCopies: ok ? apiCopies(dir) : 0, recorded, oneCommandApiCopies };
     });
+    const analyzer = analyzerInstalled(root, packs, made);
     return {
+      analyzer,
       tarballs: packed.map((p) => ({ name: p.name, bytes: p.size, files: p.entryCount })),
       bytesOnDisk: weight.disk,
       apparentBytes: weight.apparent,
@@ -156,6 +185,7 @@ export function installFailures(r: InstallSize): string[] {
     else if (b.apiCopies !== 1) failures.push(`npm install ${b.install.join(' ')}: ${b.apiCopies} copies of @opentelemetry/api`);
     if (b.recorded === false) failures.push(`npm install ${b.install.join(' ')}: an app under --import afterstop/register did not record its Stop`);
   }
+  if (!r.analyzer.reported) failures.push(`the analyzer's tarball, installed alone, did not report g2's ghost commit: ${r.analyzer.error}`);
   return failures;
 }
 
@@ -164,6 +194,7 @@ export function describeInstall(r: InstallSize): string {
   return [
     `afterstop installed alone: ${mb(r.bytesOnDisk)} on disk (${mb(r.apparentBytes)} of files), ${r.packages} packages, ${r.natives.length} native binaries`,
     ...r.tarballs.map((t) => `  tarball ${t.name}: ${mb(t.bytes)}, ${t.files} files`),
+    `@afterstop/analyzer installed alone: ${mb(r.analyzer.bytesOnDisk)} on disk, ${r.analyzer.packages} packages; afterstop leak-report over g2: ${r.analyzer.reported ? 'one ghost commit, as the golden figures say' : 'FAILED'}`,
     ...r.beside.map(
       (b) =>
         `  npm install ${b.install.join(' ')}: ${b.ok ? `resolved, ${b.apiCopies} @opentelemetry/api` : 'FAILED'}${b.recorded === null ? '' : b.recorded ? ', a Stop recorded under --import afterstop/register' : ', NO Stop recorded'}${b.oneCommandApiCopies === null ? '' : ` (in one npm install: ${b.oneCommandApiCopies} @opentelemetry/api)`}`,
