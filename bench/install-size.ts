@@ -49,9 +49,9 @@ export interface InstallSize {
 
 /** `npm install` of the analyzer's tarball into a fresh project, then its command over g2 (one ghost commit): the README's nightly path. */
 function analyzerInstalled(root: string, packs: string, made: string[]): InstallSize['analyzer'] {
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '-w', 'contract', '-w', 'analyzer'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
-  ) as { filename: string }[];
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '-w', 'contract', '-w', 'analyzer'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as {
+    filename: string;
+  }[];
   const dir = freshProject();
   made.push(dir);
   const installed = npm(['install', ...packed.map((p) => path.join(packs, p.filename))], dir);
