@@ -13,7 +13,9 @@ function runsTheCommand(): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;
   try {
-    return realpathSync(script) === fileURLToPath(new URL('./main.js', import.meta.url));
+    const run = realpathSync(script);
+    // main.js itself, or the package's bin (bin/afterstop.js, which imports it).
+    return run === fileURLToPath(new URL('./main.js', import.meta.url)) || run === fileURLToPath(new URL('../../bin/afterstop.js', import.meta.url));
   } catch {
     return false;
   }
