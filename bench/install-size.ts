@@ -14,12 +14,13 @@
  * It needs the npm registry (afterstop's own dependencies come from there, as for a user): `.ci/run` runs
  * it with `--check` (exit 1 when a target is missed), `npm run bench -- --only install-size` as a row.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { projectRoot } from './child.js';
+import { packWorkspaces } from './pack.js';
 
 /** The most the instrumentation may weigh once installed, in bytes on disk. */
 export const INSTALL_LIMIT_BYTES = 15_000_000;
@@ -48,13 +49,10 @@ export interface InstallSize {
 }
 
 /** `npm install` of the analyzer's tarball into a fresh project, then its command over g2 (one ghost commit): the README's nightly path. */
-function analyzerInstalled(root: string, packs: string, made: string[]): InstallSize['analyzer'] {
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', packs, '-w', 'contract', '-w', 'analyzer'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as {
-    filename: string;
-  }[];
+function analyzerInstalled(root: string, tarballs: string[], made: string[]): InstallSize['analyzer'] {
   const dir = freshProject();
   made.push(dir);
-  const installed = npm(['install', ...packed.map((p) => path.join(packs, p.filename))], dir);
+  const installed = npm(['install', ...tarballs], dir);
   if (installed.status !== 0) return { bytesOnDisk: 0, packages: 0, reported: false, error: installed.stderr };
   const weight = weigh(path.join(dir, 'node_modules'));
   const cli = path.join(dir, 'node_modules', '@afterstop', 'analyzer', 'dist', 'cli', 'main.js');
@@ -124,18 +122,16 @@ function weigh(dir: string): { disk: number; apparent: number; packages: number;
   return { disk, apparent, packages, natives };
 }
 
-function pack(root: string, into: string): { name: string; filename: string; size: number; entryCount: number }[] {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', into, '-w', 'contract', '-w', 'instrumentation'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  return JSON.parse(out) as { name: string; filename: string; size: number; entryCount: number }[];
-}
-
 export function benchInstallSize(): InstallSize {
   const root = projectRoot();
   const packs = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-packs-'));
   const made: string[] = [packs];
   try {
-    const packed = pack(root, packs);
-    const tarballs = packed.map((p) => path.join(packs, p.filename));
+    // One pack of the three: the instrumentation's pair, and the analyzer's pair (the contract in both).
+    const every = packWorkspaces(root, packs, ['contract', 'instrumentation', 'analyzer']);
+    const tarballOf = (name: string): string => path.join(packs, every.find((p) => p.name === name)?.filename ?? name);
+    const packed = every.filter((p) => p.name !== '@afterstop/analyzer');
+    const tarballs = packed.map((p) => tarballOf(p.name));
     const alone = freshProject();
     made.push(alone);
     const installed = npm(['install', ...tarballs], alone);
@@ -160,7 +156,7 @@ export function benchInstallSize(): InstallSize {
       }
       return { install: ['afterstop', ...extra], ok, error: ok ? '' : r.stderr.split('\n').slice(0, 12).join('\n'), apiCopies: ok ? apiCopies(dir) : 0, recorded, oneCommandApiCopies };
     });
-    const analyzer = analyzerInstalled(root, packs, made);
+    const analyzer = analyzerInstalled(root, [tarballOf('@afterstop/span-contract'), tarballOf('@afterstop/analyzer')], made);
     return {
       analyzer,
       tarballs: packed.map((p) => ({ name: p.name, bytes: p.size, files: p.entryCount })),

@@ -11,14 +11,14 @@ const NANOS_PER_SECOND = 1e9;
 const NANOS_PER_MILLI = 1e6;
 
 /** Epoch milliseconds as [seconds, nanoseconds], sub-nanosecond rounded (core's `millisToHrTime`). */
-function millisToHrTime(epochMillis: number): HrTime {
+export function millisToHrTime(epochMillis: number): HrTime {
   const seconds = Math.trunc(epochMillis / 1000);
   const nanos = Math.round((epochMillis % 1000) * NANOS_PER_MILLI);
   return [seconds, nanos];
 }
 
 /** Core's `addHrTimes`: the nanoseconds carried into the seconds. */
-function addHrTimes(a: HrTime, b: HrTime): HrTime {
+export function addHrTimes(a: HrTime, b: HrTime): HrTime {
   const out: HrTime = [a[0] + b[0], a[1] + b[1]];
   if (out[1] >= NANOS_PER_SECOND) {
     out[1] -= NANOS_PER_SECOND;

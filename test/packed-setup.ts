@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packWorkspaces } from '../bench/pack.js';
 
 /**
  * The e2e tier runs what users install: each workspace package is packed (`npm pack`, the files its
@@ -32,12 +33,11 @@ export function installPacked(): void {
   const packs = path.join(root, '.cache', 'packs');
   fs.rmSync(packs, { recursive: true, force: true });
   fs.mkdirSync(packs, { recursive: true });
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', packs, ...PACKAGES.flatMap((p) => ['-w', p.folder])], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const packed = JSON.parse(out) as { name: string; filename: string }[];
+  const packed = packWorkspaces(
+    root,
+    packs,
+    PACKAGES.map((p) => p.folder),
+  );
   for (const { name, filename } of packed) {
     const at = installed(name);
     fs.rmSync(at, { recursive: true, force: true });

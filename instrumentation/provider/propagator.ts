@@ -19,7 +19,7 @@ import {
   type TextMapPropagator,
   type TextMapSetter,
 } from '@opentelemetry/api';
-import { tracingSuppressed } from './tracer.js';
+import { isTracingSuppressed } from '../otel-compat.js';
 
 const TRACE_PARENT = 'traceparent';
 const TRACE_STATE = 'tracestate';
@@ -40,7 +40,7 @@ export function parseTraceParent(value: string): SpanContext | null {
 const traceContext: TextMapPropagator = {
   inject(context: Context, carrier: unknown, setter: TextMapSetter): void {
     const span = trace.getSpanContext(context);
-    if (!span || tracingSuppressed(context) || !isSpanContextValid(span)) return;
+    if (!span || isTracingSuppressed(context) || !isSpanContextValid(span)) return;
     setter.set(carrier, TRACE_PARENT, `00-${span.traceId}-${span.spanId}-0${Number(span.traceFlags || TraceFlags.NONE).toString(16)}`);
     if (span.traceState) setter.set(carrier, TRACE_STATE, span.traceState.serialize());
   },
@@ -109,7 +109,7 @@ function parseBaggageHeader(value: string, into: Record<string, BaggageEntry>, c
 const baggage: TextMapPropagator = {
   inject(context: Context, carrier: unknown, setter: TextMapSetter): void {
     const bag = propagation.getBaggage(context);
-    if (!bag || tracingSuppressed(context)) return;
+    if (!bag || isTracingSuppressed(context)) return;
     const pairs = bag
       .getAllEntries()
       .map(([key, entry]) => `${encodeURIComponent(key)}=${encodeURIComponent(entry.value)}${entry.metadata === undefined ? '' : `;${entry.metadata.toString()}`}`)

@@ -22,7 +22,8 @@ import { performance } from 'node:perf_hooks';
 import { isAttributeValue, sanitizeAttributes } from './attributes.js';
 import type { SpanLimits } from './limits.js';
 import type { InstrumentationScope, ReadableSpan, Resource, SpanProcessor, TimedEvent } from './sdk-types.js';
-import { addHrTimes, hrTimeDuration, hrTimeFromPerformance, isHrTime, isTimeInput, millisToHrTime } from './time.js';
+import { addHrTimes, hrTime, hrTimeDuration, millisToHrTime } from '../otel-compat.js';
+import { isHrTime, isTimeInput } from './time.js';
 
 export interface SpanOptions {
   resource: Resource;
@@ -275,7 +276,7 @@ export class RecordingSpanImpl implements Span, ReadableSpan {
 
   /** A time input as the SDK converts it: a performance timestamp, epoch milliseconds, a Date, an HrTime; none: now. */
   private toHrTime(input: TimeInput | undefined): HrTime {
-    if (typeof input === 'number' && input <= performance.now()) return hrTimeFromPerformance(input + this.performanceOffset);
+    if (typeof input === 'number' && input <= performance.now()) return hrTime(input + this.performanceOffset);
     if (typeof input === 'number') return millisToHrTime(input);
     if (input instanceof Date) return millisToHrTime(input.getTime());
     if (isHrTime(input)) return input;

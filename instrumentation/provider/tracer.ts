@@ -1,7 +1,6 @@
 /** afterstop's tracer: starts spans as sdk-trace-base 2.x's Tracer does (parent from the context, sampling, suppression). */
 import {
   context as contextApi,
-  createContextKey,
   diag,
   INVALID_SPAN_CONTEXT,
   isSpanContextValid,
@@ -16,16 +15,13 @@ import {
   type SpanOptions,
   type Tracer,
 } from '@opentelemetry/api';
+import { isTracingSuppressed } from '../otel-compat.js';
 import { sanitizeAttributes } from './attributes.js';
 import { newSpanId, newTraceId } from './ids.js';
 import type { SpanLimits } from './limits.js';
 import type { InstrumentationScope, Resource, SpanProcessor } from './sdk-types.js';
 import { RecordingSpanImpl } from './span.js';
 
-/** The key core's suppressTracing sets (createContextKey is Symbol.for: the same key whoever makes it). */
-const SUPPRESS_TRACING_KEY = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
-
-export const tracingSuppressed = (context: Context): boolean => context.getValue(SUPPRESS_TRACING_KEY) === true;
 
 export interface TracerOptions {
   resource: Resource;
@@ -42,7 +38,7 @@ export class AfterstopTracer implements Tracer {
 
   startSpan(name: string, options: SpanOptions = {}, context: Context = contextApi.active()): Span {
     if (options.root) context = trace.deleteSpan(context);
-    if (tracingSuppressed(context)) {
+    if (isTracingSuppressed(context)) {
       diag.debug('Instrumentation suppressed, returning Noop Span');
       return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     }
