@@ -22,7 +22,6 @@ import type { SpanLimits } from './limits.js';
 import type { InstrumentationScope, Resource, SpanProcessor } from './sdk-types.js';
 import { RecordingSpanImpl } from './span.js';
 
-
 export interface TracerOptions {
   resource: Resource;
   sampler: Sampler;
