@@ -154,3 +154,11 @@ export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
 export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
 export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';
 export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
+
+// MCP and process trees (issue 48)
+/**
+ * On a commit marker (and a prevented commit, a fence passage): the tool call is another instrumentation's
+ * `execute_tool` span (a framework afterstop does not patch: Google ADK, Strands Agents), the marker's parent;
+ * its `gen_ai.tool.name` and `gen_ai.tool.call.id` are that span's (afterstop addition).
+ */
+export const ATTR_TOOL_FOREIGN = 'afterstop.tool.foreign';

@@ -4,6 +4,7 @@ import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentele
 import { detectedResource, resourceFromAttributes } from './provider/resource.js';
 import type { Resource, SpanProcessor } from './provider/sdk-types.js';
 import { AfterstopTracerProvider } from './provider/tracer-provider.js';
+import { ForeignToolSpanProcessor } from './foreign-tool-spans.js';
 import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
 import { FileSpanExporter } from './export/file-exporter.js';
 import { createOtlpExporter, OTLP_EXPORTER_PACKAGE } from './export/otlp-exporter.js';
@@ -243,7 +244,7 @@ function ownResource(config: ResolvedConfig, env: Env): Resource {
 
 /** afterstop's own tracer provider (provider/tracer-provider.ts), registered with its context manager and propagators. */
 function registerTracesOnly(processor: SpanProcessor, config: ResolvedConfig, env: Env): Registered {
-  const provider = new AfterstopTracerProvider({ resource: ownResource(config, env), spanProcessors: [processor], env });
+  const provider = new AfterstopTracerProvider({ resource: ownResource(config, env), spanProcessors: [processor, new ForeignToolSpanProcessor()], env });
   provider.register();
   return { ownsGlobal: isRegistered(provider), shutdown: () => provider.shutdown() };
 }
@@ -271,7 +272,7 @@ function registerNodeSdk(processor: SpanProcessor, config: ResolvedConfig, env: 
   const sdk = new NodeSDK({
     resource: schemaResource(),
     ...(serviceName === undefined ? {} : { serviceName }),
-    spanProcessors: [processor],
+    spanProcessors: [processor, new ForeignToolSpanProcessor()],
     instrumentations: [],
     // The SDK would otherwise start OTLP metric and log exporters by default;
     // afterstop only asks for traces unless the environment asks for more.
@@ -321,6 +322,8 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     diag.warn('afterstop: the registered tracer provider takes no extra span processor; spans go only to its own exporters');
   }
   const ours = detach ? processor : undefined;
+  // The tool calls of frameworks afterstop does not patch, in the app's provider too (foreign-tool-spans.ts).
+  const detachForeign = attachProcessor(provider, new ForeignToolSpanProcessor());
   const multi = provider._activeSpanProcessor as SpanProcessor | undefined;
   const unhook = ours ? hookProcessExit(ours, config.flushTimeoutMs) : () => {};
   const unobserve = ours ? observeQueue(ours) : () => {};
@@ -334,6 +337,7 @@ function joinedPipeline(provider: SdkLikeProvider, config: ResolvedConfig, addOw
     async shutdown() {
       unhook();
       detach?.();
+      detachForeign?.();
       await ours?.shutdown();
       unobserve();
     },

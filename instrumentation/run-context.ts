@@ -1,4 +1,4 @@
-import { context, createContextKey, type Attributes, type Context } from '@opentelemetry/api';
+import { context, createContextKey, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { isTracingSuppressed } from './otel-compat.js';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run } from './types.js';
@@ -57,15 +57,32 @@ export function activeRun(): Run | undefined {
   return context.active().getValue(RUN_KEY) as Run | undefined;
 }
 
+/** The run of `ctx`, if any. */
+export const runOf = (ctx: Context): Run | undefined => ctx.getValue(RUN_KEY) as Run | undefined;
+
 /**
- * The tool call whose body is running (when it detects its commits, or the guard is on). None while
+ * The tool calls of frameworks afterstop does not patch, by their own `execute_tool` span (the span object):
+ * kept by foreign-tool-spans.ts (from the span's start to its end, bounded). Their bodies run with that span
+ * active, and no afterstop tool call in the context.
+ */
+export const foreignTools = new WeakMap<object, CommitSink>();
+
+/**
+ * The tool call whose body is running (when it detects its commits, or the guard is on): afterstop's, else
+ * a foreign one whose `execute_tool` span is the active span (foreign-tool.ts). None while
  * tracing is suppressed: that is telemetry's own work (an exporter's request, made by convention with
  * tracing suppressed, perhaps from a flush a tool's commit started), not the tool's.
  */
 export function activeTool(): CommitSink | undefined {
   const ctx = context.active();
-  const tool = ctx.getValue(TOOL_KEY) as CommitSink | undefined;
+  const tool = (ctx.getValue(TOOL_KEY) as CommitSink | undefined) ?? foreignTool(ctx);
   return tool === undefined || isTracingSuppressed(ctx) ? undefined : tool;
+}
+
+/** No afterstop tool call in `ctx`: a foreign tool call whose span is the active one (foreign-tool.ts), if any. */
+function foreignTool(ctx: Context): CommitSink | undefined {
+  const span = trace.getSpan(ctx);
+  return span === undefined ? undefined : foreignTools.get(span);
 }
 
 /**
