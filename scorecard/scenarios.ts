@@ -62,6 +62,11 @@ const ai = (scenario: string, env: Record<string, string> = {}): Cell => ({ app:
 const AI_7 = { ai: 'ai-7.0.173', '@ai-sdk/openai': 'ai-sdk-openai-4.0.118' };
 const mastra = (scenario: string, env?: Record<string, string>): Cell => ({ app: 'mastra-app.mjs', scenario, ...(env ? { env } : {}) });
 
+/** Strands Agents (scorecard/apps/strands-app.mjs): its tool's POST in flight at Stop (tool-ignores), `env` says how. */
+const strands = (env: Record<string, string>, limit?: string): Cell => ({ app: 'strands-app.mjs', scenario: 'tool-ignores', env, ...(limit !== undefined ? { limit } : {}) });
+const STRANDS_NO_STOP =
+  "Strands' spans record no Stop (its cancelSignal leaves none in them) and afterstop does not patch Strands: the e-mail's commit is recorded under Strands' execute_tool span (afterstop.tool.foreign), but no Stop dates it, so it is no ghost; the report says its figures are lower bounds";
+
 export const FRAMEWORKS: FrameworkRow[] = [
   {
     framework: 'Vercel AI SDK, streamText',
@@ -173,6 +178,27 @@ export const FRAMEWORKS: FrameworkRow[] = [
       'tool-ignores': { app: 'llamaindex-app.mjs', scenario: 'cancel-reader' },
       'before-tool': { app: 'llamaindex-app.mjs', scenario: 'before-step' },
       leave: { app: 'llamaindex-app.mjs', scenario: 'leave' },
+    },
+  },
+  // A framework afterstop does not patch, measured only through its own GenAI spans: its tool calls are its
+  // `execute_tool` spans, their commits afterstop's (afterstop.tool.foreign). Its Stop is known to afterstop
+  // only when the app presses it through an afterstop run (the manual API): Strands' spans record none.
+  {
+    framework: 'Strands Agents (GenAI spans only), Stop through an afterstop run',
+    packages: ['@strands-agents/sdk'],
+    cells: {
+      'tool-honours': strands({ STOP_VIA_RUN: '1', HONOUR: '1' }),
+      'tool-ignores': strands({ STOP_VIA_RUN: '1' }),
+      'sends-late': strands({ STOP_VIA_RUN: '1', ...LATE }),
+    },
+  },
+  {
+    framework: "Strands Agents (GenAI spans only), Stop by Strands' cancelSignal",
+    packages: ['@strands-agents/sdk'],
+    cells: {
+      'tool-honours': strands({ HONOUR: '1' }, STRANDS_NO_STOP),
+      'tool-ignores': strands({}, STRANDS_NO_STOP),
+      'sends-late': strands(LATE, STRANDS_NO_STOP),
     },
   },
   { framework: 'openai SDK, Chat Completions', packages: ['openai'], cells: { stream: { app: 'openai-app.mjs', scenario: 'signal' }, leave: { app: 'openai-app.mjs', scenario: 'break' } } },

@@ -36,12 +36,15 @@ export const INSTRUMENTED_PACKAGE_DIRS: readonly string[] = [
 ];
 
 const FRAMEWORK_MISSES = 'its runs, tool calls and Stops are not recorded (only model calls made through the openai or @anthropic-ai/sdk clients are)';
+/** A framework that writes its own GenAI spans: its tool calls' HTTP commits are afterstop's (foreign-tool-spans.ts), its Stops are not. */
+const OWN_SPANS_MISSES =
+  'its Stops are not recorded, nor its model calls other than those made through the openai or @anthropic-ai/sdk clients; its own OpenTelemetry spans are read as a foreign run, without Stop markers, and the HTTP commits of its tool calls are recorded under their execute_tool spans';
 const MCP_MISSES =
   "an MCP tool's side effects happen in the MCP server, which afterstop does not see: a commit after Stop is not recorded (where the mcp instrumentation covers the client, a tool that sent a tools/call is at best a possible ghost)";
 
 export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
-  { module: '@google/adk', what: 'Google ADK, an agent framework', misses: `${FRAMEWORK_MISSES}; its own OpenTelemetry spans are read as a foreign run, without Stop markers`, ownSpans: true },
-  { module: '@strands-agents/sdk', what: 'Strands Agents, an agent framework', misses: `${FRAMEWORK_MISSES}; its own OpenTelemetry spans are read as a foreign run, without Stop markers`, ownSpans: true },
+  { module: '@google/adk', what: 'Google ADK, an agent framework', misses: OWN_SPANS_MISSES, ownSpans: true },
+  { module: '@strands-agents/sdk', what: 'Strands Agents, an agent framework', misses: OWN_SPANS_MISSES, ownSpans: true },
   { module: '@voltagent/core', what: 'VoltAgent, an agent framework', misses: FRAMEWORK_MISSES },
   { module: 'genkit', what: 'Genkit, an agent framework', misses: FRAMEWORK_MISSES },
   { module: '@inngest/agent-kit', what: 'Inngest AgentKit, an agent framework', misses: FRAMEWORK_MISSES },
