@@ -1,9 +1,9 @@
-import type { Context } from '@opentelemetry/api';
+import { trace, type Context } from '@opentelemetry/api';
 import { httpCommitsDetected } from './commit-detection.js';
 import { ForeignToolCall, type ForeignSpan } from './foreign-tool.js';
 import { httpGuardOn } from './guard/index.js';
 import type { RunScope } from './internal-types.js';
-import { foreignTools, runOf } from './run-context.js';
+import { foreignTools, runOf, type CommitSink } from './run-context.js';
 import type { ReadableSpan, RecordingSpan, SpanProcessor } from './provider/sdk-types.js';
 import { reportInternalError, sayOnce } from './safe.js';
 import { AFTERSTOP_SCOPE, ATTR_GEN_AI_OPERATION_NAME, GEN_AI_OPERATION_EXECUTE_TOOL } from './semconv.js';
@@ -25,6 +25,21 @@ export function isForeignToolSpan(span: object): boolean {
   return scopeName(span) !== AFTERSTOP_SCOPE;
 }
 
+/** The names GenAI spans start with: the operations of a model call or an agent, another's work (a sub-agent's), not the tool body's. */
+const GEN_AI_NAMES = /^(invoke_agent|create_agent|chat|text_completion|generate_content|embeddings|call_llm|invocation|execute_tool)\b/;
+
+/**
+ * A span started in a foreign tool call's body that is its body's own work (an HTTP client span of the app's
+ * `http` instrumentation, which is the active span when node:http makes the request; the app's own span):
+ * not afterstop's, no GenAI span (a sub-agent's run or model call under the tool is not the tool's commit).
+ */
+function bodySpan(span: object): boolean {
+  const { name, attributes } = span as { name?: unknown; attributes?: Record<string, unknown> };
+  if (typeof name !== 'string' || GEN_AI_NAMES.test(name) || scopeName(span) === AFTERSTOP_SCOPE) return false;
+  for (const key in attributes) if (key.startsWith('gen_ai.')) return false;
+  return true;
+}
+
 /** A run afterstop started (its RunScope), from what the context holds. */
 function runScopeOf(ctx: Context): RunScope | undefined {
   const run = runOf(ctx) as Partial<RunScope> | undefined;
@@ -42,26 +57,39 @@ const collected = new FinalizationRegistry<undefined>(() => {
 /** The number of foreign tool calls followed now (tests). */
 export const foreignToolsFollowed = (): number => followed;
 
+/** Follow `span` as `call`'s, within the bound. */
+function follow(span: object, call: CommitSink): void {
+  if (followed >= MAX_FOREIGN_TOOLS) {
+    sayOnce('foreign tools', `more than ${MAX_FOREIGN_TOOLS} tool calls of another instrumentation (execute_tool spans) are open at once: the commits of the next ones are not detected`);
+    return;
+  }
+  foreignTools.set(span, call);
+  followed++;
+  collected.register(span, undefined, span);
+}
+
 /**
  * Gives the tool calls of frameworks afterstop does not patch afterstop's commit detector (and the
  * guard's fence): a span processor on the tracer provider afterstop set up or joined (pipeline.ts). At a
  * foreign `execute_tool` span's start, the span is followed (run-context.ts `foreignTools`, keyed by the
- * span object, at most {@link MAX_FOREIGN_TOOLS}); at its end, no longer. Only while the HTTP commit
+ * span object, at most {@link MAX_FOREIGN_TOOLS}), and so are the spans of its body's own work started under
+ * it ({@link bodySpan}); each at its end, no longer. Only while the HTTP commit
  * detector or the guard is on. Never throws: a failure is reported once and the span goes on unfollowed.
  */
 export class ForeignToolSpanProcessor implements SpanProcessor {
   onStart(span: RecordingSpan, parentContext: Context): void {
     try {
-      if (!isForeignToolSpan(span) || foreignTools.has(span)) return;
-      const detects = httpCommitsDetected();
-      if (!detects && !httpGuardOn()) return;
-      if (followed >= MAX_FOREIGN_TOOLS) {
-        sayOnce('foreign tools', `more than ${MAX_FOREIGN_TOOLS} tool calls of another instrumentation (execute_tool spans) are open at once: the commits of the next ones are not detected`);
+      if (foreignTools.has(span)) return;
+      if (!isForeignToolSpan(span)) {
+        // A span of the body's own work, under a followed one: the same call (found when it is the active span).
+        const parent = trace.getSpan(parentContext);
+        const call = parent === undefined ? undefined : foreignTools.get(parent);
+        if (call !== undefined && bodySpan(span)) follow(span, call);
         return;
       }
-      foreignTools.set(span, new ForeignToolCall(span as ForeignSpan, parentContext, runScopeOf(parentContext), detects));
-      followed++;
-      collected.register(span, undefined, span);
+      const detects = httpCommitsDetected();
+      if (!detects && !httpGuardOn()) return;
+      follow(span, new ForeignToolCall(span as ForeignSpan, parentContext, runScopeOf(parentContext), detects));
     } catch (error) {
       reportInternalError('foreign tool span start', error);
     }
@@ -74,7 +102,7 @@ export class ForeignToolSpanProcessor implements SpanProcessor {
       foreignTools.delete(span);
       collected.unregister(span);
       if (followed > 0) followed--;
-      (call as ForeignToolCall).spanEnded();
+      (call as ForeignToolCall).spanEnded(span);
     } catch (error) {
       reportInternalError('foreign tool span end', error);
     }

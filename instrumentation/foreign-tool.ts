@@ -99,9 +99,9 @@ export class ForeignToolCall implements CommitSink {
     return undefined;
   }
 
-  /** The span ended (foreign-tool-spans.ts): a run started in its body is no longer its sub-agent for the fence. */
-  spanEnded(): void {
-    this.ended = true;
+  /** A span followed as this call's ended (foreign-tool-spans.ts): when it is the call's own, a run started in its body is no longer its sub-agent for the fence. */
+  spanEnded(span: object): void {
+    if (span === this.span) this.ended = true;
   }
 
   runStopped(): boolean {

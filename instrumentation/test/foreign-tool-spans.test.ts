@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, trace, type Span } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitFencedError, setup, withRun } from '../index.js';
 import { detectorDisabled, detectorEnabled } from '../commit-detection.js';
@@ -127,6 +127,29 @@ describe('foreign execute_tool spans (frameworks afterstop does not patch)', () 
     expect(commits[0]!.attributes['afterstop.run.id']).toBeUndefined();
     expect(commits[0]!.attributes['afterstop.cancel.state']).toBeUndefined();
     expect(commits[0]!.traceId).toBe(named(await capture.spans(), 'execute_tool send_email').find((s) => s.spanId === spanId)?.traceId);
+  });
+
+  it('a span of the body’s own work under it (an HTTP client span active while node:http makes the request) is the same call; a sub-agent’s GenAI span under it is not', async () => {
+    const before = foreignToolsFollowed();
+    let toolSpanId = '';
+    let inSubAgent: unknown = 'not run';
+    await adk().startActiveSpan('execute_tool send_email', async (tool) => {
+      toolSpanId = tool.spanContext().spanId;
+      // As @opentelemetry/instrumentation-http makes its span the active one around http.request.
+      await trace.getTracer('@opentelemetry/instrumentation-http').startActiveSpan('POST', { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST' } }, async (client) => {
+        await (await post(`${sim.url}/effects/body_span_email?delayMs=5`)).json();
+        client.end();
+      });
+      adk().startActiveSpan('invoke_agent helper', (sub) => {
+        inSubAgent = activeTool();
+        sub.end();
+      });
+      tool.end();
+    });
+    expect(inSubAgent).toBeUndefined();
+    expect(foreignToolsFollowed()).toBe(before);
+    const commits = named(await capture.spans(), 'afterstop.tool.commit').filter((c) => c.attributes['afterstop.tool.foreign'] === true && c.parentSpanId === toolSpanId);
+    expect(commits.map((c) => c.attributes['gen_ai.tool.name'])).toEqual(['send_email']);
   });
 
   it('inside an afterstop run (the framework called in its context), stopped: the fence holds the foreign tool’s POST, and its markers carry the run', async () => {
