@@ -3,7 +3,10 @@
 // at the simulator. It knows nothing of afterstop. ADK speaks to Gemini; this app gives its
 // agent a model of its own (a BaseLlm, as ADK lets an app) that calls the simulator through
 // the openai client. Its send_email tool POSTs to the simulator's effect service, which
-// commits 400 ms later whether or not the client waits. afterstop does not instrument ADK.
+// commits 400 ms later whether or not the client waits. afterstop does not instrument ADK: it sees
+// ADK's own GenAI spans, and its tool's POST through ADK's `execute_tool` span (a commit of that call).
+// STOP_VIA_RUN=1: the app presses Stop through an afterstop run of the manual API (the runner called in
+// the run, the run's signal as its abortSignal, Stop = `run.cancel()`), so afterstop knows when.
 import { BaseLlm, FunctionTool, InMemoryRunner, LlmAgent } from '@google/adk';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -80,7 +83,19 @@ async function turn(text, signal) {
   }
 }
 
-if (scenario === 'complete') {
+if (scenario === 'tool-ignores' && process.env.STOP_VIA_RUN) {
+  const { withRun } = await import('afterstop');
+  await withRun({ framework: 'manual', agentName: 'support' }, async (run) => {
+    onToolStart = () =>
+      setTimeout(() => {
+        out.stopNs = now();
+        void run.cancel();
+      }, 50);
+    await turn(`E-mail the customer. ${EMAIL} [[tokens:5]]`, run.signal);
+    if (run.cancelState !== 'none') run.acknowledge();
+  });
+  await new Promise((resolve) => setTimeout(resolve, 600));
+} else if (scenario === 'complete') {
   await turn(`E-mail the customer. ${EMAIL} [[tokens:5]]`);
 } else if (scenario === 'tool-ignores') {
   // Stop 50 ms into the tool's POST: the service commits at 400 ms, after Stop.

@@ -87,4 +87,14 @@ describe('tool calls of frameworks afterstop does not patch, through their execu
     expect(commits[0]!.attributes['gen_ai.tool.call.id']).toBeUndefined();
     expect(commits[0]!.startNs > stopOf(r)).toBe(true);
   });
+
+  it('Google ADK, Stop through an afterstop run: the run’s context reaches ADK’s tool, its commit after Stop carries the run, a ghost commit as the ledger says', async () => {
+    const r = await runApp(app('google-adk-app.mjs'), 'tool-ignores', { STOP_VIA_RUN: '1' });
+    expect(truthAfterStop(r).ghostCommits).toBe(1);
+    const { commits } = await foreignCall(r, 'gcp.vertex.agent');
+    expect(commits).toHaveLength(1);
+    expect(commits[0]!.attributes).toMatchObject({ 'afterstop.tool.foreign': true, 'afterstop.cancel.state': 'requested' });
+    expect(typeof commits[0]!.attributes['afterstop.run.id']).toBe('string');
+    expect(r.report.totals.ghost_commits).toBe(1);
+  });
 });
