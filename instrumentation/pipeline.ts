@@ -202,16 +202,16 @@ function hookProcessExit(processor: BoundedBatchSpanProcessor, flushTimeoutMs: n
   const onSigterm = (): void => {
     if (process.listenerCount('SIGTERM') > 1) return;
     process.off('SIGTERM', onSigterm);
+    let raised = false;
     const raise = (): void => {
+      if (raised) return;
+      raised = true;
+      // What the bounded flush left (a collector that hung, lines still waiting for the disk): written now if the exporter can.
+      processor.flushSync();
       process.kill(process.pid, 'SIGTERM');
     };
-    processor.flushSync();
-    if (processor.stats().queued === 0 || processor.collectorFailing()) return raise();
-    const hold = setTimeout(raise, flushTimeoutMs);
-    void processor.flushAtExit(flushTimeoutMs).finally(() => {
-      clearTimeout(hold);
-      raise();
-    });
+    if (processor.collectorFailing()) return raise();
+    void processor.flushAtExit(flushTimeoutMs).finally(raise);
   };
   process.on('beforeExit', onBeforeExit);
   process.on('exit', onExit);
