@@ -313,8 +313,10 @@ export class McpServerToolCall implements CommitSink {
       const byCancel = 'error' in outcome && signal !== undefined && Reflect.get(AbortSignal.prototype, 'aborted', signal) === true && isAbortError(outcome.error, signal);
       if (this.cancelVia !== undefined) {
         span.setAttribute(ATTR_MCP_CANCEL_VIA, this.cancelVia);
-        // Stopped: ended by the abort, or it heeded its signal and committed nothing after the cancel.
-        const stopped = byCancel || (this.signalObserved && this.commitsAfterCancel === 0);
+        // Stopped: ended by the abort, or its signal was aborted, it heeded it and committed nothing after the cancel.
+        // (A cancel that never aborted its signal, a stream closed that the SDK did not pass on, could not stop it.)
+        const told = signal !== undefined && Reflect.get(AbortSignal.prototype, 'aborted', signal) === true;
+        const stopped = byCancel || (told && this.signalObserved && this.commitsAfterCancel === 0);
         span.setAttribute(ATTR_MCP_HANDLER, stopped ? MCP_HANDLER_STOPPED : MCP_HANDLER_FINISHED_AFTER_CANCEL);
       }
       if (byCancel) {

@@ -107,9 +107,10 @@ async function stdioClient(env: Record<string, string>, api: 'mcp' | 'server', s
   return client;
 }
 
-/** The server's spans, once it has exited. */
+/** The server's spans, once it has exited (a span written twice at exit, as the file exporter may, counted once, as the analyzer does). */
 async function serverSpans(): Promise<Awaited<ReturnType<typeof readTraces>>['spans']> {
-  return (await readTraces(traces)).spans;
+  const bySpanId = new Map((await readTraces(traces)).spans.map((s) => [s.spanId, s]));
+  return [...bySpanId.values()];
 }
 
 const toolSpansOf = (spans: Awaited<ReturnType<typeof serverSpans>>) => spans.filter((s) => s.name.startsWith('execute_tool '));
