@@ -285,6 +285,41 @@ describe('MCP server: the cancel it received, and what its handler did after it'
   });
 });
 
+describe('MCP server, stateless Streamable HTTP as the SDK examples write it (the server closed with the response)', () => {
+  it('the client closing the POST: the app closes its server, the SDK aborts extra.signal; a handler honouring it stops: stream_closed, stopped, cancelled, no commit, no e-mail', async () => {
+    const { env, effectsBefore } = await newRun();
+    const server = spawn(process.execPath, ['--import', 'afterstop/register', SERVER, 'http-stateless', 'mcp'], { cwd: ROOT, env: appEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const lines = stdoutLines(server);
+      const url = await lines.next();
+      const controller = new AbortController();
+      const started = gate.next('/started');
+      const call = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        signal: controller.signal,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'send_email', arguments: { to: 'gina@example.com' }, _meta: { traceparent: TRACEPARENT } } }),
+      });
+      expect(call.ok).toBe(true);
+      await started;
+      controller.abort();
+      // The server saw the stream close, then its handler was stopped by its signal.
+      expect(await lines.next()).toBe('closed');
+      expect(await lines.next()).toBe('stopped');
+    } finally {
+      server.kill('SIGTERM');
+      await once(server, 'close');
+    }
+    const spans = await serverSpans();
+    const [tool] = toolSpansOf(spans);
+    expect(tool!.parentSpanId).toBe(CLIENT_SPAN_ID);
+    expect(spans.filter((s) => s.name === 'afterstop.mcp.cancel.received').map((s) => s.attributes['afterstop.mcp.cancel.via'])).toEqual(['stream_closed']);
+    expect(spans.filter((s) => s.name === 'afterstop.tool.commit')).toEqual([]);
+    expect(tool!.attributes).toMatchObject({ 'afterstop.mcp.handler': 'stopped', 'afterstop.tool.signal_observed': true, 'error.type': 'cancelled', 'network.transport': 'tcp' });
+    expect(sim.ledger.effects.slice(effectsBefore)).toEqual([]);
+  });
+});
+
 /** `@modelcontextprotocol/sdk` at another version (its npm alias) beside a copy of the server. */
 const versionsDir = path.join(ROOT, '.cache', `mcp-server-versions-${process.pid}`);
 function serverWith(alias: string): string {
