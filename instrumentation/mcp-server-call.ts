@@ -238,8 +238,9 @@ export class McpServerToolCall implements CommitSink {
   watchSignal(sdkSignal: AbortSignal, via: () => McpCancelVia): AbortSignal {
     const controller = new AbortController();
     const linked = controller.signal;
+    // The handler's reads only: once the call ended, afterstop's own (isAbortError reads the reason) do not count.
     const observe = (): void => {
-      this.signalObserved = true;
+      if (!this.ended) this.signalObserved = true;
     };
     const proto = AbortSignal.prototype;
     const target = EventTarget.prototype;
