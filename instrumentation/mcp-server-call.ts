@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, context, createTraceState, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, context, createTraceState, isSpanContextValid, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
 import { markerWriterFor, type MarkerWriter } from './markers.js';
 import { getPipeline } from './pipeline.js';
 import { parseTraceParent } from './provider/propagator.js';
-import { reportInternalError } from './safe.js';
+import { reportInternalError, sayOnce } from './safe.js';
 import { httpCommitsDetected } from './commit-detection.js';
 import { activeTool, contextWithTool, type CommitSink } from './run-context.js';
 import type { KeyEndpoint } from './guard/index.js';
@@ -139,6 +139,13 @@ export class McpServerToolCall implements CommitSink {
     if (options.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = options.sessionId;
     const parent = parentContext(options.meta);
     this.span = pipeline.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`, { kind: SpanKind.SERVER, startTime: hrTime(), attributes }, parent);
+    // A client whose trace is not sampled (its traceparent's flags): the sampler drops the server's call with it. Said, never silent.
+    if ((this.span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(this.span.spanContext())) {
+      sayOnce(
+        'mcp-server-sampler',
+        "an MCP tools/call came with a traceparent whose trace is not sampled, and the sampler dropped the server's tool call with it (its commits and the cancel it got): sample afterstop's spans always (OTEL_TRACES_SAMPLER=always_on in the server)",
+      );
+    }
     this.markers = markerWriterFor(this.span, pipeline.tracer, pipeline.markerProcessor);
     this.detects = httpCommitsDetected();
     this.context = contextWithTool(trace.setSpan(parent, this.span), this);

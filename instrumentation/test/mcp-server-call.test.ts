@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { effectOfToolAnnotations, startMcpServerCall, type McpCancelVia } from '../mcp-server-call.js';
 import { captureTraces, type TraceCapture } from '../../test/helpers/capture.js';
 
@@ -72,6 +72,18 @@ describe('the server side of an MCP tools/call', () => {
     c.cancelReceived('stream_closed');
     c.end({ value: {} });
     expect((await spanOf(6)).attributes).toMatchObject({ 'afterstop.mcp.handler': 'finished_after_cancel', 'afterstop.tool.signal_observed': true, 'afterstop.mcp.cancel.via': 'stream_closed' });
+  });
+
+  it('a traceparent whose trace is not sampled: the sampler drops the call, and stderr says so', async () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const { c } = call(7, { traceparent: `00-${TRACE_ID}-${SPAN_ID}-00` });
+      c.end({ value: {} });
+      expect(write.mock.calls.map((args) => String(args[0])).filter((line) => line.includes('not sampled'))).toHaveLength(1);
+    } finally {
+      write.mockRestore();
+    }
+    expect(await spanOf(7)).toBeUndefined();
   });
 
   it('the effect class from the tool annotations', () => {
