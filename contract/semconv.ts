@@ -162,3 +162,26 @@ export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
  * its `gen_ai.tool.name` and `gen_ai.tool.call.id` are that span's (afterstop addition).
  */
 export const ATTR_TOOL_FOREIGN = 'afterstop.tool.foreign';
+// The MCP server side (SEMCONV.md "MCP (server side)"; instrumentation/mcp-server-call.ts)
+/** OpenTelemetry MCP semantic conventions (Development), used as they are. */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+export const ATTR_NETWORK_TRANSPORT = 'network.transport';
+export const MCP_METHOD_TOOLS_CALL = 'tools/call';
+/** `network.transport` of an MCP stdio transport (the pipe) and of an HTTP one. */
+export const NETWORK_TRANSPORT_PIPE = 'pipe';
+export const NETWORK_TRANSPORT_TCP = 'tcp';
+/** Which side of MCP wrote a tool span: `client` (the call the agent made) or `server` (the handler that ran it) (afterstop addition). */
+export const ATTR_MCP_SIDE = 'afterstop.mcp.side';
+export const MCP_SIDE_SERVER = 'server';
+/** How a cancel crossed the boundary: `notification` (`notifications/cancelled`) or `stream_closed` (the request's stream or connection closed) (afterstop addition). */
+export const ATTR_MCP_CANCEL_VIA = 'afterstop.mcp.cancel.via';
+export const MCP_CANCEL_VIA_NOTIFICATION = 'notification';
+export const MCP_CANCEL_VIA_STREAM_CLOSED = 'stream_closed';
+/** A server's `tools/call` handler was told to stop (marker, child of the server tool span, at the instant it was received) (afterstop addition). */
+export const SPAN_MCP_CANCEL_RECEIVED = 'afterstop.mcp.cancel.received';
+/** On a server tool span that received a cancel: `stopped` (the handler honoured its signal) or `finished_after_cancel` (it did its work all the same) (afterstop addition). */
+export const ATTR_MCP_HANDLER = 'afterstop.mcp.handler';
+export const MCP_HANDLER_STOPPED = 'stopped';
+export const MCP_HANDLER_FINISHED_AFTER_CANCEL = 'finished_after_cancel';

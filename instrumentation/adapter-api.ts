@@ -17,6 +17,10 @@ export { withRunSignal } from './run-signal.js';
 // Tool calls: started by the framework, the body run in the call's context, ended with their output.
 export { endToolCall, invokeInToolCall, recordToolOutput, startFrameworkTool, toolBodyEnded } from './tool.js';
 
+// MCP servers: a `tools/call` the server handles as the server side of a tool call (mcp-server-call.ts).
+export { effectOfToolAnnotations, mcpServerToolThrew, startMcpServerCall, type McpCancelVia, type McpServerToolCall } from './mcp-server-call.js';
+export { NETWORK_TRANSPORT_PIPE, NETWORK_TRANSPORT_TCP } from './semconv.js';
+
 // Model calls: observed around an SDK call; content captured within its budget.
 export { observeCall } from './observe-call.js';
 export { contentBudget, contentEnabled } from './content.js';

@@ -8,6 +8,7 @@ import { LangGraphInstrumentation } from './langgraph.js';
 import { LlamaIndexWorkflowInstrumentation } from './llamaindex-workflow.js';
 import { MastraInstrumentation } from './mastra.js';
 import { McpInstrumentation } from './mcp.js';
+import { McpServerInstrumentation } from './mcp-server.js';
 import { OpenAIAgentsInstrumentation } from './openai-agents.js';
 
 /** An auto-instrumentation: the package(s) it patches (none for the HTTP commit detector, which patches nothing). */
@@ -31,6 +32,7 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   'llamaindex-workflows': LlamaIndexWorkflowInstrumentation,
   mastra: MastraInstrumentation,
   mcp: McpInstrumentation,
+  'mcp-server': McpServerInstrumentation,
 };
 
 /**

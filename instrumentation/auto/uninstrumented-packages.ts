@@ -18,6 +18,11 @@ export interface UninstrumentedPackage {
    */
   readonly ownSpans?: boolean;
   /**
+   * Only these subpaths of it count (`client/`: the MCP SDK's client); its others (the MCP SDK's server, which the
+   * mcp-server instrumentation covers, and the types both sides import) are not named.
+   */
+  readonly subpaths?: readonly string[];
+  /**
    * Loaded by a framework afterstop instruments (OpenAI Agents imports the MCP SDK whether or not the app uses
    * MCP), it is named when a client of it sends its first request (the mcp instrumentation sees it), not when
    * it loads: a framework's eager import is no evidence that the app's tools went out of sight.
@@ -55,7 +60,7 @@ export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
     misses: 'its agent loop runs in a child process (the Claude Code CLI): its model calls, tool calls, their side effects and Stops are not recorded',
   },
   { module: '@openai/codex-sdk', what: 'the Codex SDK, an agent SDK', misses: 'its agent loop runs in a child process (the Codex CLI): its model calls, tool calls, their side effects and Stops are not recorded' },
-  { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES, namedOnUse: true },
+  { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES, namedOnUse: true, subpaths: ['client/'] },
   { module: '@modelcontextprotocol/client', what: 'the MCP client (v2), an MCP client', misses: MCP_MISSES, namedOnUse: true },
   { module: '@ai-sdk/mcp', what: "the AI SDK's MCP client", misses: MCP_MISSES, namedOnUse: true },
   { module: '@mastra/mcp', what: "Mastra's MCP client", misses: MCP_MISSES },

@@ -62,7 +62,8 @@ export function watchUninstrumented(packages: readonly UninstrumentedPackage[] =
       try {
         const name = packageOf(specifier);
         const entry = name === undefined ? undefined : byName.get(name);
-        if (entry !== undefined && !seen.has(entry.module)) {
+        const counted = entry?.subpaths === undefined || entry.subpaths.some((sub) => specifier.startsWith(`${entry.module}/${sub}`));
+        if (entry !== undefined && counted && !seen.has(entry.module)) {
           const parent = context.parentURL ?? '';
           const framework = entry.namedOnUse === true && INSTRUMENTED_PACKAGE_DIRS.some((dir) => parent.includes(dir));
           if (!framework && !insideListed.some((dir) => parent.includes(dir))) {

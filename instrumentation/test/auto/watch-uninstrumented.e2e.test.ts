@@ -73,6 +73,20 @@ describe('watching for packages afterstop does not instrument', () => {
     expect(runs.map((s) => s.attributes['afterstop.run.uninstrumented'])).toEqual(['@modelcontextprotocol/sdk']);
   });
 
+  it("an MCP server (the MCP SDK's server and types, which the mcp-server instrumentation covers): nothing named", async () => {
+    const r = await runModule(
+      `
+      await import('@modelcontextprotocol/sdk/server/mcp.js');
+      await import('@modelcontextprotocol/sdk/server/stdio.js');
+      await import('@modelcontextprotocol/sdk/types.js');
+      console.log('ok');
+      `,
+      { cwd: ROOT, nodeArgs: ['--import', REGISTER] },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(naming(r.stderr)).toEqual([]);
+  });
+
   it('an MCP client a framework afterstop instruments loads (OpenAI Agents loads @modelcontextprotocol/client) is named when a client of it sends a request, not before', async () => {
     const traces = path.join(dir(), 'traces');
     const server = path.join(ROOT, 'test/fixtures/mcp/mcp-server.mjs');
