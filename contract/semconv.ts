@@ -154,3 +154,23 @@ export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
 export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
 export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';
 export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
+
+// MCP and process trees (issue 48): the MCP client side (SEMCONV.md, Tool calls, "MCP (client side)"; auto/mcp*.ts)
+/** OpenTelemetry's MCP semantic conventions (Development), used as they are. */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+/** `pipe` (stdio), `tcp` (HTTP). */
+export const ATTR_NETWORK_TRANSPORT = 'network.transport';
+export const ATTR_SERVER_PORT = 'server.port';
+export const MCP_METHOD_TOOLS_CALL = 'tools/call';
+/** The MCP server a tool call went to: its initialize `serverInfo.name`, else the first word of its command, or its URL's host (never arguments). */
+export const ATTR_MCP_SERVER = 'afterstop.mcp.server';
+/** Which side of MCP wrote the span: `client` | `server`. */
+export const ATTR_MCP_SIDE = 'afterstop.mcp.side';
+/** Marker, child of the tool span: the cancel of an MCP request crossed to the server (`afterstop.mcp.cancel.via`, `jsonrpc.request.id`), at that instant. */
+export const SPAN_MCP_CANCEL = 'afterstop.mcp.cancel';
+/** How the cancel crossed: `notification` (`notifications/cancelled` written) | `stream_closed` (the request's HTTP stream closed) | `none` (on the tool span: nothing crossed). */
+export const ATTR_MCP_CANCEL_VIA = 'afterstop.mcp.cancel.via';
+/** On an `afterstop.mcp.cancel` marker: the guard sent the `notifications/cancelled` (the client did not). */
+export const ATTR_GUARD_MCP_CANCEL = 'afterstop.guard.mcp_cancel';

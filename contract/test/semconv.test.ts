@@ -4,7 +4,7 @@ import * as semconv from '../semconv.js';
 
 /** The span contract, as the project keeps a copy of it (docs/spec/SEMCONV.md). */
 const spec = fs.readFileSync(new URL('../../docs/spec/SEMCONV.md', import.meta.url), 'utf8');
-const specNames = new Set([...spec.matchAll(/`((?:afterstop|gen_ai|process|error|http|server)\.[a-z0-9_.]+)[` ]/g)].map((m) => m[1]!));
+const specNames = new Set([...spec.matchAll(/`((?:afterstop|gen_ai|process|error|http|server|mcp|jsonrpc|network)\.[a-z0-9_.]+)[` ]/g)].map((m) => m[1]!));
 // Attribute, span and (live) metric names.
 const values = Object.entries(semconv).filter(([key]) => key.startsWith('ATTR_') || key.startsWith('SPAN_') || key.startsWith('METRIC_'));
 
