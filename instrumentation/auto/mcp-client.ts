@@ -240,6 +240,9 @@ export function measuredToolsCall(original: Fn, client: unknown, args: unknown[]
       let own: OwnCall | undefined;
       if (sink === undefined) {
         const active = activeRun();
+        // In a run, a tool body is known by the context only while the commit detector or the guard is on: else
+        // this request may be inside a framework's tool, and a call of its own would count that call twice.
+        if (active !== undefined && !httpCommitsDetected() && guard().fence === undefined && guard().keys === undefined) return undefined;
         const { run, own: ownRun } = active !== undefined ? { run: active, own: false } : joinOrStartRun({ framework: 'mcp', signal: requestSignal });
         const call = run.startTool({ name, arguments: obj(params)?.['arguments'], detectCommits: httpCommitsDetected(), ...(remembered !== undefined ? { effect: remembered } : {}) });
         sink = toolSinkOf(call);

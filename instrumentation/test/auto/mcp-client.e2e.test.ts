@@ -22,6 +22,7 @@ import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } fr
  */
 const { runApp } = sdkApps();
 const LOOP = fileURLToPath(new URL('../../../test/fixtures/mcp/mcp-client-app.mjs', import.meta.url));
+const AGENTS_APP = fileURLToPath(new URL('../../../test/fixtures/mcp/openai-agents-mcp-app.mjs', import.meta.url));
 const AI_SDK_APP = fileURLToPath(new URL('../../../test/fixtures/mcp/ai-sdk-mcp-app.mjs', import.meta.url));
 const metaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-mcp-meta-'));
 afterAll(() => fs.rmSync(metaDir, { recursive: true, force: true }));
@@ -107,6 +108,34 @@ describe('a hand-written loop: openai and the MCP SDK Client.callTool(..., { sig
     expect(commits[0]!.startNs >= r.effects[0]!.committedNs!).toBe(true);
     expect(r.report.totals).toMatchObject({ cancelled_runs: 0, ghost_commits: 0, ghost_commits_possible: 0 });
     expect(meta.map((m) => m._meta?.['traceparent'])).toEqual([traceparentOf(tool!)]);
+  });
+});
+
+describe('OpenAI Agents JS, MCPServerStdio (its per-turn MCP tools, through the v2 client package), Stop while send_email is in flight', () => {
+  it('a tool call of the agent run, request_sent a possible ghost, the cancel crossed as a notification', async () => {
+    const { r, meta } = await runWithMeta(AGENTS_APP, 'stdio');
+    const stopNs = BigInt(String(r.out['stopNs']));
+    expect(r.effects).toHaveLength(1);
+    expect(r.effects[0]!.committedNs! > stopNs).toBe(true);
+    // Before issue 48: no tool call recorded at all, depth 4.
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
+    expect(r.report.totals.cancel_depth['4']).toBe(0);
+    const spans = await spansOf(r);
+    const [run] = spans.filter((s) => s.name.startsWith('invoke_agent'));
+    const [tool] = toolSpans(spans);
+    expect(tool!.attributes).toMatchObject({
+      'afterstop.run.id': run!.attributes['afterstop.run.id'],
+      'afterstop.framework': 'openai-agents',
+      'gen_ai.tool.name': 'send_email',
+      'afterstop.mcp.server': 'mail',
+      'network.transport': 'pipe',
+      'afterstop.tool.effect': 'irreversible',
+      'afterstop.mcp.cancel.via': 'notification',
+      'afterstop.tool.result': 'cancelled',
+    });
+    expect(named(spans, 'afterstop.tool.commit').map((c) => c.attributes['afterstop.tool.commit.evidence'])).toEqual(['request_sent']);
+    expect(meta.map((m) => m._meta?.['traceparent'])).toEqual([traceparentOf(tool!)]);
+    agreesWithTruth(r);
   });
 });
 
