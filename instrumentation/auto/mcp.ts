@@ -10,7 +10,7 @@ import { announceUse } from './watch-uninstrumented.js';
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
 /** The `@modelcontextprotocol/sdk` versions this instrumentation is tested with. */
 export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
-/** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this instrumentation is tested with (2.4.0, as @openai/agents-core 0.20 loads it). */
+/** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this instrumentation is tested with: 2.4.0 (as @openai/agents-core 0.20 loads it) in the suite, 2.0.0 (as @mastra/mcp pins it) by hand. */
 export const MCP_CLIENT_VERSIONS = ['>=2.0.0 <3'];
 
 type Json = Record<string, unknown>;
