@@ -109,6 +109,8 @@ class McpToolsCall implements CarriedCall {
   private sentAt: number | undefined;
   private via: CancelVia | undefined;
   private settled = false;
+  /** The guard's listener on the run's signal, while the request is in flight. */
+  private onStop: (() => void) | undefined;
 
   constructor(
     private readonly sink: CommitSink,
@@ -129,7 +131,10 @@ class McpToolsCall implements CarriedCall {
     this.sentAt = performance.now();
     this.sink.annotate({ [ATTR_JSONRPC_REQUEST_ID]: String(id) });
     if (stream !== undefined && !stream.aborted) stream.addEventListener('abort', () => safely('mcp stream closed', () => this.cancelCrossed('stream_closed', false), undefined), { once: true });
-    if (this.fenced) this.sink.signal.addEventListener('abort', () => setImmediate(() => safely('mcp guard cancel', () => this.guardCancel(), undefined)), { once: true });
+    if (this.fenced && !this.sink.signal.aborted) {
+      this.onStop = () => setImmediate(() => safely('mcp guard cancel', () => this.guardCancel(), undefined));
+      this.sink.signal.addEventListener('abort', this.onStop, { once: true });
+    }
   }
 
   notSent(): void {
@@ -175,6 +180,7 @@ class McpToolsCall implements CarriedCall {
   private settle(): void {
     this.settled = true;
     if (this.id !== undefined) forgetRequest(this.transport, this.id);
+    if (this.onStop !== undefined) this.sink.signal.removeEventListener('abort', this.onStop);
     // Stopped while it was in flight: how the cancel crossed (none: nothing did).
     if (this.via !== undefined || this.sink.runStopped() || this.requestSignal?.aborted === true) this.sink.annotate({ [ATTR_MCP_CANCEL_VIA]: this.via ?? 'none' });
   }
