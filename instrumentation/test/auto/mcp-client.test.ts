@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isAbortError, startRun } from '../../index.js';
+import { CommitFencedError, isAbortError, setup, startRun } from '../../index.js';
 import { McpInstrumentation } from '../../auto/mcp.js';
 import { effectOfAnnotations, MAX_TOOLS_PER_CLIENT, rememberedEffect, rememberTools } from '../../auto/mcp-annotations.js';
 import { traceparentOf, withTraceContext } from '../../auto/mcp-trace-context.js';
@@ -108,8 +108,11 @@ describe('the MCP SDK Client and Server, in memory', () => {
   });
 
   /** A server whose send tool waits for its cancel (or 50 ms), and records each call's _meta. */
-  async function connected(): Promise<{ client: Client; metas: unknown[] }> {
+  async function connected(): Promise<{ client: Client; metas: unknown[]; aborted: unknown[]; heard: Promise<void> }> {
     const metas: unknown[] = [];
+    const aborted: unknown[] = [];
+    let hear = (): void => {};
+    const heard = new Promise<void>((resolve) => (hear = resolve));
     const server = new Server({ name: 'mail', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [
@@ -122,6 +125,8 @@ describe('the MCP SDK Client and Server, in memory', () => {
       await new Promise((resolve) => {
         const timer = setTimeout(resolve, 50);
         extra.signal.addEventListener('abort', () => {
+          aborted.push(extra.requestId);
+          hear();
           clearTimeout(timer);
           resolve(undefined);
         });
@@ -132,7 +137,7 @@ describe('the MCP SDK Client and Server, in memory', () => {
     await server.connect(b);
     const client = new Client({ name: 'app', version: '1.0.0' }, { capabilities: {} });
     await client.connect(a);
-    return { client, metas };
+    return { client, metas, aborted, heard };
   }
 
   it('outside any run: a run of its own with the tool call, answered: mcp_result; the trace context reached the server; the frozen params untouched', async () => {
@@ -204,6 +209,55 @@ describe('the MCP SDK Client and Server, in memory', () => {
         .map((c) => c.attributes['afterstop.mcp.cancel.via']),
     ).toEqual(['notification']);
     await client.close();
+  });
+
+  describe('with the guard (its fence on)', () => {
+    beforeAll(() => setup({ guard: { fence: true } }));
+    afterAll(() => setup({ guard: { fence: false } }));
+
+    it('the run stopped while a call its client was not told to abort is in flight: the guard writes notifications/cancelled, and the server hears it', async () => {
+      const { client, aborted, heard } = await connected();
+      const run = startRun({ framework: 'manual' });
+      const error = await run
+        .tool({ name: 'send', callId: 'g1', detectCommits: true }, async () => {
+          // No signal: the client sends no cancel of its own, and would wait for an answer the cancelled server
+          // never sends: once the server heard the cancel, the app closes the client.
+          const pending = client.callTool({ name: 'send', arguments: {} });
+          setImmediate(() => void run.cancel());
+          void heard.then(() => client.close());
+          return pending;
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      run.end({ error });
+      expect(aborted).toHaveLength(1);
+      const spans = await capture.spans(run.id);
+      const cancels = named(spans, 'afterstop.mcp.cancel');
+      expect(cancels.map((c) => [c.attributes['afterstop.mcp.cancel.via'], c.attributes['afterstop.guard.mcp_cancel'], c.attributes['jsonrpc.request.id']])).toEqual([['notification', true, String(aborted[0])]]);
+      expect(spans.find((s) => s.name === 'execute_tool send')!.attributes['afterstop.mcp.cancel.via']).toBe('notification');
+      await client.close();
+    });
+
+    it('a tools/call after its run was stopped is refused: an abort error, a prevented commit, nothing reaches the server', async () => {
+      const { client, metas } = await connected();
+      const run = startRun({ framework: 'manual' });
+      await run.cancel();
+      const error = await run
+        .tool({ name: 'send', callId: 'g2', detectCommits: true }, () => client.callTool({ name: 'send', arguments: {} }))
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      run.end({ error });
+      expect(CommitFencedError.isInstance(error)).toBe(true);
+      expect((error as Error).name).toBe('AbortError');
+      expect(metas).toEqual([]);
+      const prevented = named(await capture.spans(run.id), 'afterstop.tool.commit.prevented');
+      expect(prevented.map((p) => [p.attributes['mcp.method.name'], p.attributes['afterstop.mcp.server']])).toEqual([['tools/call', 'mail']]);
+      await client.close();
+    });
   });
 
   it('unpatched, the originals', () => {
