@@ -173,6 +173,9 @@ class McpToolsCall implements CarriedCall {
         (value: unknown) => safely('mcp tools/call answered', () => this.answered(value), undefined),
         (error: unknown) => safely('mcp tools/call failed', () => this.failed(error), undefined),
       );
+    } else {
+      // Not the promise every known client returns: taken as its answer, so that the call still ends.
+      safely('mcp tools/call answered', () => this.answered(result), undefined);
     }
     return result;
   }
