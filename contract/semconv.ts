@@ -185,3 +185,12 @@ export const SPAN_MCP_CANCEL_RECEIVED = 'afterstop.mcp.cancel.received';
 export const ATTR_MCP_HANDLER = 'afterstop.mcp.handler';
 export const MCP_HANDLER_STOPPED = 'stopped';
 export const MCP_HANDLER_FINISHED_AFTER_CANCEL = 'finished_after_cancel';
+// The MCP client side (SEMCONV.md, Tool calls, "MCP (client side)"; auto/mcp*.ts)
+
+export const ATTR_SERVER_PORT = 'server.port';
+/** The MCP server a tool call went to: its initialize `serverInfo.name`, else the first word of its command, or its URL's host (never arguments). */
+export const ATTR_MCP_SERVER = 'afterstop.mcp.server';
+/** Marker, child of the tool span: the cancel of an MCP request crossed to the server (`afterstop.mcp.cancel.via`, `jsonrpc.request.id`), at that instant. */
+export const SPAN_MCP_CANCEL = 'afterstop.mcp.cancel';
+/** On an `afterstop.mcp.cancel` marker: the guard sent the `notifications/cancelled` (the client did not). */
+export const ATTR_GUARD_MCP_CANCEL = 'afterstop.guard.mcp_cancel';

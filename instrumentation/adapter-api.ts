@@ -8,9 +8,9 @@
 
 // Runs: start one or join the app's, find the active one, end one the Stop ended.
 export { joinOrStartRun, startRun } from './run-start.js';
-export { activeRun, activeTool, endStoppedRun } from './run-context.js';
+export { activeRun, activeTool, endStoppedRun, outsideTool, type CommitSink } from './run-context.js';
 export { cancelSourceOf } from './run.js';
-export { callContext, contextOf } from './handles.js';
+export { callContext, contextOf, toolSinkOf } from './handles.js';
 // The run's signal (and its deadline) handed to a framework call's options.
 export { withRunSignal } from './run-signal.js';
 
@@ -28,16 +28,33 @@ export { calledByFrameworkWithOwnSpans, noteUninstrumented } from './uninstrumen
 
 // Commits: HTTP commit detection switched on and off, and whether it is on; the guard's configuration.
 export { detectorDisabled, detectorEnabled, httpCommitsDetected } from './commit-detection.js';
-export { guard } from './guard/index.js';
+export { fenceHolds, guard } from './guard/index.js';
 
 // Errors: what a Stop or the fence throws, and how an abort is recognised.
-export { CommitFencedError, isAbortError } from './errors.js';
+export { CommitFencedError, isAbortError, markAborted } from './errors.js';
 
 // Never throwing into the app: wrap every patch; say a thing once.
 export { safely, sayOnce } from './safe.js';
 
 // The span contract's names adapters write themselves.
-export { ATTR_RUN_RESUMES, OUT_OF_SIGHT_MCP } from './semconv.js';
+export {
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GUARD_MCP_CANCEL,
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_CANCEL_VIA,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_SERVER,
+  ATTR_MCP_SESSION_ID,
+  ATTR_MCP_SIDE,
+  ATTR_NETWORK_TRANSPORT,
+  ATTR_RUN_RESUMES,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_TOOL_COMMIT_UNANSWERED_MS,
+  MCP_METHOD_TOOLS_CALL,
+  OUT_OF_SIGHT_MCP,
+  SPAN_MCP_CANCEL,
+} from './semconv.js';
 
 // Time as OpenTelemetry has it (an end time taken when the framework reports it).
 export { hrTime } from './otel-compat.js';
@@ -46,4 +63,4 @@ export { hrTime } from './otel-compat.js';
 export { VERSION } from './version.js';
 
 // The public types adapters handle.
-export type { CancelSource, ModelCall, ModelEndOptions, ModelUsage, Run, ToolCall } from './types.js';
+export type { CancelSource, ModelCall, ModelEndOptions, ModelUsage, Run, ToolCall, ToolEffect } from './types.js';

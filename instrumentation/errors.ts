@@ -25,6 +25,23 @@ export class CancelledError extends Error {
   }
 }
 
+const abortedSymbol = Symbol.for('afterstop.error.aborted');
+
+/**
+ * Mark `error` as the end of an aborted request, for a client whose abort error does not say so (the MCP SDK's
+ * Client rejects an aborted request with an McpError that keeps the abort's reason only as text): a hidden
+ * `Symbol.for` key, read by {@link isAbortError}. Nothing the app reads changes. Never throws.
+ */
+export function markAborted(error: unknown): void {
+  try {
+    if (typeof error === 'object' && error !== null && Object.isExtensible(error) && !marked(error, abortedSymbol)) {
+      Object.defineProperty(error, abortedSymbol, { value: true, enumerable: false, configurable: true });
+    }
+  } catch {
+    // A proxy that refuses: not marked.
+  }
+}
+
 /** How far down an error's `cause` chain an abort is looked for (a wrapper of a wrapper of the abort). */
 export const CAUSE_DEPTH = 8;
 
@@ -32,7 +49,7 @@ export const CAUSE_DEPTH = 8;
 function isAbortItself(error: unknown, signal?: AbortSignal): boolean {
   if (error === undefined || error === null) return false;
   if (signal?.aborted && error === signal.reason) return true;
-  if (CancelledError.isInstance(error) || DeadlineExceededError.isInstance(error)) return true;
+  if (CancelledError.isInstance(error) || DeadlineExceededError.isInstance(error) || marked(error, abortedSymbol)) return true;
   if (typeof error !== 'object') return false;
   const name = (error as { name?: unknown }).name;
   return name === 'AbortError' || name === 'APIUserAbortError' || name === 'CancelledError';

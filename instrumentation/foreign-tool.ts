@@ -1,4 +1,4 @@
-import { SpanKind, trace, type Attributes, type AttributeValue, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, trace, type Attributes, type AttributeValue, type Context, type HrTime, type Span, type SpanContext } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import type { RunScope } from './internal-types.js';
 import { recordCommitAfterStop, recordCommitPrevented } from './live-metrics.js';
@@ -19,7 +19,7 @@ import {
   SPAN_TOOL_COMMIT_PREVENTED,
   SPAN_TOOL_FENCE_PASSED,
 } from './semconv.js';
-import type { CommitEvidence } from './types.js';
+import type { CommitEvidence, ToolEffect } from './types.js';
 import { VERSION } from './version.js';
 
 /** The span of a tool call another instrumentation started, as a span processor sees it at its start: the API's span, with the SDK's readable fields. */
@@ -32,6 +32,9 @@ export interface ForeignSpan extends Span {
 const NOT_SPECIFIED = '<not specified>';
 
 const PREFIX = `${GEN_AI_OPERATION_EXECUTE_TOOL} `;
+
+/** The signal of a call afterstop knows no Stop for. */
+const NEVER_ABORTED = new AbortController().signal;
 
 const text = (value: AttributeValue | undefined): string | undefined => (typeof value === 'string' && value !== '' && value !== NOT_SPECIFIED ? value : undefined);
 
@@ -167,6 +170,39 @@ export class ForeignToolCall implements CommitSink {
       this.span.setAttribute(ATTR_TOOL_OUT_OF_SIGHT, how);
     } catch (error) {
       reportInternalError('foreign tool out of sight', error);
+    }
+  }
+
+  /** Its run's signal (in an afterstop run), else one that never aborts: afterstop knows of no Stop. */
+  get signal(): AbortSignal {
+    return this.run?.signal ?? NEVER_ABORTED;
+  }
+
+  get spanContext(): SpanContext {
+    return this.span.spanContext();
+  }
+
+  /** Attributes on the foreign span while it is open (what an MCP client's request says of the call). */
+  annotate(attributes: Attributes): void {
+    if (this.ended) return;
+    try {
+      this.span.setAttributes(attributes);
+    } catch (error) {
+      reportInternalError('foreign tool annotate', error);
+    }
+  }
+
+  /** The effect class is the foreign span's to say: its markers carry `unknown`; an MCP tool's annotations go on the span. */
+  learnEffect(effect: ToolEffect): void {
+    this.annotate({ [ATTR_TOOL_EFFECT]: effect });
+  }
+
+  writeMarker(name: string, attributes: Attributes, time?: HrTime): void {
+    try {
+      if (time === undefined || this.run === undefined) this.marker(name, this.identity(attributes));
+      else this.run.marker(name, this.identity(attributes), this.context, time);
+    } catch (error) {
+      reportInternalError('foreign tool marker', error);
     }
   }
 

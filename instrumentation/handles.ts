@@ -1,7 +1,7 @@
 import { context, type Context } from '@opentelemetry/api';
 import { InstrumentedModelCall } from './model.js';
 import { InstrumentedRun } from './run.js';
-import { contextWithRun } from './run-context.js';
+import { contextWithRun, type CommitSink } from './run-context.js';
 import { InstrumentedToolCall } from './tool.js';
 import type { ModelCall, Run, ToolCall } from './types.js';
 
@@ -24,4 +24,9 @@ export function contextOf(x: Run | ToolCall | ModelCall): Context | undefined {
  */
 export function callContext(run: Run, own: boolean): Context {
   return contextWithRun((own ? contextOf(run) : undefined) ?? context.active(), run);
+}
+
+/** What an adapter may record on a tool call afterstop made (its span's attributes, markers, commits): the call as the commit detector sees it. */
+export function toolSinkOf(call: ToolCall): CommitSink | undefined {
+  return call instanceof InstrumentedToolCall ? call : undefined;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, TraceFlags, context, createTraceState, isSpanContextValid, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, context, createTraceState, isSpanContextValid, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
@@ -82,6 +82,9 @@ function parentContext(meta: unknown): Context {
   if (typeof state === 'string' && state !== '') span.traceState = createTraceState(state);
   return trace.setSpanContext(active, span);
 }
+
+/** The signal of a call whose handler has none yet. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /**
  * One `tools/call` an MCP server handles (the server side of a tool call): an `execute_tool` span whose
@@ -221,6 +224,36 @@ export class McpServerToolCall implements CommitSink {
       void pipeline.flush(pipeline.config.flushTimeoutMs, true);
     } catch (error) {
       reportInternalError('mcp server commit', error);
+    }
+  }
+
+  /** The handler's signal (linked to the SDK's `extra.signal`) once made: an MCP request the handler sends on carries its cancel. */
+  get signal(): AbortSignal {
+    return this.handlerSignal ?? NEVER_ABORTED;
+  }
+
+  get spanContext(): SpanContext {
+    return this.span.spanContext();
+  }
+
+  annotate(attributes: Attributes): void {
+    if (this.ended) return;
+    try {
+      this.span.setAttributes(attributes);
+    } catch (error) {
+      reportInternalError('mcp server annotate', error);
+    }
+  }
+
+  /** The server's tool says its own effect class (its annotations): what a request it sends on learns is not taken. */
+  learnEffect(): void {}
+
+  writeMarker(name: string, attributes: Attributes, time?: HrTime): void {
+    try {
+      const all: Attributes = Object.assign({}, attributes, { [ATTR_GEN_AI_TOOL_NAME]: this.name, [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId, [ATTR_MCP_SIDE]: MCP_SIDE_SERVER });
+      this.markers.write(name, all, this.context, undefined, time);
+    } catch (error) {
+      reportInternalError('mcp server marker', error);
     }
   }
 

@@ -1,7 +1,7 @@
-import { context, createContextKey, trace, type Attributes, type Context } from '@opentelemetry/api';
+import { context, createContextKey, trace, type Attributes, type Context, type HrTime, type SpanContext } from '@opentelemetry/api';
 import { isTracingSuppressed } from './otel-compat.js';
 import { OverlayContext } from './overlay-context.js';
-import type { CommitEvidence, Run } from './types.js';
+import type { CommitEvidence, Run, ToolEffect } from './types.js';
 import type { KeyedCall, StartedWork } from './guard/index.js';
 
 /**
@@ -37,6 +37,16 @@ export interface CommitSink extends KeyedCall, StartedWork {
   fencePassed(attributes: Attributes): void;
   /** The body handed its effect to something afterstop does not watch (`how`: `mcp`, an MCP tools/call). */
   effectOutOfSight(how: string): void;
+  /** Its run's signal: aborts at the run's Stop. */
+  readonly signal: AbortSignal;
+  /** The tool span's context (the parent a remote side joins through W3C trace context). */
+  readonly spanContext: SpanContext;
+  /** Attributes set on the tool span while it is open (what an MCP client's request says of the call). */
+  annotate(attributes: Attributes): void;
+  /** The effect class learnt where the tool is described (an MCP tool's annotations): taken only when the caller gave none. */
+  learnEffect(effect: ToolEffect): void;
+  /** A marker child of the tool span, with the call's identity (`time` defaults to now). */
+  writeMarker(name: string, attributes: Attributes, time?: HrTime): void;
 }
 
 /**
@@ -50,6 +60,16 @@ export function contextWithRun(ctx: Context, run: Run): Context {
 
 export function contextWithTool(ctx: Context, tool: CommitSink): Context {
   return OverlayContext.set(ctx, TOOL_KEY, tool);
+}
+
+/**
+ * Run `fn` in the active context without its tool call: what it sends is not the tool body's own request
+ * (an MCP client's transport, whose requests the MCP instrumentation measures itself: the HTTP commit
+ * detector and the fence leave them alone).
+ */
+export function outsideTool<T>(fn: () => T): T {
+  const ctx = context.active();
+  return ctx.getValue(TOOL_KEY) === undefined ? fn() : context.with(ctx.deleteValue(TOOL_KEY), fn);
 }
 
 /** The run of the active context, if any. */

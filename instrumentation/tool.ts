@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import type { DeferredEntry, DeferredMarker, RunScope } from './internal-types.js';
@@ -47,7 +47,9 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   /** A context whose active span is the tool span: the body runs in it. */
   readonly context: Context;
   private readonly span: Span;
-  private readonly effect: ToolEffect;
+  private effect: ToolEffect;
+  /** The caller gave the effect class (what the call learns elsewhere does not replace it). */
+  private readonly effectGiven: boolean;
   private readonly idempotencyKey: string | undefined;
   private readonly name: string;
   private readonly kind: ToolCallOptions['kind'];
@@ -84,6 +86,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     this.callIdGiven = options.callId !== undefined;
     this.args = options.arguments;
     this.effect = options.effect ?? 'unknown';
+    this.effectGiven = options.effect !== undefined;
     this.idempotencyKey = options.idempotencyKey;
     this.kind = options.kind;
     this.name = options.name;
@@ -191,6 +194,33 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       this.span.setAttribute(ATTR_TOOL_OUT_OF_SIGHT, how);
     } catch (error) {
       reportInternalError('tool out of sight', error);
+    }
+  }
+
+  get spanContext(): SpanContext {
+    return this.span.spanContext();
+  }
+
+  annotate(attributes: Attributes): void {
+    if (this.ended) return;
+    try {
+      this.span.setAttributes(attributes);
+    } catch (error) {
+      reportInternalError('tool annotate', error);
+    }
+  }
+
+  learnEffect(effect: ToolEffect): void {
+    if (this.ended || this.effectGiven || effect === this.effect) return;
+    this.effect = effect;
+    this.annotate({ [ATTR_TOOL_EFFECT]: effect });
+  }
+
+  writeMarker(name: string, attributes: Attributes, time?: HrTime): void {
+    try {
+      this.run.marker(name, this.identity(attributes), this.context, time);
+    } catch (error) {
+      reportInternalError('tool marker', error);
     }
   }
 

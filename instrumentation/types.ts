@@ -225,7 +225,7 @@ export interface ToolCallOptions {
 }
 
 /** How a commit is known (`afterstop.tool.commit.evidence`). */
-export type CommitEvidence = 'manual' | 'response' | 'request_sent';
+export type CommitEvidence = 'manual' | 'response' | 'request_sent' | 'mcp_result';
 
 export interface ToolEndOptions {
   /**

@@ -1,42 +1,31 @@
 import { InstrumentationBase, isWrapped, type InstrumentationConfig, type InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
-import { activeTool, OUT_OF_SIGHT_MCP, safely, VERSION } from '../adapter-api.js';
+import { safely, VERSION } from '../adapter-api.js';
+import { rememberTools } from './mcp-annotations.js';
+import { measuredToolsCall, requestOf, type ClientApi } from './mcp-client.js';
+import { observeTransports } from './mcp-transport.js';
 import { moduleDefinitions } from './module-definitions.js';
 import { announceUse } from './watch-uninstrumented.js';
 
-/** The `@ai-sdk/mcp` versions this marker is tested with (its 1.x goes with `ai` 6). */
+/** The `@ai-sdk/mcp` versions this instrumentation is tested with (its 1.x goes with `ai` 6). */
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
-/** The `@modelcontextprotocol/sdk` versions this marker is tested with. */
+/** The `@modelcontextprotocol/sdk` versions this instrumentation is tested with. */
 export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
-/** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this marker is tested with (2.4.0, as @openai/agents-core 0.20 loads it). */
+/** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this instrumentation is tested with: 2.4.0 (as @openai/agents-core 0.20 loads it) in the suite, 2.0.0 (as @mastra/mcp pins it) by hand. */
 export const MCP_CLIENT_VERSIONS = ['>=2.0.0 <3'];
 
 type Json = Record<string, unknown>;
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
- * The method of an MCP request (`{ method: 'tools/call', … }` as the SDK's
- * `request(request, …)` takes it, or `{ request: { method } }` as
- * `@ai-sdk/mcp`'s client takes it).
+ * An MCP client's request, wrapped: a `tools/call` is measured as a tool call (mcp-client.ts); a `tools/list`
+ * answer tells the effect classes of the server's tools (mcp-annotations.ts). Anything else goes through as it
+ * came, and so does every request whatever telemetry does.
  */
-function methodOf(args: unknown[]): unknown {
-  const first = args[0] as Json | undefined;
-  if (first === null || typeof first !== 'object') return undefined;
-  const inner = first['request'] as Json | undefined;
-  return inner !== null && typeof inner === 'object' ? inner['method'] : first['method'];
-}
-
-/**
- * An MCP client's request, wrapped: a `tools/call` sent inside a tool's body
- * hands that tool's effect to the MCP server, another process (over stdio) or
- * a service whose work afterstop does not watch: the tool span says so
- * (`afterstop.tool.out_of_sight = mcp`). Nothing else changes: the request
- * goes through as it came, whatever telemetry does.
- */
-function markedRequest(original: Fn, module: string): Fn {
+function observedRequest(original: Fn, module: string, api: ClientApi): Fn {
   let announced = false;
   return function observedMcpRequest(this: unknown, ...args: unknown[]): unknown {
-    safely(
-      'mcp tools/call',
+    const method = safely(
+      'mcp request',
       () => {
         // An MCP client in use: named as afterstop does not see its server's effects, also when a framework loaded it
         // (once: not on every request).
@@ -44,17 +33,40 @@ function markedRequest(original: Fn, module: string): Fn {
           announced = true;
           announceUse(module);
         }
-        if (methodOf(args) === 'tools/call') activeTool()?.effectOutOfSight(OUT_OF_SIGHT_MCP);
+        return requestOf(args, api)?.['method'];
       },
       undefined,
     );
-    return original.apply(this, args);
+    if (method === 'tools/call') {
+      const measured = measuredToolsCall(original, this, args, api);
+      if (measured !== undefined) return measured.result;
+    }
+    const result = Reflect.apply(original, this, args);
+    if (method === 'tools/list') rememberAnswer(this, result);
+    return result;
+  };
+}
+
+/** The tools a `tools/list` (or `listTools`) answer lists, remembered for the client; the caller's promise untouched. */
+function rememberAnswer(client: unknown, result: unknown): void {
+  if (result instanceof Promise)
+    result.then(
+      (value: unknown) => rememberTools(client, value),
+      () => {},
+    );
+}
+
+/** `listTools` of the MCP SDK's Client (the v2 client lists through its cache and pages, not always `request`). */
+function observedListTools(original: Fn): Fn {
+  return function observedMcpListTools(this: unknown, ...args: unknown[]): unknown {
+    const result = Reflect.apply(original, this, args);
+    rememberAnswer(this, result);
+    return result;
   };
 }
 
 /**
- * A light, version-bounded, reversible marker on the MCP clients a tool body
- * calls (the full measurement across the tool boundary is a later issue):
+ * The MCP clients, measured (mcp-client.ts), version-bounded and reversible:
  * - `@ai-sdk/mcp`: `createMCPClient` resolves to a client whose class is not
  *   exported; its prototype's `request` is wrapped the first time one is made;
  * - `@modelcontextprotocol/sdk`: `Client.prototype.request` (which `callTool`
@@ -82,7 +94,7 @@ export class McpInstrumentation extends InstrumentationBase {
         (exports: Json) => this.unpatchAiSdkMcp(exports),
       ),
       // ESM only: require-in-the-middle cannot resolve the package (no `main`, an exports map), so its CommonJS
-      // build is not reached (a later issue measures MCP fully).
+      // build is not reached.
       ...moduleDefinitions(
         'afterstop-mcp',
         '@modelcontextprotocol/sdk/client/index.js',
@@ -102,17 +114,22 @@ export class McpInstrumentation extends InstrumentationBase {
   }
 
   private patchSdk(exports: Json, module: string): Json {
+    observeTransports(true);
     const proto = (exports['Client'] as { prototype?: Json } | undefined)?.prototype;
-    if (proto !== undefined && typeof proto['request'] === 'function' && !isWrapped(proto['request'])) this._wrap(proto, 'request', (original) => markedRequest(original as Fn, module));
+    if (proto !== undefined && typeof proto['request'] === 'function' && !isWrapped(proto['request'])) this._wrap(proto, 'request', (original) => observedRequest(original as Fn, module, 'sdk'));
+    if (proto !== undefined && typeof proto['listTools'] === 'function' && !isWrapped(proto['listTools'])) this._wrap(proto, 'listTools', (original) => observedListTools(original as Fn));
     return exports;
   }
 
   private unpatchSdk(exports: Json): void {
     const proto = (exports['Client'] as { prototype?: Json } | undefined)?.prototype;
-    if (proto !== undefined && isWrapped(proto['request'])) this._unwrap(proto, 'request');
+    for (const method of ['request', 'listTools']) if (proto !== undefined && isWrapped(proto[method])) this._unwrap(proto, method);
+    // The transports already observed pass everything through from now on.
+    observeTransports(false);
   }
 
   private patchAiSdkMcp(exports: Json): Json {
+    observeTransports(true);
     const names = ['createMCPClient', 'experimental_createMCPClient'].filter((n) => typeof exports[n] === 'function');
     const inPlace = names.every((n) => Object.getOwnPropertyDescriptor(exports, n)?.configurable !== false);
     if (inPlace) {
@@ -131,6 +148,7 @@ export class McpInstrumentation extends InstrumentationBase {
   private unpatchAiSdkMcp(exports: Json): void {
     for (const proto of this.prototypes) if (isWrapped(proto['request'])) this._unwrap(proto, 'request');
     this.prototypes.clear();
+    observeTransports(false);
     const copy = this.copies.get(exports);
     for (const n of ['createMCPClient', 'experimental_createMCPClient']) {
       if (copy !== undefined) copy[n] = exports[n];
@@ -158,7 +176,7 @@ export class McpInstrumentation extends InstrumentationBase {
     if (client === null || typeof client !== 'object') return;
     const proto = Object.getPrototypeOf(client) as Json | null;
     if (proto === null || proto === Object.prototype || typeof proto['request'] !== 'function' || isWrapped(proto['request'])) return;
-    this._wrap(proto, 'request', (original) => markedRequest(original as Fn, '@ai-sdk/mcp'));
+    this._wrap(proto, 'request', (original) => observedRequest(original as Fn, '@ai-sdk/mcp', 'ai-sdk'));
     this.prototypes.add(proto);
   }
 }

@@ -7,12 +7,15 @@ import { readTraces } from '../../../analyzer/index.js';
 import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } from '../../../test/helpers/sdk-app.js';
 
 /**
- * Depth 4 needs evidence (issue 45): an AI SDK 6 agent whose tools come from an MCP server (the real
- * `@ai-sdk/mcp` client, the real `@modelcontextprotocol/sdk` server in a process of its own), under
- * `node --import afterstop/register`, stopped while the server's send_email is in flight. The e-mail lands
- * after Stop (the simulator's ledger), and no result reaches the conversation. afterstop cannot see the
- * server's effect: the call is an orphan and a possible ghost, the run below depth 4, and no commit is
- * dated before the e-mail service got its request.
+ * Depth 4 needs evidence (issue 45), and the MCP client measured (issue 48): an AI SDK 6 agent whose tools
+ * come from an MCP server (the real `@ai-sdk/mcp` client, the real `@modelcontextprotocol/sdk` server in a
+ * process of its own, not instrumented), under `node --import afterstop/register`, stopped while the server's
+ * send_email is in flight. The e-mail lands after Stop (the simulator's ledger), and no result reaches the
+ * conversation. The tool span is the MCP call (server, transport, JSON-RPC id, the effect class the server
+ * listed); its request reached the server and its answer was lost to the Stop: a `request_sent` commit after
+ * Stop, a possible ghost (never a commit dated before the e-mail service got its request); how the cancel
+ * crossed: nothing (`@ai-sdk/mcp` on stdio never sends `notifications/cancelled`), the POST's stream closed
+ * (its HTTP transport), a notification (the MCP SDK's Client given the signal).
  */
 const { runApp } = sdkApps();
 const APP = fileURLToPath(new URL('../../../test/fixtures/mcp/ai-sdk-mcp-app.mjs', import.meta.url));
@@ -42,28 +45,30 @@ describe('AI SDK 6 with tools from an MCP server, Stop while a tool is in flight
   };
   for (const scenario of ['stdio', 'http', 'sdk-client']) {
     it(`${what[scenario]}: an orphan and a possible ghost, depth below 4, as the ledger has it`, async () => {
-      // The MCP SDK's Client (1.32) rejects with an McpError that keeps the abort's reason only as text: a failure
-      // after the Stop that the SDK never carried into the conversation, dropped (an orphan all the same).
-      await expectSeenAsItHappened(await runApp(APP, scenario), scenario, scenario === 'sdk-client' ? 'dropped' : 'cancelled');
+      // The MCP SDK's Client (1.32) rejects with an McpError that keeps the abort's reason only as text: the MCP
+      // instrumentation knows it for the abort it is (cancelled, as @ai-sdk/mcp's MCPClientError with the abort as its cause).
+      await expectSeenAsItHappened(await runApp(APP, scenario), scenario, { stdio: 'none', http: 'stream_closed', 'sdk-client': 'notification' }[scenario]!);
     });
   }
 
   it(`@ai-sdk/mcp ${AI_SDK_MCP_VERSIONS.join(' ')}: 1.0.0, the lowest, over stdio: the same`, async () => {
     const app = appWith('@ai-sdk/mcp', 'ai-sdk-mcp-1.0.0');
     expect(versionOf(app, '@ai-sdk/mcp')).toBe('1.0.0');
-    await expectSeenAsItHappened(await runApp(app, 'stdio'), 'stdio', 'cancelled');
+    // 1.0.0 keeps no serverInfo: the server is named by its command's first word.
+    await expectSeenAsItHappened(await runApp(app, 'stdio'), 'stdio', 'none', { oldest: true, server: 'node' });
   });
 
   it(`@modelcontextprotocol/sdk ${MCP_SDK_VERSIONS.join(' ')}: 1.0.0, the lowest (client and server), its Client in the app's tool: the same`, async () => {
     const app = appWith('@modelcontextprotocol/sdk', 'modelcontextprotocol-sdk-1.0.0');
     expect(versionOf(app, '@modelcontextprotocol/sdk')).toBe('1.0.0');
-    // 1.0.0 rejects with the abort's reason itself: cancelled.
-    await expectSeenAsItHappened(await runApp(app, 'sdk-client'), 'sdk-client', 'cancelled');
+    // 1.0.0 rejects with the abort's reason itself: cancelled. Its Client writes its cancel as `cancelled`, a
+    // method no server (its own 1.0.0 neither) takes for `notifications/cancelled`: nothing crossed.
+    await expectSeenAsItHappened(await runApp(app, 'sdk-client'), 'sdk-client', 'none', { oldest: true });
   });
 });
 
-/** The report beside the ledger: an orphan, a possible ghost, depth below 4, no commit before the service got the request. */
-async function expectSeenAsItHappened(r: AppRun, scenario: string, result: 'cancelled' | 'dropped'): Promise<void> {
+/** The report beside the ledger: an orphan, a possible ghost, depth below 4, no commit before the service got the request; the MCP call on the tool span. */
+async function expectSeenAsItHappened(r: AppRun, scenario: string, via: string, options: { oldest?: boolean; server?: string } = {}): Promise<void> {
   // The truth: one e-mail, sent and committed after Stop; the call ran and its result was never kept.
   expect(r.effects).toHaveLength(1);
   const stopNs = BigInt(String(r.out['stopNs']));
@@ -74,23 +79,33 @@ async function expectSeenAsItHappened(r: AppRun, scenario: string, result: 'canc
   const t = r.report.totals;
   expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 1 });
   expect(t.cancel_depth['4']).toBe(0);
-  // The abort error the MCP client threw (@ai-sdk/mcp: MCPClientError, the abort as its cause) is a cancelled result.
-  expect(Object.values(await toolResults(r))).toEqual([result]);
+  // The abort error the MCP client threw is a cancelled result, never delivered.
+  expect(Object.values(await toolResults(r))).toEqual(['cancelled']);
   const possible = r.report.findings.filter((f) => f.kind === 'possible_ghost_commit');
   expect(possible.map((f) => f.tool)).toEqual(['send_email']);
-  // No commit dated before the e-mail service got its request: the event stream's headers are no commit.
+  expect(possible[0]!.detail).toMatch(/its request reached the service/);
+  // Its request reached the MCP server, its answer lost to the Stop: request_sent after Stop; no commit dated
+  // before the e-mail service got its request (the event stream's headers are no commit).
   const seen = await commits(r);
-  for (const c of seen) if (c.evidence !== 'request_sent') expect(c.startNs >= mail!.receivedNs, `a ${String(c.evidence)} commit before the service got the request`).toBe(true);
-  if (scenario !== 'http') {
-    // Its effect was out of sight (another process): said on the tool span, counted as such.
-    expect(seen).toEqual([]);
-    expect(possible[0]!.detail).toMatch(/out of afterstop's sight/);
-    const [span] = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
-    expect(span!.attributes['afterstop.tool.out_of_sight']).toBe('mcp');
-  } else {
-    // Its POST's event stream was cut by the Stop: request_sent, a possible ghost, after Stop.
-    expect(seen.map((c) => c.evidence)).toEqual(['request_sent']);
-    expect(seen[0]!.startNs > stopNs).toBe(true);
-  }
+  expect(seen.map((c) => c.evidence)).toEqual(['request_sent']);
+  expect(seen[0]!.startNs > stopNs).toBe(true);
+  const spans = (await readTraces(r.traces)).spans;
+  const [span] = spans.filter((s) => s.name.startsWith('execute_tool '));
+  expect(span!.attributes).toMatchObject({
+    'afterstop.tool.out_of_sight': 'mcp',
+    'mcp.method.name': 'tools/call',
+    'afterstop.mcp.side': 'client',
+    'afterstop.mcp.server': options.server ?? 'mail',
+    'network.transport': scenario === 'http' ? 'tcp' : 'pipe',
+    'afterstop.mcp.cancel.via': via,
+  });
+  expect(span!.attributes['jsonrpc.request.id']).toMatch(/^\d+$/);
+  // @ai-sdk/mcp listed the tools, send_email as destructive: irreversible (the app's own Client listed none: unknown;
+  // the oldest client's schema drops annotations).
+  if (options.oldest !== true) expect(span!.attributes['afterstop.tool.effect']).toBe(scenario === 'sdk-client' ? 'unknown' : 'irreversible');
+  // A cancel that crossed is a marker of the tool span, at that instant (after the Stop).
+  const cancels = spans.filter((s) => s.name === 'afterstop.mcp.cancel');
+  expect(cancels.map((c) => c.attributes['afterstop.mcp.cancel.via'])).toEqual(via === 'none' ? [] : [via]);
+  for (const c of cancels) expect(c.startNs > stopNs && c.attributes['jsonrpc.request.id'] === span!.attributes['jsonrpc.request.id']).toBe(true);
   agreesWithTruth(r);
 }
