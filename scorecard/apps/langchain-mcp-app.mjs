@@ -12,6 +12,10 @@ import { emailPrompt, SIM, httpServer, serverEvents, settled, stdioServer, stopW
 
 const scenario = process.argv[2];
 const out = { scenario, chunks: 0 };
+// Ground truth for orphans: the tool calls the model made (its message chunks' tool calls), and those whose
+// ToolMessage the stream handed the app: the conversation the app keeps.
+const ran = [];
+const kept = [];
 
 const events = await serverEvents();
 const http = scenario === 'http' ? await httpServer(events.env) : undefined;
@@ -24,11 +28,17 @@ const agent = createAgent({ model, tools: await client.getTools() });
 const stop = stopWhenToolStarts(events, out);
 try {
   const stream = await agent.stream({ messages: [{ role: 'user', content: emailPrompt() }] }, { signal: stop.signal, streamMode: 'messages' });
-  for await (const _ of stream) out.chunks++;
+  for await (const [message] of stream) {
+    out.chunks++;
+    for (const call of message.tool_call_chunks ?? []) if (call.id) ran.push(call.id);
+    if (message.tool_call_id !== undefined) kept.push(message.tool_call_id);
+  }
 } catch (e) {
   out.error = e.name;
 }
 await settled(events);
+out.toolsRan = ran;
+out.toolResultsKept = kept;
 await client.close();
 await http?.close();
 events.close();

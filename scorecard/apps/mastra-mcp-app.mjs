@@ -11,6 +11,10 @@ import { emailPrompt, SIM, httpServer, serverEvents, settled, stdioServer, stopW
 
 const scenario = process.argv[2];
 const out = { scenario, chunks: 0 };
+// Ground truth for orphans: the tool calls that ran, and those whose result (or error) Mastra handed the app (the
+// stream's tool-result / tool-error parts): the history the app keeps.
+const ran = [];
+const kept = [];
 
 const events = await serverEvents();
 const http = scenario === 'http' ? await httpServer(events.env) : undefined;
@@ -29,13 +33,19 @@ try {
   const output = await mastra.getAgent('support').stream(emailPrompt('mail_send_email'), { abortSignal: stop.signal });
   for await (const chunk of output.fullStream) {
     out.chunks++;
-    if (chunk.type === 'tool-result' || chunk.type === 'tool-error') (out.toolParts ??= []).push(chunk.type);
+    if (chunk.type === 'tool-call') ran.push(chunk.payload?.toolCallId);
+    if (chunk.type === 'tool-result' || chunk.type === 'tool-error') {
+      (out.toolParts ??= []).push(chunk.type);
+      kept.push(chunk.payload?.toolCallId);
+    }
   }
   out.finishReason = await output.finishReason;
 } catch (e) {
   out.error = e.name;
 }
 await settled(events);
+out.toolsRan = ran;
+out.toolResultsKept = kept;
 await mcp.disconnect();
 await http?.close();
 events.close();

@@ -27,6 +27,8 @@ function expectStoppedInFlight(r: AppRun): void {
   const [mail] = r.effects;
   expect(mail!.receivedNs < stopNs, 'the POST was in flight at the Stop').toBe(true);
   expect(mail!.committedNs! > stopNs, 'the e-mail landed after the Stop').toBe(true);
+  // The app says which tool calls ran (the ground truth of orphans): the one e-mail call.
+  expect(r.out['toolsRan']).toHaveLength(1);
 }
 
 const version = (appFile: string, name: string): string => (JSON.parse(fs.readFileSync(path.join(path.dirname(appFile), 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
