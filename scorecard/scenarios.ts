@@ -67,6 +67,61 @@ const strands = (env: Record<string, string>, limit?: string): Cell => ({ app: '
 const STRANDS_NO_STOP =
   "Strands' spans record no Stop (its cancelSignal leaves none in them) and afterstop does not patch Strands: the e-mail's commit is recorded under Strands' execute_tool span (afterstop.tool.foreign), but no Stop dates it, so it is no ghost; the report says its figures are lower bounds";
 
+/**
+ * The MCP stacks (issue 48): an app whose tools come from the scorecard's MCP mail server
+ * (scorecard/apps/mcp-mail-server.mjs, another process, over stdio or Streamable HTTP), stopped 100 ms after the
+ * server's send_email started. Each stack twice: the server plain (out of afterstop's sight: the client side
+ * alone) and the server under `--import afterstop/register` (`SERVER_REGISTER=1`: the server side joined); the
+ * guard's run of every cell (scorecard.ts) makes the other two variants. Every variant is stopped while the
+ * server's POST is in flight, its handler ignoring `extra.signal`; `honours` adds the plain variant with a handler
+ * that honours it (`HONOUR=1`), `sendsLate` the instrumented variant with a server that composes its mail for
+ * 300 ms and sends it after the Stop; `instrumentedEnv` is more environment for the instrumented variant.
+ */
+function mcpRows(
+  stack: string,
+  app: string,
+  transport: 'stdio' | 'http',
+  packages: string[],
+  options: { honours?: boolean; sendsLate?: boolean; instrumentedEnv?: Record<string, string>; instrumentedNote?: string } = {},
+): FrameworkRow[] {
+  const cell = (env: Record<string, string>): Cell => ({ app, scenario: transport, env });
+  const plain: FrameworkRow = {
+    framework: `MCP: ${stack}, server not instrumented`,
+    packages: [...packages, '@modelcontextprotocol/sdk'],
+    cells: { 'tool-ignores': cell({}), ...(options.honours ? { 'tool-honours': cell({ HONOUR: '1' }) } : {}) },
+  };
+  const server = { SERVER_REGISTER: '1', ...options.instrumentedEnv };
+  const instrumented: FrameworkRow = {
+    framework: `MCP: ${stack}, server instrumented${options.instrumentedNote ?? ''}`,
+    packages: [...packages, '@modelcontextprotocol/sdk'],
+    cells: { 'tool-ignores': cell(server), ...(options.sendsLate ? { 'sends-late': cell({ ...server, ...LATE }) } : {}) },
+  };
+  return [plain, instrumented];
+}
+
+/**
+ * The MCP client packages of the rows beyond the MCP SDK and `@ai-sdk/mcp` (whose ranges the mcp instrumentation
+ * exports), as docs/scorecard.md names them: the apps run at the top (the installed devDependency) and at the bottom
+ * (an npm alias, test/scorecard/mcp-apps.e2e.test.ts). @mastra/mcp 1.x is on the MCP SDK's v1 client, 2.x on its v2 one.
+ */
+export const MCP_CLIENT_VERSIONS = { '@mastra/mcp': '>=1.0.0 <3', '@langchain/mcp-adapters': '>=1.0.0 <2' } as const;
+
+export const MCP_FRAMEWORKS: FrameworkRow[] = [
+  // @ai-sdk/mcp sends no notifications/cancelled: a handler that honours its signal hears of no Stop (the guard's case).
+  ...mcpRows('AI SDK streamText + @ai-sdk/mcp (stdio)', 'ai-sdk-mcp-app.mjs', 'stdio', ['ai', '@ai-sdk/mcp', '@ai-sdk/openai'], { honours: true, sendsLate: true }),
+  ...mcpRows('AI SDK ToolLoopAgent + @ai-sdk/mcp (Streamable HTTP)', 'ai-sdk-mcp-app.mjs', 'http', ['ai', '@ai-sdk/mcp', '@ai-sdk/openai']),
+  ...mcpRows('OpenAI Agents JS + MCPServerStdio', 'openai-agents-mcp-app.mjs', 'stdio', ['@openai/agents']),
+  ...mcpRows('OpenAI Agents JS + MCPServerStreamableHttp', 'openai-agents-mcp-app.mjs', 'http', ['@openai/agents']),
+  ...mcpRows('Mastra Agent + @mastra/mcp MCPClient (stdio)', 'mastra-mcp-app.mjs', 'stdio', ['@mastra/core', '@mastra/mcp'], { honours: true }),
+  ...mcpRows('LangChain createAgent + @langchain/mcp-adapters (stdio)', 'langchain-mcp-app.mjs', 'stdio', ['langchain', '@langchain/mcp-adapters']),
+  // The instrumented server is started through a shell (`sh -c 'node …'`, no exec): a grandchild of the app, as through a shim.
+  ...mcpRows('hand-written loop, openai + MCP SDK Client.callTool with a signal (stdio)', 'mcp-sdk-loop-app.mjs', 'stdio', ['openai'], {
+    honours: true,
+    instrumentedEnv: { MCP_WRAPPER: 'sh' },
+    instrumentedNote: ' (through sh)',
+  }),
+];
+
 export const FRAMEWORKS: FrameworkRow[] = [
   {
     framework: 'Vercel AI SDK, streamText',
@@ -217,4 +272,5 @@ export const FRAMEWORKS: FrameworkRow[] = [
       steer: { app: 'reference-app.mjs', scenario: 'steer' },
     },
   },
+  ...MCP_FRAMEWORKS,
 ];

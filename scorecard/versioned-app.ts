@@ -8,8 +8,12 @@ import * as path from 'node:path';
  * `base` (a folder inside the project, so that `afterstop` and the packages'
  * own dependencies still resolve), with a copy of the app beside them. The
  * instrumentations see the real package name and version, as in a user's app.
+ * The files the MCP apps import or start beside them ({@link COMPANIONS}) are copied too.
  * Returns the copy of the app.
  */
+/** What the MCP apps import (their plumbing) and start (the MCP server) from their own folder. */
+export const COMPANIONS = ['mcp-app-kit.mjs', 'mcp-mail-server.mjs'];
+
 export function versionedApp(root: string, base: string, app: string, packages: Record<string, string>): string {
   const dir = path.join(base, Object.values(packages).join('+'));
   for (const [name, alias] of Object.entries(packages)) {
@@ -17,6 +21,6 @@ export function versionedApp(root: string, base: string, app: string, packages: 
     if (!fs.existsSync(target)) fs.cpSync(path.join(root, 'node_modules', alias), target, { recursive: true, dereference: true });
   }
   const file = path.join(dir, app);
-  fs.copyFileSync(path.join(root, 'scorecard', 'apps', app), file);
+  for (const f of [app, ...COMPANIONS]) fs.copyFileSync(path.join(root, 'scorecard', 'apps', f), path.join(dir, f));
   return file;
 }
