@@ -4,7 +4,6 @@ import { rememberTools } from './mcp-annotations.js';
 import { measuredToolsCall, requestOf, type ClientApi } from './mcp-client.js';
 import { observeTransports } from './mcp-transport.js';
 import { moduleDefinitions } from './module-definitions.js';
-import { announceUse } from './watch-uninstrumented.js';
 
 /** The `@ai-sdk/mcp` versions this instrumentation is tested with (its 1.x goes with `ai` 6). */
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
@@ -21,22 +20,9 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
  * answer tells the effect classes of the server's tools (mcp-annotations.ts). Anything else goes through as it
  * came, and so does every request whatever telemetry does.
  */
-function observedRequest(original: Fn, module: string, api: ClientApi): Fn {
-  let announced = false;
+function observedRequest(original: Fn, api: ClientApi): Fn {
   return function observedMcpRequest(this: unknown, ...args: unknown[]): unknown {
-    const method = safely(
-      'mcp request',
-      () => {
-        // An MCP client in use: named as afterstop does not see its server's effects, also when a framework loaded it
-        // (once: not on every request).
-        if (!announced) {
-          announced = true;
-          announceUse(module);
-        }
-        return requestOf(args, api)?.['method'];
-      },
-      undefined,
-    );
+    const method = safely('mcp request', () => requestOf(args, api)?.['method'], undefined);
     if (method === 'tools/call') {
       const measured = measuredToolsCall(original, this, args, api);
       if (measured !== undefined) return measured.result;
@@ -99,7 +85,7 @@ export class McpInstrumentation extends InstrumentationBase {
         'afterstop-mcp',
         '@modelcontextprotocol/sdk/client/index.js',
         MCP_SDK_VERSIONS,
-        (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/sdk'),
+        (exports: Json) => this.patchSdk(exports),
         (exports: Json) => this.unpatchSdk(exports),
       ),
       // The v2 client package (its Client has the same request), which @openai/agents-core loads whether or not the app uses MCP.
@@ -107,16 +93,16 @@ export class McpInstrumentation extends InstrumentationBase {
         'afterstop-mcp',
         '@modelcontextprotocol/client',
         MCP_CLIENT_VERSIONS,
-        (exports: Json) => this.patchSdk(exports, '@modelcontextprotocol/client'),
+        (exports: Json) => this.patchSdk(exports),
         (exports: Json) => this.unpatchSdk(exports),
       ),
     ];
   }
 
-  private patchSdk(exports: Json, module: string): Json {
+  private patchSdk(exports: Json): Json {
     observeTransports(true);
     const proto = (exports['Client'] as { prototype?: Json } | undefined)?.prototype;
-    if (proto !== undefined && typeof proto['request'] === 'function' && !isWrapped(proto['request'])) this._wrap(proto, 'request', (original) => observedRequest(original as Fn, module, 'sdk'));
+    if (proto !== undefined && typeof proto['request'] === 'function' && !isWrapped(proto['request'])) this._wrap(proto, 'request', (original) => observedRequest(original as Fn, 'sdk'));
     if (proto !== undefined && typeof proto['listTools'] === 'function' && !isWrapped(proto['listTools'])) this._wrap(proto, 'listTools', (original) => observedListTools(original as Fn));
     return exports;
   }
@@ -176,7 +162,7 @@ export class McpInstrumentation extends InstrumentationBase {
     if (client === null || typeof client !== 'object') return;
     const proto = Object.getPrototypeOf(client) as Json | null;
     if (proto === null || proto === Object.prototype || typeof proto['request'] !== 'function' || isWrapped(proto['request'])) return;
-    this._wrap(proto, 'request', (original) => observedRequest(original as Fn, '@ai-sdk/mcp', 'ai-sdk'));
+    this._wrap(proto, 'request', (original) => observedRequest(original as Fn, 'ai-sdk'));
     this.prototypes.add(proto);
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The agent frameworks, agent SDKs and MCP clients afterstop knows of and does not instrument: when the app
+ * The agent frameworks, agent SDKs and MCP clients afterstop knows of and does not instrument (the MCP SDK's
+ * client only in its CommonJS build: the mcp instrumentation measures the others): when the app
  * loads one (import or require), one line on stderr names it, once per process, and every run of the process
  * carries it (afterstop.run.uninstrumented), so that the report and `explain` say their figures are lower
  * bounds. Declarative: a package is one entry. (watch-uninstrumented.ts does the watching.)
@@ -23,29 +24,19 @@ export interface UninstrumentedPackage {
    */
   readonly subpaths?: readonly string[];
   /**
-   * Loaded by a framework afterstop instruments (OpenAI Agents imports the MCP SDK whether or not the app uses
-   * MCP), it is named when a client of it sends its first request (the mcp instrumentation sees it), not when
-   * it loads: a framework's eager import is no evidence that the app's tools went out of sight.
+   * Only its CommonJS build counts (loaded with `require`): the MCP SDK's client, whose ESM build the mcp
+   * instrumentation measures and whose CommonJS build it cannot reach (require-in-the-middle cannot resolve the
+   * package, which has no `main`).
    */
-  readonly namedOnUse?: boolean;
+  readonly requiredOnly?: boolean;
 }
-
-/** Where the packages afterstop instruments live, as a module URL shows them (a listed package they load may be theirs). */
-export const INSTRUMENTED_PACKAGE_DIRS: readonly string[] = [
-  '/node_modules/@openai/agents',
-  '/node_modules/@mastra/core/',
-  '/node_modules/@langchain/',
-  '/node_modules/langchain/',
-  '/node_modules/ai/',
-  '/node_modules/@llamaindex/',
-];
 
 const FRAMEWORK_MISSES = 'its runs, tool calls and Stops are not recorded (only model calls made through the openai or @anthropic-ai/sdk clients are)';
 /** A framework that writes its own GenAI spans: its tool calls' HTTP commits are afterstop's (foreign-tool-spans.ts), its Stops are not. */
 const OWN_SPANS_MISSES =
   'its Stops are not recorded, nor its model calls other than those made through the openai or @anthropic-ai/sdk clients; its own OpenTelemetry spans are read as a foreign run, without Stop markers, and the HTTP commits of its tool calls are recorded under their execute_tool spans';
 const MCP_MISSES =
-  "an MCP tool's side effects happen in the MCP server, which afterstop does not see: a commit after Stop is not recorded (where the mcp instrumentation covers the client, a tool that sent a tools/call is at best a possible ghost)";
+  "its CommonJS build (loaded with require) is one afterstop's mcp instrumentation cannot reach: its tools/call requests are not recorded, and an MCP tool's side effects happen in the MCP server, out of afterstop's sight (import the client, the ESM build, to have them measured)";
 
 export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
   { module: '@google/adk', what: 'Google ADK, an agent framework', misses: OWN_SPANS_MISSES, ownSpans: true },
@@ -60,9 +51,5 @@ export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
     misses: 'its agent loop runs in a child process (the Claude Code CLI): its model calls, tool calls, their side effects and Stops are not recorded',
   },
   { module: '@openai/codex-sdk', what: 'the Codex SDK, an agent SDK', misses: 'its agent loop runs in a child process (the Codex CLI): its model calls, tool calls, their side effects and Stops are not recorded' },
-  { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES, namedOnUse: true, subpaths: ['client/'] },
-  { module: '@modelcontextprotocol/client', what: 'the MCP client (v2), an MCP client', misses: MCP_MISSES, namedOnUse: true },
-  { module: '@ai-sdk/mcp', what: "the AI SDK's MCP client", misses: MCP_MISSES, namedOnUse: true },
-  { module: '@mastra/mcp', what: "Mastra's MCP client", misses: MCP_MISSES },
-  { module: '@langchain/mcp-adapters', what: "LangChain's MCP adapters, an MCP client", misses: MCP_MISSES },
+  { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES, subpaths: ['client/'], requiredOnly: true },
 ];

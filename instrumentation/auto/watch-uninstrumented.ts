@@ -1,8 +1,8 @@
 import * as nodeModule from 'node:module';
 import { noteUninstrumented, sayOnce } from '../adapter-api.js';
-import { INSTRUMENTED_PACKAGE_DIRS, UNINSTRUMENTED_PACKAGES, type UninstrumentedPackage } from './uninstrumented-packages.js';
+import { UNINSTRUMENTED_PACKAGES, type UninstrumentedPackage } from './uninstrumented-packages.js';
 
-type ResolveHook = (specifier: string, context: { parentURL?: string | undefined }, nextResolve: (specifier: string, context?: unknown) => unknown) => unknown;
+type ResolveHook = (specifier: string, context: { parentURL?: string | undefined; conditions?: readonly string[] | undefined }, nextResolve: (specifier: string, context?: unknown) => unknown) => unknown;
 type RegisterHooks = (hooks: { resolve: ResolveHook }) => unknown;
 
 /** The package a bare specifier names (`@scope/name` or `name`), or undefined for a relative, absolute, URL or builtin specifier. */
@@ -28,20 +28,13 @@ export function announce(entry: UninstrumentedPackage): void {
   );
 }
 
-/** A package whose entry is named on use (`namedOnUse`): its client sent a request (the mcp instrumentation calls it). */
-export function announceUse(module: string): void {
-  const entry = UNINSTRUMENTED_PACKAGES.find((p) => p.module === module);
-  if (entry !== undefined) announce(entry);
-}
-
 /**
  * Watch the app's module resolutions (import and require alike: Node's in-thread `module.registerHooks`,
  * Node 22.15+) for the packages of uninstrumented-packages.ts. The hook resolves first (a package that is not
  * installed, which an optional import tries, is not named), then looks at bare specifiers only: one Map
  * lookup per resolution, nothing on modules afterstop does not list. A listed package resolved from inside
  * another listed package (Google ADK loads the MCP SDK) is that package's: only the outer one is named. One
- * named on use (the MCP clients) resolved from inside a package afterstop instruments (OpenAI Agents imports the
- * MCP SDK eagerly) waits for its first request (announceUse).
+ * counted only in its CommonJS build (`requiredOnly`: the MCP SDK's client) is named when `require` resolves it.
  * Without `registerHooks`, says once that it cannot watch. Never throws into the app.
  */
 export function watchUninstrumented(packages: readonly UninstrumentedPackage[] = UNINSTRUMENTED_PACKAGES): void {
@@ -65,8 +58,8 @@ export function watchUninstrumented(packages: readonly UninstrumentedPackage[] =
         const counted = entry?.subpaths === undefined || entry.subpaths.some((sub) => specifier.startsWith(`${entry.module}/${sub}`));
         if (entry !== undefined && counted && !seen.has(entry.module)) {
           const parent = context.parentURL ?? '';
-          const framework = entry.namedOnUse === true && INSTRUMENTED_PACKAGE_DIRS.some((dir) => parent.includes(dir));
-          if (!framework && !insideListed.some((dir) => parent.includes(dir))) {
+          const required = entry.requiredOnly !== true || (context.conditions ?? []).includes('require');
+          if (required && !insideListed.some((dir) => parent.includes(dir))) {
             seen.add(entry.module);
             announce(entry);
           }
