@@ -154,3 +154,13 @@ export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
 export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
 export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';
 export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
+
+// MCP and process trees (issue 48)
+/** The parent process's pid on `afterstop.process.spawn` / `afterstop.process.orphan` markers. */
+export const ATTR_PROCESS_PARENT_PID = 'process.parent_pid';
+/** `afterstop.framework` of a Claude Agent SDK `query()`. */
+export const FRAMEWORK_CLAUDE_AGENT_SDK = 'claude-agent-sdk';
+/** The cost in USD the agent SDK reported for the run (the Claude Agent SDK's result `total_cost_usd`), on the run span. */
+export const ATTR_RUN_COST_USD = 'afterstop.run.cost_usd';
+/** The value of {@link ATTR_TOOL_OUT_OF_SIGHT} for a tool an agent subprocess ran (the Claude Code CLI's Bash): its effect is that process's. */
+export const OUT_OF_SIGHT_SUBPROCESS = 'subprocess';

@@ -10,7 +10,7 @@
 export { joinOrStartRun, startRun } from './run-start.js';
 export { activeRun, activeTool, endStoppedRun } from './run-context.js';
 export { cancelSourceOf } from './run.js';
-export { callContext, contextOf } from './handles.js';
+export { annotateRun, callContext, contextOf, toolOutOfSight } from './handles.js';
 // The run's signal (and its deadline) handed to a framework call's options.
 export { withRunSignal } from './run-signal.js';
 
@@ -34,6 +34,7 @@ export { safely, sayOnce } from './safe.js';
 
 // The span contract's names adapters write themselves.
 export { ATTR_RUN_RESUMES, OUT_OF_SIGHT_MCP } from './semconv.js';
+export { ATTR_RUN_COST_USD, FRAMEWORK_CLAUDE_AGENT_SDK, OUT_OF_SIGHT_SUBPROCESS } from './semconv.js';
 
 // Time as OpenTelemetry has it (an end time taken when the framework reports it).
 export { hrTime } from './otel-compat.js';

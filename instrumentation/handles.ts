@@ -1,4 +1,4 @@
-import { context, type Context } from '@opentelemetry/api';
+import { context, type Attributes, type Context } from '@opentelemetry/api';
 import { InstrumentedModelCall } from './model.js';
 import { InstrumentedRun } from './run.js';
 import { contextWithRun } from './run-context.js';
@@ -24,4 +24,14 @@ export function contextOf(x: Run | ToolCall | ModelCall): Context | undefined {
  */
 export function callContext(run: Run, own: boolean): Context {
   return contextWithRun((own ? contextOf(run) : undefined) ?? context.active(), run);
+}
+
+/** Attributes a framework reported for the run as a whole (the Claude Agent SDK's cost), on the run span while it is open. */
+export function annotateRun(run: Run, attributes: Attributes): void {
+  if (run instanceof InstrumentedRun) run.annotate(attributes);
+}
+
+/** The call's effect happens where afterstop cannot watch it (`how`: afterstop.tool.out_of_sight's value). */
+export function toolOutOfSight(call: ToolCall, how: string): void {
+  if (call instanceof InstrumentedToolCall) call.effectOutOfSight(how);
 }

@@ -1,72 +1,74 @@
-// A user's app on the Claude Agent SDK (`@anthropic-ai/claude-agent-sdk`), run by the tests as
-// `node --import afterstop/register claude-agent-sdk-app.mjs <scenario>` with SIM_URL pointing at
-// the simulator (the Claude Code CLI the SDK spawns speaks to it through ANTHROPIC_BASE_URL). The app
-// wraps its turn in afterstop's manual API (a run whose signal is the Stop), as an app does for a
-// framework afterstop does not instrument. Its send_email tool (an in-process MCP tool of the SDK) POSTs
-// to the simulator's effect service, which commits 400 ms later whether or not the client waits.
-import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
-import { startRun } from 'afterstop';
+// A user's app on the Claude Agent SDK (`@anthropic-ai/claude-agent-sdk`), as its docs write one: `query()`
+// with an abortController, the Bash tool allowed, nothing of afterstop's in the code. Run by the tests as
+// `node --import afterstop/register claude-agent-sdk-app.mjs <scenario>` with SIM_URL pointing at the
+// simulator (the Claude Code CLI the SDK spawns speaks to it through ANTHROPIC_BASE_URL). The model asks for
+// a Bash command that waits, then POSTs an e-mail to the simulator's effect service (a `node -e` the CLI's
+// shell starts: the app's grandchild); the user presses Stop (aborts) while it waits.
+//   tool-ignores   the command waits 1 s: the CLI (which the SDK signals only 2 s after the abort) finishes
+//                  it, the e-mail goes out after Stop, and the CLI makes its next model call after Stop
+//   long-command   the command waits 3 s: the CLI, signalled 2 s after the abort, kills the command's process
+//                  tree (found with `ps`) and dies before the e-mail goes; both outlive a short grace period
+//   text           Stop during the model's stream (the app reads the partial messages, as a chat UI does)
+import { query } from '@anthropic-ai/claude-agent-sdk';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
 
 const scenario = process.argv[2];
 const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
-const out = { scenario, messages: [] };
+const out = { scenario, pid: process.pid, messages: [] };
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-home-'));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Heard of when the e-mail tool starts its POST (the Stop follows it). */
-let onToolStart = () => {};
-const mail = createSdkMcpServer({
-  name: 'mail',
-  version: '1.0.0',
-  tools: [
-    // The tool ignores the Stop: the e-mail goes after it.
-    tool('send_email', 'Send an e-mail', { to: z.string() }, async (input) => {
-      onToolStart();
-      const response = await fetch(`${process.env.SIM_URL}/effects/send_email?delayMs=400`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      });
-      return { content: [{ type: 'text', text: JSON.stringify(await response.json()) }] };
-    }),
-  ],
-});
+/** A Bash command that waits `ms`, then sends the e-mail (its only output is the service's answer). */
+const mailCommand = (ms) =>
+  `node -e "setTimeout(() => fetch('${process.env.SIM_URL}/effects/send_email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: 'alice@example.com' }) }).then((r) => r.text()).then(console.log), ${ms})"`;
+const bash = (ms) => `[[tool:Bash ${JSON.stringify({ command: mailCommand(ms), description: 'Send the e-mail' })}]]`;
 
-async function turn(prompt, abortController) {
-  const run = startRun({ agentName: 'claude', signal: abortController.signal });
+async function turn(prompt, { stopWhen, partial = false }) {
+  const abortController = new AbortController();
+  const options = {
+    abortController,
+    model: 'claude-sonnet-4-5',
+    maxTurns: 3,
+    tools: ['Bash'],
+    allowedTools: ['Bash'],
+    ...(partial ? { includePartialMessages: true } : {}),
+    env: { ...process.env, ANTHROPIC_BASE_URL: process.env.SIM_URL, ANTHROPIC_API_KEY: 'sk-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', HOME: home },
+  };
+  let stopping = false;
   try {
-    const options = {
-      abortController,
-      model: 'claude-sonnet-4-5',
-      maxTurns: 3,
-      mcpServers: { mail },
-      allowedTools: ['mcp__mail__send_email'],
-      tools: [],
-      env: { ...process.env, ANTHROPIC_BASE_URL: process.env.SIM_URL, ANTHROPIC_API_KEY: 'sk-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', HOME: home },
-    };
-    for await (const m of query({ prompt, options })) out.messages.push(m.subtype ? `${m.type}:${m.subtype}` : m.type);
-    run.end();
+    for await (const m of query({ prompt, options })) {
+      out.messages.push(m.subtype ? `${m.type}:${m.subtype}` : m.type);
+      if (m.type === 'result') out.costUsd = m.total_cost_usd;
+      const delay = stopping ? undefined : stopWhen(m);
+      if (delay !== undefined) {
+        stopping = true;
+        setTimeout(() => {
+          out.stopNs = now();
+          abortController.abort();
+        }, delay);
+      }
+    }
   } catch (e) {
-    out.error = e.name;
-    run.end({ error: e });
+    out.error = e.message;
   }
 }
 
-const EMAIL = '[[tool:mcp__mail__send_email {"to":"alice@example.com"}]]';
+const hasToolUse = (m) => m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use');
 if (scenario === 'tool-ignores') {
-  // Stop 50 ms into the tool's POST: the service commits at 400 ms, after Stop.
-  const stop = new AbortController();
-  onToolStart = () =>
-    setTimeout(() => {
-      out.stopNs = now();
-      stop.abort();
-    }, 50);
-  await turn(`E-mail the customer. ${EMAIL} [[tokens:5]]`, stop);
+  // Stop 300 ms into the command's wait; the e-mail goes 1 s after it started.
+  await turn(`E-mail the customer. ${bash(1000)} [[tokens:40]]`, { stopWhen: (m) => (hasToolUse(m) ? 300 : undefined) });
   // The e-mail lands after the turn gave up: wait for it, as a server process lives on.
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  await sleep(2500);
+} else if (scenario === 'long-command') {
+  await turn(`E-mail the customer. ${bash(3000)} [[tokens:5]]`, { stopWhen: (m) => (hasToolUse(m) ? 300 : undefined) });
+  // The app lives on past the command's 3 s (an e-mail would land by then) and the grace period.
+  await sleep(4000);
+} else if (scenario === 'text') {
+  // Stop 300 ms into the model's stream of 300 tokens.
+  await turn('Tell me a long story. [[tokens:300]]', { partial: true, stopWhen: (m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' ? 300 : undefined) });
+  await sleep(500);
 } else {
   throw new Error(`unknown scenario ${scenario}`);
 }

@@ -1,0 +1,59 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { activeRun, safely, VERSION } from '../adapter-api.js';
+
+/**
+ * Child processes, automatically: every `child_process` spawn (`spawn`, `exec`, `execFile`, `fork`, from
+ * `node:child_process` or `child_process`, CommonJS or ESM) made in a run's or a tool's context is the run's
+ * (`run.trackProcess`: a spawn marker, and its process tree watched for orphans past the grace period after the
+ * Stop, process.ts). It patches nothing: Node publishes each new ChildProcess on the `child_process` diagnostics
+ * channel, synchronously in the caller's context; the pid is read on the next tick, once the spawn returned.
+ */
+export class ChildProcessInstrumentation implements Instrumentation {
+  static readonly module: string | undefined = undefined;
+  readonly instrumentationName = 'afterstop-child-processes';
+  readonly instrumentationVersion = VERSION;
+  private config: InstrumentationConfig;
+  private enabled = false;
+
+  constructor(config: InstrumentationConfig = {}) {
+    this.config = config;
+  }
+
+  enable(): void {
+    if (this.enabled) return;
+    this.enabled = true;
+    subscribe('child_process', onChildProcess);
+  }
+
+  disable(): void {
+    if (!this.enabled) return;
+    this.enabled = false;
+    unsubscribe('child_process', onChildProcess);
+  }
+
+  setTracerProvider(): void {}
+  setMeterProvider(): void {}
+  setConfig(config: InstrumentationConfig): void {
+    this.config = config;
+  }
+  getConfig(): InstrumentationConfig {
+    return this.config;
+  }
+}
+
+type Child = { pid?: number; exitCode: number | null; signalCode: string | null; spawnfile?: string };
+
+function onChildProcess(message: unknown): void {
+  safely(
+    'child process',
+    () => {
+      const child = (message as { process?: Child } | undefined)?.process;
+      const run = activeRun();
+      if (child === undefined || run === undefined || (run as { hasEnded?: boolean }).hasEnded === true) return;
+      // The spawn has not happened yet: the pid (and the file spawned) is there once spawn() returned. A spawn that failed has none.
+      process.nextTick(() => safely('child process', () => (child.pid === undefined ? undefined : run.trackProcess(child)), undefined));
+    },
+    undefined,
+  );
+}

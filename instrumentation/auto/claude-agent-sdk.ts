@@ -1,0 +1,128 @@
+import { context } from '@opentelemetry/api';
+import { callContext, FRAMEWORK_CLAUDE_AGENT_SDK, joinOrStartRun, safely } from '../adapter-api.js';
+import { ClaudeMessages } from './claude-agent-sdk-messages.js';
+import { frameworkInstrumentation } from './framework-instrumentation.js';
+
+/** The `@anthropic-ai/claude-agent-sdk` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
+export const CLAUDE_AGENT_SDK_VERSIONS = ['>=0.2.0 <0.4'];
+
+type Json = Record<string, unknown>;
+type Fn = (...args: unknown[]) => unknown;
+type Iter = { next: Fn; return?: Fn; throw?: Fn };
+
+/**
+ * The Claude Agent SDK's `query()`: a run (unless the app already runs one: its calls then join it), framework
+ * `claude-agent-sdk`. The Stop: the app's `options.abortController` aborting, the Query's `interrupt()`, or the
+ * app leaving the iteration before its end (a cancel request each); the acknowledgement: the SDK's iteration
+ * ended or threw. What the CLI did, from the SDK's own messages (claude-agent-sdk-messages.ts). The SDK is asked
+ * for its partial messages (`includePartialMessages`), for each model turn's start, chunks and usage; when the app
+ * did not ask for them, they are not handed to it. The CLI the SDK spawns, and what it spawns, are the run's
+ * processes (auto/child-processes.ts): the query runs in the run's context. The app's objects are not changed:
+ * the options are copied, the Query the app gets is the SDK's own, its iterator observed.
+ */
+export const ClaudeAgentSdkInstrumentation = frameworkInstrumentation({
+  name: 'afterstop-claude-agent-sdk',
+  module: '@anthropic-ai/claude-agent-sdk',
+  versions: CLAUDE_AGENT_SDK_VERSIONS,
+  targets: (exports) => (typeof exports['query'] === 'function' ? [[exports, 'query', (original) => wrapQuery(original as Fn)]] : []),
+  switched: () => {},
+});
+
+function wrapQuery(original: Fn): Fn {
+  return function query(this: unknown, ...args: unknown[]): unknown {
+    const started = safely(
+      'claude-agent-sdk query',
+      () => {
+        const params = (args[0] ?? {}) as Json;
+        const options = (params['options'] ?? {}) as Json;
+        const controller = options['abortController'] as AbortController | undefined;
+        const signal = controller?.signal instanceof AbortSignal ? controller.signal : undefined;
+        const { run, own } = joinOrStartRun({ framework: FRAMEWORK_CLAUDE_AGENT_SDK, signal });
+        const observer = new ClaudeMessages(run, own, signal);
+        const hidePartials = options['includePartialMessages'] !== true;
+        return { observer, own, hidePartials, ctx: callContext(run, own), params: { ...params, options: { ...options, includePartialMessages: true } } };
+      },
+      undefined,
+    );
+    if (started === undefined) return original.apply(this, args);
+    const q = context.with(started.ctx, () => original.apply(this, [started.params, ...args.slice(1)])) as Json;
+    return safely('claude-agent-sdk query', () => observeQuery(q, started.observer, started.own, started.hidePartials), q);
+  };
+}
+
+/** The Query the app gets, its own object: `next`, its async iterator, `return` and `interrupt` observed on the instance. */
+function observeQuery(q: Json, observer: ClaudeMessages, own: boolean, hidePartials: boolean): Json {
+  const next = q['next'];
+  const iterate = q[Symbol.asyncIterator as unknown as string];
+  const interrupt = q['interrupt'];
+  const leave = q['return'];
+  if (typeof next !== 'function' || typeof iterate !== 'function') return q;
+  const stop = (reason: string): void => {
+    safely('claude-agent-sdk stop', () => (own && observer.run.cancelState === 'none' ? void observer.run.cancel({ source: 'user', reason }) : undefined), undefined);
+  };
+  q['next'] = function observedNext(this: unknown, ...a: unknown[]): Promise<unknown> {
+    return observedStep(() => (next as Fn).apply(this, a), observer, hidePartials);
+  };
+  q[Symbol.asyncIterator as unknown as string] = function observedIterator(this: unknown): unknown {
+    const it = (iterate as Fn).call(this) as Iter;
+    return safely('claude-agent-sdk iterator', () => observeIterator(it, observer, hidePartials, stop), it);
+  };
+  if (typeof interrupt === 'function') {
+    q['interrupt'] = function observedInterrupt(this: unknown, ...a: unknown[]): unknown {
+      stop('query.interrupt()');
+      return (interrupt as Fn).apply(this, a);
+    };
+  }
+  if (typeof leave === 'function') {
+    q['return'] = function observedReturn(this: unknown, ...a: unknown[]): unknown {
+      stop('the app stopped reading the query');
+      return (leave as Fn).apply(this, a);
+    };
+  }
+  return q;
+}
+
+function observeIterator(it: Iter, observer: ClaudeMessages, hidePartials: boolean, stop: (reason: string) => void): Iter & { [Symbol.asyncIterator](): unknown } {
+  return {
+    next: (...a: unknown[]) => observedStep(() => it.next(...a), observer, hidePartials),
+    // The app left the loop (`break`) before the SDK's end: its Stop.
+    return: (...a: unknown[]) => {
+      stop('the app stopped reading the query');
+      const r = it.return === undefined ? Promise.resolve({ done: true, value: a[0] }) : it.return(...a);
+      return Promise.resolve(r).then(
+        (v) => {
+          safely('claude-agent-sdk end', () => observer.iterationEnded(), undefined);
+          return v;
+        },
+        (error: unknown) => {
+          safely('claude-agent-sdk end', () => observer.iterationEnded(error), undefined);
+          throw error;
+        },
+      );
+    },
+    ...(it.throw === undefined ? {} : { throw: (...a: unknown[]) => (it.throw as Fn)(...a) }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** One `next()` of the app's: the SDK's messages observed until one the app is to see (partial messages it did not ask for are not). */
+async function observedStep(step: () => unknown, observer: ClaudeMessages, hidePartials: boolean): Promise<unknown> {
+  for (;;) {
+    let r: { done?: boolean; value?: unknown };
+    try {
+      r = (await step()) as { done?: boolean; value?: unknown };
+    } catch (error) {
+      safely('claude-agent-sdk end', () => observer.iterationEnded(error), undefined);
+      throw error;
+    }
+    if (r === null || typeof r !== 'object' || r.done === true) {
+      safely('claude-agent-sdk end', () => observer.iterationEnded(), undefined);
+      return r;
+    }
+    const m = r.value as Json | undefined;
+    safely('claude-agent-sdk message', () => (m !== null && typeof m === 'object' ? observer.message(m) : undefined), undefined);
+    if (!(hidePartials && m?.['type'] === 'stream_event')) return r;
+  }
+}

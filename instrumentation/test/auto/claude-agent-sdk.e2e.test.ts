@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { readTraces } from '../../../analyzer/index.js';
+import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } from '../../../test/helpers/sdk-app.js';
+
+/**
+ * The Claude Agent SDK under `node --import afterstop/register`, an app with no afterstop code
+ * (scorecard/apps/claude-agent-sdk-app.mjs): `query()` with an abortController, the real Claude Code CLI (from
+ * npm's per-platform package) against the simulator's Anthropic endpoint, its Bash tool running a `node -e`
+ * that waits, then sends an e-mail to the simulator's effect service. The user aborts while the command waits.
+ */
+const { app, runApp } = sdkApps();
+const APP = app('claude-agent-sdk-app.mjs');
+
+async function spans(r: AppRun) {
+  return (await readTraces(r.traces)).spans;
+}
+
+describe('Claude Agent SDK query(), Stop while its Bash tool runs', () => {
+  it('the CLI finishes the command and calls the model again after Stop: a cancelled run, the e-mail a possible ghost, the tokens after Stop counted, as the ledger has it', async () => {
+    const r = await runApp(APP, 'tool-ignores');
+    const stopNs = BigInt(String(r.out['stopNs']));
+    // The truth: the e-mail was sent and committed after the Stop; the CLI started a model call after it.
+    expect(r.effects).toHaveLength(1);
+    expect(r.effects[0]!.committedNs! > stopNs).toBe(true);
+    const truth = truthAfterStop(r);
+    expect(truth).toMatchObject({ ghostCommits: 1, modelCallsStarted: 1 });
+    expect(truth.outputTokensSent).toBeGreaterThan(0);
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
+    agreesWithTruth(r);
+    const all = await spans(r);
+    const run = all.find((s) => s.name.startsWith('invoke_agent'))!;
+    expect(run.attributes['afterstop.framework']).toBe('claude-agent-sdk');
+    expect(run.attributes['afterstop.run.cost_usd']).toBe(r.out['costUsd']);
+    const tool = all.find((s) => s.name === 'execute_tool Bash')!;
+    expect(tool.attributes).toMatchObject({ 'afterstop.tool.out_of_sight': 'subprocess', 'afterstop.tool.effect': 'unknown', 'gen_ai.tool.call.id': 'toolu_1' });
+    expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.tool)).toEqual(['Bash']);
+  });
+
+  it('the CLI is killed before the command ends: the call not delivered, the e-mail a possible ghost, the CLI and the command orphan processes past the grace period, by their first word only', async () => {
+    const r = await runApp(APP, 'long-command', { AFTERSTOP_PROCESS_GRACE_MS: '1000' });
+    const stopNs = BigInt(String(r.out['stopNs']));
+    // The truth: the CLI, signalled 2 s after the abort, killed the command's process tree before the e-mail went
+    // (afterstop could not see that: a possible ghost, which agrees).
+    expect(r.effects).toHaveLength(0);
+    expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 0, modelCallsStarted: 0 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 1 });
+    agreesWithTruth(r);
+    expect(Object.values(await toolResults(r))).toEqual(['cancelled']);
+    const all = await spans(r);
+    const spawns = all.filter((s) => s.name === 'afterstop.process.spawn');
+    const orphans = all.filter((s) => s.name === 'afterstop.process.orphan');
+    // The CLI is the app's child; the command's node its descendant, found in /proc.
+    const cli = spawns.find((s) => s.attributes['process.parent_pid'] === r.out['pid'])!;
+    expect(cli, JSON.stringify(spawns.map((s) => s.attributes))).toBeDefined();
+    const names = orphans.map((s) => s.attributes['process.executable.name']);
+    expect(names).toContain(cli.attributes['process.executable.name']);
+    expect(names).toContain('node');
+    expect(orphans.map((s) => s.attributes['process.pid'])).toContain(cli.attributes['process.pid']);
+    for (const s of orphans) expect(s.startNs - stopNs).toBeGreaterThanOrEqual(1_000_000_000n);
+    // Never the arguments: no attribute of a process marker holds the command's text.
+    for (const s of [...spawns, ...orphans]) for (const v of Object.values(s.attributes)) expect(String(v)).not.toMatch(/effects|setTimeout|-e|\s/);
+    expect(r.report.totals.orphan_processes).toBe(orphans.length);
+  });
+});
