@@ -12,7 +12,8 @@ import { annotateRun, ATTR_RUN_COST_USD, endStoppedRun, endToolCall, OUT_OF_SIGH
  *   `subprocess` for the CLI's own, Bash first): the effect happens in another process, so a call in flight at
  *   Stop is at best a possible ghost; an `aborted` assistant message ends the model call it cuts;
  * - a `user` message's `tool_result` blocks end them: delivered (into the CLI's conversation), unless the result
- *   says the call was interrupted (`is_error` and an interrupted/aborted/cancelled text): cancelled;
+ *   says the call was interrupted (`tool_use_result.interrupted`, or `is_error` with an interrupted/aborted/cancelled
+ *   text): cancelled;
  * - the `result` message: `total_cost_usd` on the run span (`afterstop.run.cost_usd`);
  * - the iteration's end: what is still open ends (a tool without a result: cancelled after a Stop, else dropped),
  *   and a run started for the query ends (acknowledged, when it was stopped).
@@ -140,10 +141,12 @@ export class ClaudeMessages {
       if (call === undefined) continue;
       this.tools.delete(block['tool_use_id']);
       const said = text(block['content']);
-      if (block['is_error'] !== true) endToolCall(call, { result: 'delivered' });
+      // The Bash tool's structured result says whether its command was interrupted.
+      const interrupted = (m['tool_use_result'] as Json | undefined)?.['interrupted'] === true || (block['is_error'] === true && INTERRUPTED.test(said));
+      if (block['is_error'] !== true && !interrupted) endToolCall(call, { result: 'delivered' });
       else {
-        const error = Object.assign(new Error(said.slice(0, 200) || 'the tool failed'), { name: INTERRUPTED.test(said) ? 'AbortError' : 'ToolError' });
-        endToolCall(call, { error, result: INTERRUPTED.test(said) ? 'cancelled' : 'delivered' });
+        const error = Object.assign(new Error(said.slice(0, 200) || 'the tool failed'), { name: interrupted ? 'AbortError' : 'ToolError' });
+        endToolCall(call, { error, result: interrupted ? 'cancelled' : 'delivered' });
       }
     }
   }

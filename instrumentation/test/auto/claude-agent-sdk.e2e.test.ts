@@ -32,6 +32,9 @@ describe('Claude Agent SDK query(), Stop while its Bash tool runs', () => {
     const run = all.find((s) => s.name.startsWith('invoke_agent'))!;
     expect(run.attributes['afterstop.framework']).toBe('claude-agent-sdk');
     expect(run.attributes['afterstop.run.cost_usd']).toBe(r.out['costUsd']);
+    // Instrumented now: not named as a package afterstop does not see into.
+    expect(run.attributes['afterstop.run.uninstrumented']).toBeUndefined();
+    expect(r.stderr).not.toMatch(/claude-agent-sdk.*is loaded/);
     const tool = all.find((s) => s.name === 'execute_tool Bash')!;
     expect(tool.attributes).toMatchObject({ 'afterstop.tool.out_of_sight': 'subprocess', 'afterstop.tool.effect': 'unknown', 'gen_ai.tool.call.id': 'toolu_1' });
     expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.tool)).toEqual(['Bash']);
