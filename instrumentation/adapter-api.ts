@@ -11,6 +11,8 @@ export { joinOrStartRun, startRun } from './run-start.js';
 export { activeRun, activeTool, endStoppedRun } from './run-context.js';
 export { cancelSourceOf } from './run.js';
 export { annotateRun, callContext, contextOf, toolOutOfSight } from './handles.js';
+// Child processes: the run's mark in their environment (process-tree.ts).
+export { RUN_MARK_VARIABLE } from './process-tree.js';
 // The run's signal (and its deadline) handed to a framework call's options.
 export { withRunSignal } from './run-signal.js';
 

@@ -122,3 +122,42 @@ export async function descendantsOf(roots: readonly number[]): Promise<TreeProce
   }
   return inBatches(found, async (s) => ({ pid: s.pid, ppid: s.ppid, startTime: s.startTime, executable: await executableOf(s.pid, s.comm) }));
 }
+
+/** The environment variable every process a run's spawn started carries (and its descendants inherit): the run's id. */
+export const RUN_MARK_VARIABLE = 'AFTERSTOP_RUN_ID';
+
+/**
+ * The processes whose environment carries `AFTERSTOP_RUN_ID=<runId>` (not this process): every descendant of a
+ * run's spawns that kept its environment, even one its parent left behind (reparented, out of any ppid walk: a
+ * `sleep 30 &` in a shell that returned). Only the user's own processes' environments can be read.
+ */
+export async function markedProcesses(runId: string): Promise<TreeProcess[]> {
+  if (!procAvailable()) return [];
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const mark = `${RUN_MARK_VARIABLE}=${runId}`;
+  const pids = entries
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((pid) => pid !== process.pid)
+    .slice(0, MAX_PROCS);
+  const marked = (
+    await inBatches(pids, async (pid) => {
+      try {
+        const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+        return environ.startsWith(`${mark}\0`) || environ.includes(`\0${mark}\0`) || environ.endsWith(`\0${mark}`) || environ === mark ? pid : undefined;
+      } catch {
+        return undefined;
+      }
+    })
+  ).filter((pid) => pid !== undefined);
+  const found = await inBatches(marked.slice(0, MAX_DESCENDANTS), async (pid) => {
+    const stat = await readStat(pid);
+    return stat === undefined ? undefined : { pid, ppid: stat.ppid, startTime: stat.startTime, executable: await executableOf(pid, stat.comm) };
+  });
+  return found.filter((p) => p !== undefined);
+}

@@ -6,8 +6,9 @@
 // shell starts: the app's grandchild); the user presses Stop (aborts) while it waits.
 //   tool-ignores   the command waits 1 s: the CLI (which the SDK signals only 2 s after the abort) finishes
 //                  it, the e-mail goes out after Stop, and the CLI makes its next model call after Stop
-//   long-command   the command waits 3 s: the CLI, signalled 2 s after the abort, kills the command's process
-//                  tree (found with `ps`) and dies before the e-mail goes; both outlive a short grace period
+//   long-command   the command starts a worker in a session of its own (`setsid`, in a subshell: reparented at
+//                  once) that sends 3 s later, and waits 5 s: the CLI, signalled 2 s after the abort, kills
+//                  the command's process tree and dies; the worker, out of that tree, lives on and sends
 //   text           Stop during the model's stream (the app reads the partial messages, as a chat UI does)
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import * as fs from 'node:fs';
@@ -24,6 +25,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const mailCommand = (ms) =>
   `node -e "setTimeout(() => fetch('${process.env.SIM_URL}/effects/send_email', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: 'alice@example.com' }) }).then((r) => r.text()).then(console.log), ${ms})"`;
 const bash = (ms) => `[[tool:Bash ${JSON.stringify({ command: mailCommand(ms), description: 'Send the e-mail' })}]]`;
+/** The same e-mail sent by a worker the command starts in the background (a subshell and a session of its own: out of the CLI's reach), then waits 5 s. */
+const bashWorker = (ms) => `[[tool:Bash ${JSON.stringify({ command: `(setsid ${mailCommand(ms)} > /dev/null 2>&1 &); sleep 5`, description: 'Send the e-mail' })}]]`;
 
 async function turn(prompt, { stopWhen, partial = false }) {
   const abortController = new AbortController();
@@ -62,7 +65,7 @@ if (scenario === 'tool-ignores') {
   // The e-mail lands after the turn gave up: wait for it, as a server process lives on.
   await sleep(2500);
 } else if (scenario === 'long-command') {
-  await turn(`E-mail the customer. ${bash(3000)} [[tokens:5]]`, { stopWhen: (m) => (hasToolUse(m) ? 300 : undefined) });
+  await turn(`E-mail the customer. ${bashWorker(3000)} [[tokens:5]]`, { stopWhen: (m) => (hasToolUse(m) ? 300 : undefined) });
   // The app lives on past the command's 3 s (an e-mail would land by then) and the grace period.
   await sleep(4000);
 } else if (scenario === 'text') {

@@ -64,7 +64,11 @@ describe('Claude Agent SDK messages → spans', () => {
     controller.abort();
     messages.iterationEnded(new Error('Claude Code process aborted by user'));
     const spans = await capture.spans(run.id);
-    const byId = Object.fromEntries(named(spans, 'execute_tool Read').concat(named(spans, 'execute_tool mcp__mail__send_email'), named(spans, 'execute_tool Bash')).map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes]));
+    const byId = Object.fromEntries(
+      named(spans, 'execute_tool Read')
+        .concat(named(spans, 'execute_tool mcp__mail__send_email'), named(spans, 'execute_tool Bash'))
+        .map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes]),
+    );
     expect(byId['toolu_r']).toMatchObject({ 'afterstop.tool.effect': 'read', 'afterstop.tool.result': 'delivered' });
     expect(byId['toolu_r']?.['afterstop.tool.out_of_sight']).toBeUndefined();
     expect(byId['toolu_m']).toMatchObject({ 'afterstop.tool.out_of_sight': 'mcp', 'afterstop.tool.result': 'cancelled' });

@@ -40,13 +40,14 @@ describe('Claude Agent SDK query(), Stop while its Bash tool runs', () => {
     expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.tool)).toEqual(['Bash']);
   });
 
-  it('the CLI is killed before the command ends: the call not delivered, the e-mail a possible ghost, the CLI and the command orphan processes past the grace period, by their first word only', async () => {
+  it('the CLI is killed before the command ends, its worker lives on and sends: the call not delivered, the e-mail a possible ghost, the CLI, the command and the worker (reparented) orphan processes past the grace period, by their first word only', async () => {
     const r = await runApp(APP, 'long-command', { AFTERSTOP_PROCESS_GRACE_MS: '1000' });
     const stopNs = BigInt(String(r.out['stopNs']));
-    // The truth: the CLI, signalled 2 s after the abort, killed the command's process tree before the e-mail went
-    // (afterstop could not see that: a possible ghost, which agrees).
-    expect(r.effects).toHaveLength(0);
-    expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 0, modelCallsStarted: 0 });
+    // The truth: the CLI, signalled 2 s after the abort, killed the command's process tree and died; the worker the
+    // command had started in a session of its own sent the e-mail 3 s after the command started.
+    expect(r.effects).toHaveLength(1);
+    expect(r.effects[0]!.committedNs! > stopNs).toBe(true);
+    expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 1, modelCallsStarted: 0 });
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 1 });
     agreesWithTruth(r);
     expect(Object.values(await toolResults(r))).toEqual(['cancelled']);
@@ -58,7 +59,10 @@ describe('Claude Agent SDK query(), Stop while its Bash tool runs', () => {
     expect(cli, JSON.stringify(spawns.map((s) => s.attributes))).toBeDefined();
     const names = orphans.map((s) => s.attributes['process.executable.name']);
     expect(names).toContain(cli.attributes['process.executable.name']);
-    expect(names).toContain('node');
+    expect(names).toEqual(expect.arrayContaining(['bash', 'sleep', 'node']));
+    // The worker: reparented when its subshell exited, out of the CLI's tree, found by the run's mark in its environment.
+    const worker = orphans.find((s) => s.attributes['process.executable.name'] === 'node')!;
+    expect(spawns.map((s) => s.attributes['process.pid'])).not.toContain(worker.attributes['process.parent_pid']);
     expect(orphans.map((s) => s.attributes['process.pid'])).toContain(cli.attributes['process.pid']);
     for (const s of orphans) expect(s.startNs - stopNs).toBeGreaterThanOrEqual(1_000_000_000n);
     // Never the arguments: no attribute of a process marker holds the command's text.
