@@ -4,7 +4,7 @@
 // simulator (the Claude Code CLI the SDK spawns speaks to it through ANTHROPIC_BASE_URL). The model asks for
 // a Bash command that waits, then POSTs an e-mail to the simulator's effect service (a `node -e` the CLI's
 // shell starts: the app's grandchild); the user presses Stop (aborts) while it waits.
-//   tool-ignores   the command waits 1 s: the CLI (which the SDK signals only 2 s after the abort) finishes
+//   tool-ignores   the command waits 300 ms: the CLI (which the SDK signals only 2 s after the abort) finishes
 //                  it, the e-mail goes out after Stop, and the CLI makes its next model call after Stop
 //   long-command   the command starts a worker in a session of its own (`setsid`, in a subshell: reparented at
 //                  once) that sends 3 s later, and waits 5 s: the CLI, signalled 2 s after the abort, kills
@@ -60,8 +60,9 @@ async function turn(prompt, { stopWhen, partial = false }) {
 
 const hasToolUse = (m) => m.type === 'assistant' && m.message.content.some((b) => b.type === 'tool_use');
 if (scenario === 'tool-ignores') {
-  // Stop 300 ms into the command's wait; the e-mail goes 1 s after it started.
-  await turn(`E-mail the customer. ${bash(1000)} [[tokens:40]]`, { stopWhen: (m) => (hasToolUse(m) ? 300 : undefined) });
+  // Stop 100 ms after the model asked for the command, which waits 300 ms: the CLI has most of its 2 s left to
+  // finish it and stream its next model call.
+  await turn(`E-mail the customer. ${bash(300)} [[tokens:10]]`, { stopWhen: (m) => (hasToolUse(m) ? 100 : undefined) });
   // The e-mail lands after the turn gave up: wait for it, as a server process lives on.
   await sleep(2500);
 } else if (scenario === 'long-command') {
