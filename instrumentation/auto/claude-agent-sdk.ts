@@ -3,8 +3,8 @@ import { callContext, FRAMEWORK_CLAUDE_AGENT_SDK, joinOrStartRun, safely } from 
 import { ClaudeMessages } from './claude-agent-sdk-messages.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 
-/** The `@anthropic-ai/claude-agent-sdk` versions this instrumentation is tested with (docs/instrumentations.md: supported versions). */
-export const CLAUDE_AGENT_SDK_VERSIONS = ['>=0.2.0 <0.4'];
+/** The `@anthropic-ai/claude-agent-sdk` versions this instrumentation is tested with (docs/instrumentations.md: supported versions): 0.3.337, the one installed (its message shapes change between minor versions). */
+export const CLAUDE_AGENT_SDK_VERSIONS = ['>=0.3.337 <0.4'];
 
 type Json = Record<string, unknown>;
 type Fn = (...args: unknown[]) => unknown;

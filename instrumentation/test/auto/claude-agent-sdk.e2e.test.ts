@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CLAUDE_AGENT_SDK_VERSIONS } from '../../auto/claude-agent-sdk.js';
 import { readTraces } from '../../../analyzer/index.js';
 import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } from '../../../test/helpers/sdk-app.js';
 
@@ -15,7 +16,7 @@ async function spans(r: AppRun) {
   return (await readTraces(r.traces)).spans;
 }
 
-describe('Claude Agent SDK query(), Stop while its Bash tool runs', () => {
+describe(`Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSIONS.join(' ')} (0.3.337) query(), Stop while its Bash tool runs`, () => {
   it('the CLI finishes the command and calls the model again after Stop: a cancelled run, the e-mail a possible ghost, the tokens after Stop counted, as the ledger has it', async () => {
     const r = await runApp(APP, 'tool-ignores');
     const stopNs = BigInt(String(r.out['stopNs']));
