@@ -14,6 +14,9 @@ import { annotateRun, ATTR_RUN_COST_USD, endStoppedRun, endToolCall, OUT_OF_SIGH
  * - a `user` message's `tool_result` blocks end them: delivered (into the CLI's conversation), unless the result
  *   says the call was interrupted (`tool_use_result.interrupted`, or `is_error` with an interrupted/aborted/cancelled
  *   text): cancelled;
+ * - a background task (`task_started` with `is_backgrounded`, Bash's `run_in_background`): its call's immediate
+ *   result is not its end; its `task_notification` is (completed: delivered; stopped: cancelled; failed: delivered,
+ *   with the error), so a background command still running at Stop is in flight at Stop;
  * - the `result` message: `total_cost_usd` on the run span (`afterstop.run.cost_usd`);
  * - the iteration's end: what is still open ends (a tool without a result: cancelled after a Stop, else dropped),
  *   and a run started for the query ends (acknowledged, when it was stopped).
@@ -33,6 +36,8 @@ const text = (content: unknown): string =>
 
 export class ClaudeMessages {
   private readonly tools = new Map<string, ToolCall>();
+  /** Tool calls whose work went on in the background (their immediate result is not their end). */
+  private readonly background = new Set<string>();
   /** The model call of each agent (the main loop: '', a subagent: its parent tool use id) whose stream is open. */
   private readonly models = new Map<string, { call: ModelCall; id: string | undefined; finish: string[] }>();
   /** Model turns (message ids) already recorded from their partial messages. */
@@ -60,6 +65,24 @@ export class ClaudeMessages {
       case 'result':
         if (typeof m['total_cost_usd'] === 'number') annotateRun(this.run, { [ATTR_RUN_COST_USD]: m['total_cost_usd'] });
         return;
+      case 'system':
+        return this.task(m);
+    }
+  }
+
+  /** A background task (Bash's `run_in_background`): its call goes on past its immediate result, until its notification. */
+  private task(m: Json): void {
+    const id = m['tool_use_id'];
+    if (typeof id !== 'string' || !this.tools.has(id)) return;
+    if (m['subtype'] === 'task_started' && m['is_backgrounded'] === true && this.background.size < MAX_OPEN) this.background.add(id);
+    else if (m['subtype'] === 'task_notification' && this.background.has(id)) {
+      const call = this.tools.get(id) as ToolCall;
+      this.tools.delete(id);
+      this.background.delete(id);
+      const status = m['status'];
+      if (status === 'completed') endToolCall(call, { result: 'delivered' });
+      else if (status === 'stopped') endToolCall(call, { result: 'cancelled' });
+      else endToolCall(call, { error: Object.assign(new Error(typeof m['summary'] === 'string' ? m['summary'].slice(0, 200) : 'the task failed'), { name: 'ToolError' }), result: 'delivered' });
     }
   }
 
@@ -138,7 +161,7 @@ export class ClaudeMessages {
     for (const block of content as Json[]) {
       if (block?.['type'] !== 'tool_result' || typeof block['tool_use_id'] !== 'string') continue;
       const call = this.tools.get(block['tool_use_id']);
-      if (call === undefined) continue;
+      if (call === undefined || this.background.has(block['tool_use_id'])) continue;
       this.tools.delete(block['tool_use_id']);
       const said = text(block['content']);
       // The Bash tool's structured result says whether its command was interrupted.

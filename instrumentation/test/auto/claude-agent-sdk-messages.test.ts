@@ -81,6 +81,28 @@ describe('Claude Agent SDK messages → spans', () => {
     expect(only(spans, 'invoke_agent').attributes['afterstop.run.outcome']).toBe('cancelled');
   });
 
+  it('a background command (run_in_background) goes on past its immediate result: ended by its task notification, or in flight at the Stop and cancelled', async () => {
+    const controller = new AbortController();
+    const run = startRun({ framework: 'claude-agent-sdk', signal: controller.signal });
+    const messages = new ClaudeMessages(run, true, controller.signal);
+    const started = (id: string): Json => ({ type: 'system', subtype: 'task_started', task_id: `t_${id}`, tool_use_id: id, is_backgrounded: true, task_type: 'local_bash' });
+    for (const id of ['toolu_done', 'toolu_running']) {
+      messages.message(tool(id, 'Bash', { command: 'sleep 1', run_in_background: true }));
+      messages.message(started(id));
+      messages.message(result(id, `Command running in background with ID: t_${id}.`));
+    }
+    messages.message({ type: 'system', subtype: 'task_notification', task_id: 't_toolu_done', tool_use_id: 'toolu_done', status: 'completed', summary: 'done' });
+    let spans = await capture.spans(run.id);
+    expect(named(spans, 'execute_tool Bash').map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['toolu_done']);
+    controller.abort();
+    messages.iterationEnded(new Error('Claude Code process aborted by user'));
+    spans = await capture.spans(run.id);
+    const stop = only(spans, 'afterstop.cancel.request');
+    const running = named(spans, 'execute_tool Bash').find((s) => s.attributes['gen_ai.tool.call.id'] === 'toolu_running')!;
+    expect(running.attributes['afterstop.tool.result']).toBe('cancelled');
+    expect(running.endNs).toBeGreaterThanOrEqual(stop.startNs);
+  });
+
   it("a query joining the app's own run leaves it open", async () => {
     const run = startRun({});
     const messages = new ClaudeMessages(run, false, undefined);
