@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_AGENT_SDK_VERSIONS } from '../../auto/claude-agent-sdk.js';
 import { readTraces } from '../../../analyzer/index.js';
@@ -69,5 +70,20 @@ describe(`Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSIONS.join(' ')} (0.3.337) quer
     // Never the arguments: no attribute of a process marker holds the command's text.
     for (const s of [...spawns, ...orphans]) for (const v of Object.values(s.attributes)) expect(String(v)).not.toMatch(/effects|setTimeout|-e|\s/);
     expect(r.report.totals.orphan_processes).toBe(orphans.length);
+  });
+});
+
+describe("Claude Agent SDK query() inside the app's own run", () => {
+  it("joins it: one run (the app's), the CLI's tool and model calls and its process in it, no run of its own", async () => {
+    const r = await runApp(fileURLToPath(new URL('../../../test/fixtures/claude-agent-sdk/manual-run-app.mjs', import.meta.url)), 'none');
+    expect(r.out['messages']).toContain('result');
+    const all = await spans(r);
+    const runs = all.filter((s) => s.name.startsWith('invoke_agent'));
+    expect(runs.map((s) => [s.attributes['afterstop.run.id'], s.attributes['afterstop.framework']])).toEqual([[r.out['runId'], 'manual']]);
+    const ofRun = (name: string) => all.filter((s) => s.name.startsWith(name)).map((s) => s.attributes['afterstop.run.id']);
+    expect(ofRun('execute_tool Bash')).toEqual([r.out['runId']]);
+    expect(ofRun('chat ')).toEqual([r.out['runId'], r.out['runId']]);
+    expect(ofRun('afterstop.process.spawn')).toContain(r.out['runId']);
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 0 });
   });
 });
