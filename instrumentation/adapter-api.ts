@@ -45,4 +45,4 @@ export { hrTime } from './otel-compat.js';
 export { VERSION } from './version.js';
 
 // The public types adapters handle.
-export type { CancelSource, ModelCall, ModelEndOptions, ModelUsage, Run, ToolCall } from './types.js';
+export type { CancelSource, ModelCall, ModelEndOptions, ModelUsage, Run, ToolCall, ToolEffect } from './types.js';

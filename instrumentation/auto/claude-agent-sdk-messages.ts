@@ -1,4 +1,18 @@
-import { annotateRun, ATTR_RUN_COST_USD, endStoppedRun, endToolCall, OUT_OF_SIGHT_MCP, OUT_OF_SIGHT_SUBPROCESS, safely, toolOutOfSight, type ModelCall, type Run, type ToolCall } from '../adapter-api.js';
+import {
+  annotateRun,
+  ATTR_RUN_COST_USD,
+  endStoppedRun,
+  endToolCall,
+  httpCommitsDetected,
+  OUT_OF_SIGHT_MCP,
+  OUT_OF_SIGHT_SUBPROCESS,
+  safely,
+  toolOutOfSight,
+  type ModelCall,
+  type Run,
+  type ToolCall,
+  type ToolEffect,
+} from '../adapter-api.js';
 
 /**
  * The Claude Agent SDK's messages as afterstop's spans (the SDK runs its agent loop in the Claude Code CLI, a
@@ -10,7 +24,9 @@ import { annotateRun, ATTR_RUN_COST_USD, endStoppedRun, endToolCall, OUT_OF_SIGH
  * - an `assistant` message's `tool_use` blocks start tool calls (id, name, input): effect `read` for the
  *   CLI's read-only built-ins, else `unknown`, with `afterstop.tool.out_of_sight` (`mcp` for an `mcp__…` tool,
  *   `subprocess` for the CLI's own, Bash first): the effect happens in another process, so a call in flight at
- *   Stop is at best a possible ghost; an `aborted` assistant message ends the model call it cuts;
+ *   Stop is at best a possible ghost; a tool of an in-process MCP server (`createSdkMcpServer`) has the effect
+ *   its annotations say, and its handler runs in the call's context here, its commits seen (claude-agent-sdk.ts);
+ *   an `aborted` assistant message ends the model call it cuts;
  * - a `user` message's `tool_result` blocks end them: delivered (into the CLI's conversation), unless the result
  *   says the call was interrupted (`tool_use_result.interrupted`, or `is_error` with an interrupted/aborted/cancelled
  *   text): cancelled;
@@ -34,6 +50,19 @@ const MAX_OPEN = 256;
 const text = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (typeof (c as Json | null)?.['text'] === 'string' ? ((c as Json)['text'] as string) : '')).join(' ') : '';
 
+/** A tool of an in-process MCP server (`createSdkMcpServer`): its handler runs in the app's process, in its call's context. */
+export interface InProcessTool {
+  /** As the CLI names it: `mcp__{server key}__{tool}`. */
+  name: string;
+  effect: ToolEffect;
+}
+
+/** An MCP tool's effect class from its annotations: readOnlyHint `read`, destructiveHint `irreversible`, idempotentHint `idempotent`, else `unknown`. */
+export function effectOf(annotations: unknown): ToolEffect {
+  const a = (annotations ?? {}) as Json;
+  return a['readOnlyHint'] === true ? 'read' : a['destructiveHint'] === true ? 'irreversible' : a['idempotentHint'] === true ? 'idempotent' : 'unknown';
+}
+
 export class ClaudeMessages {
   private readonly tools = new Map<string, ToolCall>();
   /** Tool calls whose work went on in the background (their immediate result is not their end). */
@@ -50,7 +79,27 @@ export class ClaudeMessages {
     private readonly own: boolean,
     /** The app's abortController's signal. */
     private readonly signal: AbortSignal | undefined,
+    /** The tools of the query's in-process MCP servers, by the CLI's name. */
+    private readonly inProcess: ReadonlyMap<string, InProcessTool> = new Map(),
   ) {}
+
+  /**
+   * The call an in-process MCP tool's handler is for (the CLI's `tools/call` carries the tool use id): the one
+   * its `tool_use` started, or, when the handler runs before the app has read that message, started now.
+   */
+  has(id: string): boolean {
+    return this.tools.has(id);
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  callFor(id: string, name: string, input: unknown): ToolCall | undefined {
+    if (this.ended) return undefined;
+    if (!this.tools.has(id) && this.tools.size < MAX_OPEN) this.startTool(id, name, input);
+    return this.tools.get(id);
+  }
 
   /** One message the SDK yielded. */
   message(m: Json): void {
@@ -149,6 +198,12 @@ export class ClaudeMessages {
   }
 
   private startTool(id: string, name: string, input: unknown): void {
+    const own = this.inProcess.get(name);
+    if (own !== undefined) {
+      // Its handler runs here, in the call's context: its commits are seen.
+      this.tools.set(id, this.run.startTool({ name, callId: id, effect: own.effect, detectCommits: httpCommitsDetected(), arguments: input }));
+      return;
+    }
     const read = READ_ONLY_TOOLS.has(name);
     const call = this.run.startTool({ name, callId: id, effect: read ? 'read' : 'unknown', arguments: input });
     if (!read) toolOutOfSight(call, name.startsWith('mcp__') ? OUT_OF_SIGHT_MCP : OUT_OF_SIGHT_SUBPROCESS);

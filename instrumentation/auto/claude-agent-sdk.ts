@@ -1,6 +1,6 @@
 import { context } from '@opentelemetry/api';
-import { callContext, FRAMEWORK_CLAUDE_AGENT_SDK, joinOrStartRun, safely } from '../adapter-api.js';
-import { ClaudeMessages } from './claude-agent-sdk-messages.js';
+import { activeRun, callContext, FRAMEWORK_CLAUDE_AGENT_SDK, invokeInToolCall, joinOrStartRun, safely, type Run } from '../adapter-api.js';
+import { ClaudeMessages, effectOf, type InProcessTool } from './claude-agent-sdk-messages.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 
 /** The `@anthropic-ai/claude-agent-sdk` versions this instrumentation is tested with (docs/instrumentations.md: supported versions): 0.3.337, the one installed (its message shapes change between minor versions). */
@@ -24,9 +24,97 @@ export const ClaudeAgentSdkInstrumentation = frameworkInstrumentation({
   name: 'afterstop-claude-agent-sdk',
   module: '@anthropic-ai/claude-agent-sdk',
   versions: CLAUDE_AGENT_SDK_VERSIONS,
-  targets: (exports) => (typeof exports['query'] === 'function' ? [[exports, 'query', (original) => wrapQuery(original as Fn)]] : []),
+  targets: (exports) => [
+    ...(typeof exports['query'] === 'function' ? [[exports, 'query', (original: unknown) => wrapQuery(original as Fn)] as [Json, string, (o: unknown) => unknown]] : []),
+    ...(typeof exports['createSdkMcpServer'] === 'function' ? [[exports, 'createSdkMcpServer', (original: unknown) => wrapCreateServer(original as Fn)] as [Json, string, (o: unknown) => unknown]] : []),
+  ],
   switched: () => {},
 });
+
+/** The tools of each in-process MCP server the app made (`createSdkMcpServer`'s config), each tool's definition by its name. */
+const SERVERS = new WeakMap<object, Map<string, Json>>();
+/** The tool definitions whose handler afterstop wrapped, with the name of the server key they were found under in a query. */
+const DEFINITIONS = new WeakMap<object, { name: string }>();
+/** The queries of each run (the handler of an in-process tool runs in the query's context: its run's). */
+const OBSERVERS = new WeakMap<Run, Set<ClaudeMessages>>();
+
+function observersOf(run: Run): Set<ClaudeMessages> {
+  let set = OBSERVERS.get(run);
+  if (set === undefined) OBSERVERS.set(run, (set = new Set()));
+  return set;
+}
+
+/** The query's in-process MCP tools, by the CLI's name for them (`mcp__{server key}__{tool}`), with their effect from their annotations. */
+function inProcessTools(servers: unknown): Map<string, InProcessTool> {
+  const tools = new Map<string, InProcessTool>();
+  if (servers === null || typeof servers !== 'object') return tools;
+  for (const [key, config] of Object.entries(servers as Json)) {
+    const defs = config !== null && typeof config === 'object' ? SERVERS.get(config) : undefined;
+    for (const [tool, def] of defs ?? []) {
+      const name = `mcp__${key}__${tool}`;
+      tools.set(name, { name, effect: effectOf(def['annotations']) });
+      DEFINITIONS.set(def, { name });
+    }
+  }
+  return tools;
+}
+
+/**
+ * `createSdkMcpServer({ name, tools })`: each tool's handler runs in the app's process; wrapped (on a copy of
+ * the definition) to run in its tool call's context, which the CLI's `tools/call` names
+ * (`_meta["claudecode/toolUseId"]`), so its HTTP commits are the call's.
+ */
+function wrapCreateServer(original: Fn): Fn {
+  return function createSdkMcpServer(this: unknown, ...args: unknown[]): unknown {
+    const prepared = safely(
+      'claude-agent-sdk mcp server',
+      () => {
+        const options = (args[0] ?? {}) as Json;
+        if (!Array.isArray(options['tools'])) return undefined;
+        const defs = new Map<string, Json>();
+        const tools = (options['tools'] as unknown[]).map((t) => {
+          const def = t as Json;
+          if (def === null || typeof def !== 'object' || typeof def['handler'] !== 'function' || typeof def['name'] !== 'string') return t;
+          const copy: Json = { ...def, handler: observedHandler(def['handler'] as Fn, () => copy) };
+          defs.set(def['name'], copy);
+          return copy;
+        });
+        return { options: { ...options, tools }, defs };
+      },
+      undefined,
+    );
+    if (prepared === undefined) return original.apply(this, args);
+    const config = original.apply(this, [prepared.options, ...args.slice(1)]);
+    safely('claude-agent-sdk mcp server', () => (config !== null && typeof config === 'object' ? SERVERS.set(config, prepared.defs) : undefined), undefined);
+    return config;
+  };
+}
+
+function observedHandler(handler: Fn, def: () => Json): Fn {
+  return function handle(this: unknown, input: unknown, extra: unknown): unknown {
+    const call = safely(
+      'claude-agent-sdk mcp tool',
+      () => {
+        const id = ((extra as Json | undefined)?.['_meta'] as Json | undefined)?.['claudecode/toolUseId'];
+        const name = DEFINITIONS.get(def())?.name;
+        const run = activeRun();
+        if (typeof id !== 'string' || name === undefined || run === undefined) return undefined;
+        // The query that runs this tool: the one of the run that knows the id, else the latest still going.
+        const observers = [...(OBSERVERS.get(run) ?? [])];
+        const observer = observers.find((o) => o.has(id)) ?? observers.reverse().find((o) => !o.isEnded);
+        return observer?.callFor(id, name, input);
+      },
+      undefined,
+    );
+    if (call === undefined) return handler.call(this, input, extra);
+    // Its end is the tool_result the CLI reports (claude-agent-sdk-messages.ts), not the handler's return.
+    return invokeInToolCall(
+      call,
+      () => handler.call(this, input, extra),
+      () => {},
+    );
+  };
+}
 
 function wrapQuery(original: Fn): Fn {
   return function query(this: unknown, ...args: unknown[]): unknown {
@@ -38,7 +126,8 @@ function wrapQuery(original: Fn): Fn {
         const controller = options['abortController'] as AbortController | undefined;
         const signal = controller?.signal instanceof AbortSignal ? controller.signal : undefined;
         const { run, own } = joinOrStartRun({ framework: FRAMEWORK_CLAUDE_AGENT_SDK, signal });
-        const observer = new ClaudeMessages(run, own, signal);
+        const observer = new ClaudeMessages(run, own, signal, inProcessTools(options['mcpServers']));
+        observersOf(run).add(observer);
         const hidePartials = options['includePartialMessages'] !== true;
         return { observer, own, hidePartials, ctx: callContext(run, own), params: { ...params, options: { ...options, includePartialMessages: true } } };
       },

@@ -10,10 +10,13 @@
 //                  once) that sends 3 s later, and waits 5 s: the CLI, signalled 2 s after the abort, kills
 //                  the command's process tree and dies; the worker, out of that tree, lives on and sends
 //   text           Stop during the model's stream (the app reads the partial messages, as a chat UI does)
-import { query } from '@anthropic-ai/claude-agent-sdk';
+//   mcp-tool       the app's own tool (an in-process MCP server, `createSdkMcpServer`) POSTs the e-mail, which
+//                  the service commits 400 ms later; Stop 50 ms into the POST: the tool ignores it
+import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { z } from 'zod';
 
 const scenario = process.argv[2];
 const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
@@ -28,14 +31,34 @@ const bash = (ms) => `[[tool:Bash ${JSON.stringify({ command: mailCommand(ms), d
 /** The same e-mail sent by a worker the command starts in the background (a subshell and a session of its own: out of the CLI's reach), then waits 5 s. */
 const bashWorker = (ms) => `[[tool:Bash ${JSON.stringify({ command: `(setsid ${mailCommand(ms)} > /dev/null 2>&1 &); sleep 5`, description: 'Send the e-mail' })}]]`;
 
-async function turn(prompt, { stopWhen, partial = false }) {
-  const abortController = new AbortController();
+/** Heard of when the e-mail tool starts its POST (the Stop follows it). */
+let onToolStart = () => {};
+const mail = createSdkMcpServer({
+  name: 'mail',
+  version: '1.0.0',
+  tools: [
+    tool(
+      'send_email',
+      'Send an e-mail',
+      { to: z.string() },
+      async (input) => {
+        onToolStart();
+        const response = await fetch(`${process.env.SIM_URL}/effects/send_email?delayMs=400`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+        return { content: [{ type: 'text', text: JSON.stringify(await response.json()) }] };
+      },
+      { annotations: { destructiveHint: true } },
+    ),
+  ],
+});
+
+async function turn(prompt, { stopWhen, partial = false, mcp = false, controller }) {
+  const abortController = controller ?? new AbortController();
+  abortController.signal.addEventListener('abort', () => (out.stopNs ??= now()));
   const options = {
     abortController,
     model: 'claude-sonnet-4-5',
     maxTurns: 3,
-    tools: ['Bash'],
-    allowedTools: ['Bash'],
+    ...(mcp ? { tools: [], mcpServers: { mail }, allowedTools: ['mcp__mail__send_email'] } : { tools: ['Bash'], allowedTools: ['Bash'] }),
     ...(partial ? { includePartialMessages: true } : {}),
     env: { ...process.env, ANTHROPIC_BASE_URL: process.env.SIM_URL, ANTHROPIC_API_KEY: 'sk-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', HOME: home },
   };
@@ -69,6 +92,13 @@ if (scenario === 'tool-ignores') {
   await turn(`E-mail the customer. ${bashWorker(3000)} [[tokens:5]]`, { stopWhen: (m) => (hasToolUse(m) ? 300 : undefined) });
   // The app lives on past the command's 3 s (an e-mail would land by then) and the grace period.
   await sleep(4000);
+} else if (scenario === 'mcp-tool') {
+  const stop = new AbortController();
+  onToolStart = () => setTimeout(() => stop.abort(), 50);
+  // Stop 50 ms into the tool's POST: the service commits at 400 ms, after Stop.
+  await turn('E-mail the customer. [[tool:mcp__mail__send_email {"to":"alice@example.com"}]] [[tokens:5]]', { mcp: true, stopWhen: () => undefined, controller: stop });
+  // The e-mail lands after the turn gave up: wait for it, as a server process lives on.
+  await sleep(1500);
 } else if (scenario === 'text') {
   // Stop 300 ms into the model's stream of 300 tokens.
   await turn('Tell me a long story. [[tokens:300]]', { partial: true, stopWhen: (m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' ? 300 : undefined) });

@@ -73,6 +73,25 @@ describe(`Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSIONS.join(' ')} (0.3.337) quer
   });
 });
 
+describe("Claude Agent SDK query() with the app's own tool (an in-process MCP server), Stop during its POST", () => {
+  it("the handler runs in its call's context: the e-mail that landed after Stop is a known ghost, though the CLI was told the call was cancelled; the effect from the tool's annotations", async () => {
+    const r = await runApp(APP, 'mcp-tool');
+    const stopNs = BigInt(String(r.out['stopNs']));
+    expect(r.effects).toHaveLength(1);
+    expect(r.effects[0]!.committedNs! > stopNs).toBe(true);
+    expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 1 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, ghost_commits_possible: 0 });
+    agreesWithTruth(r);
+    const all = await spans(r);
+    const tool = all.find((s) => s.name === 'execute_tool mcp__mail__send_email')!;
+    expect(tool.attributes).toMatchObject({ 'afterstop.tool.effect': 'irreversible', 'afterstop.tool.result': 'cancelled' });
+    expect(tool.attributes['afterstop.tool.out_of_sight']).toBeUndefined();
+    const commit = all.find((s) => s.name === 'afterstop.tool.commit')!;
+    expect(commit.attributes).toMatchObject({ 'gen_ai.tool.call.id': tool.attributes['gen_ai.tool.call.id'], 'afterstop.tool.commit.evidence': 'response' });
+    expect(commit.startNs > stopNs).toBe(true);
+  });
+});
+
 describe("Claude Agent SDK query() inside the app's own run", () => {
   it("joins it: one run (the app's), the CLI's tool and model calls and its process in it, no run of its own", async () => {
     const r = await runApp(fileURLToPath(new URL('../../../test/fixtures/claude-agent-sdk/manual-run-app.mjs', import.meta.url)), 'none');
