@@ -142,7 +142,7 @@ export class ClaudeMessages {
         this.endModel(agent, { complete: false });
         const call = this.run.startModelCall({ provider: 'anthropic', model: typeof message['model'] === 'string' ? message['model'] : 'unknown' });
         const id = typeof message['id'] === 'string' ? message['id'] : undefined;
-        if (id !== undefined && this.streamed.size < MAX_OPEN * 16) this.streamed.add(id);
+        if (id !== undefined) this.sawStream(id);
         const usage = message['usage'] as Json | undefined;
         if (typeof usage?.['input_tokens'] === 'number') call.usage({ inputTokens: usage['input_tokens'] });
         this.models.set(agent, { call, id, finish: [] });
@@ -166,6 +166,12 @@ export class ClaudeMessages {
     }
   }
 
+  /** A model turn recorded (bounded: the oldest ids go first; a turn's messages come together). */
+  private sawStream(id: string): void {
+    if (this.streamed.size >= MAX_OPEN) this.streamed.delete(this.streamed.values().next().value as string);
+    this.streamed.add(id);
+  }
+
   private endModel(agent: string, how: { complete: boolean }): void {
     const open = this.models.get(agent);
     if (open === undefined) return;
@@ -181,7 +187,7 @@ export class ClaudeMessages {
     if (m['aborted'] === true) this.endModel(agent, { complete: false });
     // No partial messages for it: the whole model call is this message.
     else if (id === undefined || !this.streamed.has(id)) {
-      if (id !== undefined && this.streamed.size < MAX_OPEN * 16) this.streamed.add(id);
+      if (id !== undefined) this.sawStream(id);
       const call = this.run.startModelCall({ provider: 'anthropic', model: typeof message['model'] === 'string' ? message['model'] : 'unknown' });
       const usage = message['usage'] as Json | undefined;
       call.usage({
