@@ -12,9 +12,10 @@ type Iter = { next: Fn; return?: Fn; throw?: Fn };
 
 /**
  * The Claude Agent SDK's `query()`: a run (unless the app already runs one: its calls then join it), framework
- * `claude-agent-sdk`. The Stop: the app's `options.abortController` aborting, the Query's `interrupt()`, or the
- * app leaving the iteration before its end (a cancel request each); the acknowledgement: the SDK's iteration
- * ended or threw. What the CLI did, from the SDK's own messages (claude-agent-sdk-messages.ts). The SDK is asked
+ * `claude-agent-sdk`. The Stop: the app's `options.abortController` aborting, the Query's `interrupt()` (of a
+ * query with a string prompt: a session fed by an async iterable goes on after it, its later turns in the same
+ * run, so there only the abort is a Stop), or the app leaving the iteration before its end (a cancel request
+ * each); the acknowledgement: the SDK's iteration ended or threw. What the CLI did, from the SDK's own messages (claude-agent-sdk-messages.ts). The SDK is asked
  * for its partial messages (`includePartialMessages`), for each model turn's start, chunks and usage; when the app
  * did not ask for them, they are not handed to it. The CLI the SDK spawns, and what it spawns, are the run's
  * processes (auto/child-processes.ts): the query runs in the run's context. The app's objects are not changed:
@@ -129,18 +130,20 @@ function wrapQuery(original: Fn): Fn {
         const observer = new ClaudeMessages(run, own, signal, inProcessTools(options['mcpServers']));
         observersOf(run).add(observer);
         const hidePartials = options['includePartialMessages'] !== true;
-        return { observer, own, hidePartials, ctx: callContext(run, own), params: { ...params, options: { ...options, includePartialMessages: true } } };
+        // A session fed by an async iterable of user messages goes on after an interrupt(): no Stop of the query.
+        const singleTurn = typeof params['prompt'] === 'string';
+        return { observer, own, hidePartials, singleTurn, ctx: callContext(run, own), params: { ...params, options: { ...options, includePartialMessages: true } } };
       },
       undefined,
     );
     if (started === undefined) return original.apply(this, args);
     const q = context.with(started.ctx, () => original.apply(this, [started.params, ...args.slice(1)])) as Json;
-    return safely('claude-agent-sdk query', () => observeQuery(q, started.observer, started.own, started.hidePartials), q);
+    return safely('claude-agent-sdk query', () => observeQuery(q, started.observer, started.own, started.hidePartials, started.singleTurn), q);
   };
 }
 
 /** The Query the app gets, its own object: `next`, its async iterator, `return` and `interrupt` observed on the instance. */
-function observeQuery(q: Json, observer: ClaudeMessages, own: boolean, hidePartials: boolean): Json {
+function observeQuery(q: Json, observer: ClaudeMessages, own: boolean, hidePartials: boolean, singleTurn: boolean): Json {
   const next = q['next'];
   const iterate = q[Symbol.asyncIterator as unknown as string];
   const interrupt = q['interrupt'];
@@ -156,7 +159,7 @@ function observeQuery(q: Json, observer: ClaudeMessages, own: boolean, hideParti
     const it = (iterate as Fn).call(this) as Iter;
     return safely('claude-agent-sdk iterator', () => observeIterator(it, observer, hidePartials, stop), it);
   };
-  if (typeof interrupt === 'function') {
+  if (typeof interrupt === 'function' && singleTurn) {
     q['interrupt'] = function observedInterrupt(this: unknown, ...a: unknown[]): unknown {
       stop('query.interrupt()');
       return (interrupt as Fn).apply(this, a);
