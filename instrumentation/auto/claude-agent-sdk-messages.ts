@@ -42,8 +42,12 @@ type Json = Record<string, unknown>;
 /** The CLI's built-in tools that only read. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['Read', 'Grep', 'Glob', 'LS', 'NotebookRead', 'WebFetch', 'WebSearch', 'TodoRead', 'BashOutput', 'ListMcpResourcesTool', 'ReadMcpResourceTool']);
 
-/** A tool result saying its call did not run to its end (Claude Code writes "[Request interrupted by user for tool use]"). */
-const INTERRUPTED = /interrupt|abort|cancel/i;
+/**
+ * A tool result saying its call did not run to its end: Claude Code writes "[Request interrupted by user for tool
+ * use]", or, for a call stopped by `interrupt()`, "The user doesn't want to proceed with this tool use. … this call
+ * was stopped while running" (0.3.337).
+ */
+const INTERRUPTED = /interrupt|abort|cancel|stopped while running|doesn't want to proceed/i;
 
 const MAX_OPEN = 256;
 

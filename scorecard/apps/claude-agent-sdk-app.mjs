@@ -10,6 +10,7 @@
 //                  once) that sends 3 s later, and waits 5 s: the CLI, signalled 2 s after the abort, kills
 //                  the command's process tree and dies; the worker, out of that tree, lives on and sends
 //   text           Stop during the model's stream (the app reads the partial messages, as a chat UI does)
+//   interrupt      the Stop is the Query's interrupt() while the command waits 1 s
 //   mcp-tool       the app's own tool (an in-process MCP server, `createSdkMcpServer`) POSTs the e-mail, which
 //                  the service commits 400 ms later; Stop 50 ms into the POST: the tool ignores it
 import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
@@ -51,7 +52,7 @@ const mail = createSdkMcpServer({
   ],
 });
 
-async function turn(prompt, { stopWhen, partial = false, mcp = false, controller }) {
+async function turn(prompt, { stopWhen, partial = false, mcp = false, controller, interrupt = false }) {
   const abortController = controller ?? new AbortController();
   abortController.signal.addEventListener('abort', () => (out.stopNs ??= now()));
   const options = {
@@ -64,7 +65,8 @@ async function turn(prompt, { stopWhen, partial = false, mcp = false, controller
   };
   let stopping = false;
   try {
-    for await (const m of query({ prompt, options })) {
+    const q = query({ prompt, options });
+    for await (const m of q) {
       out.messages.push(m.subtype ? `${m.type}:${m.subtype}` : m.type);
       if (m.type === 'result') out.costUsd = m.total_cost_usd;
       const delay = stopping ? undefined : stopWhen(m);
@@ -72,7 +74,8 @@ async function turn(prompt, { stopWhen, partial = false, mcp = false, controller
         stopping = true;
         setTimeout(() => {
           out.stopNs = now();
-          abortController.abort();
+          if (interrupt) void q.interrupt();
+          else abortController.abort();
         }, delay);
       }
     }
@@ -98,6 +101,10 @@ if (scenario === 'tool-ignores') {
   // Stop 50 ms into the tool's POST: the service commits at 400 ms, after Stop.
   await turn('E-mail the customer. [[tool:mcp__mail__send_email {"to":"alice@example.com"}]] [[tokens:5]]', { mcp: true, stopWhen: () => undefined, controller: stop });
   // The e-mail lands after the turn gave up: wait for it, as a server process lives on.
+  await sleep(1500);
+} else if (scenario === 'interrupt') {
+  // The user's Stop is the Query's interrupt(), 100 ms after the model asked for the command, which waits 1 s.
+  await turn(`E-mail the customer. ${bash(1000)} [[tokens:5]]`, { interrupt: true, stopWhen: (m) => (hasToolUse(m) ? 100 : undefined) });
   await sleep(1500);
 } else if (scenario === 'text') {
   // Stop 300 ms into the model's stream of 300 tokens.

@@ -71,6 +71,18 @@ describe(`Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSIONS.join(' ')} (0.3.337) quer
     for (const s of [...spawns, ...orphans]) for (const v of Object.values(s.attributes)) expect(String(v)).not.toMatch(/effects|setTimeout|-e|\s/);
     expect(r.report.totals.orphan_processes).toBe(orphans.length);
   });
+
+  it("the Stop is the Query's interrupt(): a cancel request, the CLI interrupts the command (the e-mail never goes), the call cancelled, as the ledger has it", async () => {
+    const r = await runApp(APP, 'interrupt');
+    expect(r.effects).toHaveLength(0);
+    expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 0 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0 });
+    agreesWithTruth(r);
+    const all = await spans(r);
+    expect(all.find((s) => s.name === 'afterstop.cancel.request')?.attributes['afterstop.cancel.reason']).toBe('query.interrupt()');
+    expect(all.filter((s) => s.name === 'afterstop.cancel.ack')).toHaveLength(1);
+    expect(Object.values(await toolResults(r))).toEqual(['cancelled']);
+  });
 });
 
 describe("Claude Agent SDK query() with the app's own tool (an in-process MCP server), Stop during its POST", () => {
