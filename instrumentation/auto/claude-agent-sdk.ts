@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { activeRun, callContext, FRAMEWORK_CLAUDE_AGENT_SDK, invokeInToolCall, joinOrStartRun, safely, type Run } from '../adapter-api.js';
+import { activeRun, callContext, FRAMEWORK_CLAUDE_AGENT_SDK, invokeInToolCall, joinOrStartRun, safely, withRunSignal, type Run } from '../adapter-api.js';
 import { ClaudeMessages, effectOf, type InProcessTool } from './claude-agent-sdk-messages.js';
 import { frameworkInstrumentation } from './framework-instrumentation.js';
 
@@ -132,7 +132,14 @@ function wrapQuery(original: Fn): Fn {
         const hidePartials = options['includePartialMessages'] !== true;
         // A session fed by an async iterable of user messages goes on after an interrupt(): no Stop of the query.
         const singleTurn = typeof params['prompt'] === 'string';
-        return { observer, own, hidePartials, singleTurn, ctx: callContext(run, own), params: { ...params, options: { ...options, includePartialMessages: true } } };
+        const sdkOptions: Json = { ...options, includePartialMessages: true };
+        // The guard's deadline reaches the SDK as an abort of the query's controller (one made for it when the app gave none).
+        if (own && (withRunSignal(run, {}, 'signal') as Json)['signal'] instanceof AbortSignal) {
+          const sdkController = controller instanceof AbortController ? controller : new AbortController();
+          if (sdkController !== controller) sdkOptions['abortController'] = sdkController;
+          run.signal.addEventListener('abort', () => safely('claude-agent-sdk deadline', () => (byDeadline(run.signal.reason) ? sdkController.abort(run.signal.reason) : undefined), undefined), { once: true });
+        }
+        return { observer, own, hidePartials, singleTurn, ctx: callContext(run, own), params: { ...params, options: sdkOptions } };
       },
       undefined,
     );
@@ -141,6 +148,9 @@ function wrapQuery(original: Fn): Fn {
     return safely('claude-agent-sdk query', () => observeQuery(q, started.observer, started.own, started.hidePartials, started.singleTurn), q);
   };
 }
+
+/** An abort by the guard's deadline (DeadlineExceededError): the run's signal aborts for the app's own Stops too, which reach the SDK by themselves. */
+const byDeadline = (reason: unknown): boolean => typeof (reason as { deadlineMs?: unknown } | null)?.deadlineMs === 'number' && (reason as Error).name === 'TimeoutError';
 
 /** The Query the app gets, its own object: `next`, its async iterator, `return` and `interrupt` observed on the instance. */
 function observeQuery(q: Json, observer: ClaudeMessages, own: boolean, hidePartials: boolean, singleTurn: boolean): Json {

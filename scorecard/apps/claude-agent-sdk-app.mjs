@@ -10,6 +10,7 @@
 //                  once) that sends 3 s later, and waits 5 s: the CLI, signalled 2 s after the abort, kills
 //                  the command's process tree and dies; the worker, out of that tree, lives on and sends
 //   text           Stop during the model's stream (the app reads the partial messages, as a chat UI does)
+//   no-stop        no Stop: the command waits 3 s, then the e-mail goes and the model answers
 //   interrupt      the Stop is the Query's interrupt() while the command waits 1 s
 //   mcp-tool       the app's own tool (an in-process MCP server, `createSdkMcpServer`) POSTs the e-mail, which
 //                  the service commits 400 ms later; Stop 50 ms into the POST: the tool ignores it
@@ -106,6 +107,9 @@ if (scenario === 'tool-ignores') {
   // The user's Stop is the Query's interrupt(), 100 ms after the model asked for the command, which waits 1 s.
   await turn(`E-mail the customer. ${bash(1000)} [[tokens:5]]`, { interrupt: true, stopWhen: (m) => (hasToolUse(m) ? 100 : undefined) });
   await sleep(1500);
+} else if (scenario === 'no-stop') {
+  // No Stop of the user's: the command waits 3 s (the guard's deadline, when set, is what stops the turn).
+  await turn(`E-mail the customer. ${bash(3000)} [[tokens:5]]`, { stopWhen: () => undefined });
 } else if (scenario === 'text') {
   // Stop 300 ms into the model's stream of 300 tokens.
   await turn('Tell me a long story. [[tokens:300]]', { partial: true, stopWhen: (m) => (m.type === 'stream_event' && m.event.type === 'content_block_delta' ? 300 : undefined) });

@@ -83,6 +83,16 @@ describe(`Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSIONS.join(' ')} (0.3.337) quer
     expect(all.filter((s) => s.name === 'afterstop.cancel.ack')).toHaveLength(1);
     expect(Object.values(await toolResults(r))).toEqual(['cancelled']);
   });
+
+  it("the guard's deadline passes while the command waits: the query's controller is aborted (the cancel delivered, the turn stopped)", async () => {
+    const r = await runApp(APP, 'no-stop', { AFTERSTOP_GUARD_DEADLINE_MS: '1500' });
+    // The SDK was stopped: its iteration ended with its abort error, before the command's 3 s.
+    expect(String(r.out['error'])).toMatch(/abort/i);
+    const all = await spans(r);
+    expect(all.find((s) => s.name === 'afterstop.cancel.request')?.attributes).toMatchObject({ 'afterstop.cancel.source': 'timeout', 'afterstop.cancel.delivered': true, 'afterstop.cancel.deadline_ms': 1500 });
+    expect(all.find((s) => s.name.startsWith('invoke_agent'))?.attributes['afterstop.run.outcome']).toBe('cancelled');
+    expect(all.filter((s) => s.name === 'afterstop.cancel.ack')).toHaveLength(1);
+  });
 });
 
 describe("Claude Agent SDK query() with the app's own tool (an in-process MCP server), Stop during its POST", () => {
