@@ -189,7 +189,11 @@ export const FRAMEWORKS: FrameworkRow[] = [
     },
   },
   // The app's own tool, an in-process MCP server (createSdkMcpServer): its handler runs in the app's process.
-  { framework: 'Claude Agent SDK, query() with an in-process MCP tool', packages: ['@anthropic-ai/claude-agent-sdk'], cells: { 'tool-ignores': { app: 'claude-agent-sdk-app.mjs', scenario: 'mcp-tool' } } },
+  {
+    framework: 'Claude Agent SDK, query() with an in-process MCP tool',
+    packages: ['@anthropic-ai/claude-agent-sdk'],
+    cells: { 'tool-ignores': { app: 'claude-agent-sdk-app.mjs', scenario: 'mcp-tool' }, 'sends-late': { app: 'claude-agent-sdk-app.mjs', scenario: 'mcp-tool', env: LATE } },
+  },
   {
     // What cancel depth 4 looks like in code: scorecard/apps/reference-app.mjs.
     framework: 'reference agent (afterstop manual API + openai)',

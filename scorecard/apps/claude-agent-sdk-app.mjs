@@ -13,7 +13,8 @@
 //   no-stop        no Stop: the command waits 3 s, then the e-mail goes and the model answers
 //   interrupt      the Stop is the Query's interrupt() while the command waits 1 s
 //   mcp-tool       the app's own tool (an in-process MCP server, `createSdkMcpServer`) POSTs the e-mail, which
-//                  the service commits 400 ms later; Stop 50 ms into the POST: the tool ignores it
+//                  the service commits 400 ms later; Stop 50 ms into the POST: the tool ignores it (with
+//                  PREPARE_MS, it composes the mail that long first, and sends after the Stop)
 import { createSdkMcpServer, query, tool } from '@anthropic-ai/claude-agent-sdk';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -45,6 +46,8 @@ const mail = createSdkMcpServer({
       { to: z.string() },
       async (input) => {
         onToolStart();
+        // PREPARE_MS: the tool composes its mail first, ignoring the Stop, and sends after it.
+        if (process.env.PREPARE_MS) await sleep(Number(process.env.PREPARE_MS));
         const response = await fetch(`${process.env.SIM_URL}/effects/send_email?delayMs=400`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
         return { content: [{ type: 'text', text: JSON.stringify(await response.json()) }] };
       },
