@@ -11,7 +11,18 @@ describe('the auto-instrumentation registry', () => {
     expect(enabledInstrumentations({})).toEqual(['http-commits', 'openai', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows', 'mastra', 'mcp', 'claude-agent-sdk', 'child-processes']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'openai' })).toEqual(['openai']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'none' })).toEqual([]);
-    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual(['http-commits', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows', 'mastra', 'mcp', 'claude-agent-sdk', 'child-processes']);
+    expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual([
+      'http-commits',
+      'anthropic',
+      'ai-sdk',
+      'openai-agents',
+      'langgraph',
+      'llamaindex-workflows',
+      'mastra',
+      'mcp',
+      'claude-agent-sdk',
+      'child-processes',
+    ]);
     // An unknown name is left out (said on stderr once), the known ones kept.
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'langchain,openai' })).toEqual(['openai']);
     expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'opeani' })).toContain('openai');
