@@ -186,7 +186,6 @@ export const ATTR_MCP_HANDLER = 'afterstop.mcp.handler';
 export const MCP_HANDLER_STOPPED = 'stopped';
 export const MCP_HANDLER_FINISHED_AFTER_CANCEL = 'finished_after_cancel';
 // The MCP client side (SEMCONV.md, Tool calls, "MCP (client side)"; auto/mcp*.ts)
-
 export const ATTR_SERVER_PORT = 'server.port';
 /** The MCP server a tool call went to: its initialize `serverInfo.name`, else the first word of its command, or its URL's host (never arguments). */
 export const ATTR_MCP_SERVER = 'afterstop.mcp.server';
@@ -194,3 +193,12 @@ export const ATTR_MCP_SERVER = 'afterstop.mcp.server';
 export const SPAN_MCP_CANCEL = 'afterstop.mcp.cancel';
 /** On an `afterstop.mcp.cancel` marker: the guard sent the `notifications/cancelled` (the client did not). */
 export const ATTR_GUARD_MCP_CANCEL = 'afterstop.guard.mcp_cancel';
+// Process trees and the Claude Agent SDK (SEMCONV.md "Child processes", "Claude Agent SDK")
+/** The parent process's pid on `afterstop.process.spawn` / `afterstop.process.orphan` markers. */
+export const ATTR_PROCESS_PARENT_PID = 'process.parent_pid';
+/** `afterstop.framework` of a Claude Agent SDK `query()`. */
+export const FRAMEWORK_CLAUDE_AGENT_SDK = 'claude-agent-sdk';
+/** The cost in USD the agent SDK reported for the run (the Claude Agent SDK's result `total_cost_usd`), on the run span. */
+export const ATTR_RUN_COST_USD = 'afterstop.run.cost_usd';
+/** The value of {@link ATTR_TOOL_OUT_OF_SIGHT} for a tool an agent subprocess ran (the Claude Code CLI's Bash): its effect is that process's. */
+export const OUT_OF_SIGHT_SUBPROCESS = 'subprocess';

@@ -10,7 +10,9 @@
 export { joinOrStartRun, startRun } from './run-start.js';
 export { activeRun, activeTool, endStoppedRun, outsideTool, type CommitSink } from './run-context.js';
 export { cancelSourceOf } from './run.js';
-export { callContext, contextOf, toolSinkOf } from './handles.js';
+export { annotateRun, callContext, contextOf, toolOutOfSight, toolSinkOf } from './handles.js';
+// Child processes: the run's mark in their environment (process-tree.ts).
+export { RUN_MARK_VARIABLE } from './process-tree.js';
 // The run's signal (and its deadline) handed to a framework call's options.
 export { withRunSignal } from './run-signal.js';
 
@@ -55,6 +57,7 @@ export {
   OUT_OF_SIGHT_MCP,
   SPAN_MCP_CANCEL,
 } from './semconv.js';
+export { ATTR_RUN_COST_USD, FRAMEWORK_CLAUDE_AGENT_SDK, OUT_OF_SIGHT_SUBPROCESS } from './semconv.js';
 
 // Time as OpenTelemetry has it (an end time taken when the framework reports it).
 export { hrTime } from './otel-compat.js';

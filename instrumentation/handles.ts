@@ -1,4 +1,4 @@
-import { context, type Context } from '@opentelemetry/api';
+import { context, type Attributes, type Context } from '@opentelemetry/api';
 import { InstrumentedModelCall } from './model.js';
 import { InstrumentedRun } from './run.js';
 import { contextWithRun, type CommitSink } from './run-context.js';
@@ -29,4 +29,14 @@ export function callContext(run: Run, own: boolean): Context {
 /** What an adapter may record on a tool call afterstop made (its span's attributes, markers, commits): the call as the commit detector sees it. */
 export function toolSinkOf(call: ToolCall): CommitSink | undefined {
   return call instanceof InstrumentedToolCall ? call : undefined;
+}
+
+/** Attributes a framework reported for the run as a whole (the Claude Agent SDK's cost), on the run span while it is open. */
+export function annotateRun(run: Run, attributes: Attributes): void {
+  if (run instanceof InstrumentedRun) run.annotate(attributes);
+}
+
+/** The call's effect happens where afterstop cannot watch it (`how`: afterstop.tool.out_of_sight's value). */
+export function toolOutOfSight(call: ToolCall, how: string): void {
+  if (call instanceof InstrumentedToolCall) call.effectOutOfSight(how);
 }

@@ -82,7 +82,7 @@ export function resolveConfig(config: AfterstopConfig = {}, env: Env = process.e
     exportTimeoutMs: timerMs(config.exportTimeoutMs ?? 10_000, 'exportTimeoutMs'),
     flushTimeoutMs: timerMs(config.flushTimeoutMs ?? numberFrom(env, 'AFTERSTOP_FLUSH_TIMEOUT_MS', 2000), 'AFTERSTOP_FLUSH_TIMEOUT_MS'),
     settleDeadlineMs: timerMs(config.settleDeadlineMs ?? numberFrom(env, 'AFTERSTOP_SETTLE_DEADLINE_MS', 5000), 'AFTERSTOP_SETTLE_DEADLINE_MS'),
-    processGraceMs: timerMs(config.processGraceMs ?? 5000, 'processGraceMs'),
+    processGraceMs: timerMs(config.processGraceMs ?? numberFrom(env, 'AFTERSTOP_PROCESS_GRACE_MS', 5000), 'AFTERSTOP_PROCESS_GRACE_MS'),
   };
 }
 

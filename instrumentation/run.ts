@@ -239,6 +239,11 @@ export class InstrumentedRun implements Run, RunScope {
     else this.endHooks.push(fn);
   }
 
+  /** Attributes the framework reported for the run as a whole (the Claude Agent SDK's cost), on the run span. */
+  annotate(attributes: Attributes): void {
+    if (!this.ended) safely('run annotate', () => this.span.setAttributes(attributes), undefined);
+  }
+
   get flushTimeoutMs(): number {
     return this.pipeline.config.flushTimeoutMs;
   }
@@ -303,6 +308,8 @@ export class InstrumentedRun implements Run, RunScope {
       recordCancelRequest(this.common, options.source ?? 'user');
       this.marker(SPAN_CANCEL_REQUEST, attributes, undefined, this.cancelAt);
       this.startSettle();
+      // The run's processes' grace period starts at the Stop.
+      this.processes.runStopped();
     } catch (error) {
       reportInternalError('cancel', error);
     }

@@ -59,7 +59,7 @@ export interface AfterstopConfig {
   flushTimeoutMs?: number;
   /** Default settle deadline of runs, see {@link RunOptions.settleDeadlineMs}. Default 5000 ms. */
   settleDeadlineMs?: number | false;
-  /** Default grace period for child processes, see {@link Run.trackProcess}. Default 5000 ms. */
+  /** Default grace period for child processes, see {@link Run.trackProcess}; from the run's Stop (or its end, without a Stop). Default `AFTERSTOP_PROCESS_GRACE_MS`, else 5000 ms. */
   processGraceMs?: number;
   /**
    * The guard: stop the leaks afterstop measures. Every part is off unless
@@ -346,7 +346,11 @@ export interface Run {
   repairHistory(options: { strategy: RepairStrategy; toolCallIds: readonly string[] }): void;
   /** A compensating action for an earlier commit finished. */
   compensate(options: { toolCallId: string; outcome: CompensationOutcome; toolName?: string }): void;
-  /** Record a child process of the run; an orphan marker follows if it outlives the run by the grace period. */
+  /**
+   * Record a child process of the run (one spawned in the run's or a tool's context is recorded by itself under
+   * `afterstop/register`); it, and on Linux every process under it, gets an orphan marker if still alive the grace
+   * period after the run's Stop (or its end, without a Stop).
+   */
   trackProcess(child: TrackedProcess, options?: { graceMs?: number }): void;
   /** End the run span. Later calls do nothing. */
   end(options?: RunEndOptions): void;

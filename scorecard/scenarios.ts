@@ -260,6 +260,22 @@ export const FRAMEWORKS: FrameworkRow[] = [
   { framework: 'openai SDK, Responses', packages: ['openai'], cells: { stream: { app: 'openai-app.mjs', scenario: 'responses-signal' } } },
   { framework: '@anthropic-ai/sdk, Messages', packages: ['@anthropic-ai/sdk'], cells: { stream: { app: 'anthropic-app.mjs', scenario: 'signal' } } },
   {
+    // The agent loop runs in the Claude Code CLI (a child process), its Bash commands in the CLI's children: the SDK's messages are the evidence.
+    framework: 'Claude Agent SDK, query()',
+    packages: ['@anthropic-ai/claude-agent-sdk'],
+    cells: {
+      stream: { app: 'claude-agent-sdk-app.mjs', scenario: 'text' },
+      'tool-ignores': { app: 'claude-agent-sdk-app.mjs', scenario: 'tool-ignores' },
+      'sends-late': { app: 'claude-agent-sdk-app.mjs', scenario: 'long-command' },
+    },
+  },
+  // The app's own tool, an in-process MCP server (createSdkMcpServer): its handler runs in the app's process.
+  {
+    framework: 'Claude Agent SDK, query() with an in-process MCP tool',
+    packages: ['@anthropic-ai/claude-agent-sdk'],
+    cells: { 'tool-ignores': { app: 'claude-agent-sdk-app.mjs', scenario: 'mcp-tool' }, 'sends-late': { app: 'claude-agent-sdk-app.mjs', scenario: 'mcp-tool', env: LATE } },
+  },
+  {
     // What cancel depth 4 looks like in code: scorecard/apps/reference-app.mjs.
     framework: 'reference agent (afterstop manual API + openai)',
     packages: ['openai'],

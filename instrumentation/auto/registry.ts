@@ -1,6 +1,8 @@
 import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
 import { AiSdkInstrumentation } from './ai-sdk.js';
 import { AnthropicInstrumentation } from './anthropic.js';
+import { ChildProcessInstrumentation } from './child-processes.js';
+import { ClaudeAgentSdkInstrumentation } from './claude-agent-sdk.js';
 import { sayOnce } from '../adapter-api.js';
 import { HttpCommitInstrumentation } from './http-commits.js';
 import { OpenAIInstrumentation } from './openai.js';
@@ -33,6 +35,8 @@ export const AUTO_INSTRUMENTATIONS: Record<string, AutoInstrumentationClass> = {
   mastra: MastraInstrumentation,
   mcp: McpInstrumentation,
   'mcp-server': McpServerInstrumentation,
+  'claude-agent-sdk': ClaudeAgentSdkInstrumentation,
+  'child-processes': ChildProcessInstrumentation,
 };
 
 /**

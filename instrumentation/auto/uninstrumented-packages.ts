@@ -45,11 +45,6 @@ export const UNINSTRUMENTED_PACKAGES: readonly UninstrumentedPackage[] = [
   { module: 'genkit', what: 'Genkit, an agent framework', misses: FRAMEWORK_MISSES },
   { module: '@inngest/agent-kit', what: 'Inngest AgentKit, an agent framework', misses: FRAMEWORK_MISSES },
   { module: 'beeai-framework', what: 'BeeAI, an agent framework', misses: FRAMEWORK_MISSES },
-  {
-    module: '@anthropic-ai/claude-agent-sdk',
-    what: 'the Claude Agent SDK, an agent SDK',
-    misses: 'its agent loop runs in a child process (the Claude Code CLI): its model calls, tool calls, their side effects and Stops are not recorded',
-  },
   { module: '@openai/codex-sdk', what: 'the Codex SDK, an agent SDK', misses: 'its agent loop runs in a child process (the Codex CLI): its model calls, tool calls, their side effects and Stops are not recorded' },
   { module: '@modelcontextprotocol/sdk', what: 'the MCP SDK, an MCP client', misses: MCP_MISSES, subpaths: ['client/'], requiredOnly: true },
 ];

@@ -38,7 +38,7 @@ describe('watching for packages afterstop does not instrument', () => {
   it('the list names each package once, with what afterstop misses', () => {
     const names = UNINSTRUMENTED_PACKAGES.map((p) => p.module);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(expect.arrayContaining(['@google/adk', '@strands-agents/sdk', '@voltagent/core', '@anthropic-ai/claude-agent-sdk', '@modelcontextprotocol/sdk']));
+    expect(names).toEqual(expect.arrayContaining(['@google/adk', '@strands-agents/sdk', '@voltagent/core', '@openai/codex-sdk', '@modelcontextprotocol/sdk']));
     // The MCP clients the mcp instrumentation measures are not named: the v2 client, the AI SDK's, and the frameworks' adapters on them.
     for (const measured of ['@modelcontextprotocol/client', '@ai-sdk/mcp', '@mastra/mcp', '@langchain/mcp-adapters']) expect(names).not.toContain(measured);
     for (const p of UNINSTRUMENTED_PACKAGES) expect(p.misses.length).toBeGreaterThan(20);
