@@ -120,6 +120,8 @@ export const FINDING_KINDS = [
   'post_cancel_error',
   'unended_run',
   'orphan_process',
+  'mcp_cancel_not_propagated',
+  'mcp_handler_finished_after_cancel',
   'cleanup_error',
   'steer_violation',
   'steer_dropped',

@@ -1,6 +1,6 @@
 -- Generated from queries/model/run-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name run_facts
--- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker, and the source of its first cancel request (a guard deadline's is `timeout`), and the frameworks afterstop does not instrument that ran beside it (afterstop.run.uninstrumented, or the framework whose own spans the run is). A run whose run span was never exported is built from its other spans and marked unended.
+-- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker (a run that is an MCP server's tools/call without its client: C the cancel it received, afterstop.mcp.cancel.received, A its end when its handler stopped on it), and the source of its first cancel request (a guard deadline's is `timeout`), and the frameworks afterstop does not instrument that ran beside it (afterstop.run.uninstrumented, or the framework whose own spans the run is). A run whose run span was never exported is built from its other spans and marked unended.
 -- @returns nothing; fills run_facts
 INSERT INTO run_facts BY NAME
 WITH per_run AS (
@@ -20,6 +20,12 @@ WITH per_run AS (
     coalesce(any_value(conversation_id) FILTER (WHERE role = 'run'), any_value(conversation_id)) AS conversation_id,
     coalesce(any_value(uninstrumented) FILTER (WHERE role = 'run'), any_value(uninstrumented)) AS uninstrumented,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS request_ns,
+    -- A run that is an MCP server's tools/call with no client in the store (issue 48: the client was not
+    -- instrumented, or sent no traceparent): the cancel the server received is its Stop, and a handler that
+    -- stopped on it acknowledged it at its end.
+    count(*) FILTER (WHERE role = 'run' AND (coalesce(mcp_side = 'server', false) OR (coalesce(kind = 2, false) AND starts_with(name, 'tools/call')))) > 0 AS mcp_server_run,
+    min(start_ns) FILTER (WHERE name = 'afterstop.mcp.cancel.received') AS mcp_received_ns,
+    any_value(mcp_handler) FILTER (WHERE role = 'run') AS mcp_handler,
     argMin(cancel_source, start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS cancel_source,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
@@ -35,6 +41,12 @@ WITH per_run AS (
   FROM spans
   WHERE run_id IS NOT NULL AND trace_id IN (SELECT trace_id FROM touched_traces)
   GROUP BY run_id, trace_id
+),
+stops AS (
+  SELECT * REPLACE (
+    coalesce(request_ns, CASE WHEN mcp_server_run THEN mcp_received_ns END) AS request_ns,
+    coalesce(ack_ns, CASE WHEN mcp_server_run AND mcp_received_ns IS NOT NULL AND mcp_handler = 'stopped' THEN run_end_ns END) AS ack_ns)
+  FROM per_run
 )
 SELECT
   run_id, trace_id, service, agent, framework, conversation_id,
@@ -50,4 +62,4 @@ SELECT
   request_ns IS NOT NULL AS has_request,
   cancel_source,
   uninstrumented
-FROM per_run;
+FROM stops;

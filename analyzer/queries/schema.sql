@@ -69,6 +69,12 @@ CREATE TABLE IF NOT EXISTS spans (
   fence_passed    VARCHAR,               -- afterstop.guard.fence.passed: a commit after Stop the fence let through (cancel, cleanup)
   cancel_source   VARCHAR,               -- afterstop.cancel.source
   pid             VARCHAR,
+  mcp_method      VARCHAR,               -- mcp.method.name (tools/call)
+  mcp_request_id  VARCHAR,               -- jsonrpc.request.id
+  mcp_side        VARCHAR,               -- afterstop.mcp.side: client | server
+  mcp_server      VARCHAR,               -- afterstop.mcp.server: the server's name (never arguments)
+  mcp_cancel_via  VARCHAR,               -- afterstop.mcp.cancel.via: how a cancel crossed (notification, stream_closed, none)
+  mcp_handler     VARCHAR,               -- afterstop.mcp.handler: what a server's handler did after the cancel (stopped, finished_after_cancel)
   error_type      VARCHAR,
   exception_text  VARCHAR,               -- exception messages of the span's events
   oi_kind         VARCHAR,               -- openinference.span.kind
@@ -101,6 +107,10 @@ CREATE TABLE IF NOT EXISTS run_facts (
 CREATE TABLE IF NOT EXISTS tool_call_facts (
   run_id VARCHAR, call_id VARCHAR, tool_name VARCHAR, start_ns BIGINT, has_span BOOLEAN, executed BOOLEAN,
   end_ns BIGINT, result VARCHAR, effect VARCHAR, kind VARCHAR, trace_id VARCHAR,
+  -- An MCP tools/call (issue 48): its server and request id, how the Stop crossed (afterstop.mcp.cancel.via), and of
+  -- its server side joined to it: the handler's end, what it did after the cancel, when and how the cancel arrived.
+  mcp_server VARCHAR, mcp_request_id VARCHAR, mcp_cancel_via VARCHAR,
+  server_end_ns BIGINT, mcp_handler VARCHAR, cancel_received_ns BIGINT, received_via VARCHAR,
   service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT, c_ns BIGINT, a_ns BIGINT
 );
 
