@@ -154,3 +154,24 @@ export const METRIC_TOOL_ORPHANED_CALLS = 'afterstop.tool.orphaned_calls';
 export const METRIC_MODEL_OUTPUT_TOKENS_AFTER_STOP = 'afterstop.model.output_tokens_after_stop';
 export const METRIC_MODEL_CALLS_AFTER_STOP = 'afterstop.model.calls_after_stop';
 export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
+
+// MCP and process trees (issue 48)
+// (The analyzer's side: the names its SQL reads, SEMCONV.md "MCP across the boundary"; the instrumentation's
+// block of the same heading holds the same values.)
+/** OpenTelemetry's MCP conventions: the JSON-RPC method (`tools/call`) and the request id (its string form). */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+/** On an MCP tool call's span: `client` (the tools/call a run sent) or `server` (the tools/call a server ran). */
+export const ATTR_MCP_SIDE = 'afterstop.mcp.side';
+/** The server's name (initialize `serverInfo.name`, else the command's first word or the URL's host; never arguments). */
+export const ATTR_MCP_SERVER = 'afterstop.mcp.server';
+/** How a cancel crossed the boundary: `notification` | `stream_closed` | `none` (on the client's span: nothing crossed). */
+export const ATTR_MCP_CANCEL_VIA = 'afterstop.mcp.cancel.via';
+/** On a server's span: `stopped` (its handler honoured the cancel) | `finished_after_cancel`; absent without a cancel. */
+export const ATTR_MCP_HANDLER = 'afterstop.mcp.handler';
+/** Marker, child of the client's tool span: the cancel crossed (a `notifications/cancelled` written, the request stream closed). */
+export const SPAN_MCP_CANCEL = 'afterstop.mcp.cancel';
+/** Marker, child of the server's tool span: the cancel the server received, at that instant. */
+export const SPAN_MCP_CANCEL_RECEIVED = 'afterstop.mcp.cancel.received';
+/** On a commit marker afterstop's detector wrote under another instrumentation's `execute_tool` span. */
+export const ATTR_TOOL_FOREIGN = 'afterstop.tool.foreign';

@@ -47,9 +47,10 @@ calls AS (
   SELECT run_id, call_id, tool_name, start_ns, false, NULL, NULL, NULL, NULL, trace_id, false, NULL, NULL, NULL FROM requested WHERE call_id IS NOT NULL
 ),
 -- The server side of an MCP call joined to it (assign-runs.sql: role mcp_server, the spans in it with the call's id):
--- when its handler ended, what it did after the cancel, and when the cancel reached it.
+-- when its handler ended, what it did after the cancel, and when the cancel reached it. (Its columns named apart
+-- from the calls': ClickHouse names a joined g.* column that both sides have g.<column>.)
 servers AS (
-  SELECT run_id, tool_call_id AS call_id,
+  SELECT run_id AS server_run_id, tool_call_id AS server_call_id,
     max(end_ns) FILTER (WHERE role = 'mcp_server') AS server_end_ns,
     any_value(mcp_handler) FILTER (WHERE role = 'mcp_server') AS mcp_handler,
     min(start_ns) FILTER (WHERE name = 'afterstop.mcp.cancel.received') AS cancel_received_ns,
@@ -79,9 +80,9 @@ grouped AS (
   GROUP BY run_id, call_id
 )
 -- With its run's group, conversation, start, C and A: the report reads the calls without joining the runs.
-SELECT g.*,
-  v.server_end_ns AS server_end_ns, v.mcp_handler AS mcp_handler, v.cancel_received_ns AS cancel_received_ns, v.received_via AS received_via,
-  r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns, r.c_ns AS c_ns, r.a_ns AS a_ns
-FROM grouped AS g JOIN run_facts AS r ON r.run_id = g.run_id
-LEFT JOIN servers AS v ON v.run_id = g.run_id AND v.call_id = g.call_id
+SELECT g.*, r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns, r.c_ns AS c_ns, r.a_ns AS a_ns
+FROM (
+  SELECT c.*, v.server_end_ns AS server_end_ns, v.mcp_handler AS mcp_handler, v.cancel_received_ns AS cancel_received_ns, v.received_via AS received_via
+  FROM grouped AS c LEFT JOIN servers AS v ON v.server_run_id = c.run_id AND v.server_call_id = c.call_id
+) AS g JOIN run_facts AS r ON r.run_id = g.run_id
 WHERE r.cancelled
