@@ -364,6 +364,10 @@ export class McpServerSide {
       }),
     );
   }
+  /** Its afterstop.tool.start marker, as afterstop's tool call machinery writes it in the server's process. */
+  toolStart(atMs: number): string {
+    return this.marker('afterstop.tool.start', atMs, defined({ 'gen_ai.tool.name': this.tool, 'gen_ai.tool.call.id': `mcp:${this.requestId}`, 'afterstop.mcp.side': 'server' }));
+  }
   /** The cancel it received (afterstop.mcp.cancel.received). */
   cancelReceived(atMs: number, via: 'notification' | 'stream_closed' = 'notification'): string {
     return this.marker('afterstop.mcp.cancel.received', atMs, defined({ 'jsonrpc.request.id': this.requestId, 'afterstop.mcp.cancel.via': via }));

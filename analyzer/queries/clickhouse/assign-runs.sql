@@ -1,18 +1,19 @@
 -- Generated from queries/model/assign-runs.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name assign_runs
--- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run, and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it is a run of its own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
--- @returns nothing; sets role, run_id and tool_call_id of the spans
+-- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run (and afterstop.mcp.side server), and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it is a run of its own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
+-- @returns nothing; sets role, run_id, tool_call_id and mcp_side of the spans
 CREATE OR REPLACE TEMPORARY TABLE report_spans AS
 SELECT s.* REPLACE (
     if(assigned.span_id IS NOT NULL, assigned.role, s.role) AS role,
     if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id,
-    if(assigned.span_id IS NOT NULL, assigned.tool_call_id, s.tool_call_id) AS tool_call_id)
+    if(assigned.span_id IS NOT NULL, assigned.tool_call_id, s.tool_call_id) AS tool_call_id,
+    if(assigned.span_id IS NOT NULL, assigned.mcp_side, s.mcp_side) AS mcp_side)
 FROM spans AS s
 LEFT JOIN (
 WITH RECURSIVE
 base AS (
   SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
-    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span, tool_call_id,
+    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span, tool_call_id, mcp_side,
     (coalesce(mcp_side = 'server', false) OR (coalesce(kind = 2, false) AND startsWith(name, 'tools/call'))) AS is_mcp_server,
     CASE
       WHEN (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) THEN 'run'
@@ -130,7 +131,7 @@ missing_roots AS (
 ),
 looked_up AS (
   SELECT
-    b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.own_role AS own_role, b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span, b.tool_call_id AS tool_call_id,
+    b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.own_role AS own_role, b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span, b.tool_call_id AS tool_call_id, b.mcp_side AS mcp_side,
     mi.mirrored_run_id IS NOT NULL AS mirrored,
     j.client_call_id AS client_call_id, coalesce(j.span_id = j.server_span_id, false) AS joined_server,
     coalesce(
@@ -171,7 +172,10 @@ SELECT
        WHEN a.own_role = 'model' AND coalesce(p.own_role = 'model', false) THEN 'other'
        ELSE a.own_role END AS role,
   CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.trace_id || ':' || a.assigned_run_id END AS run_id,
-  coalesce(a.client_call_id, a.tool_call_id) AS tool_call_id
+  coalesce(a.client_call_id, a.tool_call_id) AS tool_call_id,
+  -- The spans in a joined server span are on the server's side too (its tool start marker, its commits: not the
+  -- run's loop going on after Stop).
+  CASE WHEN a.client_call_id IS NOT NULL AND NOT a.joined_server THEN coalesce(a.mcp_side, 'server') ELSE a.mcp_side END AS mcp_side
 FROM looked_up AS a
 LEFT JOIN base AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
 WHERE (a.attr_run_id IS NULL AND NOT a.is_run_span) OR a.mirrored

@@ -36,7 +36,9 @@ describe('the Stop across an MCP boundary', () => {
     const r = stopped(t);
     const call = r.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 105, result: 'cancelled', attrs: client('notification') });
     requestSent(r, 'c1', 105);
-    const server = r.mcpServer({ tool: 'send_email', parent: call, startMs: 60, endMs: 400, handler: 'finished_after_cancel', commitCount: 1 });
+    // The request reached the server after Stop: its side began then, not a new call of the loop (level 1).
+    const server = r.mcpServer({ tool: 'send_email', parent: call, startMs: 102, endMs: 400, handler: 'finished_after_cancel', commitCount: 1 });
+    server.toolStart(102);
     server.cancelReceived(110);
     const mail = server.commit(300);
     const a = await analyzeTraces(t);
@@ -53,7 +55,7 @@ describe('the Stop across an MCP boundary', () => {
     expect([calls[0]!['server_end_ns'], calls[0]!['cancel_received_ns']]).toEqual([ns(400), ns(110)]);
     // Known, dated in the server's process; the client's request_sent and out_of_sight are not counted beside it.
     expect(ghosts).toEqual([['send_email', 'c1', null, mail]]);
-    expect(depth).toMatchObject({ depth: 3, tools_ok: true, effects_ok: false });
+    expect(depth).toMatchObject({ depth: 3, loop_ok: true, tools_ok: true, effects_ok: false });
   });
 
   it("the client's evidence stands beside a server that did not watch: another instrumentation's server span, or afterstop's counting a commit the store lost", async () => {
