@@ -158,9 +158,6 @@ export const METRIC_TOOL_COMMITS_PREVENTED = 'afterstop.tool.commits_prevented';
 // MCP and process trees (issue 48)
 // (The analyzer's side: the names its SQL reads, SEMCONV.md "MCP across the boundary"; the instrumentation's
 // block of the same heading holds the same values.)
-/** OpenTelemetry's MCP conventions: the JSON-RPC method (`tools/call`) and the request id (its string form). */
-export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
-export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
 /** On an MCP tool call's span: `client` (the tools/call a run sent) or `server` (the tools/call a server ran). */
 export const ATTR_MCP_SIDE = 'afterstop.mcp.side';
 /** The server's name (initialize `serverInfo.name`, else the command's first word or the URL's host; never arguments). */
