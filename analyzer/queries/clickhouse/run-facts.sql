@@ -29,7 +29,9 @@ WITH per_run AS (
     argMin(cancel_source, start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS cancel_source,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
-    count(*) FILTER (WHERE startsWith(name, 'afterstop.')) > 0 AS has_markers,
+    -- (The markers of an MCP server's side joined to the run, issue 48, are the server's: they say nothing of the
+    -- run's own Stop, which a foreign client's trace may show only by its abort.)
+    count(*) FILTER (WHERE startsWith(name, 'afterstop.') AND coalesce(mcp_side, '') <> 'server') > 0 AS has_markers,
     -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
     -- else an AI SDK root that ended with no status and no usage, and no finish reason or "other" (its onAbort ends
     -- spans that way: "other" when a later step was cut, after a tool step); a root that finished always has its usage.

@@ -75,9 +75,12 @@ SELECT
   false, true, NULL, NULL,
   s.service, s.agent, s.framework, s.conversation_id, s.run_start_ns
 FROM s
+LEFT JOIN watched AS w ON w.run_id = s.run_id AND w.call_key = s.call_key
 WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND s.status_code <> 2
   -- Runs afterstop recorded the tools of (cancel-span-facts.sql, computed just before) are not foreign.
   AND s.run_id NOT IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
+  -- A foreign MCP client's call whose server side afterstop watched: the server's commits say what landed.
+  AND w.run_id IS NULL
 UNION ALL
 -- A tool span, not read-only, with no commit after C kept, whose effect the trace does not hold all of:
 -- out_of_sight, in flight at C (start < C <= end) with its effect where afterstop could not watch it

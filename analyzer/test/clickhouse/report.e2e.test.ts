@@ -139,6 +139,13 @@ const mcpFile = (() => {
   const alone = none.mcpServer({ tool: 'send_email', parent: null, startMs: 3000, endMs: 3400, handler: 'finished_after_cancel', commitCount: 1 });
   alone.cancelReceived(3100, 'stream_closed');
   alone.commit(3300);
+  // Another instrumentation's client (its Stop inferred from its abort) with afterstop's server joined.
+  const foreignClient = t.run({ startMs: 4000, endMs: 4900, stamp: false, name: 'invoke_agent mailer' });
+  foreignClient.span({ name: 'chat gpt-4o', kind: 3, startMs: 4010, endMs: 4100, scope: '@example/genai', status: 'error', attrs: { 'gen_ai.operation.name': 'chat', 'error.type': 'cancelled' } });
+  const fc = foreignClient.span({ name: 'tools/call send_email', kind: 3, startMs: 4050, endMs: 4400, scope: '@example/mcp-otel', attrs: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'send_email' } });
+  const fcServer = foreignClient.mcpServer({ tool: 'send_email', parent: fc, startMs: 4060, endMs: 4350, handler: 'finished_after_cancel', commitCount: 1 });
+  fcServer.toolStart(4060);
+  fcServer.commit(4300);
   return t.write('mcp-boundary.jsonl');
 })();
 
@@ -254,9 +261,9 @@ describe('the leak model in ClickHouse', () => {
 
   it('the Stop across an MCP boundary (a joined server, a Stop that did not cross, a server without its client): the figures and findings DuckDB gives', async () => {
     const { duck, click } = await both([mcpFile], 'mcp_boundary');
-    expect(duck.totals).toMatchObject({ runs: 3, cancelled_runs: 3, ghost_commits: 3, ghost_commits_possible: 0 });
-    expect(duck.totals.cancel_depth).toEqual({ '0': 0, '1': 0, '2': 1, '3': 2, '4': 0 });
-    expect(duck.findings.filter((f) => f.kind.startsWith('mcp_')).map((f) => f.kind)).toEqual(['mcp_handler_finished_after_cancel', 'mcp_cancel_not_propagated']);
+    expect(duck.totals).toMatchObject({ runs: 4, cancelled_runs: 4, ghost_commits: 4, ghost_commits_possible: 0, ghost_commits_inferred: 0 });
+    expect(duck.totals.cancel_depth).toEqual({ '0': 0, '1': 0, '2': 1, '3': 3, '4': 0 });
+    expect(duck.findings.filter((f) => f.kind.startsWith('mcp_')).map((f) => f.kind)).toEqual(['mcp_handler_finished_after_cancel', 'mcp_cancel_not_propagated', 'mcp_handler_finished_after_cancel']);
     expect(figures(click)).toEqual(figures(duck));
   });
 

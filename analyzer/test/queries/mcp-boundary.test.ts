@@ -193,6 +193,31 @@ describe('the Stop across an MCP boundary', () => {
     expect(calls.map((c) => [c['tool_name'], c['mcp_request_id'], c['has_span']])).toEqual([['send_email', '3', true]]);
   });
 
+  it("another instrumentation's client run with afterstop's server joined: its Stop still inferred from its abort, the server's commit after it known, the client's call not inferred beside it", async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, stamp: false, name: 'invoke_agent mailer' });
+    r.span({ name: 'chat gpt-4o', kind: 3, startMs: 10, endMs: 100, scope: '@example/genai', status: 'error', attrs: { 'gen_ai.operation.name': 'chat', 'error.type': 'cancelled' } });
+    const call = r.span({
+      name: 'tools/call send_email',
+      kind: 3,
+      startMs: 50,
+      endMs: 400,
+      scope: '@example/mcp-otel',
+      attrs: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'send_email', 'gen_ai.tool.call.id': 'fc1' },
+    });
+    const server = r.mcpServer({ tool: 'send_email', parent: call, startMs: 60, endMs: 350, handler: 'finished_after_cancel', commitCount: 1 });
+    server.toolStart(60);
+    const mail = server.commit(300);
+    const a = await analyzeTraces(t);
+    const run = (await a.table('run_facts'))[0];
+    const ghosts = (await a.table('ghost_commit_facts')).map((g) => [g['tool_call_id'], g['span_id'], g['possible_kind'], g['inferred']]);
+    const facts = (await a.table('cancel_span_facts'))[0];
+    a.close();
+    expect(run).toMatchObject({ cancelled: true, cancel_inferred: true, c_ns: ns(100) });
+    expect(facts).toMatchObject({ tool_evidence: false });
+    expect(ghosts).toEqual([['fc1', mail, null, false]]);
+  });
+
   it("a foreign execute_tool span's commit markers (afterstop.tool.foreign) without a call id are its commits: one known ghost, not a possible one beside it", async () => {
     const t = traces();
     const r = stopped(t);
