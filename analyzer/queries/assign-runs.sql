@@ -1,6 +1,6 @@
 -- Generated from queries/model/assign-runs.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name assign_runs
--- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run (and afterstop.mcp.side server), and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it is a run of its own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
+-- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run (and afterstop.mcp.side server), and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it, in a trace without run spans, is a run of its own (its root, or its parent never exported). Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
 -- @returns nothing; sets role, run_id, tool_call_id and mcp_side of the spans
 UPDATE spans SET role = assigned.role, run_id = assigned.run_id, tool_call_id = assigned.tool_call_id, mcp_side = assigned.mcp_side
 FROM (
@@ -83,6 +83,14 @@ joined AS (
   SELECT s.trace_id, s.span_id, s.server_span_id, c.client_call_id, c.client_run_id
   FROM servers AS s JOIN clients AS c ON c.trace_id = s.trace_id AND c.server_span_id = s.server_span_id
 ),
+-- A server span with no client call above it in the store (the client was not instrumented, or its spans went
+-- elsewhere though it sent a traceparent) in a trace without run spans is a run of its own, whether it is the
+-- trace's root or its parent was never exported: the spans in it are that run's.
+alone AS (
+  SELECT s.trace_id, s.span_id, s.server_span_id
+  FROM servers AS s LEFT JOIN clients AS c ON c.trace_id = s.trace_id AND c.server_span_id = s.server_span_id
+  WHERE c.server_span_id IS NULL
+),
 nearest AS (
   SELECT trace_id, span_id,
     argMin(ancestor, depth) FILTER (WHERE at_run) AS run_span_id,
@@ -134,6 +142,7 @@ looked_up AS (
       j.client_run_id,                -- a joined MCP server's spans: the run of the client call
       ri.run_id,
       tr.first_run_id,
+      al.server_span_id,              -- an MCP server's call without its client, in a trace without runs
       CASE
         WHEN tr.first_run_id IS NOT NULL THEN NULL
         WHEN tp.parent_missing THEN coalesce(ro.root_run_id, mr.missing_root_id)
@@ -141,7 +150,7 @@ looked_up AS (
         ELSE bt.below_top_id   -- below a root that is not agent work: its agent-like child, checked below
       END
     ) AS assigned_run_id,
-    (tr.first_run_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
+    (tr.first_run_id IS NULL AND al.server_span_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
     coalesce(bx.agent_like, false) AS below_top_agent_like
   FROM base AS b
   LEFT JOIN nearest AS n ON n.trace_id = b.trace_id AND n.span_id = b.span_id
@@ -154,6 +163,7 @@ looked_up AS (
   LEFT JOIN roots AS ro ON ro.trace_id = b.trace_id
   LEFT JOIN base AS bx ON bx.trace_id = b.trace_id AND bx.span_id = bt.below_top_id
   LEFT JOIN joined AS j ON j.trace_id = b.trace_id AND j.span_id = b.span_id
+  LEFT JOIN alone AS al ON al.trace_id = b.trace_id AND al.span_id = b.span_id
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 )
 SELECT

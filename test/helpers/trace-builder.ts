@@ -291,13 +291,14 @@ export class Run {
   /**
    * The server side of an MCP tools/call (issue 48) as the server's process writes it: no afterstop.run.id, its own
    * service (default `mcp-server`), under `parent` (the client's tool span, whose traceparent the request carried)
-   * in this run's trace; `parent: null`, a trace of its own (the client sent none, or was not instrumented).
+   * in this run's trace; `parent: null`, a trace of its own (the client sent none, or was not instrumented);
+   * `'missing'`, a trace of its own under a parent never exported (a client whose spans went elsewhere).
    * afterstop's span (`execute_tool {tool}`, afterstop.mcp.side = server, its commit count), or another
    * instrumentation's (`foreign`: `tools/call {tool}`, kind SERVER, its scope, no afterstop attributes).
    */
   mcpServer(o: {
     tool: string;
-    parent: string | null;
+    parent: string | null | 'missing';
     startMs: number;
     endMs: number;
     requestId?: string;
@@ -306,7 +307,9 @@ export class Run {
     foreign?: boolean;
     service?: string;
   }): McpServerSide {
-    const traceId = o.parent === null ? this.t.newTraceId() : this.traceId;
+    const ownTrace = o.parent === null || o.parent === 'missing';
+    const traceId = ownTrace ? this.t.newTraceId() : this.traceId;
+    const parent = o.parent === 'missing' ? this.t.newSpanId() : o.parent;
     const spanId = this.t.newSpanId();
     const mcp = defined({ 'mcp.method.name': 'tools/call', 'jsonrpc.request.id': o.requestId ?? '7', 'gen_ai.tool.name': o.tool, 'network.transport': 'pipe' });
     const own = o.foreign
@@ -323,7 +326,7 @@ export class Run {
     this.t.add(service, {
       traceId,
       spanId,
-      ...(o.parent === null ? {} : { parentSpanId: o.parent }),
+      ...(parent === null ? {} : { parentSpanId: parent }),
       name: o.foreign ? `tools/call ${o.tool}` : `execute_tool ${o.tool}`,
       kind: o.foreign ? 2 : 1,
       startNs: ns(o.startMs),

@@ -171,16 +171,24 @@ describe('the Stop across an MCP boundary', () => {
     stoppedServer.cancelReceived(2100);
     const untold = host.mcpServer({ tool: 'send_email', parent: null, startMs: 3000, endMs: 3400, commitCount: 1 });
     untold.commit(3300);
+    // Its client sent a traceparent, and its spans went elsewhere: the same, under a parent never exported.
+    const elsewhere = host.mcpServer({ tool: 'send_email', parent: 'missing', startMs: 4000, endMs: 4400, handler: 'finished_after_cancel', commitCount: 1 });
+    elsewhere.cancelReceived(4100);
+    const late = elsewhere.commit(4300);
     const a = await analyzeTraces(t);
     const runs = Object.fromEntries((await a.table('run_facts')).map((f) => [f['run_id'], f]));
-    const ghosts = (await a.table('ghost_commit_facts')).map((g) => [g['run_id'], g['span_id'], g['possible_kind'], g['after_stop_ns']]);
+    const ghosts = (await a.table('ghost_commit_facts', 'ORDER BY time_ns')).map((g) => [g['run_id'], g['span_id'], g['possible_kind'], g['after_stop_ns']]);
     const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [d['run_id'], d['depth']]));
     a.close();
     expect(runs[ran.spanId]).toMatchObject({ cancelled: true, has_request: true, c_ns: ns(1100), a_ns: null, service: 'mcp-server' });
     expect(runs[stoppedServer.spanId]).toMatchObject({ cancelled: true, c_ns: ns(2100), a_ns: ns(2120) });
     expect(runs[untold.spanId]).toMatchObject({ cancelled: false, c_ns: null });
-    expect(ghosts).toEqual([[ran.spanId, mail, null, 200_000_000]]);
-    expect([depth[ran.spanId], depth[stoppedServer.spanId]]).toEqual([3, 4]);
+    expect(runs[elsewhere.spanId]).toMatchObject({ cancelled: true, unended: false, c_ns: ns(4100) });
+    expect(ghosts).toEqual([
+      [ran.spanId, mail, null, 200_000_000],
+      [elsewhere.spanId, late, null, 200_000_000],
+    ]);
+    expect([depth[ran.spanId], depth[stoppedServer.spanId], depth[elsewhere.spanId]]).toEqual([3, 4, 3]);
   });
 
   it("another instrumentation's MCP client span (`tools/call {tool}`, kind CLIENT) is a tool call of its run", async () => {
