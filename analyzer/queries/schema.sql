@@ -97,8 +97,9 @@ CREATE TABLE IF NOT EXISTS run_facts (
   run_id VARCHAR, trace_id VARCHAR, service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR,
   start_ns BIGINT, end_ns BIGINT, unended BOOLEAN, outcome VARCHAR, cancelled BOOLEAN, c_ns BIGINT,
   cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN,
-  cancel_source VARCHAR,  -- afterstop.cancel.source of its first cancel request
-  uninstrumented VARCHAR  -- the frameworks afterstop does not instrument that ran beside it, sorted, comma-separated
+  cancel_source VARCHAR,  -- afterstop.cancel.source of its first cancel request; mcp: an MCP server's run, stopped by the cancel it received
+  uninstrumented VARCHAR, -- the frameworks afterstop does not instrument that ran beside it, sorted, comma-separated
+  mcp_handler VARCHAR     -- an MCP server's run (issue 48): what its handler did after the cancel (stopped, finished_after_cancel)
 );
 
 -- One row per tool call of a cancelled run (tool-call-facts.sql), kept the same way: a report reads it, not the

@@ -54,7 +54,13 @@ own AS (
   FROM report_tool_outcomes AS o WHERE o.in_window AND o.lost AND NOT o.repaired
   UNION ALL
   SELECT 'unacknowledged_cancel', 2, r.trace_id AS trace_id, r.run_id AS run_id, r.conversation_id AS conversation_id, NULL, coalesce(r.c_ns, r.start_ns), 'Stop was requested and the loop never acknowledged it'
-  FROM report_runs AS r WHERE r.in_window AND r.has_request AND r.a_ns IS NULL
+  FROM report_runs AS r WHERE r.in_window AND r.has_request AND r.a_ns IS NULL AND coalesce(r.mcp_handler, '') <> 'finished_after_cancel'
+  UNION ALL
+  -- An MCP server's run without its client (issue 48) whose handler finished after the cancel it received.
+  SELECT 'mcp_handler_finished_after_cancel', 2, r.trace_id AS trace_id, r.run_id AS run_id, r.conversation_id AS conversation_id, NULL, coalesce(r.end_ns, r.c_ns),
+    'an MCP server''s tools/call (its client not in the store) received the cancel and its handler finished its work anyway'
+      || CASE WHEN r.end_ns IS NULL THEN '' ELSE ', ' || CASE WHEN (r.end_ns - r.c_ns) < 0 THEN printf('%.3f', -(r.end_ns - r.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (r.end_ns - r.c_ns) / 1e6) || ' ms after Stop' END END || ': the Stop crossed the boundary and was not honoured'
+  FROM report_runs AS r WHERE r.in_window AND r.mcp_handler = 'finished_after_cancel' AND r.cancelled
   UNION ALL
   SELECT 'tokens_after_stop', 2, t.trace_id AS trace_id, t.run_id AS run_id, t.conversation_id AS conversation_id, NULL, t.time_ns AS time_ns,
     t.input_after || ' input and ' || t.output_after || ' output tokens after Stop (' || m.models || '), $' || printf('%.6f', t.cost_usd)

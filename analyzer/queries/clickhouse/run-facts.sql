@@ -1,6 +1,6 @@
 -- Generated from queries/model/run-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name run_facts
--- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker (a run that is an MCP server's tools/call without its client: C the cancel it received, afterstop.mcp.cancel.received, A its end when its handler stopped on it), and the source of its first cancel request (a guard deadline's is `timeout`), and the frameworks afterstop does not instrument that ran beside it (afterstop.run.uninstrumented, or the framework whose own spans the run is). A run whose run span was never exported is built from its other spans and marked unended.
+-- @description One row per run of the traces just touched (DuckDB: touched_traces, inserted into the store's run_facts; ClickHouse: every trace read, the session's run_facts), from the spans with their runs (assign-runs.sql): its group, conversation, cancel time C (the first afterstop.cancel.request; for a run cancelled by outcome alone its end; inferred, for a foreign trace without markers, from the first span ending with an abort or cancel), acknowledge time A and settle marker (a run that is an MCP server's tools/call without its client: C the cancel it received, afterstop.mcp.cancel.received, its source mcp, A its end when its handler stopped on it, and what its handler did, mcp_handler), and the source of its first cancel request (a guard deadline's is `timeout`), and the frameworks afterstop does not instrument that ran beside it (afterstop.run.uninstrumented, or the framework whose own spans the run is). A run whose run span was never exported is built from its other spans and marked unended.
 -- @returns nothing; fills run_facts
 CREATE OR REPLACE TEMPORARY TABLE run_facts AS
 WITH per_run AS (
@@ -47,7 +47,8 @@ WITH per_run AS (
 stops AS (
   SELECT * REPLACE (
     coalesce(request_ns, CASE WHEN mcp_server_run THEN mcp_received_ns END) AS request_ns,
-    coalesce(ack_ns, CASE WHEN mcp_server_run AND mcp_received_ns IS NOT NULL AND mcp_handler = 'stopped' THEN run_end_ns END) AS ack_ns)
+    coalesce(ack_ns, CASE WHEN mcp_server_run AND mcp_received_ns IS NOT NULL AND mcp_handler = 'stopped' THEN run_end_ns END) AS ack_ns,
+    CASE WHEN request_ns IS NULL AND mcp_server_run AND mcp_received_ns IS NOT NULL THEN 'mcp' ELSE cancel_source END AS cancel_source)
   FROM per_run
 )
 SELECT
@@ -63,5 +64,6 @@ SELECT
   settle_marker_ns,
   request_ns IS NOT NULL AS has_request,
   cancel_source,
-  uninstrumented
+  uninstrumented,
+  CASE WHEN mcp_server_run THEN mcp_handler END AS mcp_handler
 FROM stops

@@ -263,7 +263,12 @@ describe('the leak model in ClickHouse', () => {
     const { duck, click } = await both([mcpFile], 'mcp_boundary');
     expect(duck.totals).toMatchObject({ runs: 4, cancelled_runs: 4, ghost_commits: 4, ghost_commits_possible: 0, ghost_commits_inferred: 0 });
     expect(duck.totals.cancel_depth).toEqual({ '0': 0, '1': 0, '2': 1, '3': 3, '4': 0 });
-    expect(duck.findings.filter((f) => f.kind.startsWith('mcp_')).map((f) => f.kind)).toEqual(['mcp_handler_finished_after_cancel', 'mcp_cancel_not_propagated', 'mcp_handler_finished_after_cancel']);
+    expect(duck.findings.filter((f) => f.kind.startsWith('mcp_')).map((f) => f.kind)).toEqual([
+      'mcp_handler_finished_after_cancel',
+      'mcp_cancel_not_propagated',
+      'mcp_handler_finished_after_cancel',
+      'mcp_handler_finished_after_cancel',
+    ]);
     expect(figures(click)).toEqual(figures(duck));
   });
 

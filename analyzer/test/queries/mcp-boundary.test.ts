@@ -179,9 +179,23 @@ describe('the Stop across an MCP boundary', () => {
     const runs = Object.fromEntries((await a.table('run_facts')).map((f) => [f['run_id'], f]));
     const ghosts = (await a.table('ghost_commit_facts', 'ORDER BY time_ns')).map((g) => [g['run_id'], g['span_id'], g['possible_kind'], g['after_stop_ns']]);
     const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [d['run_id'], d['depth']]));
+    const findings = (await a.rows('findings', { limit: 100n })).filter((f) => f['kind'] !== 'ghost_commit');
     a.close();
-    expect(runs[ran.spanId]).toMatchObject({ cancelled: true, has_request: true, c_ns: ns(1100), a_ns: null, service: 'mcp-server' });
-    expect(runs[stoppedServer.spanId]).toMatchObject({ cancelled: true, c_ns: ns(2100), a_ns: ns(2120) });
+    expect(runs[ran.spanId]).toMatchObject({ cancelled: true, has_request: true, c_ns: ns(1100), a_ns: null, service: 'mcp-server', cancel_source: 'mcp', mcp_handler: 'finished_after_cancel' });
+    expect(runs[stoppedServer.spanId]).toMatchObject({ cancelled: true, c_ns: ns(2100), a_ns: ns(2120), mcp_handler: 'stopped' });
+    // Its handler finished after the cancel: said as such, not as a loop that never acknowledged a Stop.
+    expect(findings.map((f) => [f['kind'], f['run_id'], f['detail']])).toEqual([
+      [
+        'mcp_handler_finished_after_cancel',
+        ran.spanId,
+        "an MCP server's tools/call (its client not in the store) received the cancel and its handler finished its work anyway, 300.000 ms after Stop: the Stop crossed the boundary and was not honoured",
+      ],
+      [
+        'mcp_handler_finished_after_cancel',
+        elsewhere.spanId,
+        "an MCP server's tools/call (its client not in the store) received the cancel and its handler finished its work anyway, 300.000 ms after Stop: the Stop crossed the boundary and was not honoured",
+      ],
+    ]);
     expect(runs[untold.spanId]).toMatchObject({ cancelled: false, c_ns: null });
     expect(runs[elsewhere.spanId]).toMatchObject({ cancelled: true, unended: false, c_ns: ns(4100) });
     expect(ghosts).toEqual([
