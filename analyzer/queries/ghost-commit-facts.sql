@@ -36,11 +36,12 @@ markers AS (
 -- commits, dated where they happened. The client's own evidence of that call (request_sent of the tools/call,
 -- mcp_result, out_of_sight) is then superseded: the server's commit after C is a known ghost where the client could
 -- only say possible, and none is counted twice. Not when the server span counts more commits than the store holds
--- markers of (a lost export): then the client's evidence stands.
+-- markers of (a lost export), nor when its own effect went out of its sight (afterstop.tool.out_of_sight on the server
+-- span: it passed the work on): then the client's evidence stands.
 watched AS (
   SELECT DISTINCT v.run_id, v.call_key
   FROM s AS v LEFT JOIN markers AS m ON m.run_id = v.run_id AND m.call_key = v.call_key
-  WHERE v.role = 'mcp_server' AND coalesce(v.mcp_side = 'server', false)
+  WHERE v.role = 'mcp_server' AND coalesce(v.mcp_side = 'server', false) AND v.out_of_sight IS NULL
     AND (v.commit_count IS NULL OR v.commit_count + coalesce(v.commit_pending, 0) <= coalesce(m.server_n, 0))
 )
 SELECT

@@ -23,15 +23,16 @@ WITH per_run AS (
     -- A run that is an MCP server's tools/call with no client in the store (issue 48: the client was not
     -- instrumented, or sent no traceparent): the cancel the server received is its Stop, and a handler that
     -- stopped on it acknowledged it at its end.
-    count(*) FILTER (WHERE role = 'run' AND (coalesce(mcp_side = 'server', false) OR (coalesce(kind = 2, false) AND starts_with(name, 'tools/call')))) > 0 AS mcp_server_run,
+    count(*) FILTER (WHERE role = 'run' AND ((coalesce(mcp_side = 'server', false) AND NOT starts_with(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND starts_with(name, 'tools/call')))) > 0 AS mcp_server_run,
     min(start_ns) FILTER (WHERE name = 'afterstop.mcp.cancel.received') AS mcp_received_ns,
     any_value(mcp_handler) FILTER (WHERE role = 'run') AS mcp_handler,
     argMin(cancel_source, start_ns) FILTER (WHERE name = 'afterstop.cancel.request') AS cancel_source,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.ack') AS ack_ns,
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
     -- (The markers of an MCP server's side joined to the run, issue 48, are the server's: they say nothing of the
-    -- run's own Stop, which a foreign client's trace may show only by its abort.)
+    -- run's own Stop, which a foreign client's trace may show only by its abort; of a server's run of its own, they are its.)
     count(*) FILTER (WHERE starts_with(name, 'afterstop.') AND coalesce(mcp_side, '') <> 'server') > 0 AS has_markers,
+    count(*) FILTER (WHERE starts_with(name, 'afterstop.') AND coalesce(mcp_side, '') = 'server') > 0 AS has_server_markers,
     -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
     -- else an AI SDK root that ended with no status and no usage, and no finish reason or "other" (its onAbort ends
     -- spans that way: "other" when a later step was cut, after a tool step); a root that finished always has its usage.
@@ -48,7 +49,9 @@ stops AS (
   SELECT * REPLACE (
     coalesce(request_ns, CASE WHEN mcp_server_run THEN mcp_received_ns END) AS request_ns,
     coalesce(ack_ns, CASE WHEN mcp_server_run AND mcp_received_ns IS NOT NULL AND mcp_handler = 'stopped' THEN run_end_ns END) AS ack_ns,
-    CASE WHEN request_ns IS NULL AND mcp_server_run AND mcp_received_ns IS NOT NULL THEN 'mcp' ELSE cancel_source END AS cancel_source)
+    CASE WHEN request_ns IS NULL AND mcp_server_run AND mcp_received_ns IS NOT NULL THEN 'mcp' ELSE cancel_source END AS cancel_source,
+    -- A server's run without its client: its own markers are afterstop's record of it.
+    has_markers OR (mcp_server_run AND has_server_markers) AS has_markers)
   FROM per_run
 )
 SELECT

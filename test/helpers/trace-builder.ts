@@ -306,6 +306,8 @@ export class Run {
     commitCount?: number | null;
     foreign?: boolean;
     service?: string;
+    /** afterstop.tool.out_of_sight on the server's span (it passed its work on where afterstop could not watch). */
+    outOfSight?: string;
   }): McpServerSide {
     const ownTrace = o.parent === null || o.parent === 'missing';
     const traceId = ownTrace ? this.t.newTraceId() : this.traceId;
@@ -321,6 +323,7 @@ export class Run {
           'afterstop.mcp.server': 'mail-server',
           'afterstop.mcp.handler': o.handler,
           'afterstop.tool.commit.count': o.commitCount === null ? undefined : (o.commitCount ?? 0),
+          'afterstop.tool.out_of_sight': o.outOfSight,
         });
     const service = o.service ?? 'mcp-server';
     this.t.add(service, {
@@ -328,7 +331,7 @@ export class Run {
       spanId,
       ...(parent === null ? {} : { parentSpanId: parent }),
       name: o.foreign ? `tools/call ${o.tool}` : `execute_tool ${o.tool}`,
-      kind: o.foreign ? 2 : 1,
+      kind: 2,
       startNs: ns(o.startMs),
       endNs: ns(o.endMs),
       attrs: [...mcp, ...own],
@@ -364,6 +367,8 @@ export class McpServerSide {
         'afterstop.tool.commit.evidence': evidence,
         'afterstop.tool.commit.unanswered_ms': unansweredMs === undefined ? undefined : { double: unansweredMs },
         'afterstop.cancel.state': 'none',
+        'afterstop.mcp.side': 'server',
+        'jsonrpc.request.id': this.requestId,
       }),
     );
   }
@@ -373,7 +378,11 @@ export class McpServerSide {
   }
   /** The cancel it received (afterstop.mcp.cancel.received). */
   cancelReceived(atMs: number, via: 'notification' | 'stream_closed' = 'notification'): string {
-    return this.marker('afterstop.mcp.cancel.received', atMs, defined({ 'jsonrpc.request.id': this.requestId, 'afterstop.mcp.cancel.via': via }));
+    return this.marker(
+      'afterstop.mcp.cancel.received',
+      atMs,
+      defined({ 'jsonrpc.request.id': this.requestId, 'afterstop.mcp.cancel.via': via, 'gen_ai.tool.call.id': `mcp:${this.requestId}`, 'afterstop.mcp.side': 'server' }),
+    );
   }
 }
 

@@ -14,7 +14,7 @@ WITH RECURSIVE
 base AS (
   SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
     has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span, tool_call_id, mcp_side,
-    (coalesce(mcp_side = 'server', false) OR (coalesce(kind = 2, false) AND startsWith(name, 'tools/call'))) AS is_mcp_server,
+    ((coalesce(mcp_side = 'server', false) AND NOT startsWith(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND startsWith(name, 'tools/call'))) AS is_mcp_server,
     CASE
       WHEN (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) THEN 'run'
       WHEN startsWith(name, 'afterstop.') THEN 'marker'

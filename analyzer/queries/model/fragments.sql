@@ -45,9 +45,9 @@ CASE
 END
 
 -- @fragment is_mcp_server(name, kind, mcp_side)
--- Is a span the server side of an MCP tools/call (issue 48): afterstop's (afterstop.mcp.side = server) or another
--- instrumentation's (`tools/call {tool}`, kind SERVER)?
-(coalesce(mcp_side = 'server', false) OR (coalesce(kind = 2, false) AND @starts_with(name, 'tools/call')))
+-- Is a span the server side of an MCP tools/call (issue 48): afterstop's (afterstop.mcp.side = server, not one of
+-- its markers, which say their side too) or another instrumentation's (`tools/call {tool}`, kind SERVER)?
+((coalesce(mcp_side = 'server', false) AND NOT @starts_with(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND @starts_with(name, 'tools/call')))
 
 -- @fragment span_attribute_columns()
 -- The columns the leak model reads from a span's attributes, the same for every input (DuckDB's span_rows in

@@ -58,7 +58,7 @@ describe('the Stop across an MCP boundary', () => {
     expect(depth).toMatchObject({ depth: 3, loop_ok: true, tools_ok: true, effects_ok: false });
   });
 
-  it("the client's evidence stands beside a server that did not watch: another instrumentation's server span, or afterstop's counting a commit the store lost", async () => {
+  it("the client's evidence stands beside a server that did not watch: another instrumentation's server span, afterstop's counting a commit the store lost, or one whose work went out of its sight", async () => {
     const t = traces();
     const foreign = stopped(t);
     const call = foreign.tool({ name: 'send_email', callId: 'f1', startMs: 50, endMs: 105, result: 'cancelled', attrs: client('notification') });
@@ -68,15 +68,22 @@ describe('the Stop across an MCP boundary', () => {
     const sent = requestSent(lost, 'l1', 105);
     const server = lost.mcpServer({ tool: 'send_email', parent: lostCall, startMs: 60, endMs: 400, handler: 'finished_after_cancel', commitCount: 2 });
     const kept = server.commit(300);
+    // afterstop's server whose own work went out of its sight (it passed the call on to a subprocess).
+    const passed = stopped(t);
+    const passedCall = passed.tool({ name: 'send_email', callId: 'p1', startMs: 50, endMs: 105, result: 'cancelled', attrs: client('notification') });
+    const passedSent = requestSent(passed, 'p1', 105);
+    passed.mcpServer({ tool: 'send_email', parent: passedCall, startMs: 60, endMs: 400, commitCount: 0, outOfSight: 'subprocess' });
     const a = await analyzeTraces(t);
     const calls = await a.table('tool_call_facts', 'ORDER BY call_id');
-    const [foreignGhosts, lostGhosts] = [await ghostsOf(a, foreign), await ghostsOf(a, lost)];
+    const [foreignGhosts, lostGhosts, passedGhosts] = [await ghostsOf(a, foreign), await ghostsOf(a, lost), await ghostsOf(a, passed)];
     a.close();
     // Another instrumentation's `tools/call {tool}` SERVER span is joined too: not a tool call of the run.
     expect(calls.map((c) => [c['call_id'], c['server_end_ns']])).toEqual([
       ['f1', ns(400)],
       ['l1', ns(400)],
+      ['p1', ns(400)],
     ]);
+    expect(passedGhosts).toEqual([['send_email', 'p1', 'request_sent', passedSent]]);
     expect(foreignGhosts).toEqual([['send_email', 'f1', 'out_of_sight', call]]);
     expect(lostGhosts).toEqual([
       ['send_email', 'l1', 'request_sent', sent],
