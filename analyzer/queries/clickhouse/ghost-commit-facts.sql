@@ -4,18 +4,26 @@
 -- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight | unrecorded for a possible one, else NULL)
 CREATE OR REPLACE TEMPORARY TABLE ghost_commit_facts AS
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
-WITH s AS (
-  SELECT sp.run_id AS run_id, sp.trace_id AS trace_id, sp.span_id AS span_id, sp.name AS name, sp.role AS role, sp.status_code AS status_code, sp.start_ns AS start_ns, sp.end_ns AS end_ns, sp.tool_call_id AS tool_call_id,
+WITH spans_of_runs AS (
+  SELECT sp.run_id AS run_id, sp.trace_id AS trace_id, sp.span_id AS span_id, sp.parent_span_id AS parent_span_id, sp.name AS name, sp.role AS role, sp.status_code AS status_code, sp.start_ns AS start_ns, sp.end_ns AS end_ns, sp.tool_call_id AS tool_call_id,
     sp.tool_name AS tool_name, sp.effect AS effect, sp.commit_evidence AS commit_evidence, sp.commit_unanswered_ms AS commit_unanswered_ms, sp.out_of_sight AS out_of_sight, sp.commit_count AS commit_count, sp.commit_pending AS commit_pending, sp.body_detached AS body_detached, sp.fence_passed AS fence_passed, sp.result AS result, sp.tool_kind AS tool_kind, r.c_ns AS c_ns,
     r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns, sp.mcp_side AS mcp_side,
-    -- The call a commit marker or tool span is of: its tool call id; without one, a marker's parent (a foreign
-    -- execute_tool span's markers, afterstop.tool.foreign, when it has no gen_ai.tool.call.id) and a tool span's id.
-    CASE WHEN sp.name = 'afterstop.tool.commit' THEN coalesce(sp.tool_call_id, sp.parent_span_id) ELSE coalesce(sp.tool_call_id, sp.span_id) END AS call_key,
     -- What an MCP client alone knows of its tools/call (issue 48): the request written and its answer lost
     -- (request_sent with mcp.method.name), the server's answer (mcp_result).
     coalesce(sp.commit_evidence = 'mcp_result' OR (sp.commit_evidence = 'request_sent' AND sp.mcp_method IS NOT NULL), false) AS client_mcp_evidence
   FROM report_spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
   WHERE true AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role IN ('tool', 'mcp_server'))
+),
+-- The call a commit marker or tool span is of: its tool call id (a tool span without one: its span id); a commit
+-- marker without one is of its parent tool span (a foreign execute_tool span's markers, afterstop.tool.foreign: Google
+-- ADK sets the span's gen_ai.tool.call.id only at its end, after the marker was written).
+s AS (
+  SELECT x.*,
+    CASE WHEN x.name = 'afterstop.tool.commit' THEN coalesce(x.tool_call_id, p.parent_key, x.parent_span_id) ELSE coalesce(x.tool_call_id, x.span_id) END AS call_key
+  FROM spans_of_runs AS x
+  LEFT JOIN (
+    SELECT run_id AS parent_run, span_id AS parent_span, coalesce(tool_call_id, span_id) AS parent_key FROM spans_of_runs WHERE role IN ('tool', 'mcp_server')
+  ) AS p ON p.parent_run = x.run_id AND p.parent_span = x.parent_span_id
 ),
 -- Tool calls that ended (their execute_tool span was exported) or committed, by run and call id.
 finished_calls AS (

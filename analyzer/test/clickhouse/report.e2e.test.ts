@@ -134,7 +134,7 @@ const mcpFile = (() => {
   none.ack(2120);
   none.tool({ name: 'search', callId: 'n1', startMs: 2050, endMs: 2105, effect: 'read', result: 'cancelled', attrs: mcp('none') });
   none.span({ name: 'tools/call lookup', kind: 3, startMs: 2010, endMs: 2040, scope: '@example/mcp-otel', attrs: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'lookup' } });
-  const foreignTool = none.tool({ name: 'post', startMs: 2010, endMs: 2400, startMarker: false });
+  const foreignTool = none.tool({ name: 'post', callId: 'adk-1', startMs: 2010, endMs: 2400, startMarker: false }); // its call id set at its end, after the marker
   none.marker('afterstop.tool.commit', 2300, { 'gen_ai.tool.name': 'post', 'afterstop.tool.foreign': true, 'afterstop.tool.commit.evidence': 'response' }, foreignTool);
   const alone = none.mcpServer({ tool: 'send_email', parent: null, startMs: 3000, endMs: 3400, handler: 'finished_after_cancel', commitCount: 1 });
   alone.cancelReceived(3100, 'stream_closed');

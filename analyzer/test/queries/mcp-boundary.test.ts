@@ -252,9 +252,14 @@ describe('the Stop across an MCP boundary', () => {
     const r = stopped(t);
     const tool = r.tool({ name: 'send_email', startMs: 50, endMs: 400, startMarker: false }); // another tracer's span: no commit count
     const mail = r.marker('afterstop.tool.commit', 300, { 'gen_ai.tool.name': 'send_email', 'afterstop.tool.foreign': true, 'afterstop.tool.commit.evidence': 'response' }, tool);
+    // Google ADK sets its span's gen_ai.tool.call.id at the end, after the marker was written without it.
+    const adk = stopped(t);
+    const adkTool = adk.tool({ name: 'send_email', callId: 'adk-1', startMs: 50, endMs: 400, startMarker: false });
+    const adkMail = adk.marker('afterstop.tool.commit', 300, { 'gen_ai.tool.name': 'send_email', 'afterstop.tool.foreign': true, 'afterstop.tool.commit.evidence': 'response' }, adkTool);
     const a = await analyzeTraces(t);
-    const ghosts = await ghostsOf(a, r);
+    const [ghosts, adkGhosts] = [await ghostsOf(a, r), await ghostsOf(a, adk)];
     a.close();
     expect(ghosts).toEqual([['send_email', null, null, mail]]);
+    expect(adkGhosts).toEqual([['send_email', null, null, adkMail]]);
   });
 });
