@@ -11,7 +11,8 @@ import { removeCatalogFile, type Store } from './store.js';
  *
  * Versions 12 to 14 differ from 15 in columns only (14 lacks the spans'
  * MCP columns, mcp_method, mcp_request_id, mcp_side, mcp_server,
- * mcp_cancel_via and mcp_handler, and the tool calls' MCP columns; 13 also the spans'
+ * mcp_cancel_via and mcp_handler, and tool_foreign, the tool calls' MCP columns
+ * and the runs' mcp_handler; 13 also the spans'
  * fence_passed; 12 also the spans' uninstrumented, provider, out_of_sight,
  * commit_count, commit_pending and body_detached, the runs' uninstrumented and
  * the model calls' provider), and in how some facts are

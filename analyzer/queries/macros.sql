@@ -178,6 +178,7 @@ WITH extracted AS (
     attr(ks, vs, 'afterstop.mcp.server') AS mcp_server,
     attr(ks, vs, 'afterstop.mcp.cancel.via') AS mcp_cancel_via,
     attr(ks, vs, 'afterstop.mcp.handler') AS mcp_handler,
+    attr(ks, vs, 'afterstop.tool.foreign') AS tool_foreign,
     attr(ks, vs, 'error.type') AS error_type,
     attr(ks, vs, 'openinference.span.kind') AS oi_kind,
     attr(ks, vs, 'traceloop.span.kind') AS traceloop_kind,

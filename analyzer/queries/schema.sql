@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS spans (
   mcp_server      VARCHAR,               -- afterstop.mcp.server: the server's name (never arguments)
   mcp_cancel_via  VARCHAR,               -- afterstop.mcp.cancel.via: how a cancel crossed (notification, stream_closed, none)
   mcp_handler     VARCHAR,               -- afterstop.mcp.handler: what a server's handler did after the cancel (stopped, finished_after_cancel)
+  tool_foreign    VARCHAR,               -- afterstop.tool.foreign: a commit marker under another instrumentation's tool span ('true')
   error_type      VARCHAR,
   exception_text  VARCHAR,               -- exception messages of the span's events
   oi_kind         VARCHAR,               -- openinference.span.kind

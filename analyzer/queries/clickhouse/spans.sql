@@ -95,6 +95,7 @@ extracted AS (
     nullIf(a['afterstop.mcp.server'], '') AS mcp_server,
     nullIf(a['afterstop.mcp.cancel.via'], '') AS mcp_cancel_via,
     nullIf(a['afterstop.mcp.handler'], '') AS mcp_handler,
+    nullIf(a['afterstop.tool.foreign'], '') AS tool_foreign,
     nullIf(a['error.type'], '') AS error_type,
     nullIf(a['openinference.span.kind'], '') AS oi_kind,
     nullIf(a['traceloop.span.kind'], '') AS traceloop_kind,

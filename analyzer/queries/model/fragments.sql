@@ -124,6 +124,8 @@ coalesce(@try_double(@span_attr('gen_ai.response.time_to_first_chunk')),
 @span_attr('afterstop.mcp.server') AS mcp_server,
 @span_attr('afterstop.mcp.cancel.via') AS mcp_cancel_via,
 @span_attr('afterstop.mcp.handler') AS mcp_handler,
+-- A commit marker afterstop's detector wrote under another instrumentation's execute_tool span (issue 48).
+@span_attr('afterstop.tool.foreign') AS tool_foreign,
 @span_attr('error.type') AS error_type,
 @span_attr('openinference.span.kind') AS oi_kind,
 @span_attr('traceloop.span.kind') AS traceloop_kind

@@ -30,7 +30,9 @@ WITH per_run AS (
     min(start_ns) FILTER (WHERE name = 'afterstop.cancel.settle') AS settle_marker_ns,
     -- (The markers of an MCP server's side joined to the run, issue 48, are the server's: they say nothing of the
     -- run's own Stop, which a foreign client's trace may show only by its abort; of a server's run of its own, they are its.)
-    count(*) FILTER (WHERE @starts_with(name, 'afterstop.') AND coalesce(mcp_side, '') <> 'server') > 0 AS has_markers,
+    -- Nor are the commit markers afterstop's detector wrote under a foreign tool's span outside any afterstop run
+    -- (afterstop.tool.foreign): a foreign run keeps the Stop its abort shows.
+    count(*) FILTER (WHERE @starts_with(name, 'afterstop.') AND coalesce(mcp_side, '') <> 'server' AND coalesce(tool_foreign, '') <> 'true') > 0 AS has_markers,
     count(*) FILTER (WHERE @starts_with(name, 'afterstop.') AND coalesce(mcp_side, '') = 'server') > 0 AS has_server_markers,
     -- Abort evidence in a foreign trace: the end of the first span whose status or exception names an abort or cancel;
     -- else an AI SDK root that ended with no status and no usage, and no finish reason or "other" (its onAbort ends

@@ -247,6 +247,27 @@ describe('the Stop across an MCP boundary', () => {
     expect(ghosts).toEqual([['fc1', mail, null, false]]);
   });
 
+  it("a framework afterstop does not patch, stopped by its own abort (an inferred Stop): its foreign tool's commit after it, seen by afterstop's detector, is a known ghost; the Stop is still inferred; a tool without a marker is still inferred", async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, stamp: false, name: 'invoke_agent adk' });
+    r.span({ name: 'chat gemini', kind: 3, startMs: 10, endMs: 100, scope: 'foreign', status: 'error', attrs: { 'gen_ai.operation.name': 'chat', 'error.type': 'cancelled' } });
+    const sent = r.tool({ name: 'send_email', callId: 'adk-1', startMs: 50, endMs: 400, startMarker: false });
+    // Outside an afterstop run: no afterstop.run.id, no cancel state (SEMCONV.md, foreign tool calls).
+    const marker = r.span({ name: 'afterstop.tool.commit', parent: sent, startMs: 300, attrs: { 'gen_ai.tool.name': 'send_email', 'afterstop.tool.foreign': true, 'afterstop.tool.commit.evidence': 'response' } });
+    r.tool({ name: 'archive', callId: 'adk-2', startMs: 60, endMs: 500, startMarker: false });
+    const a = await analyzeTraces(t);
+    const run = (await a.table('run_facts'))[0];
+    const ghosts = (await a.table('ghost_commit_facts', 'ORDER BY time_ns')).map((g) => [g['tool'], g['span_id'], g['inferred'], g['possible_kind']]);
+    const depth = (await a.table('report_cancel_depth'))[0];
+    a.close();
+    expect(run).toMatchObject({ cancelled: true, cancel_inferred: true, c_ns: ns(100) });
+    expect(ghosts).toEqual([
+      ['send_email', marker, false, null],
+      ['archive', expect.any(String), true, null],
+    ]);
+    expect(depth).toMatchObject({ depth: 3, effects_ok: false });
+  });
+
   it("a foreign execute_tool span's commit markers (afterstop.tool.foreign) without a call id are its commits: one known ghost, not a possible one beside it", async () => {
     const t = traces();
     const r = stopped(t);
