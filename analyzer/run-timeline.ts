@@ -4,7 +4,7 @@ import { prepareReportSpans } from './report.js';
 import { iso, localRunId } from './report-assembly.js';
 import type { Store } from './store.js';
 import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
-import type { Finding, RunFigures, RunTimeline, TimelineItem } from './types.js';
+import type { Finding, RunFigures, RunTimeline, TimelineItem, TimelineToolCall } from './types.js';
 
 /**
  * Runs drawn against their Stop, from the store: the spans of each run
@@ -25,7 +25,10 @@ export function depthReason(f: RunFiguresRow, budgetMs: number, uninstrumented: 
   if (!f.model_ok) return `a model call in flight at Stop ended ${fmt(f.model_over_ms ?? 0)} after it (budget ${fmt(budgetMs)})`;
   if (!f.tools_ok) {
     const tool = f.slow_tool ?? 'a tool call';
-    return f.slow_tool_ms === null ? `${tool} was running at Stop and never ended` : `${tool} was running at Stop and ended ${fmt(f.slow_tool_ms)} after it (budget ${fmt(budgetMs)})`;
+    if (f.slow_tool_ms === null) return `${tool} was running at Stop and never ended`;
+    return f.slow_on_server
+      ? `${tool} was running at Stop and its MCP server's handler ended ${fmt(f.slow_tool_ms)} after it (budget ${fmt(budgetMs)})`
+      : `${tool} was running at Stop and ended ${fmt(f.slow_tool_ms)} after it (budget ${fmt(budgetMs)})`;
   }
   const ghosts = f.ghost_commits + f.ghost_possible + f.ghost_inferred;
   if (ghosts > 0) {
@@ -36,6 +39,8 @@ export function depthReason(f: RunFiguresRow, budgetMs: number, uninstrumented: 
     ].filter(Boolean);
     return `a side effect may have landed after Stop: ${parts.join(', ')}`;
   }
+  if (f.mcp_not_propagated > 0)
+    return `the Stop did not cross to ${f.mcp_not_propagated_server === null ? 'the MCP server' : `the MCP server ${f.mcp_not_propagated_server}`} of ${f.mcp_not_propagated} tool call(s) in flight (no notifications/cancelled sent, the request stream left open): the server was left to run`;
   if (uninstrumented.length > 0)
     return `the run was beside ${uninstrumented.join(', ')}, which afterstop does not instrument: whether ${uninstrumented.length === 1 ? 'its' : 'their'} effects landed after Stop cannot be seen`;
   if (f.tools_at_stop > 0) return `${f.tools_at_stop} tool call(s) of a foreign trace were running at Stop: whether their effects landed cannot be seen`;
@@ -72,8 +77,12 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint,
   };
 }
 
+/** An MCP tools/call's side of the boundary (issue 48), or null for any other tool call. */
+const mcpOf = (r: RunTimelineRow): TimelineToolCall['mcp'] =>
+  r.mcp_side === 'client' || r.mcp_side === 'server' ? { side: r.mcp_side, server: r.mcp_server, request_id: r.mcp_request_id, cancel_via: r.mcp_cancel_via, handler: r.mcp_handler } : null;
+
 /**
- * The items of a run from its spans: model calls, tool calls (a call that
+ * The items of a run from its spans (an MCP call's server side, joined to it, drawn as a tool call of its own lane): model calls, tool calls (a call that
  * never ended is drawn from its start marker), commits and markers. A tool's
  * start marker is not drawn when its tool span is (the span carries the same start).
  */
@@ -105,8 +114,8 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
                 priced: r.priced ?? false,
               },
       });
-    } else if (r.role === 'tool' || (r.name === SPAN_TOOL_START && r.call_id !== null && !ended.has(r.call_id))) {
-      const unended = r.role !== 'tool';
+    } else if (r.role === 'tool' || r.role === 'mcp_server' || (r.name === SPAN_TOOL_START && r.call_id !== null && !ended.has(r.call_id))) {
+      const unended = r.role === 'marker';
       items.push({
         ...base,
         kind: 'tool_call',
@@ -121,6 +130,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         late: r.late ?? false,
         ghost: r.ghost === 'inferred' || r.ghost === 'possible' ? r.ghost : null,
         recorded: unended || r.scope === 'afterstop' || (r.call_id !== null && started.has(r.call_id)),
+        mcp: mcpOf(r),
       });
     } else if (r.name === SPAN_TOOL_COMMIT) {
       items.push({

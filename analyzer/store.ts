@@ -12,7 +12,7 @@ import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of a version in {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
-export const STORE_VERSION = '14';
+export const STORE_VERSION = '15';
 
 /**
  * What DuckDB's read of OTLP/JSON needs per thread: it parses each thread's
@@ -297,12 +297,12 @@ export class Store {
     const unchanged = 'the store is left as it is';
     if (Number.isInteger(n) && n > Number(STORE_VERSION)) {
       return new InputError(
-        `${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); read it with that afterstop or a newer one, or give another --db (${unchanged})`,
+        `${this.path}: a store of version ${version}, written by a newer afterstop (this one reads version ${STORE_VERSION} and migrates versions ${listed(MIGRATES_FROM)}); read it with that afterstop or a newer one, or give another --db (${unchanged})`,
         { path: this.path },
       );
     }
     return new InputError(
-      `${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates versions ${MIGRATES_FROM.join(' and ')}); give another --db and read the trace files into it again (${unchanged})`,
+      `${this.path}: a store of version ${version}, too old to migrate (this afterstop reads version ${STORE_VERSION} and migrates versions ${listed(MIGRATES_FROM)}); give another --db and read the trace files into it again (${unchanged})`,
       { path: this.path },
     );
   }
@@ -467,3 +467,6 @@ export async function withStore<T>(path: string, body: (store: Store) => Promise
     store.close();
   }
 }
+
+/** Versions as a sentence lists them: `12, 13 and 14`. */
+const listed = (versions: readonly string[]): string => (versions.length < 2 ? versions.join('') : `${versions.slice(0, -1).join(', ')} and ${versions.at(-1)}`);

@@ -120,6 +120,8 @@ export const FINDING_KINDS = [
   'post_cancel_error',
   'unended_run',
   'orphan_process',
+  'mcp_cancel_not_propagated',
+  'mcp_handler_finished_after_cancel',
   'cleanup_error',
   'steer_violation',
   'steer_dropped',
@@ -312,6 +314,13 @@ export interface TimelineToolCall extends TimelineItemBase {
   ghost: 'possible' | 'inferred' | null;
   /** afterstop recorded it (its markers or its own tool span); false: a foreign span. */
   recorded: boolean;
+  /**
+   * An MCP tools/call (issue 48): the run's call (`client`) or the server's far half of it (`server`, joined by the
+   * traceparent the request carried), its server and JSON-RPC request id, how the Stop crossed (client:
+   * notification, stream_closed, none) and what the server's handler did after the cancel (stopped,
+   * finished_after_cancel); null for any other tool call.
+   */
+  mcp: { side: 'client' | 'server'; server: string | null; request_id: string | null; cancel_via: string | null; handler: string | null } | null;
 }
 
 export interface TimelineCommit extends TimelineItemBase {

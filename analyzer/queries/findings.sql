@@ -1,6 +1,6 @@
 -- Generated from queries/model/findings.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name findings
--- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates (not those its idempotency key deduplicated), steering violations and drops, unended runs, orphan processes. Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
+-- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates (not those its idempotency key deduplicated), steering violations and drops, unended runs, orphan processes, and the Stop at an MCP boundary (a tools/call in flight at Stop whose server was never told; a server that was told and whose handler finished anyway). Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
 -- @param limit UBIGINT at most this many rows
 -- @returns rows
 -- @column kind            text
@@ -54,7 +54,13 @@ own AS (
   FROM report_tool_outcomes AS o WHERE o.in_window AND o.lost AND NOT o.repaired
   UNION ALL
   SELECT 'unacknowledged_cancel', 2, r.trace_id, r.run_id, r.conversation_id, NULL, coalesce(r.c_ns, r.start_ns), 'Stop was requested and the loop never acknowledged it'
-  FROM report_runs AS r WHERE r.in_window AND r.has_request AND r.a_ns IS NULL
+  FROM report_runs AS r WHERE r.in_window AND r.has_request AND r.a_ns IS NULL AND coalesce(r.mcp_handler, '') <> 'finished_after_cancel'
+  UNION ALL
+  -- An MCP server's run without its client (issue 48) whose handler finished after the cancel it received.
+  SELECT 'mcp_handler_finished_after_cancel', 2, r.trace_id, r.run_id, r.conversation_id, NULL, coalesce(r.end_ns, r.c_ns),
+    'an MCP server''s tools/call (its client not in the store) received the cancel and its handler finished its work anyway'
+      || CASE WHEN r.end_ns IS NULL THEN '' ELSE ', ' || CASE WHEN (r.end_ns - r.c_ns) < 0 THEN printf('%.3f', -(r.end_ns - r.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (r.end_ns - r.c_ns) / 1e6) || ' ms after Stop' END END || ': the Stop crossed the boundary and was not honoured'
+  FROM report_runs AS r WHERE r.in_window AND r.mcp_handler = 'finished_after_cancel' AND r.cancelled
   UNION ALL
   SELECT 'tokens_after_stop', 2, t.trace_id, t.run_id, t.conversation_id, NULL, t.time_ns,
     t.input_after || ' input and ' || t.output_after || ' output tokens after Stop (' || m.models || '), $' || printf('%.6f', t.cost_usd)
@@ -80,6 +86,25 @@ linked AS (
   UNION ALL
   SELECT 'orphan_process', 2, s.trace_id, s.run_id, NULL, s.start_ns, 'child process ' || coalesce(s.pid, '?') || ' outlived its run'
   FROM orphan_process_facts AS s
+  UNION ALL
+  -- The Stop at an MCP boundary (issue 48): a tools/call in flight at C whose client told its server nothing; a
+  -- server that was told and whose handler finished its work anyway.
+  SELECT 'mcp_cancel_not_propagated', 2, t.trace_id, t.run_id, t.tool_name, t.c_ns,
+    coalesce(t.tool_name, '(unnamed)') || ' call ' || t.call_id || ' (MCP request ' || coalesce(t.mcp_request_id, '?') || ' to '
+      || coalesce(t.mcp_server, 'its server') || ') was in flight at Stop and the Stop did not cross to the server: no notifications/cancelled was sent and its request stream was not closed, so the server was left to run the tool'
+  FROM tool_call_facts AS t
+  WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns >= t.c_ns)
+    AND coalesce(t.mcp_cancel_via = 'none', false)
+  UNION ALL
+  SELECT 'mcp_handler_finished_after_cancel', 2, t.trace_id, t.run_id, t.tool_name, coalesce(t.server_end_ns, t.c_ns),
+    coalesce(t.tool_name, '(unnamed)') || ' call ' || t.call_id || ' (MCP request ' || coalesce(t.mcp_request_id, '?') || '): the server '
+      || coalesce(t.mcp_server, '') || CASE WHEN t.mcp_server IS NULL THEN '' ELSE ' ' END || 'received the cancel'
+      || CASE WHEN t.received_via IS NULL THEN '' ELSE ' (' || t.received_via || ')' END
+      || CASE WHEN t.cancel_received_ns IS NULL THEN '' ELSE ' ' || CASE WHEN (t.cancel_received_ns - t.c_ns) < 0 THEN printf('%.3f', -(t.cancel_received_ns - t.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (t.cancel_received_ns - t.c_ns) / 1e6) || ' ms after Stop' END END
+      || ' and its handler finished its work anyway' || CASE WHEN t.server_end_ns IS NULL THEN '' ELSE ', ' || CASE WHEN (t.server_end_ns - t.c_ns) < 0 THEN printf('%.3f', -(t.server_end_ns - t.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (t.server_end_ns - t.c_ns) / 1e6) || ' ms after Stop' END END
+      || ': the Stop crossed the boundary and was not honoured'
+  FROM tool_call_facts AS t
+  WHERE t.mcp_handler = 'finished_after_cancel'
 ),
 found AS (
   SELECT kind, severity, trace_id, run_id, conversation_id, tool, time_ns, detail FROM own

@@ -98,6 +98,7 @@ CREATE OR REPLACE TEMP MACRO span_role(name, op_name, oi_kind, traceloop_kind, h
     WHEN (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) THEN 'run'
     WHEN starts_with(name, 'afterstop.') THEN 'marker'
     WHEN coalesce(op_name = 'execute_tool', false) OR starts_with(name, 'execute_tool')
+      OR starts_with(name, 'tools/call')
       OR name = 'ai.toolCall'
       OR coalesce(oi_kind = 'TOOL', false)
       OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
@@ -171,6 +172,13 @@ WITH extracted AS (
     attr(ks, vs, 'afterstop.guard.fence.passed') AS fence_passed,
     attr(ks, vs, 'afterstop.cancel.source') AS cancel_source,
     attr(ks, vs, 'process.pid') AS pid,
+    attr(ks, vs, 'mcp.method.name') AS mcp_method,
+    attr(ks, vs, 'jsonrpc.request.id') AS mcp_request_id,
+    attr(ks, vs, 'afterstop.mcp.side') AS mcp_side,
+    attr(ks, vs, 'afterstop.mcp.server') AS mcp_server,
+    attr(ks, vs, 'afterstop.mcp.cancel.via') AS mcp_cancel_via,
+    attr(ks, vs, 'afterstop.mcp.handler') AS mcp_handler,
+    attr(ks, vs, 'afterstop.tool.foreign') AS tool_foreign,
     attr(ks, vs, 'error.type') AS error_type,
     attr(ks, vs, 'openinference.span.kind') AS oi_kind,
     attr(ks, vs, 'traceloop.span.kind') AS traceloop_kind,

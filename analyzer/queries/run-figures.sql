@@ -1,5 +1,5 @@
 -- @name run_figures
--- @description The figures of METRICS.md for each given run, as `afterstop explain` shows them beside its timeline: cancel latency (§1), cancel depth and what held it at that level (§8: the calls started after C, a model call in flight at C ending past the budget, the slowest tool call in flight at C, the ghost commits or a foreign tool running at C), ghost side effects (§2), orphan tool calls and why each is lost (§3: requested but never run, never ended, a late / dropped / cancelled result, ended after A; repaired), tokens after Stop and how they are known (§4), and the post-cancel error of the next run (§5) with that run, or, for a next run, the cancelled run before it. One row per run; figures of a run not cancelled are NULL or 0. Needs the report's prepare chain.
+-- @description The figures of METRICS.md for each given run, as `afterstop explain` shows them beside its timeline: cancel latency (§1), cancel depth and what held it at that level (§8: the calls started after C, a model call in flight at C ending past the budget, the slowest tool call in flight at C (an MCP call's joined server handler included), the ghost commits, an MCP call in flight across which the Stop did not cross, or a foreign tool running at C), ghost side effects (§2), orphan tool calls and why each is lost (§3: requested but never run, never ended, a late / dropped / cancelled result, ended after A; repaired), tokens after Stop and how they are known (§4), and the post-cancel error of the next run (§5) with that run, or, for a next run, the cancelled run before it. One row per run; figures of a run not cancelled are NULL or 0. Needs the report's prepare chain.
 -- @param runs      VARCHAR[] the runs, by the store's key
 -- @returns rows
 -- @column run_id            text
@@ -16,6 +16,9 @@
 -- @column slow_tool_ms      float?   its end after C; NULL: it never ended
 -- @column tools_at_stop     int      tool calls running at C
 -- @column tool_evidence     bool?    afterstop recorded the run's tools
+-- @column slow_on_server    bool     the slow tool is an MCP call whose server's handler ended after the call (issue 48)
+-- @column mcp_not_propagated int     MCP tools/calls in flight at C across which the Stop did not cross (afterstop.mcp.cancel.via = none)
+-- @column mcp_not_propagated_server text? the server of one of them
 -- @column ghost_commits     int
 -- @column ghost_possible    int
 -- @column ghost_inferred    int
@@ -47,9 +50,14 @@ WITH wanted AS (
 tools AS (
   SELECT t.run_id,
     count(*) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns >= t.c_ns)) AS tools_at_stop,
-    -- The slowest tool in flight at C: one that never ended first.
-    arg_max(t.tool_name, coalesce(t.end_ns, 9223372036854775807)) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns > t.c_ns)) AS slow_tool,
-    max(coalesce(t.end_ns, 9223372036854775807)) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns > t.c_ns)) AS slow_end_ns,
+    -- The slowest tool in flight at C: one that never ended first. An MCP call ends when its joined server's handler
+    -- does, if that is later (issue 48).
+    arg_max(t.tool_name, CASE WHEN t.end_ns IS NULL THEN 9223372036854775807 ELSE greatest(t.end_ns, coalesce(t.server_end_ns, t.end_ns)) END) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND CASE WHEN t.end_ns IS NULL THEN 9223372036854775807 ELSE greatest(t.end_ns, coalesce(t.server_end_ns, t.end_ns)) END > t.c_ns) AS slow_tool,
+    max(CASE WHEN t.end_ns IS NULL THEN 9223372036854775807 ELSE greatest(t.end_ns, coalesce(t.server_end_ns, t.end_ns)) END) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND CASE WHEN t.end_ns IS NULL THEN 9223372036854775807 ELSE greatest(t.end_ns, coalesce(t.server_end_ns, t.end_ns)) END > t.c_ns) AS slow_end_ns,
+    arg_max(coalesce(t.server_end_ns > t.end_ns, false), CASE WHEN t.end_ns IS NULL THEN 9223372036854775807 ELSE greatest(t.end_ns, coalesce(t.server_end_ns, t.end_ns)) END) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND CASE WHEN t.end_ns IS NULL THEN 9223372036854775807 ELSE greatest(t.end_ns, coalesce(t.server_end_ns, t.end_ns)) END > t.c_ns) AS slow_on_server,
+    -- MCP tools/calls in flight at C across which the Stop did not cross (afterstop.mcp.cancel.via = none).
+    count(*) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns >= t.c_ns) AND coalesce(t.mcp_cancel_via = 'none', false)) AS mcp_not_propagated,
+    arg_max(t.mcp_server, t.start_ns) FILTER (WHERE t.executed AND t.start_ns < t.c_ns AND (t.end_ns IS NULL OR t.end_ns >= t.c_ns) AND coalesce(t.mcp_cancel_via = 'none', false)) AS mcp_not_propagated_server,
     any_value(t.c_ns) AS c_ns
   FROM tool_call_facts AS t WHERE t.run_id IN (SELECT run_id FROM wanted)
   GROUP BY t.run_id
@@ -94,6 +102,7 @@ SELECT
   t.slow_tool,
   CASE WHEN t.slow_end_ns < 9223372036854775807 THEN (t.slow_end_ns - t.c_ns) / 1e6 END AS slow_tool_ms,
   CAST(coalesce(t.tools_at_stop, 0) AS INTEGER) AS tools_at_stop, q.tool_evidence,
+  coalesce(t.slow_on_server, false) AS slow_on_server, CAST(coalesce(t.mcp_not_propagated, 0) AS INTEGER) AS mcp_not_propagated, t.mcp_not_propagated_server,
   CAST(coalesce(g.known, 0) AS INTEGER) AS ghost_commits, CAST(coalesce(g.possible, 0) AS INTEGER) AS ghost_possible,
   CAST(coalesce(g.inferred, 0) AS INTEGER) AS ghost_inferred, CAST(coalesce(g.compensated, 0) AS INTEGER) AS ghost_compensated,
   CAST(coalesce(o.orphans, 0) AS INTEGER) AS orphans, CAST(coalesce(o.repaired, 0) AS INTEGER) AS repaired, CAST(coalesce(o.late, 0) AS INTEGER) AS late,

@@ -1,5 +1,5 @@
 -- @name run_timeline
--- @description What a run's timeline draws (`afterstop explain`, the HTML report): the model calls, tool calls and afterstop markers of the given runs (report_spans, prepare-spans.sql), in time order, each with what the report concluded of it: a model call's tokens after Stop and how they are known (report_tokens), a tool call's fate in the conversation (report_tool_outcomes: lost, repaired, late), a commit's or an unended tool's ghost kind (report_ghost_commits: known, possible, inferred; compensated). Needs the report's prepare chain over an open window or one holding the runs.
+-- @description What a run's timeline draws (`afterstop explain`, the HTML report): the model calls, tool calls (an MCP tools/call with its server's side, role mcp_server, joined to it) and afterstop markers of the given runs (report_spans, prepare-spans.sql), in time order, each with what the report concluded of it: a model call's tokens after Stop and how they are known (report_tokens), a tool call's fate in the conversation (report_tool_outcomes: lost, repaired, late), a commit's or an unended tool's ghost kind (report_ghost_commits: known, possible, inferred; compensated). Needs the report's prepare chain over an open window or one holding the runs.
 -- @param runs VARCHAR[] the runs, by the store's key
 -- @returns rows
 -- @column run_id           text
@@ -32,13 +32,18 @@
 -- @column lost             bool?    the call's result never reached the conversation
 -- @column repaired         bool?
 -- @column late             bool?
+-- @column mcp_side         text?    an MCP tools/call's side: client (the run's call), server (the server's far half of it, role mcp_server)
+-- @column mcp_server       text?
+-- @column mcp_request_id   text?
+-- @column mcp_cancel_via   text?    how the Stop crossed to the server: notification, stream_closed, none
+-- @column mcp_handler      text?    what the server's handler did after the cancel: stopped, finished_after_cancel
 WITH s AS (
   -- The call whose outcome a tool span or a tool's start marker shows (NULL for any other span): the join
   -- below on it alone is a hash join; with the condition written into it, DuckDB compared every span of a run with
   -- every call of it (a nested loop: 100,000 calls took 48 s).
   SELECT *, CASE WHEN role = 'tool' OR name = 'afterstop.tool.start' THEN coalesce(tool_call_id, span_id) END AS outcome_call
   FROM report_spans
-  WHERE run_id IN (SELECT unnest($runs)) AND role IN ('model', 'tool', 'marker')
+  WHERE run_id IN (SELECT unnest($runs)) AND role IN ('model', 'tool', 'marker', 'mcp_server')
 ),
 outcomes AS (
   -- lost is NULL in report_tool_outcomes for a call without a result attribute that ended in time: not lost.
@@ -52,7 +57,9 @@ SELECT
   CASE WHEN g.span_id IS NULL THEN NULL WHEN g.inferred THEN 'inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible' ELSE 'known' END AS ghost,
   g.compensated, g.sent_ns,
   t.how AS tokens_how, t.input_after, t.output_after, t.cost_usd, t.priced,
-  o.lost, o.repaired, o.late
+  o.lost, o.repaired, o.late,
+  CASE WHEN s.role = 'mcp_server' THEN 'server' WHEN s.role = 'tool' AND s.mcp_method IS NOT NULL THEN coalesce(s.mcp_side, 'client') END AS mcp_side,
+  s.mcp_server, s.mcp_request_id, s.mcp_cancel_via, s.mcp_handler
 FROM s
 LEFT JOIN report_ghost_commits AS g ON g.run_id = s.run_id AND g.span_id = s.span_id
 LEFT JOIN report_tokens AS t ON t.run_id = s.run_id AND t.span_id = s.span_id

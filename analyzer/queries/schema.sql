@@ -69,6 +69,13 @@ CREATE TABLE IF NOT EXISTS spans (
   fence_passed    VARCHAR,               -- afterstop.guard.fence.passed: a commit after Stop the fence let through (cancel, cleanup)
   cancel_source   VARCHAR,               -- afterstop.cancel.source
   pid             VARCHAR,
+  mcp_method      VARCHAR,               -- mcp.method.name (tools/call)
+  mcp_request_id  VARCHAR,               -- jsonrpc.request.id
+  mcp_side        VARCHAR,               -- afterstop.mcp.side: client | server
+  mcp_server      VARCHAR,               -- afterstop.mcp.server: the server's name (never arguments)
+  mcp_cancel_via  VARCHAR,               -- afterstop.mcp.cancel.via: how a cancel crossed (notification, stream_closed, none)
+  mcp_handler     VARCHAR,               -- afterstop.mcp.handler: what a server's handler did after the cancel (stopped, finished_after_cancel)
+  tool_foreign    VARCHAR,               -- afterstop.tool.foreign: a commit marker under another instrumentation's tool span ('true')
   error_type      VARCHAR,
   exception_text  VARCHAR,               -- exception messages of the span's events
   oi_kind         VARCHAR,               -- openinference.span.kind
@@ -91,8 +98,9 @@ CREATE TABLE IF NOT EXISTS run_facts (
   run_id VARCHAR, trace_id VARCHAR, service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR,
   start_ns BIGINT, end_ns BIGINT, unended BOOLEAN, outcome VARCHAR, cancelled BOOLEAN, c_ns BIGINT,
   cancel_inferred BOOLEAN, a_ns BIGINT, settle_marker_ns BIGINT, has_request BOOLEAN,
-  cancel_source VARCHAR,  -- afterstop.cancel.source of its first cancel request
-  uninstrumented VARCHAR  -- the frameworks afterstop does not instrument that ran beside it, sorted, comma-separated
+  cancel_source VARCHAR,  -- afterstop.cancel.source of its first cancel request; mcp: an MCP server's run, stopped by the cancel it received
+  uninstrumented VARCHAR, -- the frameworks afterstop does not instrument that ran beside it, sorted, comma-separated
+  mcp_handler VARCHAR     -- an MCP server's run (issue 48): what its handler did after the cancel (stopped, finished_after_cancel)
 );
 
 -- One row per tool call of a cancelled run (tool-call-facts.sql), kept the same way: a report reads it, not the
@@ -101,6 +109,10 @@ CREATE TABLE IF NOT EXISTS run_facts (
 CREATE TABLE IF NOT EXISTS tool_call_facts (
   run_id VARCHAR, call_id VARCHAR, tool_name VARCHAR, start_ns BIGINT, has_span BOOLEAN, executed BOOLEAN,
   end_ns BIGINT, result VARCHAR, effect VARCHAR, kind VARCHAR, trace_id VARCHAR,
+  -- An MCP tools/call (issue 48): its server and request id, how the Stop crossed (afterstop.mcp.cancel.via), and of
+  -- its server side joined to it: the handler's end, what it did after the cancel, when and how the cancel arrived.
+  mcp_server VARCHAR, mcp_request_id VARCHAR, mcp_cancel_via VARCHAR,
+  server_end_ns BIGINT, mcp_handler VARCHAR, cancel_received_ns BIGINT, received_via VARCHAR,
   service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT, c_ns BIGINT, a_ns BIGINT
 );
 

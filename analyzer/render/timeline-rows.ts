@@ -10,6 +10,8 @@ import {
   SPAN_CANCEL_REQUEST,
   SPAN_CANCEL_SETTLE,
   SPAN_HISTORY_REPAIR,
+  SPAN_MCP_CANCEL,
+  SPAN_MCP_CANCEL_RECEIVED,
   SPAN_PROCESS_ORPHAN,
   SPAN_STEER_DROP,
   SPAN_STEER_ENQUEUE,
@@ -54,6 +56,8 @@ const MARKERS: Record<string, string> = {
   [SPAN_TOOL_COMPENSATE]: 'compensation',
   [SPAN_PROCESS_ORPHAN]: 'child process outlived its run',
   [SPAN_TOOL_COMMIT_PREVENTED]: 'commit prevented by the guard (nothing sent)',
+  [SPAN_MCP_CANCEL]: 'cancel sent to the MCP server',
+  [SPAN_MCP_CANCEL_RECEIVED]: 'the MCP server received the cancel',
 };
 const LINES: Record<string, TimelineRow['line']> = {
   [SPAN_CANCEL_REQUEST]: 'stop',
@@ -92,16 +96,24 @@ function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
       if (item.outcome === 'repaired') notes.push('result lost, repaired');
       if (item.result !== null && item.result !== 'delivered') notes.push(`result ${item.result}`);
       if (item.status === 'error') notes.push('error');
-      if (afterStop && item.tool_kind !== 'compensate') notes.unshift('started after Stop');
+      // (A timeline read back from an older report's JSON has no mcp.)
+      const m = item.mcp ?? null;
+      const server = m?.side === 'server';
+      if (m?.cancel_via === 'none') notes.push('Stop did not cross to the MCP server');
+      if (m?.handler === 'finished_after_cancel') notes.push('handler finished after the cancel');
+      if (m?.handler === 'stopped') notes.push('handler stopped on the cancel');
+      // The server's side of a call began when its request arrived, which may be after Stop: not the loop going on.
+      if (afterStop && item.tool_kind !== 'compensate' && !server) notes.unshift('started after Stop');
       const kind = item.tool_kind === 'step' ? ' step' : item.tool_kind === 'compensate' ? ' compensation' : '';
+      const mcp = m === null ? '' : server ? ` on MCP server ${m.server ?? '(unnamed)'}` : ` via MCP${m.server === null ? '' : ` (${m.server})`}`;
       return {
         ...base,
         shape: 'bar',
         end_ms: item.end_ms,
         open: item.end_ms === null,
-        label: `${item.tool ?? '(unnamed tool)'}${kind}${effectOf(item.effect)}`,
+        label: `${item.tool ?? '(unnamed tool)'}${kind}${mcp}${effectOf(item.effect)}`,
         note: notes.join(', '),
-        alarm: item.ghost !== null || item.outcome === 'lost' || (afterStop && item.tool_kind !== 'compensate'),
+        alarm: item.ghost !== null || item.outcome === 'lost' || (afterStop && item.tool_kind !== 'compensate' && !server) || m?.cancel_via === 'none' || m?.handler === 'finished_after_cancel',
         inferred: item.ghost === 'inferred' || !item.recorded,
       };
     }

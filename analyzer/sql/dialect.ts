@@ -225,10 +225,11 @@ export const CONSTRUCTS: Record<string, Construct> = {
   },
   update_spans: {
     arity: 1,
-    doc: "the spans given as (trace_id, span_id, role, run_id) take that role and run: updated in the store in DuckDB; in ClickHouse the spans with them are the session's report_spans",
-    duckdb: (a) => `UPDATE spans SET role = assigned.role, run_id = assigned.run_id\nFROM (\n${arg(a, 0)}\n) AS assigned\nWHERE spans.trace_id = assigned.trace_id AND spans.span_id = assigned.span_id`,
+    doc: "the spans given as (trace_id, span_id, role, run_id, tool_call_id, mcp_side) take that role, run, tool call id and MCP side: updated in the store in DuckDB; in ClickHouse the spans with them are the session's report_spans",
+    duckdb: (a) =>
+      `UPDATE spans SET role = assigned.role, run_id = assigned.run_id, tool_call_id = assigned.tool_call_id, mcp_side = assigned.mcp_side\nFROM (\n${arg(a, 0)}\n) AS assigned\nWHERE spans.trace_id = assigned.trace_id AND spans.span_id = assigned.span_id`,
     clickhouse: (a) =>
-      `CREATE OR REPLACE TEMPORARY TABLE report_spans AS\nSELECT s.* REPLACE (\n    if(assigned.span_id IS NOT NULL, assigned.role, s.role) AS role,\n    if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id)\nFROM spans AS s\nLEFT JOIN (\n${arg(a, 0)}\n) AS assigned ON assigned.trace_id = s.trace_id AND assigned.span_id = s.span_id`,
+      `CREATE OR REPLACE TEMPORARY TABLE report_spans AS\nSELECT s.* REPLACE (\n    if(assigned.span_id IS NOT NULL, assigned.role, s.role) AS role,\n    if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id,\n    if(assigned.span_id IS NOT NULL, assigned.tool_call_id, s.tool_call_id) AS tool_call_id,\n    if(assigned.span_id IS NOT NULL, assigned.mcp_side, s.mcp_side) AS mcp_side)\nFROM spans AS s\nLEFT JOIN (\n${arg(a, 0)}\n) AS assigned ON assigned.trace_id = s.trace_id AND assigned.span_id = s.span_id`,
   },
 };
 

@@ -262,6 +262,9 @@ export interface RunFiguresRow {
   slow_tool_ms: number | null;
   tools_at_stop: number;
   tool_evidence: boolean | null;
+  slow_on_server: boolean;
+  mcp_not_propagated: number;
+  mcp_not_propagated_server: string | null;
   ghost_commits: number;
   ghost_possible: number;
   ghost_inferred: number;
@@ -321,6 +324,11 @@ export interface RunTimelineRow {
   lost: boolean | null;
   repaired: boolean | null;
   late: boolean | null;
+  mcp_side: string | null;
+  mcp_server: string | null;
+  mcp_request_id: string | null;
+  mcp_cancel_via: string | null;
+  mcp_handler: string | null;
 }
 
 /** A row of queries/runs.sql (runs). */

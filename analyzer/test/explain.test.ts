@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../analyze.js';
 import { InputError } from '../errors.js';
 import { explain, parseExplainTarget } from '../explain.js';
+import { renderExplainTerminal } from '../render/explain-terminal.js';
 import { expectTimelineMatchesSpans, writtenSpans } from '../../test/helpers/timeline-check.js';
 import { traces, writeLines } from '../../test/helpers/trace-builder.js';
 import { PYTHON_FRAMEWORKS, pythonTurns } from '../../test/helpers/python-frameworks.js';
@@ -165,6 +166,42 @@ describe('explain', () => {
     // The next run's figures are its own: it was cancelled too.
     expect(post.timelines[0]!.next_run!.figures.orphan_tool_calls.orphans).toBe(1);
     expect(post.timelines[0]!.next_run!.figures.cancel_ack_ms).toBeNull();
+  });
+
+  it("an MCP call drawn with its server's side (issue 48): the server's lane and commit, and what held the depth when the Stop did not cross", async () => {
+    const t = traces();
+    const mcp = (via: string) => ({ 'mcp.method.name': 'tools/call', 'jsonrpc.request.id': '7', 'afterstop.mcp.side': 'client', 'afterstop.mcp.server': 'mail-server', 'afterstop.mcp.cancel.via': via });
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.ack(120);
+    const call = r.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 105, result: 'cancelled', effect: 'irreversible', attrs: mcp('notification') });
+    const server = r.mcpServer({ tool: 'send_email', parent: call, startMs: 60, endMs: 1500, handler: 'finished_after_cancel', commitCount: 1 });
+    server.cancelReceived(110);
+    server.commit(300);
+    const untold = t.run({ startMs: 2000, endMs: 2900, outcome: 'cancelled' });
+    untold.cancelRequest(2100);
+    untold.ack(2120);
+    untold.tool({ name: 'search', callId: 'n1', startMs: 2050, endMs: 2105, effect: 'read', result: 'cancelled', attrs: mcp('none') });
+    const file = t.write('mcp-explain.jsonl');
+    const [joined] = (await explain({ target: { id: r.spanId }, inputs: [file], db: ':memory:' })).timelines;
+    const tools = joined!.items.filter((i) => i.kind === 'tool_call');
+    expect(tools.map((i) => [i.start_ms, i.end_ms, i.mcp?.side, i.mcp?.handler ?? null])).toEqual([
+      [-50, 5, 'client', null],
+      [-40, 1400, 'server', 'finished_after_cancel'],
+    ]);
+    expect(joined!.items.find((i) => i.kind === 'commit')).toMatchObject({ start_ms: 200, call_id: 'c1', ghost: 'known' });
+    expect(joined!.figures.cancel_depth).toBe(2);
+    expect(joined!.figures.cancel_depth_reason).toBe("send_email was running at Stop and its MCP server's handler ended 1,400 ms after it (budget 1,000 ms)");
+    const text = renderExplainTerminal({ finding: null, timelines: [joined!], runs_not_drawn: 0, skipped: [] }, { color: false, width: 160 });
+    expect(text).toContain('send_email on MCP server mail-server (unknown)');
+    expect(text).toContain('send_email via MCP (mail-server) (irreversible)');
+    expect(text).toContain('handler finished after the cancel');
+    expect(text).toContain('the MCP server received the cancel');
+    const [stopped] = (await explain({ target: { id: untold.spanId }, inputs: [file], db: ':memory:' })).timelines;
+    expect(stopped!.figures.cancel_depth).toBe(3);
+    expect(stopped!.figures.cancel_depth_reason).toBe(
+      'the Stop did not cross to the MCP server mail-server of 1 tool call(s) in flight (no notifications/cancelled sent, the request stream left open): the server was left to run',
+    );
   });
 
   it('an id that matches more runs than are drawn says how many more', async () => {

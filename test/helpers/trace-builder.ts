@@ -233,8 +233,10 @@ export class Run {
     idempotencyKey?: string;
     noCallId?: boolean;
     /** How the commit is known; request_sent with unansweredMs: the body reached the service that long before atMs. */
-    evidence?: 'manual' | 'response' | 'request_sent';
+    evidence?: 'manual' | 'response' | 'request_sent' | 'mcp_result';
     unansweredMs?: number;
+    /** More attributes (an MCP client's commit: mcp.method.name, jsonrpc.request.id). */
+    attrs?: Attrs;
     /** The idempotency key its HTTP request carried (the guard's header). */
     guardKey?: string;
     /** Made after Stop and let through by the guard's fence: the Stop propagating (cancel) or cleanup. */
@@ -252,7 +254,7 @@ export class Run {
       'afterstop.guard.idempotency_key': o.guardKey,
       'afterstop.guard.fence.passed': o.fencePassed,
     });
-    return this.marker('afterstop.tool.commit', o.atMs, attrs, tool?.spanId);
+    return this.marker('afterstop.tool.commit', o.atMs, [...attrs, ...pairs(o.attrs)], tool?.spanId);
   }
   /** An afterstop.tool.commit.prevented marker (the guard's fence refused a request) under its tool span. */
   prevented(o: { callId: string; atMs: number; tool?: string; effect?: string; state?: 'requested' | 'acknowledged' }): string {
@@ -284,6 +286,103 @@ export class Run {
   }
   processOrphan(atMs: number, pid = 4242): string {
     return this.marker('afterstop.process.orphan', atMs, { 'process.pid': pid });
+  }
+
+  /**
+   * The server side of an MCP tools/call (issue 48) as the server's process writes it: no afterstop.run.id, its own
+   * service (default `mcp-server`), under `parent` (the client's tool span, whose traceparent the request carried)
+   * in this run's trace; `parent: null`, a trace of its own (the client sent none, or was not instrumented);
+   * `'missing'`, a trace of its own under a parent never exported (a client whose spans went elsewhere).
+   * afterstop's span (`execute_tool {tool}`, afterstop.mcp.side = server, its commit count), or another
+   * instrumentation's (`foreign`: `tools/call {tool}`, kind SERVER, its scope, no afterstop attributes).
+   */
+  mcpServer(o: {
+    tool: string;
+    parent: string | null | 'missing';
+    startMs: number;
+    endMs: number;
+    requestId?: string;
+    handler?: 'stopped' | 'finished_after_cancel';
+    commitCount?: number | null;
+    foreign?: boolean;
+    service?: string;
+    /** afterstop.tool.out_of_sight on the server's span (it passed its work on where afterstop could not watch). */
+    outOfSight?: string;
+  }): McpServerSide {
+    const ownTrace = o.parent === null || o.parent === 'missing';
+    const traceId = ownTrace ? this.t.newTraceId() : this.traceId;
+    const parent = o.parent === 'missing' ? this.t.newSpanId() : o.parent;
+    const spanId = this.t.newSpanId();
+    const mcp = defined({ 'mcp.method.name': 'tools/call', 'jsonrpc.request.id': o.requestId ?? '7', 'gen_ai.tool.name': o.tool, 'network.transport': 'pipe' });
+    const own = o.foreign
+      ? []
+      : defined({
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.call.id': `mcp:${o.requestId ?? '7'}`,
+          'afterstop.mcp.side': 'server',
+          'afterstop.mcp.server': 'mail-server',
+          'afterstop.mcp.handler': o.handler,
+          'afterstop.tool.commit.count': o.commitCount === null ? undefined : (o.commitCount ?? 0),
+          'afterstop.tool.out_of_sight': o.outOfSight,
+        });
+    const service = o.service ?? 'mcp-server';
+    this.t.add(service, {
+      traceId,
+      spanId,
+      ...(parent === null ? {} : { parentSpanId: parent }),
+      name: o.foreign ? `tools/call ${o.tool}` : `execute_tool ${o.tool}`,
+      kind: 2,
+      startNs: ns(o.startMs),
+      endNs: ns(o.endMs),
+      attrs: [...mcp, ...own],
+      ...(o.foreign ? { scope: '@example/mcp-otel' } : {}),
+    });
+    return new McpServerSide(this.t, service, traceId, spanId, o.tool, o.requestId ?? '7');
+  }
+}
+
+/** The server side of an MCP tools/call (Run.mcpServer): its markers, children of its span, without afterstop.run.id. */
+export class McpServerSide {
+  constructor(
+    private readonly t: Traces,
+    private readonly service: string,
+    readonly traceId: string,
+    readonly spanId: string,
+    private readonly tool: string,
+    private readonly requestId: string,
+  ) {}
+  private marker(name: string, atMs: number, attrs: [string, AttrValue][]): string {
+    const spanId = this.t.newSpanId();
+    this.t.add(this.service, { traceId: this.traceId, spanId, parentSpanId: this.spanId, name, kind: 1, startNs: ns(atMs), endNs: ns(atMs), attrs });
+    return spanId;
+  }
+  /** A commit its process detected (the e-mail service's answer: response). */
+  commit(atMs: number, evidence: 'manual' | 'response' | 'request_sent' = 'response', unansweredMs?: number): string {
+    return this.marker(
+      'afterstop.tool.commit',
+      atMs,
+      defined({
+        'gen_ai.tool.name': this.tool,
+        'gen_ai.tool.call.id': `mcp:${this.requestId}`,
+        'afterstop.tool.commit.evidence': evidence,
+        'afterstop.tool.commit.unanswered_ms': unansweredMs === undefined ? undefined : { double: unansweredMs },
+        'afterstop.cancel.state': 'none',
+        'afterstop.mcp.side': 'server',
+        'jsonrpc.request.id': this.requestId,
+      }),
+    );
+  }
+  /** Its afterstop.tool.start marker, as afterstop's tool call machinery writes it in the server's process. */
+  toolStart(atMs: number): string {
+    return this.marker('afterstop.tool.start', atMs, defined({ 'gen_ai.tool.name': this.tool, 'gen_ai.tool.call.id': `mcp:${this.requestId}`, 'afterstop.mcp.side': 'server' }));
+  }
+  /** The cancel it received (afterstop.mcp.cancel.received). */
+  cancelReceived(atMs: number, via: 'notification' | 'stream_closed' = 'notification'): string {
+    return this.marker(
+      'afterstop.mcp.cancel.received',
+      atMs,
+      defined({ 'jsonrpc.request.id': this.requestId, 'afterstop.mcp.cancel.via': via, 'gen_ai.tool.call.id': `mcp:${this.requestId}`, 'afterstop.mcp.side': 'server' }),
+    );
   }
 }
 

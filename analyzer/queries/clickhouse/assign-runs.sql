@@ -1,21 +1,25 @@
 -- Generated from queries/model/assign-runs.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name assign_runs
--- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
--- @returns nothing; sets role and run_id of the spans
+-- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run (and afterstop.mcp.side server), and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it, in a trace without run spans, is a run of its own (its root, or its parent never exported). Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
+-- @returns nothing; sets role, run_id, tool_call_id and mcp_side of the spans
 CREATE OR REPLACE TEMPORARY TABLE report_spans AS
 SELECT s.* REPLACE (
     if(assigned.span_id IS NOT NULL, assigned.role, s.role) AS role,
-    if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id)
+    if(assigned.span_id IS NOT NULL, assigned.run_id, s.run_id) AS run_id,
+    if(assigned.span_id IS NOT NULL, assigned.tool_call_id, s.tool_call_id) AS tool_call_id,
+    if(assigned.span_id IS NOT NULL, assigned.mcp_side, s.mcp_side) AS mcp_side)
 FROM spans AS s
 LEFT JOIN (
 WITH RECURSIVE
 base AS (
   SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
-    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span,
+    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span, tool_call_id, mcp_side,
+    ((coalesce(mcp_side = 'server', false) AND NOT startsWith(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND startsWith(name, 'tools/call'))) AS is_mcp_server,
     CASE
       WHEN (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) THEN 'run'
       WHEN startsWith(name, 'afterstop.') THEN 'marker'
       WHEN coalesce(op_name = 'execute_tool', false) OR startsWith(name, 'execute_tool')
+        OR startsWith(name, 'tools/call')
         OR name = 'ai.toolCall'
         OR coalesce(oi_kind = 'TOOL', false)
         OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
@@ -61,6 +65,38 @@ walk AS (
   JOIN base AS p ON p.trace_id = c.trace_id AND p.span_id = c.parent_span_id
   WHERE NOT w.at_run AND w.depth < 256
 ),
+-- The server side of an MCP tools/call (issue 48: a server span whose parent came in the request's
+-- params._meta.traceparent) is the far half of the client's tool call it lies under: it and the spans in it (its
+-- commit markers, the cancel it received) take that call's id and run, and the server span is not a tool call of
+-- its own (role mcp_server). Each span's nearest MCP server span (itself or an ancestor), and that server span's
+-- nearest client tool call (a tool span above it that is not a server span).
+servers AS (
+  SELECT w.trace_id AS trace_id, w.span_id AS span_id, argMin(w.ancestor, w.depth) AS server_span_id
+  FROM walk AS w JOIN base AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
+  WHERE a.is_mcp_server
+  GROUP BY w.trace_id, w.span_id
+),
+clients AS (
+  SELECT w.trace_id AS trace_id, w.span_id AS server_span_id,
+    argMin(coalesce(a.tool_call_id, a.span_id), w.depth) AS client_call_id,
+    argMin(a.attr_run_id, w.depth) AS client_run_id
+  FROM walk AS w JOIN base AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
+  WHERE w.depth > 0 AND a.own_role = 'tool' AND NOT a.is_mcp_server
+    AND w.span_id IN (SELECT server_span_id FROM servers)
+  GROUP BY w.trace_id, w.span_id
+),
+joined AS (
+  SELECT s.trace_id AS trace_id, s.span_id AS span_id, s.server_span_id AS server_span_id, c.client_call_id AS client_call_id, c.client_run_id AS client_run_id
+  FROM servers AS s JOIN clients AS c ON c.trace_id = s.trace_id AND c.server_span_id = s.server_span_id
+),
+-- A server span with no client call above it in the store (the client was not instrumented, or its spans went
+-- elsewhere though it sent a traceparent) in a trace without run spans is a run of its own, whether it is the
+-- trace's root or its parent was never exported: the spans in it are that run's.
+alone AS (
+  SELECT s.trace_id AS trace_id, s.span_id AS span_id, s.server_span_id AS server_span_id
+  FROM servers AS s LEFT JOIN clients AS c ON c.trace_id = s.trace_id AND c.server_span_id = s.server_span_id
+  WHERE c.server_span_id IS NULL
+),
 nearest AS (
   SELECT trace_id, span_id,
     argMin(ancestor, depth) FILTER (WHERE at_run) AS run_span_id,
@@ -103,13 +139,16 @@ missing_roots AS (
 ),
 looked_up AS (
   SELECT
-    b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.own_role AS own_role, b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span,
+    b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.own_role AS own_role, b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span, b.tool_call_id AS tool_call_id, b.mcp_side AS mcp_side,
     mi.mirrored_run_id IS NOT NULL AS mirrored,
+    j.client_call_id AS client_call_id, coalesce(j.span_id = j.server_span_id, false) AS joined_server,
     coalesce(
       b.attr_run_id,
       mi.mirrored_run_id,
+      j.client_run_id,                -- a joined MCP server's spans: the run of the client call
       ri.run_id,
       tr.first_run_id,
+      al.server_span_id,              -- an MCP server's call without its client, in a trace without runs
       CASE
         WHEN tr.first_run_id IS NOT NULL THEN NULL
         WHEN tp.parent_missing THEN coalesce(ro.root_run_id, mr.missing_root_id)
@@ -117,7 +156,7 @@ looked_up AS (
         ELSE bt.below_top_id   -- below a root that is not agent work: its agent-like child, checked below
       END
     ) AS assigned_run_id,
-    (tr.first_run_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
+    (tr.first_run_id IS NULL AND al.server_span_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
     coalesce(bx.agent_like, false) AS below_top_agent_like
   FROM base AS b
   LEFT JOIN nearest AS n ON n.trace_id = b.trace_id AND n.span_id = b.span_id
@@ -129,17 +168,24 @@ looked_up AS (
   LEFT JOIN missing_roots AS mr ON mr.trace_id = b.trace_id
   LEFT JOIN roots AS ro ON ro.trace_id = b.trace_id
   LEFT JOIN base AS bx ON bx.trace_id = b.trace_id AND bx.span_id = bt.below_top_id
+  LEFT JOIN joined AS j ON j.trace_id = b.trace_id AND j.span_id = b.span_id
+  LEFT JOIN alone AS al ON al.trace_id = b.trace_id AND al.span_id = b.span_id
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 )
 SELECT
   a.trace_id AS trace_id, a.span_id AS span_id,
   CASE WHEN a.mirrored THEN 'other'
        WHEN a.assigned_run_id = a.span_id THEN 'run'
+       WHEN a.joined_server THEN 'mcp_server'
        -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own
        -- span under afterstop's, OpenLLMetry's under the AI SDK's): it counts once, as the outer one.
        WHEN a.own_role = 'model' AND coalesce(p.own_role = 'model', false) THEN 'other'
        ELSE a.own_role END AS role,
-  CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.trace_id || ':' || a.assigned_run_id END AS run_id
+  CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE a.trace_id || ':' || a.assigned_run_id END AS run_id,
+  coalesce(a.client_call_id, a.tool_call_id) AS tool_call_id,
+  -- The spans in a joined server span are on the server's side too (its tool start marker, its commits: not the
+  -- run's loop going on after Stop).
+  CASE WHEN a.client_call_id IS NOT NULL AND NOT a.joined_server THEN coalesce(a.mcp_side, 'server') ELSE a.mcp_side END AS mcp_side
 FROM looked_up AS a
 LEFT JOIN base AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
 WHERE (a.attr_run_id IS NULL AND NOT a.is_run_span) OR a.mirrored

@@ -1,15 +1,29 @@
 -- Generated from queries/model/ghost-commit-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name ghost_commit_facts
--- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response), but for one the guard's fence let through as the Stop propagating or cleanup (afterstop.guard.fence.passed: cancel, cleanup), which is not a leak. Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end), and a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit after C kept, whose span counts more commits (afterstop.tool.commit.count, and the requests still unanswered at its end, afterstop.tool.commit.pending) than the store holds markers of, or, without the count, that ran its course after Stop (no cancelled result, no ERROR) with no marker at all, or whose caller stopped waiting for its body, which may have gone on (afterstop.tool.body_detached) (unrecorded: a marker lost to a crash or an export; at its end; a known ghost when its span counts a commit and it started after C; never a compensation). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
+-- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response), but for one the guard's fence let through as the Stop propagating or cleanup (afterstop.guard.fence.passed: cancel, cleanup), which is not a leak. Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end), and a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit after C kept, whose span counts more commits (afterstop.tool.commit.count, and the requests still unanswered at its end, afterstop.tool.commit.pending) than the store holds markers of, or, without the count, that ran its course after Stop (no cancelled result, no ERROR) with no marker at all, or whose caller stopped waiting for its body, which may have gone on (afterstop.tool.body_detached) (unrecorded: a marker lost to a crash or an export; at its end; a known ghost when its span counts a commit and it started after C; never a compensation). An MCP tools/call whose server side afterstop watched (issue 48: afterstop's server span joined to the call by assign-runs.sql, holding the commits it counts) is judged by the server's commit markers, which are the call's (a server commit after C is known): the client's own evidence of it (request_sent of the tools/call, mcp_result, out_of_sight) is superseded, never counted beside them. A commit marker without a tool call id is of its parent tool span (a foreign execute_tool span's, afterstop.tool.foreign). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR and without a commit after C its detector saw. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
 -- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight | unrecorded for a possible one, else NULL)
 CREATE OR REPLACE TEMPORARY TABLE ghost_commit_facts AS
 -- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
-WITH s AS (
-  SELECT sp.run_id AS run_id, sp.trace_id AS trace_id, sp.span_id AS span_id, sp.name AS name, sp.role AS role, sp.status_code AS status_code, sp.start_ns AS start_ns, sp.end_ns AS end_ns, sp.tool_call_id AS tool_call_id,
+WITH spans_of_runs AS (
+  SELECT sp.run_id AS run_id, sp.trace_id AS trace_id, sp.span_id AS span_id, sp.parent_span_id AS parent_span_id, sp.name AS name, sp.role AS role, sp.status_code AS status_code, sp.start_ns AS start_ns, sp.end_ns AS end_ns, sp.tool_call_id AS tool_call_id,
     sp.tool_name AS tool_name, sp.effect AS effect, sp.commit_evidence AS commit_evidence, sp.commit_unanswered_ms AS commit_unanswered_ms, sp.out_of_sight AS out_of_sight, sp.commit_count AS commit_count, sp.commit_pending AS commit_pending, sp.body_detached AS body_detached, sp.fence_passed AS fence_passed, sp.result AS result, sp.tool_kind AS tool_kind, r.c_ns AS c_ns,
-    r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns
+    r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns, sp.mcp_side AS mcp_side,
+    -- What an MCP client alone knows of its tools/call (issue 48): the request written and its answer lost
+    -- (request_sent with mcp.method.name), the server's answer (mcp_result).
+    coalesce(sp.commit_evidence = 'mcp_result' OR (sp.commit_evidence = 'request_sent' AND sp.mcp_method IS NOT NULL), false) AS client_mcp_evidence
   FROM report_spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
-  WHERE true AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role = 'tool')
+  WHERE true AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role IN ('tool', 'mcp_server'))
+),
+-- The call a commit marker or tool span is of: its tool call id (a tool span without one: its span id); a commit
+-- marker without one is of its parent tool span (a foreign execute_tool span's markers, afterstop.tool.foreign: Google
+-- ADK sets the span's gen_ai.tool.call.id only at its end, after the marker was written).
+s AS (
+  SELECT x.*,
+    CASE WHEN x.name = 'afterstop.tool.commit' THEN coalesce(x.tool_call_id, p.parent_key, x.parent_span_id) ELSE coalesce(x.tool_call_id, x.span_id) END AS call_key
+  FROM spans_of_runs AS x
+  LEFT JOIN (
+    SELECT run_id AS parent_run, span_id AS parent_span, coalesce(tool_call_id, span_id) AS parent_key FROM spans_of_runs WHERE role IN ('tool', 'mcp_server')
+  ) AS p ON p.parent_run = x.run_id AND p.parent_span = x.parent_span_id
 ),
 -- Tool calls that ended (their execute_tool span was exported) or committed, by run and call id.
 finished_calls AS (
@@ -19,9 +33,24 @@ finished_calls AS (
 -- The commit markers the store holds of each call: all of them (a tool span counting more lost some), and those
 -- after C (known, or request_sent: the call is already a ghost, known or possible) but for the fence's passages.
 markers AS (
-  SELECT run_id, tool_call_id, count(*) AS n, count(*) FILTER (WHERE start_ns > c_ns AND fence_passed IS NULL) AS after_c FROM s
-  WHERE name = 'afterstop.tool.commit' AND tool_call_id IS NOT NULL
-  GROUP BY run_id, tool_call_id
+  SELECT run_id, call_key, count(*) AS n, count(*) FILTER (WHERE start_ns > c_ns AND fence_passed IS NULL) AS after_c,
+    count(*) FILTER (WHERE NOT client_mcp_evidence) AS server_n
+  FROM s
+  WHERE name = 'afterstop.tool.commit' AND call_key IS NOT NULL
+  GROUP BY run_id, call_key
+),
+-- The MCP calls whose server side afterstop watched (issue 48): afterstop's server span (afterstop.mcp.side =
+-- server) joined to the call (assign-runs.sql: role mcp_server, its markers with the call's id) holds the server's
+-- commits, dated where they happened. The client's own evidence of that call (request_sent of the tools/call,
+-- mcp_result, out_of_sight) is then superseded: the server's commit after C is a known ghost where the client could
+-- only say possible, and none is counted twice. Not when the server span counts more commits than the store holds
+-- markers of (a lost export), nor when its own effect went out of its sight (afterstop.tool.out_of_sight on the server
+-- span: it passed the work on): then the client's evidence stands.
+watched AS (
+  SELECT DISTINCT v.run_id AS run_id, v.call_key AS call_key
+  FROM s AS v LEFT JOIN markers AS m ON m.run_id = v.run_id AND m.call_key = v.call_key
+  WHERE v.role = 'mcp_server' AND coalesce(v.mcp_side = 'server', false) AND v.out_of_sight IS NULL
+    AND (v.commit_count IS NULL OR v.commit_count + coalesce(v.commit_pending, 0) <= coalesce(m.server_n, 0))
 )
 SELECT
   s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.tool_call_id AS tool_call_id, coalesce(s.tool_name, '(unnamed)') AS tool,
@@ -34,7 +63,9 @@ SELECT
   -- The run's group, conversation and start (the report's window): the report reads them without joining the runs.
   s.service AS service, s.agent AS agent, s.framework AS framework, s.conversation_id AS conversation_id, s.run_start_ns AS run_start_ns
 FROM s
+LEFT JOIN watched AS w ON w.run_id = s.run_id AND w.call_key = s.call_key
 WHERE s.name = 'afterstop.tool.commit' AND s.start_ns > s.c_ns AND s.fence_passed IS NULL
+  AND NOT (s.client_mcp_evidence AND w.run_id IS NOT NULL)
 UNION ALL
 SELECT
   s.run_id AS run_id, s.trace_id AS trace_id, s.span_id AS span_id, s.tool_call_id AS tool_call_id, coalesce(s.tool_name, '(unnamed)'),
@@ -54,9 +85,15 @@ SELECT
   false, true, NULL, NULL,
   s.service AS service, s.agent AS agent, s.framework AS framework, s.conversation_id AS conversation_id, s.run_start_ns AS run_start_ns
 FROM s
+LEFT JOIN watched AS w ON w.run_id = s.run_id AND w.call_key = s.call_key
+LEFT JOIN markers AS m ON m.run_id = s.run_id AND m.call_key = s.call_key
 WHERE s.role = 'tool' AND s.end_ns > s.c_ns AND s.status_code <> 2
   -- Runs afterstop recorded the tools of (cancel-span-facts.sql, computed just before) are not foreign.
   AND s.run_id NOT IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
+  -- A foreign MCP client's call whose server side afterstop watched: the server's commits say what landed.
+  AND w.run_id IS NULL
+  -- A foreign tool whose commit after C afterstop's detector saw (afterstop.tool.foreign): known, counted once.
+  AND coalesce(m.after_c, 0) = 0
 UNION ALL
 -- A tool span, not read-only, with no commit after C kept, whose effect the trace does not hold all of:
 -- out_of_sight, in flight at C (start < C <= end) with its effect where afterstop could not watch it
@@ -79,9 +116,10 @@ SELECT
   NULL,
   s.service AS service, s.agent AS agent, s.framework AS framework, s.conversation_id AS conversation_id, s.run_start_ns AS run_start_ns
 FROM s
-LEFT JOIN markers AS m ON m.run_id = s.run_id AND m.tool_call_id = s.tool_call_id
+LEFT JOIN markers AS m ON m.run_id = s.run_id AND m.call_key = s.call_key
+LEFT JOIN watched AS w ON w.run_id = s.run_id AND w.call_key = s.call_key
 WHERE s.role = 'tool' AND coalesce(s.effect, 'unknown') <> 'read' AND coalesce(m.after_c, 0) = 0
-  AND CASE WHEN s.out_of_sight IS NOT NULL THEN s.start_ns < s.c_ns AND s.end_ns >= s.c_ns
+  AND CASE WHEN s.out_of_sight IS NOT NULL THEN s.start_ns < s.c_ns AND s.end_ns >= s.c_ns AND w.run_id IS NULL
            ELSE s.end_ns > s.c_ns AND coalesce(s.tool_kind, 'tool') <> 'compensate'
              AND s.run_id IN (SELECT run_id FROM cancel_span_facts WHERE tool_evidence)
              AND (s.body_detached IS NOT NULL

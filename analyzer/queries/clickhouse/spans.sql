@@ -89,6 +89,13 @@ extracted AS (
     nullIf(a['afterstop.guard.fence.passed'], '') AS fence_passed,
     nullIf(a['afterstop.cancel.source'], '') AS cancel_source,
     nullIf(a['process.pid'], '') AS pid,
+    nullIf(a['mcp.method.name'], '') AS mcp_method,
+    nullIf(a['jsonrpc.request.id'], '') AS mcp_request_id,
+    nullIf(a['afterstop.mcp.side'], '') AS mcp_side,
+    nullIf(a['afterstop.mcp.server'], '') AS mcp_server,
+    nullIf(a['afterstop.mcp.cancel.via'], '') AS mcp_cancel_via,
+    nullIf(a['afterstop.mcp.handler'], '') AS mcp_handler,
+    nullIf(a['afterstop.tool.foreign'], '') AS tool_foreign,
     nullIf(a['error.type'], '') AS error_type,
     nullIf(a['openinference.span.kind'], '') AS oi_kind,
     nullIf(a['traceloop.span.kind'], '') AS traceloop_kind,
@@ -116,6 +123,7 @@ SELECT
     WHEN (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) THEN 'run'
     WHEN startsWith(name, 'afterstop.') THEN 'marker'
     WHEN coalesce(op_name = 'execute_tool', false) OR startsWith(name, 'execute_tool')
+      OR startsWith(name, 'tools/call')
       OR name = 'ai.toolCall'
       OR coalesce(oi_kind = 'TOOL', false)
       OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'

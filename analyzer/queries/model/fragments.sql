@@ -26,12 +26,14 @@ CASE WHEN d < 0 THEN printf('%.3f', -d / 1e6) || ' ms before Stop' ELSE printf('
 (coalesce(op_name = 'invoke_agent', false) OR @starts_with(name, 'invoke_agent'))
 
 -- @fragment span_role(name, op_name, oi_kind, traceloop_kind, has_request_model)
--- What a span is, as far as the span alone tells it: a run, one of afterstop's markers, a tool call, a
--- model call (GenAI, the Vercel AI SDK, OpenInference, OpenLLMetry), or other.
+-- What a span is, as far as the span alone tells it: a run, one of afterstop's markers, a tool call (an MCP
+-- tools/call span of another instrumentation, `tools/call {tool}`, too), a model call (GenAI, the Vercel AI SDK,
+-- OpenInference, OpenLLMetry), or other. (assign-runs.sql makes the server side of a joined MCP call mcp_server.)
 CASE
   WHEN @is_run_span(name, op_name) THEN 'run'
   WHEN @starts_with(name, 'afterstop.') THEN 'marker'
   WHEN coalesce(op_name = 'execute_tool', false) OR @starts_with(name, 'execute_tool')
+    OR @starts_with(name, 'tools/call')
     OR name = 'ai.toolCall'
     OR coalesce(oi_kind = 'TOOL', false)
     OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
@@ -41,6 +43,11 @@ CASE
     OR coalesce(oi_kind = 'LLM', false) THEN 'model'
   ELSE 'other'
 END
+
+-- @fragment is_mcp_server(name, kind, mcp_side)
+-- Is a span the server side of an MCP tools/call (issue 48): afterstop's (afterstop.mcp.side = server, not one of
+-- its markers, which say their side too) or another instrumentation's (`tools/call {tool}`, kind SERVER)?
+((coalesce(mcp_side = 'server', false) AND NOT @starts_with(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND @starts_with(name, 'tools/call')))
 
 -- @fragment span_attribute_columns()
 -- The columns the leak model reads from a span's attributes, the same for every input (DuckDB's span_rows in
@@ -108,6 +115,17 @@ coalesce(@try_double(@span_attr('gen_ai.response.time_to_first_chunk')),
 @span_attr('afterstop.guard.fence.passed') AS fence_passed,
 @span_attr('afterstop.cancel.source') AS cancel_source,
 @span_attr('process.pid') AS pid,
+-- MCP (issue 48): the OpenTelemetry MCP conventions' method and JSON-RPC request id, afterstop's side, server,
+-- how a cancel crossed the boundary (client: notification | stream_closed | none; server: the way it arrived) and
+-- what the server's handler did with it (stopped | finished_after_cancel).
+@span_attr('mcp.method.name') AS mcp_method,
+@span_attr('jsonrpc.request.id') AS mcp_request_id,
+@span_attr('afterstop.mcp.side') AS mcp_side,
+@span_attr('afterstop.mcp.server') AS mcp_server,
+@span_attr('afterstop.mcp.cancel.via') AS mcp_cancel_via,
+@span_attr('afterstop.mcp.handler') AS mcp_handler,
+-- A commit marker afterstop's detector wrote under another instrumentation's execute_tool span (issue 48).
+@span_attr('afterstop.tool.foreign') AS tool_foreign,
 @span_attr('error.type') AS error_type,
 @span_attr('openinference.span.kind') AS oi_kind,
 @span_attr('traceloop.span.kind') AS traceloop_kind

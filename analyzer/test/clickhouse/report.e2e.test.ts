@@ -107,6 +107,48 @@ const mirroredFile = (() => {
   return t.write('mirrored.jsonl');
 })();
 
+// The Stop across an MCP boundary (issue 48): a server's tools/call joined to the client call it lies under (its
+// commit after Stop known, the client's possible one superseded), a Stop that did not cross (via none), a handler
+// that finished after the cancel and ran past the budget, a server without its client (its cancel the Stop), another
+// instrumentation's MCP client span, and a foreign tool's commit marker without a call id.
+const mcpFile = (() => {
+  const t = traces();
+  const mcp = (via: string) => ({
+    'mcp.method.name': 'tools/call',
+    'jsonrpc.request.id': '7',
+    'afterstop.mcp.side': 'client',
+    'afterstop.mcp.server': 'mail-server',
+    'afterstop.tool.out_of_sight': 'mcp',
+    'afterstop.mcp.cancel.via': via,
+  });
+  const joined = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+  joined.cancelRequest(100);
+  joined.ack(120);
+  const call = joined.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 105, result: 'cancelled', effect: 'irreversible', attrs: mcp('notification') });
+  joined.commit({ callId: 'c1', atMs: 105, evidence: 'request_sent', unansweredMs: 40, attrs: { 'mcp.method.name': 'tools/call' } });
+  const server = joined.mcpServer({ tool: 'send_email', parent: call, startMs: 60, endMs: 1500, handler: 'finished_after_cancel', commitCount: 1 });
+  server.cancelReceived(110);
+  server.commit(300);
+  const none = t.run({ startMs: 2000, endMs: 2900, outcome: 'cancelled' });
+  none.cancelRequest(2100);
+  none.ack(2120);
+  none.tool({ name: 'search', callId: 'n1', startMs: 2050, endMs: 2105, effect: 'read', result: 'cancelled', attrs: mcp('none') });
+  none.span({ name: 'tools/call lookup', kind: 3, startMs: 2010, endMs: 2040, scope: '@example/mcp-otel', attrs: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'lookup' } });
+  const foreignTool = none.tool({ name: 'post', callId: 'adk-1', startMs: 2010, endMs: 2400, startMarker: false }); // its call id set at its end, after the marker
+  none.marker('afterstop.tool.commit', 2300, { 'gen_ai.tool.name': 'post', 'afterstop.tool.foreign': true, 'afterstop.tool.commit.evidence': 'response' }, foreignTool);
+  const alone = none.mcpServer({ tool: 'send_email', parent: null, startMs: 3000, endMs: 3400, handler: 'finished_after_cancel', commitCount: 1 });
+  alone.cancelReceived(3100, 'stream_closed');
+  alone.commit(3300);
+  // Another instrumentation's client (its Stop inferred from its abort) with afterstop's server joined.
+  const foreignClient = t.run({ startMs: 4000, endMs: 4900, stamp: false, name: 'invoke_agent mailer' });
+  foreignClient.span({ name: 'chat gpt-4o', kind: 3, startMs: 4010, endMs: 4100, scope: '@example/genai', status: 'error', attrs: { 'gen_ai.operation.name': 'chat', 'error.type': 'cancelled' } });
+  const fc = foreignClient.span({ name: 'tools/call send_email', kind: 3, startMs: 4050, endMs: 4400, scope: '@example/mcp-otel', attrs: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'send_email' } });
+  const fcServer = foreignClient.mcpServer({ tool: 'send_email', parent: fc, startMs: 4060, endMs: 4350, handler: 'finished_after_cancel', commitCount: 1 });
+  fcServer.toolStart(4060);
+  fcServer.commit(4300);
+  return t.write('mcp-boundary.jsonl');
+})();
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
   ch = await chdbWithTraces({
@@ -122,6 +164,7 @@ beforeAll(async () => {
     rechecked: { files: [recheckedFile] },
     same_ids: { files: sameIdsFiles },
     mirrored: { files: [mirroredFile] },
+    mcp_boundary: { files: [mcpFile] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -213,6 +256,19 @@ describe('the leak model in ClickHouse', () => {
     expect(duck.totals.tokens_after_stop_by_model.find((m) => m.model === 'gpt-4o-mini')?.ghost_tax_usd).toBeCloseTo(100 * 0.15e-6 + 40 * 0.6e-6, 12);
     expect(duck.totals.tokens_after_stop).toMatchObject({ unpriced_tokens: { input: 10, output: 4 } });
     expect(duck.findings.filter((f) => f.kind === 'possible_ghost_commit')).toHaveLength(3);
+    expect(figures(click)).toEqual(figures(duck));
+  });
+
+  it('the Stop across an MCP boundary (a joined server, a Stop that did not cross, a server without its client): the figures and findings DuckDB gives', async () => {
+    const { duck, click } = await both([mcpFile], 'mcp_boundary');
+    expect(duck.totals).toMatchObject({ runs: 4, cancelled_runs: 4, ghost_commits: 4, ghost_commits_possible: 0, ghost_commits_inferred: 0 });
+    expect(duck.totals.cancel_depth).toEqual({ '0': 0, '1': 0, '2': 1, '3': 3, '4': 0 });
+    expect(duck.findings.filter((f) => f.kind.startsWith('mcp_')).map((f) => f.kind)).toEqual([
+      'mcp_handler_finished_after_cancel',
+      'mcp_cancel_not_propagated',
+      'mcp_handler_finished_after_cancel',
+      'mcp_handler_finished_after_cancel',
+    ]);
     expect(figures(click)).toEqual(figures(duck));
   });
 

@@ -162,6 +162,44 @@ describe('assign-runs', () => {
     expect(runs).toMatchObject({ runs: 2, cancelled_runs: 1 });
   });
 
+  it("an MCP server's spans read before its client's: a run of their own, then, once the client's arrive, the far half of the client's call (issue 48)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-assign-'));
+    const store = await Store.open(':memory:');
+    try {
+      const t = traces();
+      const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+      r.cancelRequest(100);
+      const call = r.tool({ name: 'send_email', callId: 'c1', startMs: 50, endMs: 105, result: 'cancelled', attrs: { 'mcp.method.name': 'tools/call', 'afterstop.mcp.side': 'client' } });
+      const server = r.mcpServer({ tool: 'send_email', parent: call, startMs: 60, endMs: 400, handler: 'finished_after_cancel', commitCount: 1 });
+      server.cancelReceived(110);
+      const mail = server.commit(300);
+      // The server's process exported first (its own file): the client's spans are not in the store yet.
+      const lines = t.toLines();
+      const fromServer = (l: string) => l.includes('"mcp-server"');
+      fs.writeFileSync(path.join(dir, 'a.jsonl'), `${lines.filter(fromServer).join('\n')}\n`);
+      await ingest(store, [dir]);
+      const facts = () => storedRows(store, `SELECT span_id, role, run_id, tool_call_id FROM {stored} WHERE span_id IN ('${server.spanId}', '${mail}') ORDER BY start_ns`);
+      const ghosts = () => sqlRows(store, 'SELECT run_id, tool_call_id, span_id FROM ghost_commit_facts');
+      expect(await facts()).toEqual([
+        { span_id: server.spanId, role: 'run', run_id: server.spanId, tool_call_id: 'mcp:7' },
+        { span_id: mail, role: 'marker', run_id: server.spanId, tool_call_id: 'mcp:7' },
+      ]);
+      expect(await ghosts()).toEqual([{ run_id: server.spanId, tool_call_id: 'mcp:7', span_id: mail }]);
+      fs.writeFileSync(path.join(dir, 'b.jsonl'), `${lines.filter((l) => !fromServer(l)).join('\n')}\n`);
+      await ingest(store, [dir]);
+      expect(await facts()).toEqual([
+        { span_id: server.spanId, role: 'mcp_server', run_id: r.spanId, tool_call_id: 'c1' },
+        { span_id: mail, role: 'marker', run_id: r.spanId, tool_call_id: 'c1' },
+      ]);
+      // One run, one ghost: the server's run is gone with its facts.
+      expect(await sqlRows(store, 'SELECT run_id FROM run_facts')).toEqual([{ run_id: r.spanId }]);
+      expect(await ghosts()).toEqual([{ run_id: r.spanId, tool_call_id: 'c1', span_id: mail }]);
+    } finally {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a trace that grows is assigned again: a foreign span that was its run is not once an invoke_agent span arrives', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-assign-'));
     const store = await Store.open(':memory:');

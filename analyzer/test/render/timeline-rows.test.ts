@@ -62,6 +62,7 @@ const tool = (start: number, end: number | null): TimelineItem => ({
   late: false,
   ghost: end === null ? 'possible' : null,
   recorded: true,
+  mcp: null,
 });
 const stop: TimelineItem = { kind: 'marker', span_id: 's', start_ms: 0, name: 'afterstop.cancel.request' };
 const ghost = (at: number): TimelineItem => ({
