@@ -89,13 +89,8 @@ const OBSERVED_INVOKE = Symbol.for('afterstop.openai-agents.invoke');
 function wrapTools(agent: Json | undefined, seen: Set<unknown>): void {
   if (agent === undefined || agent === null || seen.has(agent)) return;
   seen.add(agent);
-  for (const tool of (agent['tools'] as Json[] | undefined) ?? []) {
-    const invoke = tool?.['invoke'] as (Fn & { [OBSERVED_INVOKE]?: true }) | undefined;
-    if (tool?.['type'] !== 'function' || typeof invoke !== 'function' || invoke[OBSERVED_INVOKE] === true) continue;
-    const wrapped = wrapInvoke(tool, invoke);
-    Object.defineProperty(wrapped, OBSERVED_INVOKE, { value: true });
-    tool['invoke'] = wrapped;
-  }
+  wrapFunctionTools(agent['tools']);
+  wrapMcpTools(agent);
   for (const handoff of (agent['handoffs'] as Json[] | undefined) ?? []) {
     wrapTools(((handoff?.['agent'] as Json | undefined) ?? handoff) as Json, seen);
   }
@@ -208,6 +203,38 @@ class AgentsRun {
     if (synthetic.length > 0) safely('openai-agents repair', () => this.run.repairHistory({ strategy: 'synthetic_result', toolCallIds: synthetic }), undefined);
     if (this.own) endStoppedRun(this.run, error, error === undefined || isAbortError(error, this.signal) || this.run.cancelState !== 'none');
   }
+}
+
+/** Wrap `invoke` on each function tool of `tools` (once per tool object). */
+function wrapFunctionTools(tools: unknown): void {
+  if (!Array.isArray(tools)) return;
+  for (const tool of tools as Json[]) {
+    const invoke = tool?.['invoke'] as (Fn & { [OBSERVED_INVOKE]?: true }) | undefined;
+    if (tool?.['type'] !== 'function' || typeof invoke !== 'function' || invoke[OBSERVED_INVOKE] === true) continue;
+    const wrapped = wrapInvoke(tool, invoke);
+    Object.defineProperty(wrapped, OBSERVED_INVOKE, { value: true });
+    tool['invoke'] = wrapped;
+  }
+}
+
+const OBSERVED_MCP_TOOLS = Symbol.for('afterstop.openai-agents.mcp-tools');
+
+/**
+ * The agent's MCP tools are made per turn (`getMcpTools`, from its MCP servers' `tools/list`), never in
+ * `agent.tools`: the function tools it returns are wrapped as the app's are, so that an MCP tool call is a
+ * tool call of the run whose result's fate the history tells (the mcp instrumentation then measures its
+ * `tools/call` inside that call). On the agent object, like the tools' wrappers; off, it passes straight through.
+ */
+function wrapMcpTools(agent: Json): void {
+  const original = agent['getMcpTools'] as (Fn & { [OBSERVED_MCP_TOOLS]?: true }) | undefined;
+  if (typeof original !== 'function' || original[OBSERVED_MCP_TOOLS] === true) return;
+  const wrapped = function getMcpTools(this: unknown, ...args: unknown[]): unknown {
+    const tools = original.apply(this, args);
+    if (enabled && tools instanceof Promise) return tools.then((list: unknown) => (safely('openai-agents mcp tools', () => wrapFunctionTools(list), undefined), list));
+    return tools;
+  };
+  Object.defineProperty(wrapped, OBSERVED_MCP_TOOLS, { value: true });
+  agent['getMcpTools'] = wrapped;
 }
 
 function wrapInvoke(tool: Json, original: Fn): Fn {

@@ -17,9 +17,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 
 const SIM = process.env.SIM_URL;
+// A GET: the plumbing that tells the app where the handler is, a read, never the tool's commit.
 const tell = (what) =>
   process.env.NOTIFY_URL
-    ? fetch(`${process.env.NOTIFY_URL}${what}`, { method: 'POST' }).then(
+    ? fetch(`${process.env.NOTIFY_URL}${what}`).then(
         (r) => r.text(),
         () => {},
       )

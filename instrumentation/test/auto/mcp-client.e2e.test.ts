@@ -135,6 +135,11 @@ describe('OpenAI Agents JS, MCPServerStdio (its per-turn MCP tools, through the 
     });
     expect(named(spans, 'afterstop.tool.commit').map((c) => c.attributes['afterstop.tool.commit.evidence'])).toEqual(['request_sent']);
     expect(meta.map((m) => m._meta?.['traceparent'])).toEqual([traceparentOf(tool!)]);
+    // The per-turn MCP tool is wrapped as the agent's own tools are: the call is the runner's (its id), and the
+    // runner's placeholder result for it (a history repair) keeps it from being an orphan.
+    const [repair] = named(spans, 'afterstop.history.repair');
+    expect(repair?.attributes['afterstop.repair.tool_call_ids']).toEqual([tool!.attributes['gen_ai.tool.call.id']]);
+    expect(r.report.totals).toMatchObject({ orphan_tool_calls: 0, repaired_tool_calls: 1 });
     agreesWithTruth(r);
   });
 });
