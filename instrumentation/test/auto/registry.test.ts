@@ -8,7 +8,20 @@ import { OpenAIInstrumentation, OPENAI_VERSIONS } from '../../auto/openai.js';
 
 describe('the auto-instrumentation registry', () => {
   it('all by default; a list; none; minus the disabled ones; an unknown name is left out', () => {
-    expect(enabledInstrumentations({})).toEqual(['http-commits', 'openai', 'anthropic', 'ai-sdk', 'openai-agents', 'langgraph', 'llamaindex-workflows', 'mastra', 'mcp', 'mcp-server', 'claude-agent-sdk', 'child-processes']);
+    expect(enabledInstrumentations({})).toEqual([
+      'http-commits',
+      'openai',
+      'anthropic',
+      'ai-sdk',
+      'openai-agents',
+      'langgraph',
+      'llamaindex-workflows',
+      'mastra',
+      'mcp',
+      'mcp-server',
+      'claude-agent-sdk',
+      'child-processes',
+    ]);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'openai' })).toEqual(['openai']);
     expect(enabledInstrumentations({ AFTERSTOP_INSTRUMENTATIONS: 'none' })).toEqual([]);
     expect(enabledInstrumentations({ AFTERSTOP_DISABLED_INSTRUMENTATIONS: 'openai' })).toEqual([
