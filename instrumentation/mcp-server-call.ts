@@ -57,7 +57,13 @@ export interface McpServerCallOptions {
   sessionId: string | undefined;
 }
 
-/** The effect class of an MCP tool from its annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`). */
+/**
+ * An MCP tool's effect class, from the annotations its server lists it with: `readOnlyHint` is `read`,
+ * `destructiveHint` is `irreversible`, `idempotentHint` is `idempotent`, in that order; anything else (no
+ * annotations, hints false or absent) is `unknown`. Hints are the server's word, not a proof: a client takes them
+ * only where the app gave no effect class of its own. (Both sides use it: the server's call, the client's
+ * `tools/list` answers in auto/mcp-annotations.ts.)
+ */
 export function effectOfToolAnnotations(annotations: unknown): ToolEffect {
   if (annotations === null || typeof annotations !== 'object') return 'unknown';
   const a = annotations as Record<string, unknown>;

@@ -1,19 +1,7 @@
-import type { ToolEffect } from '../adapter-api.js';
+import { effectOfToolAnnotations, type ToolEffect } from '../adapter-api.js';
 
-/**
- * An MCP tool's effect class, from the annotations its server lists it with (`tools/list`): `readOnlyHint` is
- * `read`, `destructiveHint` is `irreversible`, `idempotentHint` is `idempotent`, in that order; anything else
- * (no annotations, hints false or absent) is `unknown`. Hints are the server's word, not a proof: they are taken
- * only where the app gave no effect class of its own.
- */
-export function effectOfAnnotations(annotations: unknown): ToolEffect {
-  if (annotations === null || typeof annotations !== 'object') return 'unknown';
-  const a = annotations as Record<string, unknown>;
-  if (a['readOnlyHint'] === true) return 'read';
-  if (a['destructiveHint'] === true) return 'irreversible';
-  if (a['idempotentHint'] === true) return 'idempotent';
-  return 'unknown';
-}
+/** An MCP tool's effect class from its annotations (the one mapping both sides use: mcp-server-call.ts). */
+export const effectOfAnnotations = effectOfToolAnnotations;
 
 /** At most this many tools remembered per client (a server that lists more is not telling them apart for us). */
 export const MAX_TOOLS_PER_CLIENT = 512;
