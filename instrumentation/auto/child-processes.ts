@@ -1,6 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
-import { activeRun, RUN_MARK_VARIABLE, safely, VERSION } from '../adapter-api.js';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { activeRun, RUN_MARK_VARIABLE, safely } from '../adapter-api.js';
+import { SwitchedInstrumentation } from './switched-instrumentation.js';
 
 /**
  * Child processes, automatically: every `child_process` spawn (`spawn`, `exec`, `execFile`, `fork`, from
@@ -9,36 +10,17 @@ import { activeRun, RUN_MARK_VARIABLE, safely, VERSION } from '../adapter-api.js
  * Stop, process.ts). It patches nothing: Node publishes each new ChildProcess on the `child_process` diagnostics
  * channel, synchronously in the caller's context; the pid is read on the next tick, once the spawn returned.
  */
-export class ChildProcessInstrumentation implements Instrumentation {
-  static readonly module: string | undefined = undefined;
-  readonly instrumentationName = 'afterstop-child-processes';
-  readonly instrumentationVersion = VERSION;
-  private config: InstrumentationConfig;
-  private enabled = false;
-
+export class ChildProcessInstrumentation extends SwitchedInstrumentation {
   constructor(config: InstrumentationConfig = {}) {
-    this.config = config;
+    super('afterstop-child-processes', config);
   }
 
-  enable(): void {
-    if (this.enabled) return;
-    this.enabled = true;
+  protected on(): void {
     subscribe('child_process', onChildProcess);
   }
 
-  disable(): void {
-    if (!this.enabled) return;
-    this.enabled = false;
+  protected off(): void {
     unsubscribe('child_process', onChildProcess);
-  }
-
-  setTracerProvider(): void {}
-  setMeterProvider(): void {}
-  setConfig(config: InstrumentationConfig): void {
-    this.config = config;
-  }
-  getConfig(): InstrumentationConfig {
-    return this.config;
   }
 }
 

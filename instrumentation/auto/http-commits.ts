@@ -1,5 +1,6 @@
-import type { Instrumentation, InstrumentationConfig } from '@opentelemetry/instrumentation';
-import { detectorDisabled, detectorEnabled, VERSION } from '../adapter-api.js';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import { detectorDisabled, detectorEnabled } from '../adapter-api.js';
+import { SwitchedInstrumentation } from './switched-instrumentation.js';
 
 /**
  * The HTTP commit detector (commit-detection.ts) as an auto-instrumentation:
@@ -7,35 +8,16 @@ import { detectorDisabled, detectorEnabled, VERSION } from '../adapter-api.js';
  * detect their commits.
  */
 /** Subscribes to the channels on enable(), unsubscribes on disable(). */
-export class HttpCommitInstrumentation implements Instrumentation {
-  static readonly module: string | undefined = undefined;
-  readonly instrumentationName = 'afterstop-http-commits';
-  readonly instrumentationVersion = VERSION;
-  private config: InstrumentationConfig;
-  private enabled = false;
-
+export class HttpCommitInstrumentation extends SwitchedInstrumentation {
   constructor(config: InstrumentationConfig = {}) {
-    this.config = config;
+    super('afterstop-http-commits', config);
   }
 
-  enable(): void {
-    if (this.enabled) return;
-    this.enabled = true;
+  protected on(): void {
     detectorEnabled();
   }
 
-  disable(): void {
-    if (!this.enabled) return;
-    this.enabled = false;
+  protected off(): void {
     detectorDisabled();
-  }
-
-  setTracerProvider(): void {}
-  setMeterProvider(): void {}
-  setConfig(config: InstrumentationConfig): void {
-    this.config = config;
-  }
-  getConfig(): InstrumentationConfig {
-    return this.config;
   }
 }
