@@ -5,8 +5,8 @@ import { measuredToolsCall, requestOf, type ClientApi } from './mcp-client.js';
 import { observeTransports } from './mcp-transport.js';
 import { moduleDefinitions } from './module-definitions.js';
 
-/** The `@ai-sdk/mcp` versions this instrumentation is tested with (its 1.x goes with `ai` 6). */
-export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <2'];
+/** The `@ai-sdk/mcp` versions this instrumentation is tested with (its 1.x goes with `ai` 6, its 2.x with `ai` 7): 1.0.0, 1.0.102 and 2.0.99. */
+export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <3'];
 /** The `@modelcontextprotocol/sdk` versions this instrumentation is tested with. */
 export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
 /** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this instrumentation is tested with: 2.4.0 (as @openai/agents-core 0.20 loads it) in the suite, 2.0.0 (as @mastra/mcp pins it) by hand. */

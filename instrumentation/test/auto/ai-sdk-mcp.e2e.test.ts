@@ -24,9 +24,9 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The app and its server beside `@ai-sdk/mcp` at another version (installed under the npm alias `alias`), in a folder of the project. */
 const versionsDir = path.join(ROOT, '.cache', `mcp-versions-${process.pid}`);
 afterAll(() => fs.rmSync(versionsDir, { recursive: true, force: true }));
-function appWith(name: string, alias: string): string {
+function appWith(name: string, alias: string, more: [name: string, alias: string][] = []): string {
   const dir = path.join(versionsDir, alias);
-  fs.cpSync(path.join(ROOT, 'node_modules', alias), path.join(dir, 'node_modules', name), { recursive: true, dereference: true });
+  for (const [n, a] of [[name, alias], ...more]) fs.cpSync(path.join(ROOT, 'node_modules', a), path.join(dir, 'node_modules', n), { recursive: true, dereference: true });
   for (const f of ['ai-sdk-mcp-app.mjs', 'mcp-server.mjs']) fs.copyFileSync(path.join(path.dirname(APP), f), path.join(dir, f));
   return path.join(dir, 'ai-sdk-mcp-app.mjs');
 }
@@ -56,6 +56,15 @@ describe('AI SDK 6 with tools from an MCP server, Stop while a tool is in flight
     expect(versionOf(app, '@ai-sdk/mcp')).toBe('1.0.0');
     // 1.0.0 keeps no serverInfo: the server is named by its command's first word.
     await expectSeenAsItHappened(await runApp(app, 'stdio'), 'stdio', 'none', { oldest: true, server: 'node' });
+  });
+
+  it(`@ai-sdk/mcp ${AI_SDK_MCP_VERSIONS.join(' ')}: 2.0.99, the highest, with AI SDK 7, over stdio: the same`, async () => {
+    const app = appWith('@ai-sdk/mcp', 'ai-sdk-mcp-2.0.99', [
+      ['ai', 'ai-7.0.173'],
+      ['@ai-sdk/openai', 'ai-sdk-openai-4.0.118'],
+    ]);
+    expect([versionOf(app, '@ai-sdk/mcp'), versionOf(app, 'ai')]).toEqual(['2.0.99', '7.0.173']);
+    await expectSeenAsItHappened(await runApp(app, 'stdio'), 'stdio', 'none');
   });
 
   it(`@modelcontextprotocol/sdk ${MCP_SDK_VERSIONS.join(' ')}: 1.0.0, the lowest (client and server), its Client in the app's tool: the same`, async () => {
