@@ -7,6 +7,8 @@ import { moduleDefinitions } from './module-definitions.js';
 
 /** The `@ai-sdk/mcp` versions this instrumentation is tested with (its 1.x goes with `ai` 6, its 2.x with `ai` 7): 1.0.0, 1.0.102 and 2.0.99. */
 export const AI_SDK_MCP_VERSIONS = ['>=1.0.0 <3'];
+/** The `ai` versions whose own MCP client (`experimental_createMCPClient`, before @ai-sdk/mcp) this instrumentation is tested with: 5.0.0. */
+export const AI_SDK_5_MCP_VERSIONS = ['>=5.0.0 <6'];
 /** The `@modelcontextprotocol/sdk` versions this instrumentation is tested with. */
 export const MCP_SDK_VERSIONS = ['>=1.0.0 <2'];
 /** The `@modelcontextprotocol/client` (the MCP SDK's v2 client package) versions this instrumentation is tested with: 2.4.0 (as @openai/agents-core 0.20 loads it) in the suite, 2.0.0 (as @mastra/mcp pins it) by hand. */
@@ -76,6 +78,14 @@ export class McpInstrumentation extends InstrumentationBase {
         'afterstop-mcp',
         '@ai-sdk/mcp',
         AI_SDK_MCP_VERSIONS,
+        (exports: Json) => this.patchAiSdkMcp(exports),
+        (exports: Json) => this.unpatchAiSdkMcp(exports),
+      ),
+      // AI SDK 5 ships its own MCP client (`experimental_createMCPClient` from `ai`), the same client @ai-sdk/mcp took over.
+      ...moduleDefinitions(
+        'afterstop-mcp',
+        'ai',
+        AI_SDK_5_MCP_VERSIONS,
         (exports: Json) => this.patchAiSdkMcp(exports),
         (exports: Json) => this.unpatchAiSdkMcp(exports),
       ),

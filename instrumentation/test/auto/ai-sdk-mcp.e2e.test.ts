@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AI_SDK_MCP_VERSIONS, MCP_SDK_VERSIONS } from '../../auto/mcp.js';
+import { AI_SDK_5_MCP_VERSIONS, AI_SDK_MCP_VERSIONS, MCP_SDK_VERSIONS } from '../../auto/mcp.js';
 import { readTraces } from '../../../analyzer/index.js';
 import { agreesWithTruth, sdkApps, toolResults, truthAfterStop, type AppRun } from '../../../test/helpers/sdk-app.js';
 
@@ -26,8 +26,9 @@ const versionsDir = path.join(ROOT, '.cache', `mcp-versions-${process.pid}`);
 afterAll(() => fs.rmSync(versionsDir, { recursive: true, force: true }));
 function appWith(name: string, alias: string, more: [name: string, alias: string][] = []): string {
   const dir = path.join(versionsDir, alias);
-  for (const [n, a] of [[name, alias], ...more]) fs.cpSync(path.join(ROOT, 'node_modules', a), path.join(dir, 'node_modules', n), { recursive: true, dereference: true });
-  for (const f of ['ai-sdk-mcp-app.mjs', 'mcp-server.mjs']) fs.copyFileSync(path.join(path.dirname(APP), f), path.join(dir, f));
+  const copies: [string, string][] = [[name, alias], ...more];
+  for (const [n, a] of copies) fs.cpSync(path.join(ROOT, 'node_modules', a), path.join(dir, 'node_modules', n), { recursive: true, dereference: true });
+  for (const f of ['ai-sdk-mcp-app.mjs', 'ai5-mcp-app.mjs', 'mcp-server.mjs']) fs.copyFileSync(path.join(path.dirname(APP), f), path.join(dir, f));
   return path.join(dir, 'ai-sdk-mcp-app.mjs');
 }
 const versionOf = (app: string, name: string): string => (JSON.parse(fs.readFileSync(path.join(path.dirname(app), 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
@@ -65,6 +66,24 @@ describe('AI SDK 6 with tools from an MCP server, Stop while a tool is in flight
     ]);
     expect([versionOf(app, '@ai-sdk/mcp'), versionOf(app, 'ai')]).toEqual(['2.0.99', '7.0.173']);
     await expectSeenAsItHappened(await runApp(app, 'stdio'), 'stdio', 'none');
+  });
+
+  it(`AI SDK ${AI_SDK_5_MCP_VERSIONS.join(' ')}: the MCP client it ships (experimental_createMCPClient from ai 5.0.0), over stdio: the same`, async () => {
+    const app = appWith('ai', 'ai-5.0.0', [['@ai-sdk/openai', 'ai-sdk-openai-2.0.0']]);
+    expect(versionOf(app, 'ai')).toBe('5.0.0');
+    const r = await runApp(path.join(path.dirname(app), 'ai5-mcp-app.mjs'), 'stdio');
+    // The truth: the e-mail after Stop; AI SDK 5 keeps the abort's error as the call's result (a tool-error part): no orphan.
+    const stopNs = BigInt(String(r.out['stopNs']));
+    expect(r.effects.map((e) => e.committedNs! > stopNs)).toEqual([true]);
+    expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 1, orphans: 0 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 0 });
+    expect(r.report.totals.cancel_depth['4']).toBe(0);
+    // The tools/call measured inside the AI SDK's tool call: its request reached the server, the answer lost to the Stop, nothing crossed.
+    const seen = await commits(r);
+    expect(seen.map((c) => [c.evidence, c.startNs > stopNs])).toEqual([['request_sent', true]]);
+    const [span] = (await readTraces(r.traces)).spans.filter((s) => s.name.startsWith('execute_tool '));
+    expect(span!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'afterstop.mcp.side': 'client', 'afterstop.tool.out_of_sight': 'mcp', 'afterstop.mcp.cancel.via': 'none' });
+    agreesWithTruth(r);
   });
 
   it(`@modelcontextprotocol/sdk ${MCP_SDK_VERSIONS.join(' ')}: 1.0.0, the lowest (client and server), its Client in the app's tool: the same`, async () => {
