@@ -47,14 +47,6 @@ export function parseStat(text: string): (ProcStat & { comm: string }) | undefin
   return { pid, ppid, startTime, comm: text.slice(open + 1, close) };
 }
 
-export async function readStat(pid: number): Promise<(ProcStat & { comm: string }) | undefined> {
-  try {
-    return parseStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The basename of a command line's first word (`/proc/<pid>/cmdline` is NUL-separated), else `fallback`. */
 export function firstWord(cmdline: string, fallback: string): string {
   const first = cmdline.split('\0')[0]?.trim() ?? '';
@@ -71,73 +63,60 @@ async function executableOf(pid: number, comm: string): Promise<string> {
   }
 }
 
-/** Whether the process `p` names (pid and start time) is still alive (a zombie, dead but not reaped, is not). */
-export async function stillAlive(p: ProcStat): Promise<boolean> {
-  try {
-    const text = await readFile(`/proc/${p.pid}/stat`, 'utf8');
-    const stat = parseStat(text);
-    const state = text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
-    return stat !== undefined && stat.startTime === p.startTime && state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
 async function inBatches<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
   for (let i = 0; i < items.length; i += PARALLEL) out.push(...(await Promise.all(items.slice(i, i + PARALLEL).map(fn))));
   return out;
 }
 
-/** Every process under `roots` (not the roots themselves), found by walking each process's parent pid. */
-export async function descendantsOf(roots: readonly number[]): Promise<TreeProcess[]> {
-  if (!procAvailable() || roots.length === 0) return [];
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return [];
-  }
-  const pids = entries
-    .filter((e) => /^\d+$/.test(e))
-    .map(Number)
-    .slice(0, MAX_PROCS);
-  const stats = (await inBatches(pids, readStat)).filter((s) => s !== undefined);
-  const children = new Map<number, (ProcStat & { comm: string })[]>();
-  for (const s of stats) {
-    const list = children.get(s.ppid);
-    if (list === undefined) children.set(s.ppid, [s]);
-    else list.push(s);
-  }
-  const found: (ProcStat & { comm: string })[] = [];
-  const seen = new Set<number>(roots);
-  const queue = [...roots];
-  while (queue.length > 0 && found.length < MAX_DESCENDANTS) {
-    for (const child of children.get(queue.shift() as number) ?? []) {
-      if (seen.has(child.pid) || found.length >= MAX_DESCENDANTS) continue;
-      seen.add(child.pid);
-      found.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return inBatches(found, async (s) => ({ pid: s.pid, ppid: s.ppid, startTime: s.startTime, executable: await executableOf(s.pid, s.comm) }));
-}
-
 /** The environment variable every process a run's spawn started carries (and its descendants inherit): the run's id. */
 export const RUN_MARK_VARIABLE = 'AFTERSTOP_RUN_ID';
 
-/**
- * The processes whose environment carries `AFTERSTOP_RUN_ID=<runId>` (not this process): every descendant of a
- * run's spawns that kept its environment, even one its parent left behind (reparented, out of any ppid walk: a
- * `sleep 30 &` in a shell that returned). Only the user's own processes' environments can be read.
- */
-export async function markedProcesses(runId: string): Promise<TreeProcess[]> {
-  if (!procAvailable()) return [];
+type Seen = ProcStat & { comm: string; state: string; marked: boolean };
+
+/** One process of `/proc`: its stat (with its state) and whether its environment carries `mark`; undefined when it went away or cannot be read. */
+async function readProcess(pid: number, mark: string): Promise<Seen | undefined> {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = parseStat(text);
+    if (stat === undefined) return undefined;
+    const state = text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
+    let marked = false;
+    try {
+      const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
+      marked = environ.startsWith(`${mark}\0`) || environ.includes(`\0${mark}\0`) || environ.endsWith(`\0${mark}`) || environ === mark;
+    } catch {
+      // another user's process: its environment cannot be read, so it carries no mark we can see
+    }
+    return { ...stat, state, marked };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What one read of `/proc` says of a run's processes. */
+export interface TreeScan {
+  /**
+   * Every process under `roots` (not the roots themselves), found by walking each process's parent pid, and
+   * every process whose environment carries `AFTERSTOP_RUN_ID=<runId>` (not this process): a descendant of a
+   * run's spawns that kept its environment, even one its parent left behind (reparented, out of any ppid walk:
+   * a `sleep 30 &` in a shell that returned). Only the user's own processes' environments can be read.
+   */
+  found: TreeProcess[];
+  /** Whether the process `p` names (pid and start time) was alive at this read (a zombie, dead but not reaped, is not). */
+  alive(p: ProcStat): boolean;
+}
+
+const NOTHING: TreeScan = { found: [], alive: () => false };
+
+/** One walk of `/proc` (one listing, two small reads per process, at most {@link MAX_PROCS}): a run's tree, and who is alive. */
+export async function scanTree(roots: readonly number[], runId: string): Promise<TreeScan> {
+  if (!procAvailable()) return NOTHING;
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
-    return [];
+    return NOTHING;
   }
   const mark = `${RUN_MARK_VARIABLE}=${runId}`;
   const pids = entries
@@ -145,19 +124,35 @@ export async function markedProcesses(runId: string): Promise<TreeProcess[]> {
     .map(Number)
     .filter((pid) => pid !== process.pid)
     .slice(0, MAX_PROCS);
-  const marked = (
-    await inBatches(pids, async (pid) => {
-      try {
-        const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
-        return environ.startsWith(`${mark}\0`) || environ.includes(`\0${mark}\0`) || environ.endsWith(`\0${mark}`) || environ === mark ? pid : undefined;
-      } catch {
-        return undefined;
-      }
-    })
-  ).filter((pid) => pid !== undefined);
-  const found = await inBatches(marked.slice(0, MAX_DESCENDANTS), async (pid) => {
-    const stat = await readStat(pid);
-    return stat === undefined ? undefined : { pid, ppid: stat.ppid, startTime: stat.startTime, executable: await executableOf(pid, stat.comm) };
-  });
-  return found.filter((p) => p !== undefined);
+  const seen = (await inBatches(pids, (pid) => readProcess(pid, mark))).filter((s) => s !== undefined);
+  const byPid = new Map(seen.map((s) => [s.pid, s]));
+  const children = new Map<number, Seen[]>();
+  for (const s of seen) {
+    const list = children.get(s.ppid);
+    if (list === undefined) children.set(s.ppid, [s]);
+    else list.push(s);
+  }
+  const found: Seen[] = [];
+  const taken = new Set<number>(roots);
+  const take = (s: Seen): void => {
+    if (taken.has(s.pid) || found.length >= MAX_DESCENDANTS) return;
+    taken.add(s.pid);
+    found.push(s);
+  };
+  const queue = [...roots];
+  while (queue.length > 0 && found.length < MAX_DESCENDANTS) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      const before = found.length;
+      take(child);
+      if (found.length > before) queue.push(child.pid);
+    }
+  }
+  for (const s of seen) if (s.marked) take(s);
+  return {
+    found: await inBatches(found, async (s) => ({ pid: s.pid, ppid: s.ppid, startTime: s.startTime, executable: await executableOf(s.pid, s.comm) })),
+    alive: (p) => {
+      const s = byPid.get(p.pid);
+      return s !== undefined && s.startTime === p.startTime && s.state !== 'Z' && s.state !== 'X';
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Attributes } from '@opentelemetry/api';
 import type { RunScope } from './internal-types.js';
-import { descendantsOf, markedProcesses, stillAlive, type TreeProcess } from './process-tree.js';
+import { scanTree, type TreeProcess, type TreeScan } from './process-tree.js';
 import { safely } from './safe.js';
 import { ATTR_PROCESS_EXECUTABLE_NAME, ATTR_PROCESS_PARENT_PID, ATTR_PROCESS_PID, ATTR_RUN_ID, SPAN_PROCESS_ORPHAN, SPAN_PROCESS_SPAWN } from './semconv.js';
 import type { TrackedProcess } from './types.js';
@@ -105,15 +105,17 @@ export class ProcessTracker {
     this.checkAfter(performance.now() + w.graceMs, () => this.checkChild(w));
   }
 
-  /** Read what is under the run's children (none off Linux): their /proc descendants and the processes carrying the run's mark. */
-  private async walk(): Promise<void> {
+  /** Read what is under the run's children (none off Linux): their /proc descendants and the processes carrying the run's mark, in one read of /proc. */
+  private async walk(): Promise<TreeScan | undefined> {
     try {
       const children = new Set(this.watched.map((w) => w.child.pid).filter((pid) => pid !== undefined));
       const roots = [...this.watched.filter((w) => alive(w.child) && w.child.pid !== undefined).map((w) => w.child.pid as number), ...this.tree.keys()];
-      const [walked, marked] = await Promise.all([descendantsOf(roots), markedProcesses(this.runId)]);
-      for (const p of [...walked, ...marked]) if (!children.has(p.pid) && !this.tree.has(p.pid)) this.found(p);
+      const scan = await scanTree(roots, this.runId);
+      for (const p of scan.found) if (!children.has(p.pid) && !this.tree.has(p.pid)) this.found(p);
+      return scan;
     } catch {
       // never into the app
+      return undefined;
     }
   }
 
@@ -137,9 +139,10 @@ export class ProcessTracker {
   /** Past the grace period: each descendant still alive (the same pid, started at the same time) is an orphan. */
   private async checkTree(): Promise<void> {
     try {
-      await this.walk();
-      const living = await Promise.all([...this.tree.values()].map(async (p) => ((await stillAlive(p)) ? p : undefined)));
-      for (const p of living) if (p !== undefined) this.orphan({ [ATTR_PROCESS_PID]: p.pid, [ATTR_PROCESS_PARENT_PID]: p.ppid, [ATTR_PROCESS_EXECUTABLE_NAME]: p.executable });
+      // The walk's read of /proc says who is still alive: no second read per process.
+      const scan = await this.walk();
+      if (scan === undefined) return;
+      for (const p of this.tree.values()) if (scan.alive(p)) this.orphan({ [ATTR_PROCESS_PID]: p.pid, [ATTR_PROCESS_PARENT_PID]: p.ppid, [ATTR_PROCESS_EXECUTABLE_NAME]: p.executable });
     } catch {
       // never into the app
     }
