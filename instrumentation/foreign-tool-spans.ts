@@ -79,7 +79,8 @@ function follow(span: object, call: CommitSink): void {
 export class ForeignToolSpanProcessor implements SpanProcessor {
   onStart(span: RecordingSpan, parentContext: Context): void {
     try {
-      if (foreignTools.has(span)) return;
+      // afterstop's own spans (every marker, every tool span) are never another's tool call nor its body's work: nothing more to look up.
+      if (scopeName(span) === AFTERSTOP_SCOPE || foreignTools.has(span)) return;
       if (!isForeignToolSpan(span)) {
         // A span of the body's own work, under a followed one: the same call (found when it is the active span).
         const parent = trace.getSpan(parentContext);
