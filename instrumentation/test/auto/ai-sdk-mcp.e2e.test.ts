@@ -28,7 +28,7 @@ function appWith(name: string, alias: string, more: [name: string, alias: string
   const dir = path.join(versionsDir, alias);
   const copies: [string, string][] = [[name, alias], ...more];
   for (const [n, a] of copies) fs.cpSync(path.join(ROOT, 'node_modules', a), path.join(dir, 'node_modules', n), { recursive: true, dereference: true });
-  for (const f of ['ai-sdk-mcp-app.mjs', 'ai5-mcp-app.mjs', 'mcp-server.mjs']) fs.copyFileSync(path.join(path.dirname(APP), f), path.join(dir, f));
+  for (const f of ['ai-sdk-mcp-app.mjs', 'ai5-mcp-app.mjs', 'mcp-server.mjs', 'effect-listener.mjs']) fs.copyFileSync(path.join(path.dirname(APP), f), path.join(dir, f));
   return path.join(dir, 'ai-sdk-mcp-app.mjs');
 }
 const versionOf = (app: string, name: string): string => (JSON.parse(fs.readFileSync(path.join(path.dirname(app), 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
