@@ -10,6 +10,8 @@
 export { joinOrStartRun, startRun } from './run-start.js';
 export { activeRun, activeTool, endStoppedRun, outsideTool, type CommitSink } from './run-context.js';
 export { cancelSourceOf } from './run.js';
+// A command's first word, never its arguments (an MCP server's over stdio).
+export { commandWord } from './command-word.js';
 export { annotateRun, callContext, contextOf, toolOutOfSight, toolSinkOf } from './handles.js';
 // Child processes: the run's mark in their environment (process-tree.ts).
 export { RUN_MARK_VARIABLE } from './process-tree.js';

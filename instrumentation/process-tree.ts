@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import * as path from 'node:path';
+import { commandWord } from './command-word.js';
 
 /**
  * A process's descendants as Linux's `/proc` shows them, read asynchronously and bounded: the event loop
@@ -47,12 +47,9 @@ export function parseStat(text: string): (ProcStat & { comm: string }) | undefin
   return { pid, ppid, startTime, comm: text.slice(open + 1, close) };
 }
 
-/** The basename of a command line's first word (`/proc/<pid>/cmdline` is NUL-separated), else `fallback`. */
+/** The basename of a command line's first word (`/proc/<pid>/cmdline` is NUL-separated), else `fallback`. A process that rewrote its title (`process.title`) may put its arguments in the first field, space-separated: still its first word only. */
 export function firstWord(cmdline: string, fallback: string): string {
-  const first = cmdline.split('\0')[0]?.trim() ?? '';
-  // A process that rewrote its title (`process.title`) may put its arguments in the first field, space-separated.
-  const word = first.split(/\s+/)[0] ?? '';
-  return word === '' ? fallback : path.basename(word);
+  return commandWord(cmdline.split('\0')[0]) ?? fallback;
 }
 
 async function executableOf(pid: number, comm: string): Promise<string> {

@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import { commandWord } from './command-word.js';
 import type { Attributes } from '@opentelemetry/api';
 import type { RunScope } from './internal-types.js';
 import { scanTree, type TreeProcess, type TreeScan } from './process-tree.js';
@@ -14,7 +14,7 @@ function alive(child: TrackedProcess): boolean {
 }
 
 /** The basename of the spawned file: the command's first word, never its arguments. */
-const executableOf = (child: TrackedProcess): string | undefined => (child.spawnfile === undefined || child.spawnfile === null ? undefined : path.basename(String(child.spawnfile).split(/\s+/)[0] ?? ''));
+const executableOf = (child: TrackedProcess): string | undefined => (child.spawnfile === undefined || child.spawnfile === null ? undefined : commandWord(String(child.spawnfile)));
 
 interface Watched {
   child: TrackedProcess;

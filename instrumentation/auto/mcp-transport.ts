@@ -1,4 +1,4 @@
-import { outsideTool, safely } from '../adapter-api.js';
+import { commandWord, outsideTool, safely } from '../adapter-api.js';
 
 /**
  * An MCP client's transport, observed: its `send` (the instance's, wrapped once, the first time one of the
@@ -66,14 +66,6 @@ const urlOf = (transport: Json): URL | undefined => {
 };
 
 const commandOf = (transport: Json): unknown => ((transport['_serverParams'] ?? transport['serverParams']) as Json | undefined)?.['command'];
-
-/** The first word of a command line, its basename: never its arguments. */
-export function commandWord(command: unknown): string | undefined {
-  if (typeof command !== 'string') return undefined;
-  const first = command.trim().split(/\s+/)[0] ?? '';
-  const base = first.slice(Math.max(first.lastIndexOf('/'), first.lastIndexOf('\\')) + 1);
-  return base === '' ? undefined : base;
-}
 
 export function transportFacts(transport: unknown): TransportFacts {
   if (transport === null || typeof transport !== 'object') return { network: undefined, server: undefined, address: undefined, port: undefined };

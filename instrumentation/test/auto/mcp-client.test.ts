@@ -8,7 +8,8 @@ import { CommitFencedError, isAbortError, setup, startRun } from '../../index.js
 import { McpInstrumentation } from '../../auto/mcp.js';
 import { effectOfAnnotations, MAX_TOOLS_PER_CLIENT, rememberedEffect, rememberTools } from '../../auto/mcp-annotations.js';
 import { traceparentOf, withTraceContext } from '../../auto/mcp-trace-context.js';
-import { commandWord, transportFacts } from '../../auto/mcp-transport.js';
+import { commandWord } from '../../command-word.js';
+import { transportFacts } from '../../auto/mcp-transport.js';
 import { captureTraces, named, type TraceCapture } from '../../../test/helpers/capture.js';
 
 /**
