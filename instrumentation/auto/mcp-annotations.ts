@@ -1,8 +1,5 @@
 import { effectOfToolAnnotations, type ToolEffect } from '../adapter-api.js';
 
-/** An MCP tool's effect class from its annotations (the one mapping both sides use: mcp-server-call.ts). */
-export const effectOfAnnotations = effectOfToolAnnotations;
-
 /** At most this many tools remembered per client (a server that lists more is not telling them apart for us). */
 export const MAX_TOOLS_PER_CLIENT = 512;
 
@@ -21,7 +18,7 @@ export function rememberTools(client: unknown, result: unknown): void {
       const name = (tool as { name?: unknown } | null)?.name;
       if (typeof name !== 'string') continue;
       if (!known.has(name) && known.size >= MAX_TOOLS_PER_CLIENT) continue;
-      known.set(name, effectOfAnnotations((tool as { annotations?: unknown }).annotations));
+      known.set(name, effectOfToolAnnotations((tool as { annotations?: unknown }).annotations));
     }
   } catch {
     // A hostile answer: nothing remembered.
