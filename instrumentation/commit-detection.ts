@@ -1,10 +1,23 @@
 import * as dc from 'node:diagnostics_channel';
 import type { Attributes } from '@opentelemetry/api';
 import { safely } from './safe.js';
-import { ATTR_GUARD_FENCE_PASSED, ATTR_GUARD_IDEMPOTENCY_KEY, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVER_ADDRESS, ATTR_TOOL_COMMIT_UNANSWERED_MS } from './semconv.js';
+import {
+  ATTR_GUARD_FENCE_PASSED,
+  ATTR_GUARD_IDEMPOTENCY_KEY,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_TOOL_COMMIT_REQUEST_SPAN_ID,
+  ATTR_TOOL_COMMIT_ROUND_TRIP_MS,
+  ATTR_TOOL_COMMIT_UNANSWERED_MS,
+} from './semconv.js';
 import { fenceHolds, fencePassage, guard, keyFor, pathnameOf, unreadStatus, type KeyedAttempt } from './guard/index.js';
 import type { CommitEvidence } from './types.js';
 import { activeTool, type CommitSink } from './run-context.js';
+import { headerValue, hostOf, MCP_PROTOCOL_HEADER, methodOf, streamedContentType } from './http-message.js';
+import { requestSpanIdOf } from './request-span.js';
+
+export { streamedContentType } from './http-message.js';
 
 /**
  * Commits found without user code: a tool body's HTTP request that is not a
@@ -36,6 +49,8 @@ export interface RequestKey {
 }
 
 interface Pending {
+  /** The request (its `traceparent` names the commit's request span). */
+  request: object;
   tool: CommitSink;
   attributes: Attributes;
   /** Its commit is recorded (the tool detects commits); otherwise it is followed for its key only. */
@@ -44,6 +59,8 @@ interface Pending {
   sent: boolean;
   /** performance.now() when the body reached the socket: the service has the request from then on. */
   sentAt: number;
+  /** performance.now() when the request was made (the round trip's start when its body's sending was not seen). */
+  createdAt: number;
   done: boolean;
   /** Its answer streams (known from the request: an MCP Streamable HTTP request). */
   streams: boolean;
@@ -70,7 +87,7 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
     const passage = fencePassage(tool, method, hostName, typeof path === 'string' ? path : '/');
     if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
   }
-  const p: Pending = { tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, done: false, streams: streams(), awaitingBody: undefined };
+  const p: Pending = { request, tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, createdAt: performance.now(), done: false, streams: streams(), awaitingBody: undefined };
   pending.set(request, p);
   if (p.detect) tool.requestOpened();
   return p;
@@ -81,21 +98,6 @@ function settle(p: Pending): void {
   if (p.done) return;
   p.done = true;
   if (p.detect) p.tool.requestSettled();
-}
-
-const methodOf = (method: unknown): string => (typeof method === 'string' ? method.toUpperCase() : 'GET');
-
-/** The value of header `name` (lower case) among a request's headers: undici's `[k, v, ...]` list or its older `k: v\r\n` text. */
-function headerValue(headers: unknown, name: string): string | undefined {
-  if (Array.isArray(headers)) {
-    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === name) return String(headers[i + 1]);
-  } else if (typeof headers === 'string') {
-    for (const line of headers.split('\r\n')) {
-      const at = line.indexOf(':');
-      if (at > 0 && line.slice(0, at).trim().toLowerCase() === name) return line.slice(at + 1).trim();
-    }
-  }
-  return undefined;
 }
 
 /**
@@ -113,18 +115,6 @@ export function guardKey(tool: CommitSink, method: string, host: string | undefi
   return { key: attempt.key, attempt };
 }
 
-/** Content types whose body is a stream of messages: the answer is whole only when the body ends. */
-const STREAMED_TYPES: ReadonlySet<string> = new Set(['text/event-stream', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/json-seq', 'application/stream+json']);
-
-/** Whether a response's content type (`text/event-stream; charset=utf-8`) streams. */
-export function streamedContentType(contentType: unknown): boolean {
-  if (typeof contentType !== 'string') return false;
-  return STREAMED_TYPES.has(contentType.split(';', 1)[0]!.trim().toLowerCase());
-}
-
-/** The header naming an MCP Streamable HTTP request (MCP 2025-03-26 and later): its answer may stream whatever its type. */
-const MCP_PROTOCOL_HEADER = 'mcp-protocol-version';
-
 function answered(request: unknown, status: unknown, contentType?: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done || p.awaitingBody !== undefined) return;
@@ -139,7 +129,7 @@ function answered(request: unknown, status: unknown, contentType?: unknown): voi
     return;
   }
   settle(p);
-  commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
+  commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: status, [ATTR_TOOL_COMMIT_ROUND_TRIP_MS]: roundTripMs(p) });
 }
 
 /** A streamed answer's body ended whole: that is its answer, a commit now. */
@@ -147,7 +137,7 @@ function bodyEnded(request: unknown): void {
   const p = typeof request === 'object' && request !== null ? pending.get(request) : undefined;
   if (p === undefined || p.done || p.awaitingBody === undefined) return;
   settle(p);
-  commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: p.awaitingBody });
+  commit(p, 'response', { [ATTR_HTTP_RESPONSE_STATUS_CODE]: p.awaitingBody, [ATTR_TOOL_COMMIT_ROUND_TRIP_MS]: roundTripMs(p) });
 }
 
 function lost(request: unknown): void {
@@ -167,6 +157,9 @@ function lost(request: unknown): void {
 
 const unansweredMs = (p: Pending): number => Math.max(0, Math.round((performance.now() - p.sentAt) * 1000) / 1000);
 
+/** From the body reaching the socket (else the request's making) to its answer now: the effect happened inside it. */
+const roundTripMs = (p: Pending): number => Math.max(0, Math.round((performance.now() - (p.sent ? p.sentAt : p.createdAt)) * 1000) / 1000);
+
 function bodySent(p: Pending): void {
   if (p.sent) return;
   p.sent = true;
@@ -174,15 +167,11 @@ function bodySent(p: Pending): void {
 }
 
 function commit(p: Pending, evidence: CommitEvidence, extra?: Attributes): void {
-  p.tool.commitObserved(evidence, Object.assign({}, p.attributes, extra));
-}
-
-function hostOf(origin: unknown): string | undefined {
-  try {
-    return typeof origin === 'string' ? new URL(origin).hostname : origin instanceof URL ? origin.hostname : undefined;
-  } catch {
-    return undefined;
-  }
+  const attributes = Object.assign({}, p.attributes, extra);
+  // The span its `traceparent` named (afterstop's request span, or the app's own client span): the service's spans are under it.
+  const spanId = requestSpanIdOf(p.request);
+  if (spanId !== undefined) attributes[ATTR_TOOL_COMMIT_REQUEST_SPAN_ID] = spanId;
+  p.tool.commitObserved(evidence, attributes);
 }
 
 type Message = {

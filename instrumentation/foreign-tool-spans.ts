@@ -2,6 +2,7 @@ import { trace, type Context } from '@opentelemetry/api';
 import { httpCommitsDetected } from './commit-detection.js';
 import { ForeignToolCall, type ForeignSpan } from './foreign-tool.js';
 import { httpGuardOn } from './guard/index.js';
+import { traceContextOn } from './request-span.js';
 import type { RunScope } from './internal-types.js';
 import { foreignTools, runOf, type CommitSink } from './run-context.js';
 import type { ReadableSpan, RecordingSpan, SpanProcessor } from './provider/sdk-types.js';
@@ -89,7 +90,7 @@ export class ForeignToolSpanProcessor implements SpanProcessor {
         return;
       }
       const detects = httpCommitsDetected();
-      if (!detects && !httpGuardOn()) return;
+      if (!detects && !httpGuardOn() && !traceContextOn()) return;
       follow(span, new ForeignToolCall(span as ForeignSpan, parentContext, runScopeOf(parentContext), detects));
     } catch (error) {
       reportInternalError('foreign tool span start', error);

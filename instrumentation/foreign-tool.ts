@@ -1,4 +1,4 @@
-import { SpanKind, trace, type Attributes, type AttributeValue, type Context, type HrTime, type Span, type SpanContext } from '@opentelemetry/api';
+import { SpanKind, trace, type Attributes, type AttributeValue, type Context, type HrTime, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import type { RunScope } from './internal-types.js';
 import { recordCommitAfterStop, recordCommitPrevented } from './live-metrics.js';
@@ -180,6 +180,11 @@ export class ForeignToolCall implements CommitSink {
 
   get spanContext(): SpanContext {
     return this.span.spanContext();
+  }
+
+  /** afterstop's tracer of the global provider (the one the foreign span came from), as its markers outside a run. */
+  get tracer(): Tracer {
+    return this.run?.tracer ?? trace.getTracer(AFTERSTOP_SCOPE, VERSION);
   }
 
   /** Attributes on the foreign span while it is open (what an MCP client's request says of the call). */

@@ -12,6 +12,7 @@ import { getPipeline, pipelineExists, pipelineStats, setupPipeline, shutdownPipe
 import type { InstrumentedRun } from './run.js';
 import { startRun } from './run-start.js';
 import { setupGuard } from './guard/setup.js';
+import { setupTraceContext } from './request-span.js';
 import type { AfterstopConfig, ExportStats, Run, RunOptions } from './types.js';
 
 export type * from './types.js';
@@ -50,6 +51,8 @@ export function setup(config: AfterstopConfig = {}): { mode: 'own' | 'joined' | 
   const mode = setupPipeline(config).mode;
   // The guard is not part of the pipeline: a later setup({ guard }) applies, also after afterstop/register.
   if (existed && config.guard !== undefined) setupGuard(config.guard);
+  // So is trace context on tool requests.
+  if (existed && config.traceContext !== undefined) setupTraceContext(config.traceContext);
   return { mode };
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, TraceFlags, context, createTraceState, isSpanContextValid, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, context, createTraceState, isSpanContextValid, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import { errorMessage, errorType } from './error-attributes.js';
@@ -240,6 +240,10 @@ export class McpServerToolCall implements CommitSink {
 
   get spanContext(): SpanContext {
     return this.span.spanContext();
+  }
+
+  get tracer(): Tracer {
+    return getPipeline().tracer;
   }
 
   annotate(attributes: Attributes): void {

@@ -1,4 +1,5 @@
 import { setupGuard } from './guard/setup.js';
+import { setupTraceContext, stopTraceContext } from './request-span.js';
 import * as path from 'node:path';
 import { diag, ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
 import { detectedResource, resourceFromAttributes } from './provider/resource.js';
@@ -363,6 +364,8 @@ let current: Pipeline | undefined;
 export function setupPipeline(config: AfterstopConfig = {}, env: Env = process.env): Pipeline {
   if (current) return current;
   setupGuard(config.guard, env);
+  // Trace context on tool requests: on from the first run (or setup, or afterstop/register) unless switched off; off again at shutdown.
+  setupTraceContext(config.traceContext, env);
   try {
     current = createPipeline(config, env);
   } catch (error) {
@@ -395,6 +398,7 @@ export function pipelineStats(): ExportStats {
 export async function shutdownPipeline(): Promise<void> {
   const pipeline = current;
   current = undefined;
+  stopTraceContext();
   if (pipeline) shutDown = pipeline;
   if (!pipeline) return;
   try {

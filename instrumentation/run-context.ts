@@ -1,4 +1,4 @@
-import { context, createContextKey, trace, type Attributes, type Context, type HrTime, type SpanContext } from '@opentelemetry/api';
+import { context, createContextKey, trace, type Attributes, type Context, type HrTime, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { isTracingSuppressed } from './otel-compat.js';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run, ToolEffect } from './types.js';
@@ -41,6 +41,8 @@ export interface CommitSink extends KeyedCall, StartedWork {
   readonly signal: AbortSignal;
   /** The tool span's context (the parent a remote side joins through W3C trace context). */
   readonly spanContext: SpanContext;
+  /** The tracer its spans come from: its HTTP requests' spans (request-span.ts) come from it too. */
+  readonly tracer: Tracer;
   /** Attributes set on the tool span while it is open (what an MCP client's request says of the call). */
   annotate(attributes: Attributes): void;
   /** The effect class learnt where the tool is described (an MCP tool's annotations): taken only when the caller gave none. */

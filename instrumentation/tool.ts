@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { hrTime } from './otel-compat.js';
 import { isAbortError } from './errors.js';
 import type { DeferredEntry, DeferredMarker, RunScope } from './internal-types.js';
@@ -36,6 +36,7 @@ import {
   SPAN_TOOL_START,
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
+import { traceContextOn } from './request-span.js';
 import { contextWithTool, type CommitSink } from './run-context.js';
 import type { CommitEvidence, Run, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
@@ -112,8 +113,8 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
     this.detects = options.detectCommits === true;
     if (this.detects && !httpCommitsDetected()) detectHttpCommitsForManualTools();
-    // The guard's fence and keys find the call in the body's context too, detection or not.
-    this.context = this.detects || httpGuardOn() ? contextWithTool(ctx, this) : ctx;
+    // The guard's fence and keys, and trace context on its requests (request-span.ts), find the call in the body's context too, detection or not.
+    this.context = this.detects || httpGuardOn() || traceContextOn() ? contextWithTool(ctx, this) : ctx;
     this.started = run.childStarted('tool');
   }
 
@@ -199,6 +200,10 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
 
   get spanContext(): SpanContext {
     return this.span.spanContext();
+  }
+
+  get tracer(): Tracer {
+    return this.run.tracer;
   }
 
   annotate(attributes: Attributes): void {

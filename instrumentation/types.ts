@@ -68,6 +68,24 @@ export interface AfterstopConfig {
    * `afterstop/register` set the pipeline up first.
    */
   guard?: GuardOptions;
+  /**
+   * W3C trace context on a tool's HTTP requests (docs/spec/SEMCONV.md, "Trace context on tool requests"):
+   * on by default. `setup({ traceContext })` applies it even when `afterstop/register` set the pipeline up first.
+   */
+  traceContext?: TraceContextOptions;
+}
+
+/**
+ * A tool's HTTP request (fetch, undici, node:http/https) gets afterstop's request span, a child of the tool
+ * span, and carries it as `traceparent` (and `tracestate`), so that a traced service's spans join the tool
+ * call's trace. Never a request that already carries `traceparent` (the app's own HTTP instrumentation),
+ * never telemetry's own requests.
+ */
+export interface TraceContextOptions {
+  /** Default `AFTERSTOP_TRACE_CONTEXT` (`off` switches it off), else on. */
+  enabled?: boolean;
+  /** Hosts whose requests get no trace context: names, `*.example.com` (its subdomains), `*`. Default `AFTERSTOP_TRACE_CONTEXT_EXCLUDE_HOSTS` (comma-separated). */
+  excludeHosts?: readonly string[];
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 
 // What the app configured: the fence, the idempotency keys, the run deadline.
-export { deadlineFrom, guard, httpGuardOn, type ResolvedGuard } from './config.js';
+export { deadlineFrom, guard, hostMatcher, httpGuardOn, type HostMatcher, type ResolvedGuard } from './config.js';
 
 // The commit fence: whether it holds a tool's request, and why one passes it after the Stop.
 export { fenceHolds, fencePassage, type FencedTool, type FencePassage, type StartedWork } from './fence-passage.js';
