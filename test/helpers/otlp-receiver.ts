@@ -22,6 +22,8 @@ export interface ReceiverEvent {
   seq: number;
   method: string;
   path: string;
+  /** The request's `traceparent` header, if it had one (telemetry's own requests must not). */
+  traceparent?: string;
 }
 
 export interface OtlpReceiver {
@@ -73,6 +75,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const receiver = { fault: undefined as OtlpReceiver['fault'], refused: 0, metrics };
   const server = http.createServer((req, res) => {
     const event: ReceiverEvent = { seq: seq++, method: req.method ?? '', path: req.url ?? '' };
+    if (req.headers.traceparent !== undefined) event.traceparent = String(req.headers.traceparent);
     events.push(event);
     if (req.method === 'POST' && req.url === '/v1/metrics') {
       void readBody(req).then((raw) => {
