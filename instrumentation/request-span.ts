@@ -90,7 +90,8 @@ interface Target {
 
 /** The request span for `target`, under the tool span; undefined when its host is excluded or no valid context comes of it. */
 function startSpan(tool: CommitSink, target: Target): { span: Span; headers: [string, string][] } | undefined {
-  if (settings.excluded?.(target.host) === true) return undefined;
+  // A CONNECT opens a tunnel through a proxy (its request is the tunnel's, not the tool's): none.
+  if (target.method === 'CONNECT' || settings.excluded?.(target.host) === true) return undefined;
   const known = KNOWN_METHODS.has(target.method);
   const attributes: Attributes = {
     [ATTR_HTTP_REQUEST_METHOD]: known ? target.method : '_OTHER',
