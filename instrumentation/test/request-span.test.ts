@@ -1,6 +1,6 @@
 import * as dc from 'node:diagnostics_channel';
 import * as http from 'node:http';
-import { context } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -232,6 +232,21 @@ describe('trace context on the HTTP requests a tool makes', () => {
     expect(received.get('/included')!.traceparent).toHaveLength(1);
     const { spans } = await traceOf(run.id);
     expect(spans.filter((s) => s.kind === 3)).toHaveLength(1);
+  });
+
+  it('a foreign tool call’s body (a framework writing its own execute_tool span) gets it too, under the foreign span, with neither http-commits nor the guard on', async () => {
+    let foreign: { traceId: string; spanId: string } | undefined;
+    await trace.getTracer('strands-agents', '1.0.0').startActiveSpan('execute_tool send_email', async (span) => {
+      foreign = span.spanContext();
+      await fetchPost(url('/foreign'));
+      span.end();
+    });
+    const got = received.get('/foreign')!.traceparent;
+    expect(got).toHaveLength(1);
+    const spans = (await capture.spans()).filter((s) => s.traceId === foreign!.traceId);
+    const request = spans.find((s) => s.spanId === spanIdOf(got[0]))!;
+    expect(request.parentSpanId).toBe(foreign!.spanId);
+    expect(request.scope).toBe('afterstop');
   });
 
   it('the settings: code over the environment, each on its own; off by `enabled: false` and by setup({ traceContext })', async () => {
