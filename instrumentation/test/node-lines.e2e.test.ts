@@ -61,4 +61,39 @@ describe.each(LINES)('Node %s', (version) => {
       expect(spans.filter((s) => s.name === 'afterstop.cancel.request')).toHaveLength(1);
     }, 120_000);
   }
+
+  it('a tool’s fetch and node:http requests carry traceparent of its request span (node:http through http.client.request.created)', async () => {
+    const node = nodeBinary(version);
+    const traces = tempDir();
+    const app = path.join(root, '.cache', 'node-lines', `trace-context-${version}.mjs`);
+    fs.mkdirSync(path.dirname(app), { recursive: true });
+    fs.writeFileSync(
+      app,
+      `
+        import http from 'node:http';
+        import { startRun, shutdown } from 'afterstop';
+        const seen = {};
+        const server = http.createServer((req, res) => { seen[req.url] = req.headers.traceparent ?? null; req.resume(); req.on('end', () => res.end('{}')); });
+        await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const base = 'http://127.0.0.1:' + server.address().port;
+        const run = startRun({ agentName: 'lines' });
+        await run.tool({ name: 'send' }, async () => {
+          await (await fetch(base + '/fetch', { method: 'POST', body: '{}' })).text();
+          await new Promise((resolve) => http.request(base + '/http', { method: 'POST' }, (r) => { r.resume(); r.on('end', resolve); }).end('{}'));
+        });
+        run.end();
+        await shutdown();
+        server.close();
+        console.log(JSON.stringify(seen));
+      `,
+    );
+    const r = spawnSync(node, ['--import', 'afterstop/register', app], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '', AFTERSTOP_TRACES_DIR: traces } });
+    expect(r.status, r.stderr).toBe(0);
+    const seen = JSON.parse(r.stdout.trim()) as Record<string, string | null>;
+    const { spans } = await readTraces(traces);
+    for (const route of ['/fetch', '/http']) {
+      const spanId = seen[route]?.split('-')[2];
+      expect(spans.find((s) => s.spanId === spanId)?.kind, route).toBe(3);
+    }
+  }, 120_000);
 });
