@@ -36,6 +36,10 @@ export { streamedContentType } from './http-message.js';
  * `undici:request:trailers`, node:http's response fully read), and a cut one
  * is `request_sent` (the service had the request; what it did is not known).
  *
+ * A commit names the span its request's `traceparent` carried (afterstop's
+ * request span, request-span.ts, or the app's own client span), and a
+ * `response` its round trip, from the body reaching the socket to the answer.
+ *
  * Read from Node's diagnostics channels, so nothing is patched: fetch and
  * undici (`undici:request:*`) and node:http (`http.client.*`). The request
  * is tied to its tool when it is created, in the body's async context.
