@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LeakReport } from '../../analyzer/index.js';
 import type { EffectRecord, Simulator } from '../../analyzer/simulator/index.js';
 import { appEnv } from '../../scorecard/run-app.js';
+import { startTracedService } from '../../scorecard/traced-service.js';
 import { runCli } from './cli.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 
@@ -18,79 +18,8 @@ import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
  */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const WITNESS_FIXTURES = path.join(ROOT, 'test', 'fixtures', 'witness');
-export const TRACED_SERVICE = path.join(WITNESS_FIXTURES, 'traced-service.mjs');
 
-/** Debian's libfaketime (package `libfaketime`, .ci/run installs it). */
-export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-
-/**
- * The environment that runs a process with its wall clock shifted by `shift` (libfaketime's relative offset,
- * `+5s`, `-5s`): Date.now(), performance.timeOrigin and so the OpenTelemetry SDK's span times are shifted; the
- * clock keeps running at its rate. FAKETIME_DONT_FAKE_MONOTONIC=1 leaves CLOCK_MONOTONIC real: with a constant
- * offset Node's timers work either way (checked: a 200 ms setTimeout takes 200 ms, shifted +5 s or −5 s, faked
- * monotonic or not), but what a wrong clock is on a host is a wrong wall clock, and the monotonic clock is not one.
- */
-export const clockShift = (shift: string | undefined): Record<string, string> => (shift === undefined ? {} : { LD_PRELOAD: LIBFAKETIME, FAKETIME: shift, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
-
-export interface ServiceProcess {
-  url: string;
-  child: ChildProcess;
-  /** Resolves once no request is in flight in the service and its spans so far are exported. */
-  idle(): Promise<void>;
-  /** SIGTERM (the SDK flushes and shuts down), waited on to its exit. */
-  stop(): Promise<void>;
-  stderr(): string;
-}
-
-export interface ServiceOptions {
-  simUrl: string;
-  /** The OTLP/HTTP endpoint (the receiver); ignored when `traced` is false. */
-  otlpUrl: string;
-  serviceName?: string;
-  /** libfaketime's offset for the service's clock (`+5s`, `-5s`). */
-  shift?: string;
-  /** false: the same service without OpenTelemetry. */
-  traced?: boolean;
-  outbox: string;
-}
-
-export async function startTracedService(options: ServiceOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [TRACED_SERVICE], {
-    cwd: ROOT,
-    env: appEnv({
-      SIM_URL: options.simUrl,
-      OUTBOX_FILE: options.outbox,
-      TRACED: options.traced === false ? '0' : '1',
-      OTEL_EXPORTER_OTLP_ENDPOINT: options.otlpUrl,
-      OTEL_SERVICE_NAME: options.serviceName ?? 'mail-service',
-      ...clockShift(options.shift),
-    }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = once(child, 'exit').then(() => {
-    throw new Error(`the traced service exited before it listened: ${stderr}`);
-  });
-  const [line] = (await Promise.race([once(child.stdout!.setEncoding('utf8'), 'data'), exited])) as [string];
-  const { port } = JSON.parse(line.trim().split('\n')[0]!) as { port: number };
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    child,
-    stderr: () => stderr,
-    async idle() {
-      const response = await fetch(`${url}/idle`);
-      await response.text();
-    },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const closed = once(child, 'close');
-      child.kill('SIGTERM');
-      await closed;
-    },
-  };
-}
+export { clockShift, LIBFAKETIME, startTracedService, type ServiceProcess } from '../../scorecard/traced-service.js';
 
 export interface WitnessRun {
   /** The app's last stdout line. */
@@ -125,6 +54,7 @@ export async function runWitness(options: WitnessOptions): Promise<WitnessRun> {
   const file = path.join(dir, 'traces.jsonl');
   const receiver = await startOtlpReceiver({ file });
   const service = await startTracedService({
+    root: ROOT,
     simUrl: sim.url,
     otlpUrl: receiver.url,
     outbox: path.join(dir, 'outbox'),

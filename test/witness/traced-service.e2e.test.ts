@@ -6,7 +6,7 @@ import { flattenRequest, type FlatSpan } from '../../analyzer/index.js';
 import { startSimulator, type Simulator } from '../../analyzer/simulator/index.js';
 import { tempDir } from '../helpers/child.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { fileLines, startTracedService, type ServiceProcess } from '../helpers/witness.js';
+import { fileLines, ROOT, startTracedService, type ServiceProcess } from '../helpers/witness.js';
 
 /**
  * The far side of issue 49's tests, alone: the traced service (test/fixtures/witness/traced-service.mjs, the
@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const start = async (options: { shift?: string; traced?: boolean } = {}): Promise<ServiceProcess> =>
-  (service = await startTracedService({ simUrl: sim.url, otlpUrl: receiver.url, outbox: path.join(dir, 'outbox'), ...options }));
+  (service = await startTracedService({ root: ROOT, simUrl: sim.url, otlpUrl: receiver.url, outbox: path.join(dir, 'outbox'), ...options }));
 
 /** The spans of the receiver's file (what leak-report reads), not the receiver's memory. */
 const fileSpans = (): FlatSpan[] => (fs.existsSync(path.join(dir, 'traces.jsonl')) ? fileLines(path.join(dir, 'traces.jsonl')).flatMap((body, i) => flattenRequest(body, 'traces.jsonl', i + 1)) : []);
