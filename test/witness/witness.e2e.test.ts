@@ -76,6 +76,28 @@ function withinTruth(r: WitnessRun): void {
   expect(r.report.totals.ghost_commits + r.report.totals.ghost_commits_possible, 'known and possible').toBeGreaterThanOrEqual(r.ghostsInTruth);
 }
 
+describe('the tool’s request and the service’s spans', () => {
+  it('join in one trace: the service’s server span is a child of afterstop’s request span (CLIENT, under the tool span), which the commit marker names', async () => {
+    const r = await runWitness({ sim, dir, app: APP, env: { EFFECT: 'delayMs=600', STOP_MS: '200' }, shift: '-5s' });
+    ranAsPlanned(r);
+    const spans = fileSpans(r);
+    const receipt = serviceSpans(r).find((s) => s.kind === 2 && s.attributes['url.path'] === '/effects/send_email')!;
+    const request = spans.find((s) => s.spanId === receipt.parentSpanId);
+    expect(request, 'the service’s parent span is in the agent’s traces').toBeDefined();
+    expect(request).toMatchObject({ kind: 3, name: 'POST', traceId: receipt.traceId });
+    expect(request!.resource['service.name']).toBe('support-agent');
+    expect(request!.attributes).toMatchObject({ 'http.request.method': 'POST', 'afterstop.request.trace_context': 'injected' });
+    const tool = spans.find((s) => s.spanId === request!.parentSpanId);
+    expect(tool?.name).toBe('execute_tool send_email');
+    const marker = spans.find((s) => s.name === 'afterstop.tool.commit' && s.attributes['afterstop.tool.commit.request_span_id'] === request!.spanId);
+    expect(marker, 'the commit marker names the request span').toBeDefined();
+    expect(marker!.attributes['afterstop.tool.commit.evidence']).toBe('request_sent');
+    // The warm-up call: answered, its marker a `response` with its round trip.
+    const warm = spans.find((s) => s.name === 'afterstop.tool.commit' && s.attributes['afterstop.tool.commit.evidence'] === 'response');
+    expect(warm?.attributes['afterstop.tool.commit.round_trip_ms']).toBeGreaterThanOrEqual(0);
+  });
+});
+
 const SHIFTS = [
   ['+5s', 5_000_000_000n],
   ['-5s', -5_000_000_000n],
@@ -85,7 +107,7 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
   const run = (env: Record<string, string>, traced = true): Promise<WitnessRun> => runWitness({ sim, dir, app: APP, env, shift, traced });
 
   it('Stop during the send (received before Stop, written after it, the client cut): a known ghost, confirmed by the service', async () => {
-    const r = await run({ EFFECT: 'delayMs=400', STOP_MS: '200' });
+    const r = await run({ EFFECT: 'delayMs=600', STOP_MS: '200' });
     const stop = ranAsPlanned(r);
     // The ground truth: the service had the request before Stop (its receipt, its clock shift taken off) and
     // committed the e-mail after it.
@@ -113,7 +135,7 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
   });
 
   it('Stop before the send (the tool still composing the mail): no request, no ghost', async () => {
-    const r = await run({ PREPARE_MS: '300', STOP_MS: '100' });
+    const r = await run({ PREPARE_MS: '500', STOP_MS: '100' });
     ranAsPlanned(r);
     expect(emails(r)).toEqual([]);
     expect(r.ghostsInTruth).toBe(0);
@@ -128,7 +150,7 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
   });
 
   it('a write that fails after the client left: no ghost, ruled out by the service’s failed work span', async () => {
-    const r = await run({ EFFECT: 'delayMs=400&failOnDisconnect=1', STOP_MS: '200' });
+    const r = await run({ EFFECT: 'delayMs=600&failOnDisconnect=1', STOP_MS: '200' });
     ranAsPlanned(r);
     const work = serviceSpans(r).filter((s) => s.name === 'INSERT outbox');
     // Two writes: the warm-up's (ended well), the e-mail's (failed).
@@ -142,7 +164,7 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
   });
 
   it('committed before Stop, its answer lost after Stop: no ghost, ruled out by the work span’s time through the clock bound', async () => {
-    const r = await run({ EFFECT: 'delayMs=50&replyDelayMs=600', STOP_MS: '300' });
+    const r = await run({ EFFECT: 'delayMs=50&replyDelayMs=800', STOP_MS: '350' });
     const stop = ranAsPlanned(r);
     expect(emails(r).map((e) => e.outcome)).toEqual(['committed']);
     expect(emails(r)[0]!.committedNs! < stop, 'the ledger: committed before Stop').toBe(true);
@@ -154,7 +176,7 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
   });
 
   it('an untraced service: a possible ghost, as without a witness', async () => {
-    const r = await run({ EFFECT: 'delayMs=400', STOP_MS: '200' }, false);
+    const r = await run({ EFFECT: 'delayMs=600', STOP_MS: '200' }, false);
     ranAsPlanned(r);
     expect(serviceSpans(r)).toEqual([]);
     expect(emails(r).map((e) => e.outcome)).toEqual(['committed']);
