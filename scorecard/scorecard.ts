@@ -151,7 +151,7 @@ export function guardedText(g: GuardedCell | undefined): Marked[] {
 
 /**
  * The "service traced" cell: the ghost commits (against the ground truth when they differ), how many the service
- * confirmed and ruled out, and whether its spans joined the tool's request.
+ * confirmed and ruled out; marked when its spans did not join the tool's request, or joined and left a commit possible.
  */
 export function tracedText(t: TracedCell | undefined): Marked[] {
   if (t === undefined) return [{ text: '–' }];
@@ -159,7 +159,9 @@ export function tracedText(t: TracedCell | undefined): Marked[] {
   const m = t.measured;
   const out: Marked[] = ghostsAgree(m, t.truth.ghostCommits) ? [{ text: ghostText(m) }] : [{ text: ghostText(m), strong: true }, { text: ` / ${t.truth.ghostCommits}` }];
   out.push({ text: ` ghost, ${t.confirmed ?? 0} confirmed, ${t.ruledOut ?? 0} ruled out` });
+  // The service's spans did not join the tool's request, or joined and left the commit possible: the witness fell short.
   if (t.joined !== true) out.push({ text: '; ' }, { text: 'service not joined', strong: true });
+  else if (m.possibleGhostCommits > 0) out.push({ text: '; ' }, { text: 'not decided by the service', strong: true });
   if (t.agrees === false) out.push({ text: '; ' }, { text: 'disagrees', strong: true });
   return out;
 }

@@ -144,6 +144,9 @@ describe('the cancel scorecard', () => {
       '0 (+1 possible) ghost, 0 confirmed, 0 ruled out; **service not joined**',
     );
     expect(text({ ran: true, shift: '-5s', measured, truth: { ...truth, ghostCommits: 0 }, agrees: false, confirmed: 1, ruledOut: 0, joined: true })).toBe('**1** / 0 ghost, 1 confirmed, 0 ruled out; **disagrees**');
+    expect(text({ ran: true, shift: '-5s', measured: { ...measured, ghostCommits: 0, possibleGhostCommits: 1 }, truth, agrees: true, joined: true })).toBe(
+      '0 (+1 possible) ghost, 0 confirmed, 0 ruled out; **not decided by the service**',
+    );
     expect(text({ ran: false, shift: '-5s', error: 'boom' })).toBe('did not run: boom');
     expect(text(undefined)).toBe('–');
   });
