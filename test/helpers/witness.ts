@@ -96,7 +96,7 @@ export async function runWitness(options: WitnessOptions): Promise<WitnessRun> {
   }
 }
 
-/** The spans of the receiver's file, as the report read them: each line one OTLP/JSON export request. */
+/** The lines of the receiver's file, as the report reads them: each an OTLP/JSON export request. */
 export const fileLines = (file: string): unknown[] =>
   fs
     .readFileSync(file, 'utf8')
