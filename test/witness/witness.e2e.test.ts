@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { flattenRequest, type FlatSpan } from '../../analyzer/index.js';
 import { startSimulator, type Simulator } from '../../analyzer/simulator/index.js';
 import { tempDir } from '../helpers/child.js';
+import { runCli } from '../helpers/cli.js';
 import { fileLines, runWitness, WITNESS_FIXTURES, type WitnessRun } from '../helpers/witness.js';
 
 /**
@@ -132,6 +133,16 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
     expect(bound.max, 'δ ≤ max').toBeGreaterThanOrEqual(shiftMs - 5);
     expect(bound.min, 'δ ≥ min (the warm-up call was answered)').not.toBeNull();
     expect(bound.min!, 'δ ≥ min').toBeLessThanOrEqual(shiftMs + 5);
+    // The service's spans drawn under the tool call, on the agent's clock: its write after Stop.
+    const timeline = (r.report.timelines ?? []).find((t) => t.items.some((i) => i.kind === 'commit' && i.tool === 'send_email'))!;
+    const write = (timeline.items as unknown as Record<string, unknown>[]).find((i) => i['kind'] === 'service_span' && i['name'] === 'INSERT outbox');
+    expect(write).toMatchObject({ work: true, service: 'mail-service' });
+    expect(write!['start_ms']).toBeGreaterThan(0);
+    // explain says who witnessed it.
+    const explain = await runCli(['explain', timeline.trace_id, r.file, '--db', ':memory:', '--no-progress']);
+    expect(explain.status, explain.stderr).toBe(0);
+    expect(explain.stdout).toMatch(/confirmed by mail-service/);
+    expect(explain.stdout).toContain('INSERT outbox');
   });
 
   it('Stop before the send (the tool still composing the mail): no request, no ghost', async () => {
