@@ -139,7 +139,7 @@ describe.each(SHIFTS)('the service’s clock %s off the agent’s', (shift, offs
     expect(write).toMatchObject({ work: true, service: 'mail-service' });
     expect(write!['start_ms']).toBeGreaterThan(0);
     // explain says who witnessed it.
-    const explain = await runCli(['explain', timeline.trace_id, r.file, '--db', ':memory:', '--no-progress']);
+    const explain = await runCli(['explain', timeline.trace_id, r.file, '--db', ':memory:', '--format', 'table', '--no-progress']);
     expect(explain.status, explain.stderr).toBe(0);
     expect(explain.stdout).toMatch(/confirmed by mail-service/);
     expect(explain.stdout).toContain('INSERT outbox');
