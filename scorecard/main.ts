@@ -89,7 +89,14 @@ async function scorecard(options: Options): Promise<number> {
     process.stderr.write(
       `afterstop scorecard: ${c.framework}, ${c.moment}, with guard: ${!c.guarded!.ran ? `did not run (${c.guarded!.error ?? ''})` : c.guarded!.unchanged === false ? 'changed a run that was not stopped' : 'disagrees with the ground truth'}\n`,
     );
-  return bad.length + badGuarded.length > 0 ? 1 : 0;
+  // Against the traced service: a run that failed, a disagreement no known limit explains, or a service whose spans
+  // did not join the tool's request (its trace context did not reach it).
+  const badTraced = card.cells.filter((c) => c.traced !== undefined && (!c.traced.ran || (c.traced.agrees !== true && c.limit === undefined) || c.traced.joined !== true));
+  for (const c of badTraced)
+    process.stderr.write(
+      `afterstop scorecard: ${c.framework}, ${c.moment}, service traced: ${!c.traced!.ran ? `did not run (${c.traced!.error ?? ''})` : c.traced!.joined !== true ? "the service's spans did not join the tool's request" : 'disagrees with the ground truth'}\n`,
+    );
+  return bad.length + badGuarded.length + badTraced.length > 0 ? 1 : 0;
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === fs.realpathSync(process.argv[1])) {

@@ -31,6 +31,8 @@ export interface RunAppOptions {
   /** The traces folder to create for this run. */
   traces: string;
   env?: Record<string, string>;
+  /** Awaited after the app exited, before the ledger and the traces are read: what else must finish first (a service's work). */
+  settle?: () => Promise<void>;
 }
 
 /** Our environment without what would change afterstop's or the SDK's own setup (the tests' children use it too). */
@@ -57,6 +59,7 @@ export async function runApp(file: string, scenario: string, options: RunAppOpti
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  await options.settle?.();
   await sim.idle();
   let out: Record<string, unknown> = {};
   try {

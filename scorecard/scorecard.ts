@@ -2,10 +2,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LeakReport } from '@afterstop/analyzer';
+import { readTraces } from '@afterstop/analyzer';
 import { startSimulator } from '@afterstop/analyzer/simulator';
 import { appsDir, runApp, truthAfterStop, type AppRun, type GroundTruth, type RunAppOptions } from './run-app.js';
 import { versionedApp } from './versioned-app.js';
-import { FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';
+import { FRAMEWORKS, MCP_FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';
+import { startFileReceiver, startTracedService, type ServiceProcess } from './traced-service.js';
 
 /** One framework stopped at one moment: what leak-report measured, beside what the simulator saw. */
 export interface ScoreCell {
@@ -40,7 +42,35 @@ export interface ScoreCell {
   error?: string;
   /** The same cell again with the guard on (fence and idempotency keys, {@link GUARD_ENV}): what it prevented, measured the same way. */
   guarded?: GuardedCell;
+  /** A "tool honours the signal" cell again, its tool's effect service traced by OpenTelemetry: what the service's witness decided. */
+  traced?: TracedCell;
 }
+
+/**
+ * A cell run again against the traced effect service (test/fixtures/witness/traced-service.mjs: OpenTelemetry's
+ * Node SDK and HTTP instrumentation, a work span around its write), in its own process, its clock {@link TRACED_SHIFT}
+ * off the app's (libfaketime); its spans reach the report through an OTLP/HTTP receiver's file beside the app's traces.
+ */
+export interface TracedCell {
+  ran: boolean;
+  /** The service's clock shift (libfaketime's offset). */
+  shift: string;
+  measured?: NonNullable<ScoreCell['measured']>;
+  truth?: GroundTruth;
+  agrees?: boolean;
+  /** Known ghosts the service witnessed, and commits its witness ruled out (the report's ghost_commits_confirmed, ghost_commits_ruled_out). */
+  confirmed?: number;
+  ruledOut?: number;
+  /** The service's request span is a child of the app's request (the tool's request carried its trace context). */
+  joined?: boolean;
+  error?: string;
+}
+
+/** The traced service's clock: 5 s behind the app's (a late effect would look early on its clock). */
+export const TRACED_SHIFT = '-5s';
+
+/** The moment whose cells run again against the traced service: the tool's request cut by its signal (the service knows what it then did). */
+export const TRACED_MOMENT: Moment = 'tool-honours';
 
 /** A cell run again with the guard on. */
 export interface GuardedCell {
@@ -120,6 +150,23 @@ export function guardedText(g: GuardedCell | undefined): Marked[] {
 }
 
 /**
+ * The "service traced" cell: the ghost commits (against the ground truth when they differ), how many the service
+ * confirmed and ruled out; marked when its spans did not join the tool's request, or joined and left a commit possible.
+ */
+export function tracedText(t: TracedCell | undefined): Marked[] {
+  if (t === undefined) return [{ text: '–' }];
+  if (!t.ran || t.measured === undefined || t.truth === undefined) return [{ text: `did not run: ${t.error ?? 'unknown'}` }];
+  const m = t.measured;
+  const out: Marked[] = ghostsAgree(m, t.truth.ghostCommits) ? [{ text: ghostText(m) }] : [{ text: ghostText(m), strong: true }, { text: ` / ${t.truth.ghostCommits}` }];
+  out.push({ text: ` ghost, ${t.confirmed ?? 0} confirmed, ${t.ruledOut ?? 0} ruled out` });
+  // The service's spans did not join the tool's request, or joined and left the commit possible: the witness fell short.
+  if (t.joined !== true) out.push({ text: '; ' }, { text: 'service not joined', strong: true });
+  else if (m.possibleGhostCommits > 0) out.push({ text: '; ' }, { text: 'not decided by the service', strong: true });
+  if (t.agrees === false) out.push({ text: '; ' }, { text: 'disagrees', strong: true });
+  return out;
+}
+
+/**
  * How far afterstop's tokens after Stop may be from the tokens the server sent after the app's Stop: 10%,
  * and at least 2 tokens. The server counts what it wrote; the client cannot count what was still in the
  * socket when the abort closed it, and on a loaded machine the abort comes a few ticks after the app's
@@ -152,6 +199,8 @@ export interface ScorecardOptions {
   only?: (framework: string) => boolean;
   /** Run each cell again with the guard on (default true). */
   guard?: boolean;
+  /** Run each {@link TRACED_MOMENT} cell again against the traced service (default true). */
+  traced?: boolean;
 }
 
 /** Why an app run failed, in a line: the end of its stderr. */
@@ -181,6 +230,48 @@ async function guardedCell(file: string, scenario: string, options: RunAppOption
   }
 }
 
+/** Whether the service's spans joined the app's: a server span of the service whose parent is a span of the app. */
+async function joined(traces: string, service: string): Promise<boolean> {
+  const { spans } = await readTraces(traces);
+  const ours = new Set(spans.filter((s) => s.resource['service.name'] !== service).map((s) => s.spanId));
+  return spans.some((s) => s.resource['service.name'] === service && s.kind === 2 && ours.has(s.parentSpanId));
+}
+
+/** A cell again, its effects through the traced service (EFFECTS_URL), whose spans a receiver writes beside the app's traces. */
+async function tracedCell(root: string, file: string, scenario: string, options: RunAppOptions): Promise<TracedCell> {
+  const shift = TRACED_SHIFT;
+  fs.mkdirSync(options.traces, { recursive: true });
+  const receiver = await startFileReceiver(path.join(options.traces, 'traced-service.jsonl'));
+  let service: ServiceProcess | undefined;
+  try {
+    service = await startTracedService({ root, simUrl: options.sim.url, otlpUrl: receiver.url, shift, outbox: `${options.traces}.outbox` });
+    const s = service;
+    const r = await runApp(file, scenario, { ...options, env: { ...options.env, EFFECTS_URL: s.url }, settle: () => s.idle() });
+    if (r.code !== 0 || r.report === undefined) return { ran: false, shift, error: failure(r) };
+    const m = measured(r.report);
+    const truth = truthAfterStop(r);
+    const t = r.report.totals as unknown as Record<string, unknown>;
+    const count = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+    const confirmed = count(t['ghost_commits_confirmed']);
+    const ruledOut = count(t['ghost_commits_ruled_out']);
+    return {
+      ran: true,
+      shift,
+      measured: m,
+      truth,
+      agrees: agreement(m, truth),
+      ...(confirmed !== undefined ? { confirmed } : {}),
+      ...(ruledOut !== undefined ? { ruledOut } : {}),
+      joined: await joined(r.traces, 'mail-service'),
+    };
+  } catch (error) {
+    return { ran: false, shift, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await service?.stop();
+    await receiver.close();
+  }
+}
+
 /** Run every cell, one after another (the timing of a Stop is real time). */
 export async function runScorecard(root: string, options: ScorecardOptions = {}): Promise<Scorecard> {
   const progress = options.progress ?? (() => {});
@@ -188,7 +279,9 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
   const started = Date.now();
   const sim = await startSimulator({ tokenDelayMs: 10 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-scorecard-'));
-  const jobs = FRAMEWORKS.filter((f) => only(f.framework)).flatMap((f) => Object.entries(f.cells).map(([moment, cell]) => ({ framework: f.framework, moment: moment as Moment, cell: cell!, aliases: f.aliases })));
+  const jobs = FRAMEWORKS.filter((f) => only(f.framework)).flatMap((f) =>
+    Object.entries(f.cells).map(([moment, cell]) => ({ framework: f.framework, moment: moment as Moment, cell: cell!, aliases: f.aliases, mcp: MCP_FRAMEWORKS.includes(f) })),
+  );
   // Rows on other versions of their packages run copies of their apps beside those versions (inside the project).
   const versionsDir = path.join(root, '.cache', `scorecard-${process.pid}`);
   const appFile = (job: (typeof jobs)[number]): string => (job.aliases === undefined ? path.join(appsDir(root), job.cell.app) : versionedApp(root, versionsDir, job.cell.app, job.aliases));
@@ -201,13 +294,16 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
         const run = { root, sim, traces: path.join(dir, String(i)), env: job.cell.env ?? {} };
         const r = await runApp(appFile(job), job.cell.scenario, run);
         const guarded = options.guard === false ? {} : { guarded: await guardedCell(appFile(job), job.cell.scenario, { ...run, traces: path.join(dir, `${i}-guard`) }, r.code === 0 ? r : undefined) };
+        // The MCP rows' effects go out from their MCP server, which passes no trace context on when it is not instrumented.
+        const tracedRun = options.traced !== false && job.moment === TRACED_MOMENT && !job.mcp;
+        const traced = tracedRun ? { traced: await tracedCell(root, appFile(job), job.cell.scenario, { ...run, traces: path.join(dir, `${i}-traced`) }) } : {};
         if (r.code !== 0 || r.report === undefined) {
-          cells.push({ ...base, ran: false, error: failure(r), ...guarded });
+          cells.push({ ...base, ran: false, error: failure(r), ...guarded, ...traced });
           continue;
         }
         const m = measured(r.report);
         const truth = truthAfterStop(r);
-        cells.push({ ...base, ran: true, measured: m, truth, agrees: agreement(m, truth), ...guarded });
+        cells.push({ ...base, ran: true, measured: m, truth, agrees: agreement(m, truth), ...guarded, ...traced });
       } catch (error) {
         cells.push({ ...base, ran: false, error: error instanceof Error ? error.message : String(error) });
       }

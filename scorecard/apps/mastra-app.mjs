@@ -10,6 +10,9 @@ import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
 
 const SIM = process.env.SIM_URL;
+// EFFECTS_URL: where its tools' effects go (default the simulator's effect service, SIM_URL; the scorecard's
+// traced-service run points it at a service traced by OpenTelemetry, which forwards them there).
+const EFFECTS = process.env.EFFECTS_URL ?? SIM;
 const scenario = process.argv[2];
 const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
 const out = { scenario, chunks: 0 };
@@ -46,7 +49,7 @@ const sendEmail = (honour) =>
       onToolStart();
       // PREPARE_MS: the tool composes the mail first, ignoring the signal, and sends it after a Stop that came meanwhile.
       if (process.env.PREPARE_MS) await new Promise((resolve) => setTimeout(resolve, Number(process.env.PREPARE_MS)));
-      const response = await fetch(`${SIM}/effects/send_email?delayMs=400`, {
+      const response = await fetch(`${EFFECTS}/effects/send_email?delayMs=400`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(input),

@@ -5,6 +5,8 @@
 // - MCP_WRAPPER=sh: the stdio server is started through `sh -c 'node …'` (no exec): a process tree, the server a
 //   grandchild of the app, as a server started through a shim is.
 // - The server's own behaviour (HONOUR, PREPARE_MS, EFFECT) comes through the environment the app hands it.
+// - SERVER_FAKETIME=+5s (libfaketime's offset): the server's wall clock is shifted by that much (LD_PRELOAD of
+//   Debian's libfaketime in its environment only), as a server on another host with a wrong clock (issue 49).
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { once } from 'node:events';
@@ -18,6 +20,9 @@ export const emailPrompt = (tool = 'send_email') => `E-mail the customer. [[tool
 
 /** The node arguments of the server (`--import afterstop/register` when it is instrumented). */
 const nodeArgs = (transport) => [...(process.env.SERVER_REGISTER === '1' ? ['--import', 'afterstop/register'] : []), SERVER, transport];
+
+/** The environment that shifts a process's wall clock by `shift` (test/helpers/witness.ts says why monotonic stays real). */
+const clockShift = (shift) => (shift ? { LD_PRELOAD: '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', FAKETIME: shift, FAKETIME_DONT_FAKE_MONOTONIC: '1' } : {});
 
 /** The stdio server's command line, as an MCP client's config takes it. */
 export function stdioServer() {
@@ -46,7 +51,7 @@ export async function serverEvents() {
   });
   listener.listen(0, '127.0.0.1');
   await once(listener, 'listening');
-  const env = { ...process.env, NOTIFY_URL: `http://127.0.0.1:${listener.address().port}/` };
+  const env = { ...process.env, ...clockShift(process.env.SERVER_FAKETIME), NOTIFY_URL: `http://127.0.0.1:${listener.address().port}/` };
   return { ...events, env, close: () => listener.close() };
 }
 

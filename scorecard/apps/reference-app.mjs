@@ -12,6 +12,9 @@ import OpenAI from 'openai';
 import { CancelledError, withRun } from 'afterstop';
 
 const SIM = process.env.SIM_URL;
+// EFFECTS_URL: where its tools' effects go (default the simulator's effect service, SIM_URL; the scorecard's
+// traced-service run points it at a service traced by OpenTelemetry, which forwards them there).
+const EFFECTS = process.env.EFFECTS_URL ?? SIM;
 const scenario = process.argv[2];
 const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
 const out = { scenario };
@@ -77,7 +80,7 @@ try {
             return run.tool({ name: c.name, callId: c.id, effect: 'irreversible', idempotencyKey: key }, async ({ signal, commit }) => {
               ran.push(c.id);
               signal.throwIfAborted(); // the commit guard: nothing irreversible starts after Stop
-              const response = await fetch(`${SIM}/effects/${c.name}?${effects[c.name]}&abandonOnDisconnect=1`, {
+              const response = await fetch(`${EFFECTS}/effects/${c.name}?${effects[c.name]}&abandonOnDisconnect=1`, {
                 method: 'POST',
                 headers: { 'content-type': 'application/json', 'idempotency-key': key },
                 body: c.arguments,

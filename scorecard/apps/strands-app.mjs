@@ -12,6 +12,10 @@ import { Agent, tool } from '@strands-agents/sdk';
 import { OpenAIModel } from '@strands-agents/sdk/models/openai';
 import { z } from 'zod';
 
+// EFFECTS_URL: where its tools' effects go (default the simulator's effect service, SIM_URL; the scorecard's
+// traced-service run points it at a service traced by OpenTelemetry, which forwards them there).
+const EFFECTS = process.env.EFFECTS_URL ?? process.env.SIM_URL;
+
 const scenario = process.argv[2];
 const now = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
 const out = { scenario };
@@ -26,7 +30,7 @@ const sendEmail = tool({
   callback: async (input, context) => {
     onToolStart();
     if (process.env.PREPARE_MS) await new Promise((resolve) => setTimeout(resolve, Number(process.env.PREPARE_MS)));
-    const response = await fetch(`${process.env.SIM_URL}/effects/send_email?delayMs=400`, {
+    const response = await fetch(`${EFFECTS}/effects/send_email?delayMs=400`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(input),

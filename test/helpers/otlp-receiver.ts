@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
@@ -54,6 +55,11 @@ export interface OtlpReceiver {
 export interface ReceiverOptions {
   /** Answer /v1/traces this long after the body arrived (the body is recorded at once). */
   responseDelayMs?: number;
+  /**
+   * Also append each trace export to this file, one OTLP/JSON request a line, before it is answered: what a
+   * Collector's file exporter writes (`file` exporter, `format: json`), for `afterstop leak-report` to read.
+   */
+  file?: string;
 }
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
@@ -109,6 +115,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
         const text = (req.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(raw) : raw).toString('utf8');
         if (!contentType.startsWith('application/json')) throw new Error(`not JSON: ${contentType}`);
         const body: unknown = JSON.parse(text);
+        if (options.file !== undefined) fs.appendFileSync(options.file, `${JSON.stringify(body)}\n`);
         requests.push({ seq: event.seq, contentType, body, spans: flattenRequest(body, 'otlp-http', requests.length + 1) });
       } catch (error) {
         rejected.push(error instanceof Error ? error.message : String(error));

@@ -4,7 +4,7 @@ import { renderScorecardHtml } from '../../scorecard/html.js';
 import { renderScorecard } from '../../scorecard/markdown.js';
 import { FRAMEWORKS, MOMENTS } from '../../scorecard/scenarios.js';
 import { truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
-import { ghostsAgree, ghostText, runScorecard, type Scorecard } from '../../scorecard/scorecard.js';
+import { ghostsAgree, ghostText, runScorecard, tracedText, type Scorecard } from '../../scorecard/scorecard.js';
 
 /** `npm run scorecard`: its runner on one framework (the whole card is the command's job), and its Markdown. */
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -104,9 +104,9 @@ describe('the cancel scorecard', () => {
       ],
     };
     const md = renderScorecard(card);
-    expect(md).toContain('| C | effect committed, its result not back yet | 3 | 1 | 1 | **1** / 0 | 1 | 0 | 0 | 0 | 0 | – | – | no: known limit 1 |');
+    expect(md).toContain('| C | effect committed, its result not back yet | 3 | 1 | 1 | **1** / 0 | 1 | 0 | 0 | 0 | 0 | – | – | – | no: known limit 1 |');
     expect(md).toContain('Known limits:\n1. cannot tell when the service committed');
-    expect(md).toContain('| A | during the model stream | 4 | 5 | 6 | **1** / 2 | 0 | 0 | 0 | 3 | 0 | – | – | **no** |');
+    expect(md).toContain('| A | during the model stream | 4 | 5 | 6 | **1** / 2 | 0 | 0 | 0 | 3 | 0 | – | – | – | **no** |');
     expect(md).toContain('| B\\|pipe | drain | did not run: boom |');
     expect(md).toContain('0 of 2 agree with the ground truth');
     const html = renderScorecardHtml({ ...card, cells: [...card.cells, { ...card.cells[0]!, framework: '<script>alert(1)</script>' }] });
@@ -116,5 +116,38 @@ describe('the cancel scorecard', () => {
     expect(html).toContain('<strong>1</strong> / 2');
     expect(html).toContain('no: known limit 1');
     expect(html).toContain('<li>cannot tell when the service committed</li>');
+  });
+
+  it('the traced-service cell: the ghosts against the truth, what the service confirmed and ruled out, and whether its spans joined', () => {
+    const measured = {
+      cancelDepth: 4,
+      ackMs: 1,
+      settleMs: 1,
+      ghostCommits: 1,
+      possibleGhostCommits: 0,
+      orphanToolCalls: 0,
+      replayDuplicates: 0,
+      replaysDeduplicated: 0,
+      commitsPrevented: 0,
+      modelCallsAfterStop: 0,
+      outputTokensAfterStop: 0,
+      nextTurnErrors: 0,
+      steering: { injectMs: null, violations: 0, dropped: 0 },
+    };
+    const truth = { ghostCommits: 1, replays: 0, deduplicated: 0, modelCallsStarted: 0, outputTokensSent: 0 };
+    const text = (t: Parameters<typeof tracedText>[0]): string =>
+      tracedText(t)
+        .map((p) => (p.strong ? `**${p.text}**` : p.text))
+        .join('');
+    expect(text({ ran: true, shift: '-5s', measured, truth, agrees: true, confirmed: 1, ruledOut: 0, joined: true })).toBe('1 ghost, 1 confirmed, 0 ruled out');
+    expect(text({ ran: true, shift: '-5s', measured: { ...measured, ghostCommits: 0, possibleGhostCommits: 1 }, truth, agrees: true, joined: false })).toBe(
+      '0 (+1 possible) ghost, 0 confirmed, 0 ruled out; **service not joined**',
+    );
+    expect(text({ ran: true, shift: '-5s', measured, truth: { ...truth, ghostCommits: 0 }, agrees: false, confirmed: 1, ruledOut: 0, joined: true })).toBe('**1** / 0 ghost, 1 confirmed, 0 ruled out; **disagrees**');
+    expect(text({ ran: true, shift: '-5s', measured: { ...measured, ghostCommits: 0, possibleGhostCommits: 1 }, truth, agrees: true, joined: true })).toBe(
+      '0 (+1 possible) ghost, 0 confirmed, 0 ruled out; **not decided by the service**',
+    );
+    expect(text({ ran: false, shift: '-5s', error: 'boom' })).toBe('did not run: boom');
+    expect(text(undefined)).toBe('–');
   });
 });
