@@ -37,6 +37,16 @@
 -- @column mcp_request_id   text?
 -- @column mcp_cancel_via   text?    how the Stop crossed to the server: notification, stream_closed, none
 -- @column mcp_handler      text?    what the server's handler did after the cancel: stopped, finished_after_cancel
+-- @column unanswered_ms    float?   a request_sent commit: body sent → answer lost
+-- @column round_trip_ms    float?   a response commit: body sent → answer (issue 49)
+-- @column request_span_id  text?    the span id the commit's request carried as traceparent: the service spans answering it
+-- @column witness          text?    a ghost commit's witness: service, mcp_server
+-- @column witness_verdict  text?    happened, failed, received
+-- @column earliest_ns      bigint?  a ghost commit's interval on the agent's clock (the report's)
+-- @column latest_ns        bigint?  its end; NULL: open
+-- @column decided          bool     the report gave the commit's interval (a ghost commit)
+-- @column delta_min_ns     bigint?  the clock bound its witness was mapped through (service minus agent clock)
+-- @column delta_max_ns     bigint?
 WITH s AS (
   -- The call whose outcome a tool span or a tool's start marker shows (NULL for any other span): the join
   -- below on it alone is a hash join; with the condition written into it, DuckDB compared every span of a run with
@@ -59,7 +69,11 @@ SELECT
   t.how AS tokens_how, t.input_after, t.output_after, t.cost_usd, t.priced,
   o.lost, o.repaired, o.late,
   CASE WHEN s.role = 'mcp_server' THEN 'server' WHEN s.role = 'tool' AND s.mcp_method IS NOT NULL THEN coalesce(s.mcp_side, 'client') END AS mcp_side,
-  s.mcp_server, s.mcp_request_id, s.mcp_cancel_via, s.mcp_handler
+  s.mcp_server, s.mcp_request_id, s.mcp_cancel_via, s.mcp_handler,
+  -- A commit's interval and witness (issue 49): what the store keeps of its request, and what the report concluded.
+  s.commit_unanswered_ms AS unanswered_ms, CAST(NULL AS DOUBLE) AS round_trip_ms, CAST(NULL AS VARCHAR) AS request_span_id,
+  CAST(NULL AS VARCHAR) AS witness, CAST(NULL AS VARCHAR) AS witness_verdict, CAST(NULL AS BIGINT) AS earliest_ns, CAST(NULL AS BIGINT) AS latest_ns,
+  false AS decided, CAST(NULL AS BIGINT) AS delta_min_ns, CAST(NULL AS BIGINT) AS delta_max_ns
 FROM s
 LEFT JOIN report_ghost_commits AS g ON g.run_id = s.run_id AND g.span_id = s.span_id
 LEFT JOIN report_tokens AS t ON t.run_id = s.run_id AND t.span_id = s.span_id

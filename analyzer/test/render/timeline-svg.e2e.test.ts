@@ -70,7 +70,7 @@ interface DrawnChart {
   plotX: number;
   plotWidth: number;
   stopX: number | null;
-  elements: { spanId: string; kind: string; part: string | null; startMs: number; endMs: number | null; x: number; right: number }[];
+  elements: { spanId: string; kind: string; part: string | null; startMs: number; endMs: number | null; fromMs: number | null; x: number; right: number }[];
 }
 
 /** Every timeline chart of the page, as the browser holds it. */
@@ -100,6 +100,7 @@ const readCharts = (page: Page): Promise<DrawnChart[]> =>
             part: el.getAttribute('data-part'),
             startMs: num(el.getAttribute('data-start-ms')),
             endMs: el.hasAttribute('data-end-ms') ? num(el.getAttribute('data-end-ms')) : null,
+            fromMs: el.hasAttribute('data-from-ms') ? num(el.getAttribute('data-from-ms')) : null,
             x,
             right,
           };
@@ -131,6 +132,7 @@ describe('the HTML report’s timelines', () => {
         if (e.endMs !== null) expect(e.endMs).toBeCloseTo(Number(span!.endNs - origin) / 1e6, 6);
         // Where it is drawn: a bar from its start (its part after Stop from the Stop) to its end; a tick at its time.
         if (e.part === 'after' && e.startMs < 0) expect(e.x).toBeCloseTo(xOf(c, 0), 1);
+        else if (e.part === 'interval') expect(e.x).toBeCloseTo(xOf(c, e.fromMs!), 1);
         else if (e.part !== 'request') expect(e.x).toBeCloseTo(xOf(c, e.startMs), 1);
         if (e.endMs !== null && (e.part === 'after' || (e.part === 'before' && e.endMs <= 0))) expect(e.right).toBeCloseTo(xOf(c, e.endMs), 0);
         checked++;

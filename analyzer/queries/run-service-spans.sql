@@ -1,0 +1,65 @@
+-- @name run_service_spans
+-- @description The far side of the given runs' tool calls (issue 49), as `afterstop explain` and the HTML report's timelines draw it under each call: the spans of role service (report_spans, prepare-spans.sql), each with the tool call it lies under (its nearest tool or MCP server span above it), the request span its entry answers (the run's CLIENT span that is the parent of its topmost service span, the entry, kind SERVER), whether it is a work span (db.*, messaging.*, an outgoing CLIENT or PRODUCER span, of its entry's process: the witness of an effect), and the clock bound of its process against the run's: δ, its clock minus the agent's, from the pairs (the run's client span c, a SERVER span s of the process, s.parent = c) of the run: δ_max = min(s.start − c.start), δ_min = max(s.start − c.end) over the answered ones (c has http.response.status_code; NULL when none). Needs the report's prepare chain over an open window or one holding the runs.
+-- @param runs VARCHAR[] the runs, by the store's key
+-- @returns rows
+-- @column run_id           text
+-- @column span_id          text
+-- @column parent_span_id   text?
+-- @column name             text
+-- @column kind             int
+-- @column service          text?
+-- @column process          text?    its process key (service.instance.id, host/pid, or the service name)
+-- @column start_ns         bigint   the service's own clock
+-- @column end_ns           bigint
+-- @column status_code      int      0 unset, 1 ok, 2 error
+-- @column system           text?    db.system(.name) or messaging.system
+-- @column work             bool     a work span: the witness of an effect
+-- @column entry            bool     the service's entry span (its topmost service span)
+-- @column request_span_id  text?    the run's span its entry answers (afterstop's request span, or the app's HTTP client span)
+-- @column tool_span_id     text?    the tool call (or MCP server span) it lies under
+-- @column call_id          text?    that call's tool call id
+-- @column delta_max_ns     bigint?  its process' clock minus the run's, at most (NULL: no pair)
+-- @column delta_min_ns     bigint?  at least (NULL: no answered pair)
+WITH RECURSIVE s AS MATERIALIZED (
+  SELECT run_id, span_id, parent_span_id, name, CAST(kind AS INTEGER) AS kind, role, service, process_key, start_ns, end_ns,
+    CAST(status_code AS INTEGER) AS status_code, coalesce(db_system, messaging_system) AS system, tool_call_id, http_status
+  FROM report_spans
+  WHERE run_id IN (SELECT unnest($runs))
+),
+-- Each service span's chain upward, itself first, to the tool call (or MCP server span) above it.
+up(sid, run_id, span_id, parent_span_id, role, depth) AS (
+  SELECT span_id, run_id, span_id, parent_span_id, role, 0 FROM s WHERE role = 'service'
+  UNION ALL
+  SELECT up.sid, up.run_id, p.span_id, p.parent_span_id, p.role, up.depth + 1
+  FROM up JOIN s AS p ON p.run_id = up.run_id AND p.span_id = up.parent_span_id
+  WHERE up.role NOT IN ('tool', 'mcp_server') AND up.depth < 64
+),
+chain AS (
+  SELECT sid, run_id,
+    arg_max(span_id, depth) FILTER (WHERE role = 'service') AS entry_span_id,
+    arg_min(span_id, depth) FILTER (WHERE role IS DISTINCT FROM 'service') AS request_span_id,
+    arg_min(span_id, depth) FILTER (WHERE role IN ('tool', 'mcp_server')) AS tool_span_id
+  FROM up GROUP BY sid, run_id
+),
+-- The clock pairs of the run: a SERVER span of another process right under one of the run's CLIENT spans.
+pairs AS (
+  SELECT e.run_id, e.process_key,
+    min(e.start_ns - c.start_ns) AS delta_max_ns,
+    max(e.start_ns - c.end_ns) FILTER (WHERE c.http_status IS NOT NULL) AS delta_min_ns
+  FROM s AS e JOIN s AS c ON c.run_id = e.run_id AND c.span_id = e.parent_span_id
+  WHERE e.role = 'service' AND e.kind = 2 AND c.kind = 3 AND c.role IS DISTINCT FROM 'service' AND e.process_key IS NOT NULL
+  GROUP BY e.run_id, e.process_key
+)
+SELECT
+  x.run_id, x.span_id, x.parent_span_id, x.name, x.kind, x.service, x.process_key AS process, x.start_ns, x.end_ns, x.status_code, x.system,
+  x.span_id <> h.entry_span_id AND x.process_key IS NOT DISTINCT FROM e.process_key AND (x.system IS NOT NULL OR x.kind IN (3, 4)) AS work,
+  x.span_id = h.entry_span_id AS entry,
+  h.request_span_id, h.tool_span_id, coalesce(t.tool_call_id, h.tool_span_id) AS call_id,
+  p.delta_max_ns, p.delta_min_ns
+FROM s AS x
+JOIN chain AS h ON h.run_id = x.run_id AND h.sid = x.span_id
+LEFT JOIN s AS e ON e.run_id = x.run_id AND e.span_id = h.entry_span_id
+LEFT JOIN s AS t ON t.run_id = x.run_id AND t.span_id = h.tool_span_id
+LEFT JOIN pairs AS p ON p.run_id = x.run_id AND p.process_key IS NOT DISTINCT FROM x.process_key
+WHERE x.role = 'service'
+ORDER BY x.run_id, x.start_ns, x.end_ns, x.span_id;
