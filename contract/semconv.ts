@@ -202,3 +202,18 @@ export const FRAMEWORK_CLAUDE_AGENT_SDK = 'claude-agent-sdk';
 export const ATTR_RUN_COST_USD = 'afterstop.run.cost_usd';
 /** The value of {@link ATTR_TOOL_OUT_OF_SIGHT} for a tool an agent subprocess ran (the Claude Code CLI's Bash): its effect is that process's. */
 export const OUT_OF_SIGHT_SUBPROCESS = 'subprocess';
+
+// The far side's witness (issue 49)
+/** On a commit marker: the span id (16 lower-case hex) its HTTP request's `traceparent` carried: afterstop's request span, or the app's own client span when the app's HTTP instrumentation set the header. */
+export const ATTR_TOOL_COMMIT_REQUEST_SPAN_ID = 'afterstop.tool.commit.request_span_id';
+/** On a `response` commit: ms from the request's body reaching the socket to its answer; the effect happened in [marker − round_trip_ms, marker]. */
+export const ATTR_TOOL_COMMIT_ROUND_TRIP_MS = 'afterstop.tool.commit.round_trip_ms';
+/** On afterstop's request span: how the request's trace context came to be: `injected` (afterstop set traceparent). */
+export const ATTR_REQUEST_TRACE_CONTEXT = 'afterstop.request.trace_context';
+export const ATTR_URL_SCHEME = 'url.scheme';
+export const ATTR_ERROR_TYPE_REQUEST_LOST = 'request_lost';
+export const ATTR_DB_SYSTEM_NAME = 'db.system.name';
+export const ATTR_DB_SYSTEM = 'db.system';
+export const ATTR_MESSAGING_SYSTEM = 'messaging.system';
+export const ATTR_SERVICE_INSTANCE_ID = 'service.instance.id';
+export const ATTR_HOST_NAME = 'host.name';
