@@ -71,7 +71,7 @@ SELECT
   CASE WHEN s.role = 'mcp_server' THEN 'server' WHEN s.role = 'tool' AND s.mcp_method IS NOT NULL THEN coalesce(s.mcp_side, 'client') END AS mcp_side,
   s.mcp_server, s.mcp_request_id, s.mcp_cancel_via, s.mcp_handler,
   -- A commit's interval and witness (issue 49): what the store keeps of its request, and what the report concluded.
-  s.commit_unanswered_ms AS unanswered_ms, CAST(NULL AS DOUBLE) AS round_trip_ms, CAST(NULL AS VARCHAR) AS request_span_id,
+  s.commit_unanswered_ms AS unanswered_ms, s.commit_round_trip_ms AS round_trip_ms, s.request_span_id,
   CAST(NULL AS VARCHAR) AS witness, CAST(NULL AS VARCHAR) AS witness_verdict, CAST(NULL AS BIGINT) AS earliest_ns, CAST(NULL AS BIGINT) AS latest_ns,
   false AS decided, CAST(NULL AS BIGINT) AS delta_min_ns, CAST(NULL AS BIGINT) AS delta_max_ns
 FROM s
