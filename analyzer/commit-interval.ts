@@ -1,4 +1,4 @@
-import { boundMs, decidingSpan, witnessWords } from './service-spans.js';
+import { boundMs, decidingSpan, mapServiceTime, witnessWords } from './service-spans.js';
 import type { TimelineCommitWitness, TimelineItem } from './types.js';
 
 /**
@@ -26,6 +26,10 @@ export interface CommitIntervalInput {
   delta_max_ns: bigint | null;
   /** The span id its request's traceparent carried: the service spans answering it are drawn with it. */
   request_span_id: string | null;
+  /** The report's deciding span of the witness: its service, name and end on the witness's own clock (ns since the epoch). */
+  witness_service: string | null;
+  witness_span: string | null;
+  witness_end_ns: bigint | null;
 }
 
 const offset = (ns: bigint, origin: bigint): number => Number(ns - origin) / 1e6;
@@ -49,5 +53,10 @@ export function commitWitness(c: CommitIntervalInput, origin: bigint, items: rea
   const verdict = witness === null ? null : oneOf(VERDICTS, c.witness_verdict);
   const bound = witness === null ? null : boundMs(c.delta_min_ns, c.delta_max_ns);
   const head = { ...interval, witness, witness_verdict: verdict, clock_bound_ms: bound };
+  // The report's deciding span where it names one (mapped here as a lane is: the bound's midpoint), else the drawn lanes'.
+  if (witness !== null && c.witness_span !== null && c.witness_end_ns !== null) {
+    const end = mapServiceTime(offset(c.witness_end_ns, origin), bound);
+    return { ...head, witness_service: c.witness_service, witness_span: c.witness_span, witness_end_ms: end.at, witness_uncertainty_ms: end.uncertainty };
+  }
   return { ...head, ...witnessWords(head, decidingSpan(items, c.request_span_id, verdict)) };
 }

@@ -47,6 +47,9 @@
 -- @column decided          bool     the report gave the commit's interval (a ghost commit)
 -- @column delta_min_ns     bigint?  the clock bound its witness was mapped through (service minus agent clock)
 -- @column delta_max_ns     bigint?
+-- @column witness_service  text?    the witness's service, and the span that decided it (the last good work span; an MCP server's tool)
+-- @column witness_span     text?
+-- @column witness_end_ns   bigint?  that span's end, on the witness's own clock
 WITH s AS (
   -- The call whose outcome a tool span or a tool's start marker shows (NULL for any other span): the join
   -- below on it alone is a hash join; with the condition written into it, DuckDB compared every span of a run with
@@ -73,7 +76,8 @@ SELECT
   -- A commit's interval and witness (issue 49): what the store keeps of its request, and what the report concluded.
   s.commit_unanswered_ms AS unanswered_ms, s.commit_round_trip_ms AS round_trip_ms, s.request_span_id,
   CAST(NULL AS VARCHAR) AS witness, CAST(NULL AS VARCHAR) AS witness_verdict, CAST(NULL AS BIGINT) AS earliest_ns, CAST(NULL AS BIGINT) AS latest_ns,
-  false AS decided, CAST(NULL AS BIGINT) AS delta_min_ns, CAST(NULL AS BIGINT) AS delta_max_ns
+  false AS decided, CAST(NULL AS BIGINT) AS delta_min_ns, CAST(NULL AS BIGINT) AS delta_max_ns,
+  CAST(NULL AS VARCHAR) AS witness_service, CAST(NULL AS VARCHAR) AS witness_span, CAST(NULL AS BIGINT) AS witness_end_ns
 FROM s
 LEFT JOIN report_ghost_commits AS g ON g.run_id = s.run_id AND g.span_id = s.span_id
 LEFT JOIN report_tokens AS t ON t.run_id = s.run_id AND t.span_id = s.span_id

@@ -361,6 +361,9 @@ export interface RunTimelineRow {
   decided: boolean;
   delta_min_ns: bigint | null;
   delta_max_ns: bigint | null;
+  witness_service: string | null;
+  witness_span: string | null;
+  witness_end_ns: bigint | null;
 }
 
 /** A row of queries/runs.sql (runs). */

@@ -181,6 +181,9 @@ describe('a commit’s interval and witness', () => {
         delta_min_ns: -6_000_000n,
         delta_max_ns: 2_000_000n,
         request_span_id: 'req1',
+        witness_service: null,
+        witness_span: null,
+        witness_end_ns: null,
       },
       0n,
       [entry, write, service({ span_id: 'w0', start_ms: 100, end_ms: 120, entry: false, work: true, name: 'SELECT 1' }), service({ span_id: 'other', request_span_id: 'req2', entry: false, work: true, end_ms: 900 })],
@@ -208,11 +211,37 @@ describe('a commit’s interval and witness', () => {
         delta_min_ns: null,
         delta_max_ns: null,
         request_span_id: null,
+        witness_service: null,
+        witness_span: null,
+        witness_end_ns: null,
       },
       0n,
       [],
     );
     expect(own).toMatchObject({ earliest_ms: -150, latest_ms: null, witness: null, witness_service: null });
+    // The report's deciding span, its end on the service's clock (+5,312 ms), mapped at the bound's midpoint: 4,965 ± 85 ms.
+    const named = commitWitness(
+      {
+        evidence: 'request_sent',
+        marker_ns: 20_000_000n,
+        round_trip_ms: null,
+        unanswered_ms: 120,
+        earliest_ns: 262_000_000n,
+        latest_ns: 432_000_000n,
+        decided: true,
+        witness: 'service',
+        witness_verdict: 'happened',
+        delta_min_ns: 4_880_000_000n,
+        delta_max_ns: 5_050_000_000n,
+        request_span_id: 'req1',
+        witness_service: 'mailer',
+        witness_span: 'INSERT outbox',
+        witness_end_ns: 5_312_000_000n,
+      },
+      0n,
+      [],
+    );
+    expect(named).toMatchObject({ witness_service: 'mailer', witness_span: 'INSERT outbox', witness_end_ms: 347, witness_uncertainty_ms: 85, clock_bound_ms: { min: 4880, max: 5050 } });
   });
 });
 
