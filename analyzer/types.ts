@@ -35,6 +35,14 @@ export interface Figures {
   ghost_commits_possible: number;
   /** Of those, the ones of irreversible or unknown effects. */
   ghost_commits_possible_alarming: number;
+  /**
+   * The far side's witness (issue 49, METRICS.md §2): known ghost commits a service confirmed (its own spans'
+   * work under the commit's request, or afterstop's MCP server's commit, after Stop beyond the clock bound), and
+   * commits the client's evidence alone would call known or possible that the witness ruled out (its work failed,
+   * or was over before Stop beyond the bound). Neither is counted in the figures above but as they say.
+   */
+  ghost_commits_confirmed: number;
+  ghost_commits_ruled_out: number;
   orphan_tool_calls: number;
   repaired_tool_calls: number;
   late_results: number;
@@ -122,6 +130,8 @@ export const FINDING_KINDS = [
   'orphan_process',
   'mcp_cancel_not_propagated',
   'mcp_handler_finished_after_cancel',
+  'commit_witnessed_by_service',
+  'commit_inside_clock_bound',
   'cleanup_error',
   'steer_violation',
   'steer_dropped',

@@ -130,7 +130,21 @@ CREATE TABLE IF NOT EXISTS tool_call_facts (
 CREATE TABLE IF NOT EXISTS ghost_commit_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, tool_call_id VARCHAR, tool VARCHAR, effect VARCHAR,
   time_ns BIGINT, after_stop_ns BIGINT, compensable BOOLEAN, inferred BOOLEAN, possible_kind VARCHAR, sent_ns BIGINT,
-  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT
+  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT,
+  -- A commit marker's evidence and what the report decides it with (issue 49, prepare-commit-verdicts.sql): C, its own
+  -- interval (agent clock; latest NULL: open), its witness (service | mcp_server), the witness's verdict (happened |
+  -- failed | received), the service's receipt and work interval (its clock), its service and span, and the two
+  -- processes whose clock bound maps them (clock_pair_facts).
+  c_ns BIGINT, evidence VARCHAR, earliest_ns BIGINT, latest_ns BIGINT, witness VARCHAR, witness_verdict VARCHAR,
+  witness_received_ns BIGINT, witness_start_ns BIGINT, witness_end_ns BIGINT, witness_service VARCHAR, witness_span VARCHAR,
+  client_process VARCHAR, server_process VARCHAR
+);
+-- One row per (client span, server span) of two processes in a trace (clock-pair-facts.sql): the server span a
+-- child of the client's (an HTTP request's CLIENT span, or an MCP tools/call's client execute_tool span), kept the
+-- same way; the report bounds each ordered pair of processes' clock offset from all of them (METRICS.md §2).
+CREATE TABLE IF NOT EXISTS clock_pair_facts (
+  trace_id VARCHAR, client_process VARCHAR, server_process VARCHAR, client_start_ns BIGINT, client_end_ns BIGINT,
+  server_start_ns BIGINT, answered BOOLEAN
 );
 CREATE TABLE IF NOT EXISTS compensation_facts (tool_call_id VARCHAR, run_id VARCHAR, trace_id VARCHAR);
 

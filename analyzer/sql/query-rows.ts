@@ -142,6 +142,8 @@ export interface GhostCommitsRow {
   ghost_commits_alarming: number;
   ghost_commits_possible: number;
   ghost_commits_possible_alarming: number;
+  ghost_commits_confirmed: number;
+  ghost_commits_ruled_out: number;
 }
 
 /** A row of queries/ingested-files.sql (ingested_files). */
