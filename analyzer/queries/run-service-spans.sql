@@ -1,5 +1,5 @@
 -- @name run_service_spans
--- @description The far side of the given runs' tool calls (issue 49), as `afterstop explain` and the HTML report's timelines draw it under each call: the spans of role service (report_spans, prepare-spans.sql), each with the tool call it served (the call id assign-runs.sql gave it: a service's spans have no run), the request span its entry answers (the run's CLIENT span that is the parent of its topmost service span, the entry, kind SERVER), whether it is a work span (db.*, messaging.*, an outgoing CLIENT or PRODUCER span, of its entry's process: the witness of an effect), and the clock bound of its process against the run's: δ, its clock minus the agent's, from the pairs (the run's client span c, a SERVER span s of the process, s.parent = c) of the run: δ_max = min(s.start − c.start), δ_min = max(s.start − c.end) over the answered ones (c has http.response.status_code; NULL when none). Needs the report's prepare chain over an open window or one holding the runs.
+-- @description The far side of the given runs' tool calls (issue 49), as `afterstop explain` and the HTML report's timelines draw it under each call: the spans of role service (report_spans, prepare-spans.sql), each with the tool call it served (the call id assign-runs.sql gave it: a service's spans have no run), the request span its entry answers (the run's CLIENT span that is the parent of its topmost service span, the entry, kind SERVER), whether it is a work span (db.*, messaging.*, an outgoing CLIENT or PRODUCER span, of its entry's process: the witness of an effect), and the clock bound of its process against the process of the request span (δ, its clock minus the agent's, per ordered pair of processes from every clock pair the store keeps, clock-pair-facts.sql, as prepare-commit-verdicts.sql bounds a witness: δ_max = min(s.start − c.start), δ_min = max(s.start − c.end) over the answered pairs; NULL when none). Needs the report's prepare chain over an open window or one holding the runs.
 -- @param runs VARCHAR[] the runs, by the store's key
 -- @returns rows
 -- @column run_id           text
@@ -51,14 +51,16 @@ chain AS (
   SELECT sid, run_id, arg_max(span_id, depth) AS entry_span_id, arg_max(parent_span_id, depth) AS request_span_id
   FROM up GROUP BY sid, run_id
 ),
--- The clock pairs of the run: a service's SERVER span right under one of the run's CLIENT spans.
-pairs AS (
-  SELECT e.run_id, e.process_key,
-    min(e.start_ns - c.start_ns) AS delta_max_ns,
-    max(e.start_ns - c.end_ns) FILTER (WHERE c.http_status IS NOT NULL) AS delta_min_ns
-  FROM s AS e JOIN s AS c ON c.run_id = e.run_id AND c.span_id = e.parent_span_id
-  WHERE e.role = 'service' AND e.kind = 2 AND c.kind = 3 AND c.role IS DISTINCT FROM 'service' AND e.process_key IS NOT NULL
-  GROUP BY e.run_id, e.process_key
+-- The clock bound of each ordered pair of processes, from every clock pair the store keeps (clock-pair-facts.sql),
+-- as prepare-commit-verdicts.sql bounds a commit's witness: δ_max = min(server start − client start), δ_min =
+-- max(server start − client end) over the answered pairs.
+bounds AS (
+  SELECT client_process, server_process,
+    min(server_start_ns - client_start_ns) AS delta_max_ns,
+    max(server_start_ns - client_end_ns) FILTER (WHERE answered) AS delta_min_ns
+  FROM clock_pair_facts
+  WHERE server_process IN (SELECT process_key FROM s WHERE role = 'service')
+  GROUP BY client_process, server_process
 )
 SELECT
   x.run_id, x.span_id, x.parent_span_id, x.name, x.kind, x.service, x.process_key AS process, x.start_ns, x.end_ns, x.status_code, x.system,
@@ -69,6 +71,8 @@ SELECT
 FROM s AS x
 JOIN chain AS h ON h.run_id = x.run_id AND h.sid = x.span_id
 LEFT JOIN s AS e ON e.run_id = x.run_id AND e.span_id = h.entry_span_id
-LEFT JOIN pairs AS p ON p.run_id = x.run_id AND p.process_key IS NOT DISTINCT FROM x.process_key
+-- The agent's clock: the process of the request span the entry answers.
+LEFT JOIN s AS c ON c.run_id = x.run_id AND c.span_id = h.request_span_id AND c.role IS DISTINCT FROM 'service'
+LEFT JOIN bounds AS p ON p.client_process = c.process_key AND p.server_process = x.process_key
 WHERE x.role = 'service'
 ORDER BY x.run_id, x.start_ns, x.end_ns, x.span_id;
