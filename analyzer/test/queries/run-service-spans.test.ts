@@ -16,7 +16,7 @@ describe('run-service-spans', () => {
       [sc.writeSpanId, 'INSERT outbox', 5280, false, true, 'postgresql'],
     ]);
     for (const r of rows) {
-      expect(r).toMatchObject({ service: 'mailer', process: 'mailer', request_span_id: sc.requestSpanId, tool_span_id: sc.toolSpanId, call_id: 'c1' });
+      expect(r).toMatchObject({ service: 'mailer', process: 'mailer-1', request_span_id: sc.requestSpanId, tool_span_id: sc.toolSpanId, call_id: 'c1' });
       // δ ≤ entry.start − request.start = 4900 − (−150) ms; no answered request: no lower δ.
       expect(r['delta_max_ns']).toBe(5_050_000_000);
       expect(r['delta_min_ns']).toBeNull();
