@@ -206,7 +206,9 @@ describe('the HTML report’s timelines', () => {
     const timeline = witnessed.timelines![0]!;
     const lanes = await page.$$eval('svg.timeline g.lane .lane-label', (ls) => ls.map((l) => l.childNodes[0]?.textContent ?? ''));
     const call = lanes.findIndex((l) => l.startsWith('send_email (irreversible)'));
-    expect(lanes.slice(call + 1, call + 3)).toEqual([`↳ ${XSS}: POST /send`.slice(0, 43) + '…', `↳ ${XSS}: INSERT outbox (postgresql)`.slice(0, 43) + '…']);
+    // Right under the call, each label cut to its 44 characters (the service's name first).
+    const cut = (label: string): string => `${label.slice(0, 43)}…`;
+    expect(lanes.slice(call + 1, call + 3)).toEqual([cut(`↳ ${XSS}: POST /send`), cut(`↳ ${XSS}: INSERT outbox (postgresql)`)]);
     const services = chart!.elements.filter((e) => e.kind === 'service_span');
     expect(new Set(services.map((e) => e.spanId))).toEqual(new Set([sc.entrySpanId, sc.writeSpanId]));
     for (const e of services) {
