@@ -72,6 +72,9 @@ const LINES: Record<string, TimelineRow['line']> = {
 const ms = (value: number): string => `${int(value)} ms`;
 const effectOf = (effect: string | null): string => ` (${effect ?? 'unknown'})`;
 
+/** At most this many characters of a service's name in a lane's label (the whole is in the JSON). */
+const MAX_SERVICE_CHARS = 24;
+
 /** At most this many characters of a trace's text (an error message, a stack) are shown in a row or a figure. */
 export const MAX_TEXT_CHARS = 300;
 
@@ -211,7 +214,8 @@ function serviceRow(s: TimelineServiceSpan, base: Omit<TimelineRow, 'label' | 'n
     ...base,
     shape: 'bar',
     end_ms: s.end_ms,
-    label: `↳ ${s.service ?? '(unnamed service)'}: ${s.name}${s.system === null ? '' : ` (${s.system})`}`,
+    // The service's name cut short, so that a long one does not hide which of its spans the lane is.
+    label: `↳ ${shorten(s.service ?? '(unnamed service)', MAX_SERVICE_CHARS)}: ${s.name}${s.system === null ? '' : ` (${s.system})`}`,
     note: notes.join(', '),
     alarm: after,
     inferred: true,

@@ -91,9 +91,11 @@ describe('explain with a traced service', () => {
     const html = renderExplainHtml(e, page);
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');
-    expect(html).toContain('↳ &lt;script&gt;alert(1)&lt;/script&gt;: &lt;img src=x onerror=alert(2)&gt;');
+    // The service's name cut to 24 characters in a lane's label, whole in the JSON.
+    expect(html).toContain('↳ &lt;script&gt;alert(1)&lt;/scrip…: &lt;img src=x onerror=alert(2)&gt;');
+    expect(e.timelines[0]!.items.find((i) => i.kind === 'service_span')).toMatchObject({ service: '<script>alert(1)</script>' });
     const text = renderExplainTerminal(e, { color: false, width: 140 });
     expect(text).not.toContain('\u001b');
-    expect(text).toContain('↳ <script>alert(1)</script>: <img src=x onerror=alert(2)>\ufffd[2J');
+    expect(text).toContain('↳ <script>alert(1)</scrip…: <img src=x onerror=alert(2)>\ufffd[2J');
   });
 });
