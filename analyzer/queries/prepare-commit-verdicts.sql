@@ -66,8 +66,8 @@ SELECT
   d.witness, d.witness_verdict, d.witness_service, d.witness_span,
   d.witness_end_ns, d.work_lo AS witness_lo_ns, d.work_hi AS witness_hi_ns,
   d.d_min_ns, d.d_max_ns,
-  d.verdict = 'known' AND d.witness_verdict = 'happened' AS confirmed,
-  d.verdict = 'none' AND d.witness IS NOT NULL AND d.client_ghost AS ruled_out,
+  coalesce(d.verdict = 'known' AND d.witness_verdict = 'happened', false) AS confirmed,
+  coalesce(d.verdict = 'none' AND d.witness IS NOT NULL AND d.client_ghost, false) AS ruled_out,
   -- The run's group, conversation and whether it starts in the window, kept with the facts: no join to the runs.
   d.service, d.agent, d.framework, d.conversation_id, ((getvariable('prepare_commit_verdicts_since_ns') IS NULL OR d.run_start_ns >= getvariable('prepare_commit_verdicts_since_ns')) AND (getvariable('prepare_commit_verdicts_until_ns') IS NULL OR d.run_start_ns < getvariable('prepare_commit_verdicts_until_ns'))) AS in_window
 FROM decided AS d;

@@ -65,8 +65,8 @@ SELECT
   d.witness AS witness, d.witness_verdict AS witness_verdict, d.witness_service AS witness_service, d.witness_span AS witness_span,
   d.witness_end_ns AS witness_end_ns, d.work_lo AS witness_lo_ns, d.work_hi AS witness_hi_ns,
   d.d_min_ns AS d_min_ns, d.d_max_ns AS d_max_ns,
-  d.verdict = 'known' AND d.witness_verdict = 'happened' AS confirmed,
-  d.verdict = 'none' AND d.witness IS NOT NULL AND d.client_ghost AS ruled_out,
+  coalesce(d.verdict = 'known' AND d.witness_verdict = 'happened', false) AS confirmed,
+  coalesce(d.verdict = 'none' AND d.witness IS NOT NULL AND d.client_ghost, false) AS ruled_out,
   -- The run's group, conversation and whether it starts in the window, kept with the facts: no join to the runs.
   d.service AS service, d.agent AS agent, d.framework AS framework, d.conversation_id AS conversation_id, (({since_ns:Nullable(Int64)} IS NULL OR d.run_start_ns >= {since_ns:Nullable(Int64)}) AND ({until_ns:Nullable(Int64)} IS NULL OR d.run_start_ns < {until_ns:Nullable(Int64)})) AS in_window
 FROM decided AS d

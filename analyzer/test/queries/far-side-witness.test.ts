@@ -246,23 +246,4 @@ describe('the far side witness', () => {
     expect(none).toEqual([]);
     expect(rest).toEqual(restWithout);
   });
-
-  it('keeps the clock pairs per trace at ingest: an HTTP request answered or not, an MCP call; none within one process', async () => {
-    const t = traces();
-    const r = stopped(t);
-    const svc = service(r);
-    answeredPair(r, svc);
-    const c = cutRequest(r, 'c1');
-    svc.entry(c.request, 95, 300);
-    // A SERVER span of the agent's own process under its own request (a loopback call): one clock, no pair.
-    r.span({ name: 'GET /health', kind: 2, parent: r.request({ callId: 'c1', startMs: 91, endMs: 92, status: 200 }), startMs: 91, endMs: 92 });
-    const a = await analyzeTraces(t);
-    const pairs = await a.table('clock_pair_facts', 'ORDER BY client_start_ns');
-    a.close();
-    expect(pairs.map((p) => [p['client_process'], p['server_process'], relMs(p['client_start_ns']), relMs(p['client_end_ns']), relMs(p['server_start_ns']), p['answered']])).toEqual([
-      ['svc', 'orders-api-1', 5, 15, 6, true],
-      ['svc', 'orders-api-1', 80, 150, 95, false],
-    ]);
-    expect(ns(0)).toBeTypeOf('bigint');
-  });
 });
