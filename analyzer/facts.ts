@@ -10,6 +10,7 @@ export const FACTS = [
   'run-facts',
   'cancel-span-facts',
   'tool-call-facts',
+  'clock-pair-facts',
   'ghost-commit-facts',
   'compensation-facts',
   'steer-mark-facts',

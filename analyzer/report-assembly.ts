@@ -76,7 +76,17 @@ function distribution(count: number, p50: number | null, p95: number | null, p99
 }
 
 /** The prepare chain: over the facts the ingest kept, not the spans (report_spans, {@link prepareReportSpans}, is not built for a report). */
-export const PREPARE = ['prepare-runs', 'prepare-groups', 'prepare-ghost-commits', 'prepare-tool-outcomes', 'prepare-tokens', 'prepare-post-cancel-errors', 'prepare-cancel-depth', 'prepare-cancel-latency'] as const;
+export const PREPARE = [
+  'prepare-runs',
+  'prepare-groups',
+  'prepare-commit-verdicts',
+  'prepare-ghost-commits',
+  'prepare-tool-outcomes',
+  'prepare-tokens',
+  'prepare-post-cancel-errors',
+  'prepare-cancel-depth',
+  'prepare-cancel-latency',
+] as const;
 
 const AGGREGATES = [
   'runs',
@@ -108,6 +118,8 @@ function figures(r: GroupRow): Figures {
     ghost_commits_alarming: r.ghost_commits_alarming,
     ghost_commits_possible: r.ghost_commits_possible,
     ghost_commits_possible_alarming: r.ghost_commits_possible_alarming,
+    ghost_commits_confirmed: r.ghost_commits_confirmed,
+    ghost_commits_ruled_out: r.ghost_commits_ruled_out,
     orphan_tool_calls: r.orphan_tool_calls,
     repaired_tool_calls: r.repaired_tool_calls,
     late_results: r.late_results,

@@ -3,7 +3,9 @@ import { listValue } from '@duckdb/node-api';
 import { prepareReportSpans } from './report.js';
 import { iso, localRunId } from './report-assembly.js';
 import type { Store } from './store.js';
-import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
+import { commitWitness } from './commit-interval.js';
+import { serviceItems, type ServiceSpanInput } from './service-spans.js';
+import type { ExplainRunsRow, RunFiguresRow, RunServiceSpansRow, RunTimelineRow } from './sql/query-rows.js';
 import type { Finding, RunFigures, RunTimeline, TimelineItem, TimelineToolCall } from './types.js';
 
 /**
@@ -86,10 +88,12 @@ const mcpOf = (r: RunTimelineRow): TimelineToolCall['mcp'] =>
  * never ended is drawn from its start marker), commits and markers. A tool's
  * start marker is not drawn when its tool span is (the span carries the same start).
  */
-export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, cNs: bigint | null = null): TimelineItem[] {
+export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, cNs: bigint | null = null, serviceRows: readonly ServiceSpanInput[] = []): TimelineItem[] {
   const ended = new Set(rows.filter((r) => r.role === 'tool').map((r) => r.call_id ?? r.span_id));
   const started = new Set(rows.filter((r) => r.name === SPAN_TOOL_START && r.call_id !== null).map((r) => r.call_id));
-  const items: TimelineItem[] = [];
+  // The far side's spans (issue 49), on the agent's clock: drawn under their tool calls, and the witnesses of commits.
+  const services = serviceItems(serviceRows, origin);
+  const items: TimelineItem[] = [...services];
   for (const r of rows) {
     const start_ms = offset(r.start_ns, origin);
     const base = { span_id: r.span_id, start_ms };
@@ -143,18 +147,19 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         ghost: r.ghost === 'known' || r.ghost === 'possible' ? r.ghost : null,
         compensated: r.compensated ?? false,
         sent_ms: r.sent_ns === null ? null : offset(r.sent_ns, origin),
+        ...commitWitness({ ...r, marker_ns: r.start_ns }, origin, services),
       });
     } else if (r.role === 'marker' && (r.name !== SPAN_TOOL_START || r.call_id === null)) {
       // (A tool start marker without a call id cannot be matched to its call: drawn as the marker it is.)
       items.push({ ...base, kind: 'marker', name: r.name });
     }
   }
-  return items;
+  return items.sort((a, b) => a.start_ms - b.start_ms);
 }
 
 /** A run's timeline on `origin` (its C, or its start), from its rows. */
-function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFiguresRow | undefined, budgetMs: number, origin: bigint): RunTimeline {
-  const items = timelineItems(rows, origin, run.c_ns);
+function timeline(run: ExplainRunsRow, rows: readonly RunTimelineRow[], f: RunFiguresRow | undefined, budgetMs: number, origin: bigint, serviceRows: readonly ServiceSpanInput[] = []): RunTimeline {
+  const items = timelineItems(rows, origin, run.c_ns, serviceRows);
   const uninstrumented = run.uninstrumented === null ? [] : run.uninstrumented.split(',');
   return {
     run_id: run.local_id,
@@ -245,6 +250,12 @@ export async function loadTimelines(store: Store, targets: readonly TimelineTarg
     if (list === undefined) byRun.set(row.run_id, [row]);
     else list.push(row);
   }
+  const services = new Map<string, RunServiceSpansRow[]>();
+  for (const row of await store.typedRows('run-service-spans', { runs: listValue([...runs.keys()]) })) {
+    const list = services.get(row.run_id);
+    if (list === undefined) services.set(row.run_id, [row]);
+    else list.push(row);
+  }
   const out: RunTimeline[] = [];
   const drawn = new Set<string>();
   for (const { main: key } of mains) {
@@ -252,10 +263,10 @@ export async function loadTimelines(store: Store, targets: readonly TimelineTarg
     if (run === undefined || drawn.has(key)) continue;
     drawn.add(key);
     const origin = run.c_ns ?? run.start_ns;
-    const t = timeline(run, byRun.get(key) ?? [], figures.get(key), budgetMs, origin);
+    const t = timeline(run, byRun.get(key) ?? [], figures.get(key), budgetMs, origin, services.get(key));
     const nextKey = figures.get(key)?.next_run_id ?? null;
     const next = nextKey === null ? undefined : runs.get(nextKey);
-    if (next !== undefined && nextKey !== null) t.next_run = timeline(next, byRun.get(nextKey) ?? [], figures.get(nextKey), budgetMs, origin);
+    if (next !== undefined && nextKey !== null) t.next_run = timeline(next, byRun.get(nextKey) ?? [], figures.get(nextKey), budgetMs, origin, services.get(nextKey));
     out.push(t);
   }
   return out;

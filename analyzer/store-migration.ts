@@ -9,7 +9,10 @@ import { removeCatalogFile, type Store } from './store.js';
  * A store written by the previous release, brought to this one's layout
  * rather than refused: its history is not lost on an upgrade.
  *
- * Versions 12 to 14 differ from 15 in columns only (14 lacks the spans'
+ * Versions 12 to 15 differ from 16 in columns only (15 lacks the spans'
+ * process_key, request_span_id, commit_round_trip_ms, db_system,
+ * messaging_system, http_status and http_method, issue 49, and the tables
+ * of the far side's witness; 14 also the spans'
  * MCP columns, mcp_method, mcp_request_id, mcp_side, mcp_server,
  * mcp_cancel_via and mcp_handler, and tool_foreign, the tool calls' MCP columns
  * and the runs' mcp_handler; 13 also the spans'
@@ -31,7 +34,7 @@ import { removeCatalogFile, type Store } from './store.js';
  */
 
 /** The versions this release migrates (to STORE_VERSION); any other is refused, unchanged. */
-export const MIGRATES_FROM: readonly string[] = ['12', '13', '14'];
+export const MIGRATES_FROM: readonly string[] = ['12', '13', '14', '15'];
 
 /** The suffix, before a pid, of a catalog being migrated (store.ts removes one whose process is gone). */
 export const MIGRATING = '.migrating-';

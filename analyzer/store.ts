@@ -12,7 +12,7 @@ import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of a version in {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
-export const STORE_VERSION = '15';
+export const STORE_VERSION = '16';
 
 /**
  * What DuckDB's read of OTLP/JSON needs per thread: it parses each thread's

@@ -35,6 +35,14 @@ export interface Figures {
   ghost_commits_possible: number;
   /** Of those, the ones of irreversible or unknown effects. */
   ghost_commits_possible_alarming: number;
+  /**
+   * The far side's witness (issue 49, METRICS.md §2): known ghost commits a service confirmed (its own spans'
+   * work under the commit's request, or afterstop's MCP server's commit, after Stop beyond the clock bound), and
+   * commits the client's evidence alone would call known or possible that the witness ruled out (its work failed,
+   * or was over before Stop beyond the bound). Neither is counted in the figures above but as they say.
+   */
+  ghost_commits_confirmed: number;
+  ghost_commits_ruled_out: number;
   orphan_tool_calls: number;
   repaired_tool_calls: number;
   late_results: number;
@@ -122,6 +130,8 @@ export const FINDING_KINDS = [
   'orphan_process',
   'mcp_cancel_not_propagated',
   'mcp_handler_finished_after_cancel',
+  'commit_witnessed_by_service',
+  'commit_inside_clock_bound',
   'cleanup_error',
   'steer_violation',
   'steer_dropped',
@@ -323,7 +333,8 @@ export interface TimelineToolCall extends TimelineItemBase {
   mcp: { side: 'client' | 'server'; server: string | null; request_id: string | null; cancel_via: string | null; handler: string | null } | null;
 }
 
-export interface TimelineCommit extends TimelineItemBase {
+/** With its interval and witness (issue 49: TimelineCommitWitness; absent in a timeline read back from an older report). */
+export interface TimelineCommit extends TimelineItemBase, TimelineCommitWitness {
   kind: 'commit';
   tool: string | null;
   call_id: string | null;
@@ -342,8 +353,66 @@ export interface TimelineMarker extends TimelineItemBase {
   name: string;
 }
 
+// The far side's witness (issue 49): what a run's timeline draws of it.
+
+/** The δ bounds of a service's clock against the agent's (service clock minus agent clock), in ms: max from every pair, min from the answered ones (null: none answered). */
+export interface ClockBoundMs {
+  min: number | null;
+  max: number | null;
+}
+
+/**
+ * A commit's time as an interval on the agent's clock (ms from the origin) and who witnessed it: `response`, the request's
+ * round trip; `request_sent`, from the send with no end unless a witness says; `manual` (and an older afterstop's
+ * `response`), the point of its marker; with a witness `happened`, its work spans mapped through the clock bound.
+ */
+export interface TimelineCommitWitness {
+  earliest_ms: number;
+  /** null: no end is known (a request whose answer was lost, and no witness). */
+  latest_ms: number | null;
+  /** service: the far side's own spans under the commit's request; mcp_server: afterstop's MCP server (issue 48). */
+  witness: 'service' | 'mcp_server' | null;
+  witness_verdict: 'happened' | 'failed' | 'received' | null;
+  /** The bound the witness' times were mapped through, null without a witness from another clock. */
+  clock_bound_ms: ClockBoundMs | null;
+  /** The witness' service (resource service.name) and the span that decided it: the last work span to end (happened), a failed one, or the entry span (received). */
+  witness_service: string | null;
+  witness_span: string | null;
+  /** That span's end on the agent's clock (the bound's midpoint), ± half the bound's width (null: no upper δ, the earliest placement). */
+  witness_end_ms: number | null;
+  witness_uncertainty_ms: number | null;
+}
+
+/**
+ * A span of the service a tool call's request reached (role `service`), drawn under its tool call: times mapped to the
+ * agent's clock by the clock bound's midpoint (its earliest when the bound has no lower δ), so `approximate`.
+ */
+export interface TimelineServiceSpan extends TimelineItemBase {
+  kind: 'service_span';
+  end_ms: number;
+  /** The span's name, as the service wrote it (untrusted text). */
+  name: string;
+  /** Its resource's service.name and process key (service.instance.id, host/pid, or the service name). */
+  service: string | null;
+  process: string | null;
+  status: 'unset' | 'ok' | 'error';
+  /** A work span (db.*, messaging.*, an outgoing CLIENT or PRODUCER span): the witness of an effect; false: the entry (SERVER) span or other internal work. */
+  work: boolean;
+  /** The service's entry span (kind SERVER, parent the tool's request span). */
+  entry: boolean;
+  /** db.system(.name), messaging.system, or null. */
+  system: string | null;
+  /** The tool call it lies under (its call id; its span id without one) and the request span it answers (its entry's parent). */
+  call_id: string | null;
+  tool_span_id: string | null;
+  request_span_id: string | null;
+  /** The times are the service's, mapped: the bound they were mapped through (null: no pair bounds this clock: drawn at the service's own time). */
+  approximate: boolean;
+  clock_bound_ms: ClockBoundMs | null;
+}
+
 /** One element of a run's timeline, by kind. */
-export type TimelineItem = TimelineModelCall | TimelineToolCall | TimelineCommit | TimelineMarker;
+export type TimelineItem = TimelineModelCall | TimelineToolCall | TimelineCommit | TimelineMarker | TimelineServiceSpan;
 
 /** The figures of METRICS.md for one run, with why they are what they are. */
 export interface RunFigures {

@@ -202,6 +202,7 @@ export const FRAMEWORK_CLAUDE_AGENT_SDK = 'claude-agent-sdk';
 export const ATTR_RUN_COST_USD = 'afterstop.run.cost_usd';
 /** The value of {@link ATTR_TOOL_OUT_OF_SIGHT} for a tool an agent subprocess ran (the Claude Code CLI's Bash): its effect is that process's. */
 export const OUT_OF_SIGHT_SUBPROCESS = 'subprocess';
+
 // The far side's witness (issue 49)
 /** On a commit marker: the span id (16 lower-case hex) its HTTP request's `traceparent` carried: afterstop's request span, or the app's own client span when the app's HTTP instrumentation set the header. */
 export const ATTR_TOOL_COMMIT_REQUEST_SPAN_ID = 'afterstop.tool.commit.request_span_id';

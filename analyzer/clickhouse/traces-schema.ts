@@ -15,7 +15,11 @@ export async function tracesSchema(source: ClickHouseSource): Promise<TracesSche
   const type = (name: string): string | undefined => columns.find((c) => c.name === name)?.type;
   const missing = ['TraceId', 'SpanId', 'ParentSpanId', 'SpanName', 'SpanKind', 'ServiceName', 'SpanAttributes', 'Timestamp', 'Duration', 'StatusCode', 'StatusMessage'].filter((c) => type(c) === undefined);
   if (missing.length > 0) throw new NoTracesTableError(`${source.table.database}.${source.table.table} is not an OpenTelemetry Collector ClickHouse exporter traces table (no ${missing.join(', ')})`);
-  return { attributes: /^JSON\b/.test(type('SpanAttributes') ?? '') ? 'json' : 'map', scopeColumn: type('ScopeName') !== undefined };
+  return {
+    attributes: /^JSON\b/.test(type('SpanAttributes') ?? '') ? 'json' : 'map',
+    scopeColumn: type('ScopeName') !== undefined,
+    resourceColumn: type('ResourceAttributes') !== undefined,
+  };
 }
 
 /**
@@ -25,6 +29,6 @@ export async function tracesSchema(source: ClickHouseSource): Promise<TracesSche
  */
 export function spansQuery(schema: TracesSchema): Query {
   const committed = query('clickhouse/spans');
-  if (schema.attributes === DEFAULT_TRACES_SCHEMA.attributes && schema.scopeColumn === DEFAULT_TRACES_SCHEMA.scopeColumn) return committed;
+  if (schema.attributes === DEFAULT_TRACES_SCHEMA.attributes && schema.scopeColumn === DEFAULT_TRACES_SCHEMA.scopeColumn && schema.resourceColumn === DEFAULT_TRACES_SCHEMA.resourceColumn) return committed;
   return { ...committed, sql: renderModelFile('spans', 'clickhouse', tracesTableConstructs(schema)) };
 }

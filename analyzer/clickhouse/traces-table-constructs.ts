@@ -11,10 +11,12 @@ import type { ExtraConstructs } from '../sql/render-query.js';
 export interface TracesSchema {
   attributes: 'map' | 'json';
   scopeColumn: boolean;
+  /** The table has the exporter's ResourceAttributes (every exporter's table does; a hand-made one may not). */
+  resourceColumn: boolean;
 }
 
 /** The exporter's default: the shape queries/clickhouse/spans.sql is committed for. */
-export const DEFAULT_TRACES_SCHEMA: TracesSchema = { attributes: 'map', scopeColumn: true };
+export const DEFAULT_TRACES_SCHEMA: TracesSchema = { attributes: 'map', scopeColumn: true, resourceColumn: true };
 
 const key = (sql: string): string => {
   const text = literalText(sql);
@@ -51,6 +53,11 @@ export function tracesTableConstructs(schema: TracesSchema): ExtraConstructs {
     attr_map: {
       arity: 1,
       render: ([m = '']) => (json ? `map('ai.response.toolCalls', toString(getSubcolumn(${m}, 'ai.response.toolCalls')))` : `CAST(${m} AS Map(String, String))`),
+    },
+    // a resource attribute as text, NULL when absent (the process a span's resource names, issue 49)
+    resource_attr: {
+      arity: 1,
+      render: ([k = '']) => (schema.resourceColumn ? `nullIf(${attr('ResourceAttributes', key(k))}, '')` : 'CAST(NULL AS Nullable(String))'),
     },
     // the instrumentation scope's name ('' for none)
     scope_name: { arity: 0, render: () => (schema.scopeColumn ? "nullIf(ScopeName, '')" : `nullIf(${attr('SpanAttributes', 'otel.scope.name')}, '')`) },

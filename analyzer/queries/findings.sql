@@ -1,6 +1,6 @@
 -- Generated from queries/model/findings.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name findings
--- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates (not those its idempotency key deduplicated), steering violations and drops, unended runs, orphan processes, and the Stop at an MCP boundary (a tools/call in flight at Stop whose server was never told; a server that was told and whose handler finished anyway). Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
+-- @description What to look at, one row per finding, each pointing at a trace: ghost commits (known, possible: what is known of an effect in flight at Stop whose outcome was not seen, and inferred), orphan tool calls, unacknowledged cancels, tokens billed after Stop, post-cancel and cleanup errors, replay duplicates (not those its idempotency key deduplicated), steering violations and drops, unended runs, orphan processes, the Stop at an MCP boundary (a tools/call in flight at Stop whose server was never told; a server that was told and whose handler finished anyway), and the far side's witness (issue 49: a commit a service's spans confirmed or ruled out, commit_witnessed_by_service, and one whose service work the clock bound leaves on both sides of Stop, commit_inside_clock_bound). Only runs in the window; worst first (severity 1: irreversible effects; then money — tokens after Stop — before the rest of severity 2), then by time.
 -- @param limit UBIGINT at most this many rows
 -- @returns rows
 -- @column kind            text
@@ -38,6 +38,10 @@ own AS (
       WHEN g.possible_kind = 'request_sent' THEN 'may have committed after Stop: its request reached the service'
         || CASE WHEN g.sent_ns IS NULL THEN '' ELSE ' ' || CASE WHEN (g.sent_ns - (g.time_ns - g.after_stop_ns)) < 0 THEN printf('%.3f', -(g.sent_ns - (g.time_ns - g.after_stop_ns)) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (g.sent_ns - (g.time_ns - g.after_stop_ns)) / 1e6) || ' ms after Stop' END END
         || ', and its answer was lost ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
+      WHEN g.possible_kind = 'across_stop' THEN 'may have committed after Stop: its effect happened '
+        || CASE WHEN g.earliest_ns IS NULL THEN 'at a time not known' ELSE 'between ' || CASE WHEN (g.earliest_ns - g.c_ns) < 0 THEN printf('%.3f', -(g.earliest_ns - g.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (g.earliest_ns - g.c_ns) / 1e6) || ' ms after Stop' END END
+        || CASE WHEN g.latest_ns IS NULL THEN ' and later' ELSE ' and ' || CASE WHEN (g.latest_ns - g.c_ns) < 0 THEN printf('%.3f', -(g.latest_ns - g.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (g.latest_ns - g.c_ns) / 1e6) || ' ms after Stop' END END
+        || CASE WHEN g.witness IS NULL THEN ' (its request was sent before Stop and answered after it)' ELSE ' (as its witness, ' || g.witness || ', shows it in the agent''s clock)' END
       WHEN g.possible_kind = 'unended' THEN 'may have committed after Stop: it started ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
         || ' and never ended (the process died or hung), so its effect is not known'
       WHEN g.possible_kind = 'out_of_sight' THEN 'may have committed after Stop: it was in flight at Stop and its effect happened out of afterstop''s sight (another process, e.g. an MCP server), so whether it landed is not known; it ended '
@@ -48,6 +52,27 @@ own AS (
     END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits AS g
   WHERE g.in_window
+  UNION ALL
+  -- The far side's witness (issue 49): a commit a service's own spans decided, known (confirmed) or no ghost (ruled
+  -- out), and one its work could not place on either side of Stop within the clock bound.
+  SELECT CASE WHEN v.verdict = 'possible' THEN 'commit_inside_clock_bound' ELSE 'commit_witnessed_by_service' END, 3,
+    v.trace_id, v.run_id, v.conversation_id, v.tool, coalesce(v.witness_end_ns, v.time_ns),
+    v.tool || ' (' || v.effect || ') ' || CASE
+      WHEN v.witness_verdict = 'failed' THEN 'ruled out by ' || coalesce(v.witness_service, 'its service') || ': its work under the request failed, so the effect did not happen'
+      WHEN v.verdict = 'none' THEN 'ruled out by ' || coalesce(v.witness_service, 'its service') || ': its work (' || coalesce(v.witness_span, '?') || ') ended '
+        || CASE WHEN (v.witness_hi_ns - v.c_ns) < 0 THEN printf('%.3f', -(v.witness_hi_ns - v.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (v.witness_hi_ns - v.c_ns) / 1e6) || ' ms after Stop' END || ' at the latest'
+      WHEN v.verdict = 'known' THEN 'confirmed by ' || coalesce(v.witness_service, 'its service') || ': its work (' || coalesce(v.witness_span, '?') || ') began '
+        || CASE WHEN (v.witness_lo_ns - v.c_ns) < 0 THEN printf('%.3f', -(v.witness_lo_ns - v.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (v.witness_lo_ns - v.c_ns) / 1e6) || ' ms after Stop' END || ' at the earliest'
+      ELSE 'witnessed by ' || coalesce(v.witness_service, 'its service') || ': its work (' || coalesce(v.witness_span, '?') || ') lies between '
+        || CASE WHEN (v.witness_lo_ns - v.c_ns) < 0 THEN printf('%.3f', -(v.witness_lo_ns - v.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (v.witness_lo_ns - v.c_ns) / 1e6) || ' ms after Stop' END || ' and ' || CASE WHEN v.witness_hi_ns IS NULL THEN 'an open end' ELSE CASE WHEN (v.witness_hi_ns - v.c_ns) < 0 THEN printf('%.3f', -(v.witness_hi_ns - v.c_ns) / 1e6) || ' ms before Stop' ELSE printf('%.3f', (v.witness_hi_ns - v.c_ns) / 1e6) || ' ms after Stop' END END
+        || ' in the agent''s clock, so whether it was after Stop is not decided'
+    END
+    || CASE WHEN v.witness_verdict = 'failed' THEN ''
+            WHEN v.d_max_ns IS NULL THEN ' (one clock: no bound needed)'
+            ELSE ' (the service''s clock minus the agent''s: from ' || CASE WHEN v.d_min_ns IS NULL THEN 'unbounded' ELSE printf('%.3f', v.d_min_ns / 1e6) || ' ms' END
+              || ' to ' || printf('%.3f', v.d_max_ns / 1e6) || ' ms)' END
+  FROM report_commit_verdicts AS v
+  WHERE v.in_window AND v.witness = 'service' AND (v.confirmed OR v.ruled_out OR (v.witness_verdict = 'happened' AND v.verdict = 'possible'))
   UNION ALL
   SELECT 'orphan_tool_call', 2, o.trace_id, o.run_id, o.conversation_id, o.tool, coalesce(o.end_ns, o.start_ns),
     o.tool || ' call ' || o.call_id || ': ' || CASE WHEN o.end_ns IS NULL THEN 'never ended' ELSE 'result ' || coalesce(o.result, 'arrived after the run stopped listening') END || ', no history repair'

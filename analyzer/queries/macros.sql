@@ -10,6 +10,15 @@ CREATE OR REPLACE TEMP MACRO otlp_value(v) AS
 -- An attribute by key from the lists of keys and values store-files.sql reads (the first value of a repeated key).
 CREATE OR REPLACE TEMP MACRO attr(ks, vs, k) AS vs[list_position(ks, k)];
 
+-- A resource attribute by key, as text, from an OTLP/JSON resource's attributes (store-files.sql).
+CREATE OR REPLACE TEMP MACRO resource_attr(attrs, k) AS otlp_value(list_filter(attrs, a -> a.key = k)[1].value);
+
+-- The process that wrote an OTLP/JSON resource's spans (fragments.sql, process_key), from its attributes and service.
+CREATE OR REPLACE TEMP MACRO otlp_process_key(attrs, service) AS
+  coalesce((resource_attr(attrs, 'service.instance.id')),
+    CASE WHEN coalesce((resource_attr(attrs, 'host.name')), (resource_attr(attrs, 'host.id'))) IS NOT NULL AND (resource_attr(attrs, 'process.pid')) IS NOT NULL THEN coalesce((resource_attr(attrs, 'host.name')), (resource_attr(attrs, 'host.id'))) || '/' || (resource_attr(attrs, 'process.pid')) END,
+    service);
+
 -- Trace and span ids are hex in OTLP/JSON; some writers use base64 (the protobuf JSON mapping).
 CREATE OR REPLACE TEMP MACRO otlp_id(id) AS
   CASE
@@ -44,6 +53,9 @@ CREATE OR REPLACE TEMP MACRO tempo_value(a) AS
     ELSE coalesce(a."Value"[1], a.ValueInt[1]::VARCHAR, a.ValueDouble[1]::VARCHAR, a.ValueBool[1]::VARCHAR)
   END;
 
+-- A Tempo resource attribute by key, as text (tempo_value), NULL when absent.
+CREATE OR REPLACE TEMP MACRO tempo_resource_attr(attrs, k) AS tempo_value(list_filter(attrs, a -> a."Key" = k)[1]);
+
 -- A Tempo span's events as span_rows reads them.
 CREATE OR REPLACE TEMP MACRO tempo_events(evs) AS
   CASE WHEN len(evs) > 0
@@ -53,8 +65,15 @@ CREATE OR REPLACE TEMP MACRO tempo_events(evs) AS
 -- A Tempo block's spans, a row each: the trace's id, the resource's service, the scope's name, the span, and the file.
 CREATE OR REPLACE TEMP MACRO tempo_spans(f) AS TABLE
 WITH traces AS (SELECT TraceID, unnest(rs) AS r FROM read_parquet(f)),
-scopes AS (SELECT TraceID, r.Resource.ServiceName AS service, unnest(r.ss) AS s FROM traces)
-SELECT TraceID, service, s.Scope."Name" AS scope, unnest(s.Spans) AS sp, f AS file FROM scopes;
+scopes AS (
+  SELECT TraceID, r.Resource.ServiceName AS service,
+    coalesce((tempo_resource_attr(r.Resource.Attrs, 'service.instance.id')),
+      CASE WHEN coalesce((tempo_resource_attr(r.Resource.Attrs, 'host.name')), (tempo_resource_attr(r.Resource.Attrs, 'host.id'))) IS NOT NULL AND (tempo_resource_attr(r.Resource.Attrs, 'process.pid')) IS NOT NULL THEN coalesce((tempo_resource_attr(r.Resource.Attrs, 'host.name')), (tempo_resource_attr(r.Resource.Attrs, 'host.id'))) || '/' || (tempo_resource_attr(r.Resource.Attrs, 'process.pid')) END,
+      (nullif(r.Resource.ServiceName, ''))) AS process_key,
+    unnest(r.ss) AS s
+  FROM traces
+)
+SELECT TraceID, service, process_key, s.Scope."Name" AS scope, unnest(s.Spans) AS sp, f AS file FROM scopes;
 
 -- Tempo spans (tempo_spans, with `columns`: the attributes Tempo took out of Attrs, as {k, v}) as span_rows reads them.
 CREATE OR REPLACE TEMP MACRO tempo_read(src) AS TABLE
@@ -69,6 +88,7 @@ SELECT
   coalesce(TRY_CAST(sp.StatusCode AS TINYINT), 0) AS status_code,
   nullif(sp.StatusMessage, '') AS status_message,
   nullif(service, '') AS service,
+  process_key,
   nullif(scope, '') AS scope,
   file,
   list_concat(list_transform(sp.Attrs, a -> a."Key"), list_transform(columns, e -> e.k)) AS ks,
@@ -110,14 +130,14 @@ CREATE OR REPLACE TEMP MACRO span_role(name, op_name, oi_kind, traceloop_kind, h
   END;
 
 -- One stored row per span read (store-files.sql, store-tempo-block.sql): from a relation `src` of spans as
--- read (ids, times, kind, status, service, scope, file, attribute keys `ks` and values as text `vs`, events
+-- read (ids, times, kind, status, service, process_key, scope, file, attribute keys `ks` and values as text `vs`, events
 -- as {name, ks, vs}), the attributes the leak model reads taken out as columns (afterstop, GenAI current and
 -- deprecated, Vercel AI SDK, OpenInference, OpenLLMetry keys; the first value of a repeated key), each
 -- span's role and, when the span names it, its run.
 CREATE OR REPLACE TEMP MACRO span_rows(src) AS TABLE
 WITH extracted AS (
   SELECT
-    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope, file,
+    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, process_key, scope, file,
     attr(ks, vs, 'afterstop.run.id') AS attr_run_id,
     attr(ks, vs, 'gen_ai.operation.name') AS op_name,
     CASE
@@ -179,6 +199,12 @@ WITH extracted AS (
     attr(ks, vs, 'afterstop.mcp.cancel.via') AS mcp_cancel_via,
     attr(ks, vs, 'afterstop.mcp.handler') AS mcp_handler,
     attr(ks, vs, 'afterstop.tool.foreign') AS tool_foreign,
+    lower(attr(ks, vs, 'afterstop.tool.commit.request_span_id')) AS request_span_id,
+    TRY_CAST(attr(ks, vs, 'afterstop.tool.commit.round_trip_ms') AS DOUBLE) AS commit_round_trip_ms,
+    coalesce(attr(ks, vs, 'db.system.name'), attr(ks, vs, 'db.system')) AS db_system,
+    attr(ks, vs, 'messaging.system') AS messaging_system,
+    TRY_CAST(coalesce(attr(ks, vs, 'http.response.status_code'), attr(ks, vs, 'http.status_code')) AS BIGINT) AS http_status,
+    coalesce(attr(ks, vs, 'http.request.method'), attr(ks, vs, 'http.method')) AS http_method,
     attr(ks, vs, 'error.type') AS error_type,
     attr(ks, vs, 'openinference.span.kind') AS oi_kind,
     attr(ks, vs, 'traceloop.span.kind') AS traceloop_kind,

@@ -18,4 +18,5 @@ DROP TABLE IF EXISTS repair_facts;
 DROP TABLE IF EXISTS error_span_facts;
 DROP TABLE IF EXISTS orphan_process_facts;
 DROP TABLE IF EXISTS prevented_commit_facts;
+DROP TABLE IF EXISTS clock_pair_facts;
 UPDATE store_meta SET value = $version WHERE key = 'store_version';

@@ -1,5 +1,5 @@
 -- @name run_timeline
--- @description What a run's timeline draws (`afterstop explain`, the HTML report): the model calls, tool calls (an MCP tools/call with its server's side, role mcp_server, joined to it) and afterstop markers of the given runs (report_spans, prepare-spans.sql), in time order, each with what the report concluded of it: a model call's tokens after Stop and how they are known (report_tokens), a tool call's fate in the conversation (report_tool_outcomes: lost, repaired, late), a commit's or an unended tool's ghost kind (report_ghost_commits: known, possible, inferred; compensated). Needs the report's prepare chain over an open window or one holding the runs.
+-- @description What a run's timeline draws (`afterstop explain`, the HTML report): the model calls, tool calls (an MCP tools/call with its server's side, role mcp_server, joined to it) and afterstop markers of the given runs (report_spans, prepare-spans.sql), in time order, each with what the report concluded of it: a model call's tokens after Stop and how they are known (report_tokens), a tool call's fate in the conversation (report_tool_outcomes: lost, repaired, late), a commit's or an unended tool's ghost kind (report_ghost_commits: known, possible, inferred; compensated), and a commit's interval on the agent's clock and who witnessed it (report_commit_verdicts, issue 49: its witness, verdict, deciding span and clock bound; a commit the report did not judge, its evidence alone: unanswered_ms, round_trip_ms). Needs the report's prepare chain over an open window or one holding the runs.
 -- @param runs VARCHAR[] the runs, by the store's key
 -- @returns rows
 -- @column run_id           text
@@ -37,6 +37,19 @@
 -- @column mcp_request_id   text?
 -- @column mcp_cancel_via   text?    how the Stop crossed to the server: notification, stream_closed, none
 -- @column mcp_handler      text?    what the server's handler did after the cancel: stopped, finished_after_cancel
+-- @column unanswered_ms    float?   a request_sent commit: body sent → answer lost
+-- @column round_trip_ms    float?   a response commit: body sent → answer (issue 49)
+-- @column request_span_id  text?    the span id the commit's request carried as traceparent: the service spans answering it
+-- @column witness          text?    a commit's witness (report_commit_verdicts): service, mcp_server
+-- @column witness_verdict  text?    happened, failed, received
+-- @column earliest_ns      bigint?  the commit's interval on the agent's clock, as the report decided it
+-- @column latest_ns        bigint?  its end; NULL: open
+-- @column decided          bool     the report gave the commit's interval (a commit of a cancelled run after its C, or an MCP server's)
+-- @column delta_min_ns     bigint?  the clock bound its witness was mapped through (service minus agent clock)
+-- @column delta_max_ns     bigint?
+-- @column witness_service  text?    the witness's service, and the span that decided it (the last good work span; an MCP server's tool)
+-- @column witness_span     text?
+-- @column witness_end_ns   bigint?  that span's end, on the witness's own clock
 WITH s AS (
   -- The call whose outcome a tool span or a tool's start marker shows (NULL for any other span): the join
   -- below on it alone is a hash join; with the condition written into it, DuckDB compared every span of a run with
@@ -59,9 +72,15 @@ SELECT
   t.how AS tokens_how, t.input_after, t.output_after, t.cost_usd, t.priced,
   o.lost, o.repaired, o.late,
   CASE WHEN s.role = 'mcp_server' THEN 'server' WHEN s.role = 'tool' AND s.mcp_method IS NOT NULL THEN coalesce(s.mcp_side, 'client') END AS mcp_side,
-  s.mcp_server, s.mcp_request_id, s.mcp_cancel_via, s.mcp_handler
+  s.mcp_server, s.mcp_request_id, s.mcp_cancel_via, s.mcp_handler,
+  -- A commit's interval and witness (issue 49): what the store keeps of its request, and what the report concluded.
+  s.commit_unanswered_ms AS unanswered_ms, s.commit_round_trip_ms AS round_trip_ms, s.request_span_id,
+  v.witness, v.witness_verdict, v.earliest_ns, v.latest_ns, coalesce(v.evidence IS NOT NULL, false) AS decided, v.d_min_ns AS delta_min_ns, v.d_max_ns AS delta_max_ns,
+  v.witness_service, v.witness_span, v.witness_end_ns
 FROM s
 LEFT JOIN report_ghost_commits AS g ON g.run_id = s.run_id AND g.span_id = s.span_id
+-- What the report concluded of each commit of a cancelled run, a ruled-out one too (prepare-commit-verdicts.sql).
+LEFT JOIN report_commit_verdicts AS v ON v.run_id = s.run_id AND v.span_id = s.span_id AND s.name = 'afterstop.tool.commit'
 LEFT JOIN report_tokens AS t ON t.run_id = s.run_id AND t.span_id = s.span_id
 LEFT JOIN outcomes AS o ON o.run_id = s.run_id AND o.call_id = s.outcome_call
 ORDER BY s.run_id, s.start_ns, s.end_ns, s.span_id;

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS spans (
   status_code     TINYINT NOT NULL,      -- 0 unset, 1 ok, 2 error
   status_message  VARCHAR,
   service         VARCHAR,               -- resource service.name
+  process_key     VARCHAR,               -- the process that wrote it (resource service.instance.id, else host/pid, else service.name; fragments.sql)
   scope           VARCHAR,               -- instrumentation scope name
   file            VARCHAR,               -- the file it was first read from
   ingest_id       INTEGER NOT NULL,      -- the ingest that stored it (next-ingest-id.sql)
@@ -76,6 +77,14 @@ CREATE TABLE IF NOT EXISTS spans (
   mcp_cancel_via  VARCHAR,               -- afterstop.mcp.cancel.via: how a cancel crossed (notification, stream_closed, none)
   mcp_handler     VARCHAR,               -- afterstop.mcp.handler: what a server's handler did after the cancel (stopped, finished_after_cancel)
   tool_foreign    VARCHAR,               -- afterstop.tool.foreign: a commit marker under another instrumentation's tool span ('true')
+  -- The far side's witness (issue 49): a commit marker's request span id and round trip; a service span's
+  -- database and messaging systems and HTTP method and status (METRICS.md §2, SEMCONV.md).
+  request_span_id VARCHAR,               -- afterstop.tool.commit.request_span_id: the span id its request's traceparent carried
+  commit_round_trip_ms DOUBLE,           -- afterstop.tool.commit.round_trip_ms (response: body sent → answer)
+  db_system       VARCHAR,               -- db.system.name, else db.system
+  messaging_system VARCHAR,              -- messaging.system
+  http_status     BIGINT,                -- http.response.status_code, else http.status_code
+  http_method     VARCHAR,               -- http.request.method, else http.method
   error_type      VARCHAR,
   exception_text  VARCHAR,               -- exception messages of the span's events
   oi_kind         VARCHAR,               -- openinference.span.kind
@@ -85,7 +94,7 @@ CREATE TABLE IF NOT EXISTS spans (
   agent_like      BOOLEAN NOT NULL DEFAULT false,    -- has GenAI, AI SDK, OpenInference or OpenLLMetry attributes, or names its run
   output_tool_calls BOOLEAN NOT NULL DEFAULT false,  -- tool call ids in a model's output attributes
   output_attrs    MAP(VARCHAR, VARCHAR),  -- all attributes (as text), kept only for a span with output_tool_calls
-  -- The leak model's view of the span: its role (run, tool, model, marker, other) and its run
+  -- The leak model's view of the span: its role (run, tool, model, marker, mcp_server, service, other) and its run
   -- (METRICS.md, introduction). Set when stored; assign-runs.sql sets them for spans that do not name their run.
   role            VARCHAR,
   run_id          VARCHAR
@@ -121,7 +130,21 @@ CREATE TABLE IF NOT EXISTS tool_call_facts (
 CREATE TABLE IF NOT EXISTS ghost_commit_facts (
   run_id VARCHAR, trace_id VARCHAR, span_id VARCHAR, tool_call_id VARCHAR, tool VARCHAR, effect VARCHAR,
   time_ns BIGINT, after_stop_ns BIGINT, compensable BOOLEAN, inferred BOOLEAN, possible_kind VARCHAR, sent_ns BIGINT,
-  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT
+  service VARCHAR, agent VARCHAR, framework VARCHAR, conversation_id VARCHAR, run_start_ns BIGINT,
+  -- A commit marker's evidence and what the report decides it with (issue 49, prepare-commit-verdicts.sql): C, its own
+  -- interval (agent clock; latest NULL: open), its witness (service | mcp_server), the witness's verdict (happened |
+  -- failed | received), the service's receipt and work interval (its clock), its service and span, and the two
+  -- processes whose clock bound maps them (clock_pair_facts).
+  c_ns BIGINT, evidence VARCHAR, earliest_ns BIGINT, latest_ns BIGINT, witness VARCHAR, witness_verdict VARCHAR,
+  witness_received_ns BIGINT, witness_start_ns BIGINT, witness_end_ns BIGINT, witness_service VARCHAR, witness_span VARCHAR,
+  client_process VARCHAR, server_process VARCHAR
+);
+-- One row per (client span, server span) of two processes in a trace (clock-pair-facts.sql): the server span a
+-- child of the client's (an HTTP request's CLIENT span, or an MCP tools/call's client execute_tool span), kept the
+-- same way; the report bounds each ordered pair of processes' clock offset from all of them (METRICS.md §2).
+CREATE TABLE IF NOT EXISTS clock_pair_facts (
+  trace_id VARCHAR, client_process VARCHAR, server_process VARCHAR, client_start_ns BIGINT, client_end_ns BIGINT,
+  server_start_ns BIGINT, answered BOOLEAN
 );
 CREATE TABLE IF NOT EXISTS compensation_facts (tool_call_id VARCHAR, run_id VARCHAR, trace_id VARCHAR);
 

@@ -33,10 +33,11 @@ resource_spans AS (SELECT filename, unnest(resourceSpans) AS rs FROM raw),
 scope_spans AS (
   SELECT filename,
     list_filter(rs.resource.attributes, a -> a.key = 'service.name')[1].value.stringValue AS service,
+    otlp_process_key(rs.resource.attributes, list_filter(rs.resource.attributes, a -> a.key = 'service.name')[1].value.stringValue) AS process_key,
     unnest(rs.scopeSpans) AS ss
   FROM resource_spans
 ),
-flat AS (SELECT filename, service, ss.scope.name AS scope, unnest(ss.spans) AS s FROM scope_spans),
+flat AS (SELECT filename, service, process_key, ss.scope.name AS scope, unnest(ss.spans) AS s FROM scope_spans),
 -- Attributes as two lists, keys and values (as text); attr(ks, vs, key) looks one up.
 read AS (
   SELECT
@@ -52,6 +53,7 @@ read AS (
     otlp_status(s.status.code) AS status_code,
     nullif(s.status.message, '') AS status_message,
     service,
+    process_key,
     scope,
     coalesce($source, filename) AS file,
     list_transform(s.attributes, a -> a.key) AS ks,

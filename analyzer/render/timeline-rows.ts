@@ -22,7 +22,7 @@ import {
 import { int, usd } from './format.js';
 import { ghostTax } from './summary.js';
 import { shorten } from './svg-chart.js';
-import type { RunTimeline, TimelineItem } from '../types.js';
+import type { RunTimeline, TimelineCommit, TimelineItem, TimelineServiceSpan } from '../types.js';
 
 export interface TimelineRow {
   /** The item drawn (null: the inferred Stop, which no span marks). */
@@ -43,6 +43,10 @@ export interface TimelineRow {
   inferred: boolean;
   /** The Stop, the acknowledgement or the settle: drawn across every lane. */
   line: 'stop' | 'ack' | 'settle' | null;
+  /** A commit's interval (issue 49) when it is not a point: from its earliest to its latest time, `to` null when no end is known. */
+  interval: { from: number; to: number | null } | null;
+  /** A span of the service a tool call's request reached, drawn under the call on the agent's clock (its times mapped, approximate). */
+  service: boolean;
 }
 
 const MARKERS: Record<string, string> = {
@@ -68,11 +72,14 @@ const LINES: Record<string, TimelineRow['line']> = {
 const ms = (value: number): string => `${int(value)} ms`;
 const effectOf = (effect: string | null): string => ` (${effect ?? 'unknown'})`;
 
+/** At most this many characters of a service's name in a lane's label (the whole is in the JSON). */
+const MAX_SERVICE_CHARS = 24;
+
 /** At most this many characters of a trace's text (an error message, a stack) are shown in a row or a figure. */
 export const MAX_TEXT_CHARS = 300;
 
 function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
-  const base = { item, start_ms: item.start_ms, end_ms: null, shape: 'instant' as const, open: false, alarm: false, inferred: false, line: null };
+  const base = { item, start_ms: item.start_ms, end_ms: null, shape: 'instant' as const, open: false, alarm: false, inferred: false, line: null, interval: null, service: false };
   // A next run's offsets count from the Stop before it: its own Stop, if any, is not that one.
   const afterStop = !next && t.cancelled && item.start_ms >= 0;
   switch (item.kind) {
@@ -118,20 +125,132 @@ function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
       };
     }
     case 'commit': {
-      const note =
-        item.ghost === 'known'
-          ? `← ghost${item.compensated ? ', compensated' : ''}`
-          : item.ghost === 'possible'
-            ? `← possible ghost: request reached the service${item.sent_ms === null ? '' : ` at ${signedMs(item.sent_ms)}`}, its answer was lost${item.compensated ? '; compensated' : ''}`
-            : '';
       const evidence = item.evidence === null ? '' : `, ${item.evidence}`;
-      return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${item.effect ?? 'unknown'}${evidence})`, note, alarm: item.ghost !== null };
+      return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${item.effect ?? 'unknown'}${evidence})`, note: commitNote(item, t, next), alarm: item.ghost !== null, interval: intervalOf(item) };
     }
+    case 'service_span':
+      return serviceRow(item, base, t, next);
     case 'marker': {
       const label = MARKERS[item.name] ?? item.name.replace(/^afterstop\./, '');
       return { ...base, label, note: '', alarm: item.name === SPAN_PROCESS_ORPHAN, line: LINES[item.name] ?? null };
     }
   }
+}
+
+/** A commit's interval when it is one (a timeline read back from an older report has none: its point). */
+function intervalOf(c: TimelineCommit): TimelineRow['interval'] {
+  if (typeof c.earliest_ms !== 'number' || c.latest_ms === undefined) return null;
+  if (c.latest_ms !== null && Math.abs(c.latest_ms - c.earliest_ms) < 1e-9) return null;
+  return { from: c.earliest_ms, to: c.latest_ms };
+}
+
+/** A time against the Stop of a cancelled run (`312 ms after Stop`), else its offset (`at +312 ms`). */
+function againstStop(value: number, stopped: boolean): string {
+  if (!stopped) return `at ${signedMs(value)}`;
+  const rounded = Math.round(value);
+  return rounded === 0 ? 'at Stop' : `${ms(Math.abs(rounded))} ${rounded < 0 ? 'before' : 'after'} Stop`;
+}
+
+/** `± 4 ms` (the clock bound's half-width), or what stands for it when the bound has no width. */
+function plusMinus(c: Pick<TimelineCommit, 'clock_bound_ms' | 'witness_uncertainty_ms'>): string {
+  if (typeof c.witness_uncertainty_ms === 'number') return ` ± ${ms(c.witness_uncertainty_ms)}`;
+  const b = c.clock_bound_ms ?? null;
+  if (b === null) return ' (its clock not bounded against the agent’s)';
+  return ' or later (no answered request bounds its clock from above)';
+}
+
+/** What the report concluded of a commit, its interval and who witnessed it, in words. */
+function commitNote(c: TimelineCommit, t: RunTimeline, next: boolean): string {
+  const stopped = t.cancelled && !next;
+  const witness = c.witness ?? null;
+  const verdict = c.witness_verdict ?? null;
+  const service = c.witness_service ?? null;
+  const span = c.witness_span ?? null;
+  const end = c.witness_end_ms ?? null;
+  const who = service ?? (witness === 'mcp_server' ? 'the MCP server' : 'the service');
+  const interval = intervalOf(c);
+  const between = interval === null ? '' : interval.to === null ? `from ${signedMs(interval.from)} on, no end known` : `between ${signedMs(interval.from)} and ${signedMs(interval.to)}`;
+  // A response whose round trip holds the Stop (an open interval is a lost answer's: worded as it was).
+  const across = stopped && interval !== null && interval.to !== null && interval.from < 0 && interval.to > 0;
+  const compensated = c.compensated ? ', compensated' : '';
+  // Who witnessed it: the span that decided, when drawn, and when it ended against the Stop.
+  const said =
+    witness === null
+      ? ''
+      : verdict === 'failed'
+        ? `${who}${span === null ? '' : `: ${span}`} failed: nothing committed`
+        : verdict === 'received'
+          ? `${who} received the request${end === null ? '' : ` (${span ?? 'its entry span'} ended ${againstStop(end, stopped)}${plusMinus(c)})`}, no work span seen`
+          : `confirmed by ${who}${span !== null && end !== null ? `: ${span} ended ${againstStop(end, stopped)}${plusMinus(c)}` : ''}`;
+  if (c.ghost === 'known') return `← ghost${compensated}${said === '' ? '' : `, ${said}`}${between === '' ? '' : ` (${between})`}`;
+  if (c.ghost === 'possible') {
+    const where = across
+      ? `committed ${between}, across Stop${said === '' ? '' : `; ${said}`}`
+      : `request reached the service${c.sent_ms === null ? '' : ` at ${signedMs(c.sent_ms)}`}, its answer was lost${said === '' ? '' : `; ${said}`}`;
+    return `← possible ghost: ${where}${c.compensated ? '; compensated' : ''}`;
+  }
+  const parts = [between, said].filter((p) => p !== '');
+  if (stopped && verdict === 'failed') return `no ghost: ${parts.join('; ')}`;
+  return parts.join('; ');
+}
+
+/** How a service span's times are known: mapped from its clock through the bound. */
+function clockNote(s: TimelineServiceSpan): string {
+  const b = s.clock_bound_ms ?? null;
+  if (b === null) return 'its own clock, not bounded against the agent’s';
+  if (b.min === null || b.max === null) return '≈ at the earliest its clock bound allows';
+  return `≈ ± ${ms(Math.abs(b.max - b.min) / 2)} (clock bound)`;
+}
+
+/** A span of the far side: `↳ billing-api: INSERT orders (postgresql)`, under its tool call. */
+function serviceRow(s: TimelineServiceSpan, base: Omit<TimelineRow, 'label' | 'note'>, t: RunTimeline, next: boolean): TimelineRow {
+  const notes: string[] = [];
+  if (s.entry) notes.push('request received');
+  if (s.work) notes.push('work');
+  if (s.status === 'error') notes.push('failed');
+  notes.push(clockNote(s));
+  const after = t.cancelled && !next && s.work && s.status !== 'error' && s.end_ms > 0;
+  return {
+    ...base,
+    shape: 'bar',
+    end_ms: s.end_ms,
+    // The service's name cut short, so that a long one does not hide which of its spans the lane is.
+    label: `↳ ${shorten(s.service ?? '(unnamed service)', MAX_SERVICE_CHARS)}: ${s.name}${s.system === null ? '' : ` (${s.system})`}`,
+    note: notes.join(', '),
+    alarm: after,
+    inferred: true,
+    service: true,
+  };
+}
+
+/** The rows of service spans moved under their tool call's row (by its span, else its call id), in time order there; the rest stay in time order. */
+function underTheirCalls(rows: TimelineRow[]): TimelineRow[] {
+  const calls = new Map<string, TimelineRow>();
+  for (const r of rows) {
+    if (r.item?.kind !== 'tool_call') continue;
+    calls.set(`span:${r.item.span_id}`, r);
+    if (r.item.call_id !== null && !calls.has(`call:${r.item.call_id}`)) calls.set(`call:${r.item.call_id}`, r);
+  }
+  const under = new Map<TimelineRow, TimelineRow[]>();
+  const placed = new Set<TimelineRow>();
+  for (const r of rows) {
+    if (r.item?.kind !== 'service_span') continue;
+    const s = r.item;
+    const call = (s.tool_span_id === null ? undefined : calls.get(`span:${s.tool_span_id}`)) ?? (s.call_id === null ? undefined : calls.get(`call:${s.call_id}`));
+    if (call === undefined) continue;
+    const list = under.get(call);
+    if (list === undefined) under.set(call, [r]);
+    else list.push(r);
+    placed.add(r);
+  }
+  if (placed.size === 0) return rows;
+  const out: TimelineRow[] = [];
+  for (const r of rows) {
+    if (placed.has(r)) continue;
+    out.push(r);
+    out.push(...(under.get(r) ?? []));
+  }
+  return out;
 }
 
 /** An offset from Stop: `-412 ms`, `+0 ms`, `+1,204 ms`. */
@@ -155,9 +274,11 @@ export function timelineRows(t: RunTimeline, next = false): TimelineRow[] {
       alarm: false,
       inferred: t.cancel_inferred,
       line: 'stop',
+      interval: null,
+      service: false,
     });
   }
-  return rows.sort((a, b) => a.start_ms - b.start_ms || (a.line === 'stop' ? -1 : b.line === 'stop' ? 1 : 0));
+  return underTheirCalls(rows.sort((a, b) => a.start_ms - b.start_ms || (a.line === 'stop' ? -1 : b.line === 'stop' ? 1 : 0)));
 }
 
 /**
@@ -190,10 +311,13 @@ export function timeRange(t: RunTimeline): { from: number; to: number } {
     see(i.start_ms);
     if ((i.kind === 'model_call' || i.kind === 'tool_call') && i.end_ms !== null) see(i.end_ms);
     if (i.kind === 'commit' && i.sent_ms !== null) see(i.sent_ms);
+    if (i.kind === 'commit' && typeof i.earliest_ms === 'number') see(i.earliest_ms);
+    if (i.kind === 'commit' && typeof i.latest_ms === 'number') see(i.latest_ms);
+    if (i.kind === 'service_span') see(i.end_ms);
   }
   if (to - from < 1) to = from + 1;
   // A little room at the end for a call that never ended.
-  if (t.end_ms === null || t.items.some((i) => i.kind === 'tool_call' && i.end_ms === null)) to += (to - from) * 0.05;
+  if (t.end_ms === null || t.items.some((i) => (i.kind === 'tool_call' && i.end_ms === null) || (i.kind === 'commit' && i.latest_ms === null))) to += (to - from) * 0.05;
   return { from, to };
 }
 

@@ -33,6 +33,8 @@ const COLORS = {
   stop: '#cf222e',
   ack: '#1a7f37',
   settle: '#6639ba',
+  service: '#76b7b2',
+  serviceAfter: '#2f8f89',
 };
 
 const num = (value: number): string => (Math.round(value * 100) / 100).toString();
@@ -62,24 +64,28 @@ function data(r: TimelineRow): string {
 
 function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: boolean, next: boolean): string {
   const title = `<title>${escapeHtml(shorten(`${signedMs(r.start_ms)} ${r.label}${r.note === '' ? '' : ` ${r.note}`}`, MAX_TEXT_CHARS))}</title>`;
-  const label = `<text class="lane-label${r.alarm ? ' alarm' : ''}" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">${escapeHtml(shorten(r.label, 44))}${title}</text>`;
+  const label = `<text class="lane-label${r.alarm ? ' alarm' : ''}${r.service ? ' service' : ''}" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">${escapeHtml(shorten(r.label, 44))}${title}</text>`;
   const attrs = data(r);
   if (r.shape === 'bar') {
     const item = r.item;
-    const base = next ? COLORS.next : item?.kind === 'model_call' ? COLORS.model : item?.kind === 'tool_call' && item.tool_kind === 'step' ? COLORS.step : COLORS.tool;
+    const base = next ? COLORS.next : item?.kind === 'model_call' ? COLORS.model : item?.kind === 'service_span' ? COLORS.service : item?.kind === 'tool_call' && item.tool_kind === 'step' ? COLORS.step : COLORS.tool;
+    // A service span after Stop: red only for work that went through (the effect), else its own darker shade.
+    const afterColor = r.service && !r.alarm ? COLORS.serviceAfter : COLORS.alarm;
     const start = r.start_ms;
     const end = r.end_ms ?? Number.NaN;
     const x1 = x(start);
     const x2 = r.open ? PLOT_X + PLOT_WIDTH : x(end);
     const dash = r.inferred ? ' stroke-dasharray="3 2" stroke="#1f2328"' : '';
     const parts: string[] = [];
+    // A service span's bar is thinner, under its call's, its times mapped from the service's clock.
+    const [top, tall] = r.service ? [y + 6, 8] : [y + 4, 12];
     const rect = (from: number, to: number, color: string, part: string): string =>
-      `<rect class="bar" x="${num(from)}" y="${y + 4}" width="${num(Math.max(1, to - from))}" height="12" fill="${color}"${dash}${attrs} data-part="${part}"${r.open ? ' data-open="true"' : ''}>${title}</rect>`;
+      `<rect class="bar${r.service ? ' service' : ''}" x="${num(from)}" y="${top}" width="${num(Math.max(1, to - from))}" height="${tall}" fill="${color}"${dash}${attrs} data-part="${part}"${r.open ? ' data-open="true"' : ''}>${title}</rect>`;
     const stopX = x(0);
     if (cancelled && !next && x2 > stopX && start < 0) {
-      parts.push(rect(x1, stopX, base, 'before'), rect(stopX, x2, COLORS.alarm, 'after'));
+      parts.push(rect(x1, stopX, base, 'before'), rect(stopX, x2, afterColor, 'after'));
     } else {
-      parts.push(rect(x1, x2, cancelled && !next && start >= 0 ? COLORS.alarm : base, cancelled && !next && start >= 0 ? 'after' : 'before'));
+      parts.push(rect(x1, x2, cancelled && !next && start >= 0 ? afterColor : base, cancelled && !next && start >= 0 ? 'after' : 'before'));
     }
     if (r.open) parts.push(`<text class="open" x="${num(x2 - 2)}" y="${y + 14}" text-anchor="end">…</text>`);
     // The note after the bar; else before it; else, with no room either side, inside it.
@@ -99,16 +105,40 @@ function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: b
   }
   const color = r.alarm ? COLORS.alarm : item?.kind === 'commit' ? COLORS.commit : COLORS.marker;
   const sent =
-    item?.kind === 'commit' && item.sent_ms !== null
-      ? `<line class="in-flight" x1="${num(x(item.sent_ms))}" x2="${num(at)}" y1="${y + 10}" y2="${y + 10}" stroke="${color}" stroke-dasharray="2 2"${attrs} data-part="request"/>`
-      : '';
+    r.interval !== null
+      ? intervalMarks(r.interval, y, x, color, attrs)
+      : item?.kind === 'commit' && item.sent_ms !== null
+        ? `<line class="in-flight" x1="${num(x(item.sent_ms))}" x2="${num(at)}" y1="${y + 10}" y2="${y + 10}" stroke="${color}" stroke-dasharray="2 2"${attrs} data-part="request"/>`
+        : '';
   const shape =
     item?.kind === 'commit'
       ? `<polygon class="mark commit" points="${num(at)},${y + 3} ${num(at + 6)},${y + 10} ${num(at)},${y + 17} ${num(at - 6)},${y + 10}" fill="${color}"${attrs}>${title}</polygon>`
       : `<circle class="mark marker" cx="${num(at)}" cy="${y + 10}" r="4" fill="${color}"${attrs}>${title}</circle>`;
-  const note =
-    r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}" x="${num(at + 9)}" y="${y + 14}"${at > PLOT_X + PLOT_WIDTH - 260 ? ` text-anchor="end" dx="-18"` : ''}>${escapeHtml(shorten(r.note, 80))}</text>`;
+  // The note right of the mark, or left of it near the right edge; with an interval, clear of its line where there is room.
+  const left = r.interval === null ? at : Math.min(at, x(r.interval.from));
+  const right = r.interval === null ? at : r.interval.to === null ? PLOT_X + PLOT_WIDTH : Math.max(at, x(r.interval.to));
+  const place =
+    right + 9 <= PLOT_X + PLOT_WIDTH - 260
+      ? `x="${num(right + 9)}"`
+      : left - PLOT_X >= 260
+        ? `x="${num(left - 9)}" text-anchor="end"`
+        : `x="${num(at + 9)}"${at > PLOT_X + PLOT_WIDTH - 260 ? ` text-anchor="end" dx="-18"` : ''}`;
+  const note = r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}" ${place} y="${y + 14}">${escapeHtml(shorten(r.note, 80))}</text>`;
   return `<g class="lane">${label}${sent}${shape}${note}</g>`;
+}
+
+/**
+ * A commit's interval: a line from its earliest to its latest time with a cap at each end; an open end (no end
+ * known) runs to the plot's end as an arrow. Carries `data-from-ms` and `data-to-ms` (absent: open).
+ */
+function intervalMarks(interval: { from: number; to: number | null }, y: number, x: (ms: number) => number, color: string, attrs: string): string {
+  const x1 = x(interval.from);
+  const x2 = interval.to === null ? PLOT_X + PLOT_WIDTH : x(interval.to);
+  const range = ` data-from-ms="${interval.from}"${interval.to === null ? ' data-open="true"' : ` data-to-ms="${interval.to}"`}`;
+  // Low in the lane, under the note's text where the two meet.
+  const cap = (at: number): string => `<line class="interval-cap" x1="${num(at)}" x2="${num(at)}" y1="${y + 13}" y2="${y + 20}" stroke="${color}"/>`;
+  const end = interval.to === null ? `<polygon class="interval-open" points="${num(x2)},${y + 17} ${num(x2 - 6)},${y + 14} ${num(x2 - 6)},${y + 20}" fill="${color}"/>` : cap(x2);
+  return `<line class="interval" x1="${num(x1)}" x2="${num(x2)}" y1="${y + 17}" y2="${y + 17}" stroke="${color}" stroke-width="2"${interval.to === null ? ' stroke-dasharray="4 2"' : ''}${attrs} data-part="interval"${range}/>${cap(x1)}${end}`;
 }
 
 /** The vertical lines of the Stop, ack and settle (the run's, not the next run's). */
@@ -186,5 +216,5 @@ svg.timeline { display: block; max-width: 100%; height: auto; }
 svg.timeline .lane-label { font-size: 11px; } svg.timeline .alarm { fill: #cf222e; font-weight: 600; }
 svg.timeline .note { font-size: 10.5px; fill: #59636e; } svg.timeline .note.alarm { fill: #cf222e; } svg.timeline .note.inside { fill: #fff; font-weight: 600; }
 svg.timeline .line-label { font-size: 10.5px; font-weight: 600; } svg.timeline .more, svg.timeline .next-title { fill: #59636e; font-style: italic; }
-svg.timeline .grid { stroke: #eaeef2; } .next-run-title { font-size: 12px; color: #59636e; margin: 8px 0 2px; }
+svg.timeline .lane-label.service { font-style: italic; } svg.timeline .grid { stroke: #eaeef2; } .next-run-title { font-size: 12px; color: #59636e; margin: 8px 0 2px; }
 `;

@@ -24,6 +24,14 @@ export const painter =
 
 const BEFORE = '▒';
 const AFTER = '█';
+/** A span of the service a tool's request reached, its times mapped from its clock. */
+const SERVICE_BEFORE = '░';
+const SERVICE_AFTER = '▓';
+/** A commit's interval: earliest ├──┤ latest, an open end ──→. */
+const SPAN = '─';
+const FROM = '├';
+const TO = '┤';
+const OPEN_END = '→';
 const COMMIT = '◆';
 const MARK = '•';
 const STOP = '│';
@@ -34,7 +42,7 @@ export const LABEL_ROOM = 48;
 /** At most this many lines per run (`--format json` has every item). */
 export const MAX_TEXT_ROWS = 500;
 
-export const LEGEND = `${BEFORE} before Stop  ${AFTER} after Stop  ${STOP} Stop  ${LINE} ack, settle  ${COMMIT} commit  ${MARK} marker  … never ended`;
+export const LEGEND = `${BEFORE} before Stop  ${AFTER} after Stop  ${STOP} Stop  ${LINE} ack, settle  ${COMMIT} commit  ${FROM}${SPAN}${TO} its interval (${SPAN}${OPEN_END} no end known)  ${SERVICE_BEFORE}${SERVICE_AFTER} ↳ the service's span (its clock mapped: ≈)  ${MARK} marker  … never ended`;
 
 /** The bar cells of one row: `width` characters on the axis [from, to]. */
 function barCells(r: TimelineRow, width: number, range: { from: number; to: number }, cancelled: boolean): { text: string; after: boolean }[] {
@@ -47,9 +55,15 @@ function barCells(r: TimelineRow, width: number, range: { from: number; to: numb
     const b = r.open || r.end_ms === null ? width - 1 : col(r.end_ms);
     for (let i = a; i <= b; i++) {
       const after = cancelled && stop >= 0 && (i > stop || (i === stop && r.start_ms >= 0));
-      cells[i] = { text: after ? AFTER : BEFORE, after };
+      cells[i] = { text: r.service ? (after ? SERVICE_AFTER : SERVICE_BEFORE) : after ? AFTER : BEFORE, after };
     }
   } else {
+    if (r.interval !== null) {
+      // The interval under the commit's mark: its Stop column kept, so that which side each end lies on shows.
+      const a = col(r.interval.from);
+      const b = r.interval.to === null ? width - 1 : col(r.interval.to);
+      for (let i = a; i <= b; i++) if (i !== stop) cells[i] = { text: i === b && r.interval.to === null ? OPEN_END : i === a ? FROM : i === b ? TO : SPAN, after: false };
+    }
     const at = col(r.start_ms);
     cells[at] = { text: r.line === 'stop' ? STOP : r.line !== null ? LINE : r.item?.kind === 'commit' ? COMMIT : MARK, after: cancelled && r.start_ms > 0 && r.alarm };
   }

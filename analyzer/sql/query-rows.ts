@@ -142,6 +142,8 @@ export interface GhostCommitsRow {
   ghost_commits_alarming: number;
   ghost_commits_possible: number;
   ghost_commits_possible_alarming: number;
+  ghost_commits_confirmed: number;
+  ghost_commits_ruled_out: number;
 }
 
 /** A row of queries/ingested-files.sql (ingested_files). */
@@ -292,6 +294,28 @@ export interface RunFiguresRow {
   previous_run_id: string | null;
 }
 
+/** A row of queries/run-service-spans.sql (run_service_spans). */
+export interface RunServiceSpansRow {
+  run_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  kind: number;
+  service: string | null;
+  process: string | null;
+  start_ns: bigint;
+  end_ns: bigint;
+  status_code: number;
+  system: string | null;
+  work: boolean;
+  entry: boolean;
+  request_span_id: string | null;
+  tool_span_id: string | null;
+  call_id: string | null;
+  delta_max_ns: bigint | null;
+  delta_min_ns: bigint | null;
+}
+
 /** A row of queries/run-timeline.sql (run_timeline). */
 export interface RunTimelineRow {
   run_id: string;
@@ -329,6 +353,19 @@ export interface RunTimelineRow {
   mcp_request_id: string | null;
   mcp_cancel_via: string | null;
   mcp_handler: string | null;
+  unanswered_ms: number | null;
+  round_trip_ms: number | null;
+  request_span_id: string | null;
+  witness: string | null;
+  witness_verdict: string | null;
+  earliest_ns: bigint | null;
+  latest_ns: bigint | null;
+  decided: boolean;
+  delta_min_ns: bigint | null;
+  delta_max_ns: bigint | null;
+  witness_service: string | null;
+  witness_span: string | null;
+  witness_end_ns: bigint | null;
 }
 
 /** A row of queries/runs.sql (runs). */
@@ -481,6 +518,7 @@ export interface QueryRows {
   'replay-duplicates': ReplayDuplicatesRow;
   'report-span-files': ReportSpanFilesRow;
   'run-figures': RunFiguresRow;
+  'run-service-spans': RunServiceSpansRow;
   'run-timeline': RunTimelineRow;
   'runs': RunsRow;
   'seen-files': SeenFilesRow;

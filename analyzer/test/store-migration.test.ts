@@ -17,7 +17,7 @@ import type { LeakReport } from '../types.js';
  * is migrated on open, not refused: its report is that of a store that read the same traces afresh. A store
  * this release cannot migrate is refused with its path and what to do, and left byte for byte as it was.
  */
-const fixtureOf = (version: '12' | '13' | '14') => fileURLToPath(new URL(`../../test/fixtures/store-v${version}/`, import.meta.url));
+const fixtureOf = (version: '12' | '13' | '14' | '15') => fileURLToPath(new URL(`../../test/fixtures/store-v${version}/`, import.meta.url));
 const golden = fileURLToPath(new URL('../../test/fixtures/golden/', import.meta.url));
 const prices = `${golden}prices.json`;
 
@@ -30,7 +30,7 @@ afterEach(() => {
 });
 
 /** A copy of the version 12 (or 13, 14) store, as its release left it. */
-function storeV12(name = 'store', version: '12' | '13' | '14' = '12'): string {
+function storeV12(name = 'store', version: '12' | '13' | '14' | '15' = '12'): string {
   const fixture = fixtureOf(version);
   const db = path.join(dir, name);
   fs.mkdirSync(db);
@@ -63,8 +63,8 @@ async function setVersion(db: string, version: string): Promise<void> {
 /** The parts of a report that say what the store holds (input says what this command read, which differs). */
 const figuresOf = (r: LeakReport) => ({ totals: r.totals, groups: r.groups, findings: r.findings, distributions: r.distributions, timeline: r.timeline });
 
-describe('a store of an earlier release (versions 12, 13 and 14)', () => {
-  it.each(['12', '13', '14'] as const)('of version %s is migrated on open and gives the report of a store that read the same traces afresh', async (version) => {
+describe('a store of an earlier release (versions 12, 13, 14 and 15)', () => {
+  it.each(['12', '13', '14', '15'] as const)('of version %s is migrated on open and gives the report of a store that read the same traces afresh', async (version) => {
     const db = storeV12('store', version);
     const before = Object.keys(snapshot(db)).filter((f) => f.endsWith('.parquet'));
     const migrated = await analyze({ inputs: [], db, pricesFile: prices });
@@ -139,10 +139,13 @@ describe("the migration's queries", () => {
 
 describe('a store this release cannot migrate', () => {
   for (const [version, said] of [
-    ['11', /: a store of version 11, too old to migrate \(this afterstop reads version 15 and migrates versions 12, 13 and 14\); give another --db and read the trace files into it again \(the store is left as it is\)$/],
     [
-      '16',
-      /: a store of version 16, written by a newer afterstop \(this one reads version 15 and migrates versions 12, 13 and 14\); read it with that afterstop or a newer one, or give another --db \(the store is left as it is\)$/,
+      '11',
+      /: a store of version 11, too old to migrate \(this afterstop reads version 16 and migrates versions 12, 13, 14 and 15\); give another --db and read the trace files into it again \(the store is left as it is\)$/,
+    ],
+    [
+      '17',
+      /: a store of version 17, written by a newer afterstop \(this one reads version 16 and migrates versions 12, 13, 14 and 15\); read it with that afterstop or a newer one, or give another --db \(the store is left as it is\)$/,
     ],
   ] as const) {
     it(`version ${version}: refused, naming the store and what to do; not a byte changed`, async () => {

@@ -58,6 +58,22 @@ export function expectTimelineMatchesSpans(t: RunTimeline, spans: Map<string, Wr
     for (const item of run.items) {
       const span = spans.get(`${run.trace_id}:${item.span_id}`);
       expect(span, `${item.kind} ${item.span_id} of run ${run.run_id} is a span of trace ${run.trace_id}`).toBeDefined();
+      if (item.kind === 'service_span') {
+        // A service's span (issue 49), on its own clock: drawn where the bound puts it, the span's time minus a δ inside the bound.
+        for (const [drawn, written] of [
+          [item.start_ms, offset(span!.startNs, origin)],
+          [item.end_ms, offset(span!.endNs, origin)],
+        ] as const) {
+          const b = item.clock_bound_ms;
+          if (b === null || b.max === null) expect(drawn).toBeCloseTo(written, 6);
+          else {
+            expect(written - drawn).toBeLessThanOrEqual(b.max + 1e-6);
+            if (b.min !== null) expect(written - drawn).toBeGreaterThanOrEqual(b.min - 1e-6);
+          }
+        }
+        checked++;
+        continue;
+      }
       expect(item.start_ms).toBeCloseTo(offset(span!.startNs, origin), 6);
       if (item.kind === 'model_call' || (item.kind === 'tool_call' && item.end_ms !== null)) {
         expect(item.end_ms!).toBeCloseTo(offset(span!.endNs, origin), 6);

@@ -239,6 +239,10 @@ export class Run {
     attrs?: Attrs;
     /** The idempotency key its HTTP request carried (the guard's header). */
     guardKey?: string;
+    /** The span id its request's traceparent carried (issue 49: afterstop's request span, Run.request). */
+    requestSpanId?: string;
+    /** A response commit's round trip: ms from the body sent to the answer (issue 49). */
+    roundTripMs?: number;
     /** Made after Stop and let through by the guard's fence: the Stop propagating (cancel) or cleanup. */
     fencePassed?: 'cancel' | 'cleanup';
   }): string {
@@ -253,6 +257,8 @@ export class Run {
       'afterstop.tool.commit.unanswered_ms': o.unansweredMs === undefined ? undefined : { double: o.unansweredMs },
       'afterstop.guard.idempotency_key': o.guardKey,
       'afterstop.guard.fence.passed': o.fencePassed,
+      'afterstop.tool.commit.request_span_id': o.requestSpanId,
+      'afterstop.tool.commit.round_trip_ms': o.roundTripMs === undefined ? undefined : { double: o.roundTripMs },
     });
     return this.marker('afterstop.tool.commit', o.atMs, [...attrs, ...pairs(o.attrs)], tool?.spanId);
   }
@@ -286,6 +292,61 @@ export class Run {
   }
   processOrphan(atMs: number, pid = 4242): string {
     return this.marker('afterstop.process.orphan', atMs, { 'process.pid': pid });
+  }
+
+  /**
+   * afterstop's request span of a tool's HTTP request (issue 49): kind CLIENT, named by its method, under the
+   * call's tool span, its context the traceparent the request carried; `status` its answer's status code
+   * (none: the answer was lost, status ERROR and error.type request_lost).
+   */
+  request(o: { callId: string; startMs: number; endMs: number; status?: number; method?: string }): string {
+    const tool = this.tools.get(o.callId);
+    return this.span({
+      name: o.method ?? 'POST',
+      kind: 3,
+      startMs: o.startMs,
+      endMs: o.endMs,
+      ...(tool ? { parent: tool.spanId } : {}),
+      attrs: defined({
+        'http.request.method': o.method ?? 'POST',
+        'server.address': 'api.example.com',
+        'server.port': 443,
+        'url.scheme': 'https',
+        'afterstop.request.trace_context': 'injected',
+        'http.response.status_code': o.status,
+        'error.type': o.status === undefined ? 'request_lost' : undefined,
+      }),
+      ...(o.status === undefined || o.status >= 400 ? { status: 'error' as const } : {}),
+    });
+  }
+
+  /**
+   * A span of a service in its own process (issue 49), in this run's trace, without afterstop's attributes:
+   * `parent` the span whose context its request carried (an entry span, kind SERVER, under afterstop's request
+   * span) or one of its own. Its resource: service.name `service` (default `orders-api`) and, unless `instance`
+   * is null, service.instance.id `instance` (default the service's name and `-1`).
+   */
+  serviceSpan(o: { name: string; parent: string; startMs: number; endMs: number; kind?: number; service?: string; instance?: string | null; status?: Status; attrs?: Attrs }): string {
+    const spanId = this.t.newSpanId();
+    const service = o.service ?? 'orders-api';
+    const instance = o.instance === undefined ? `${service}-1` : o.instance;
+    this.t.add(
+      service,
+      {
+        traceId: this.traceId,
+        spanId,
+        parentSpanId: o.parent,
+        name: o.name,
+        kind: o.kind ?? 1,
+        startNs: ns(o.startMs),
+        endNs: ns(o.endMs),
+        attrs: pairs(o.attrs),
+        ...(o.status ? { status: o.status } : {}),
+        scope: '@opentelemetry/instrumentation-http',
+      },
+      instance === null ? [] : [['service.instance.id', instance]],
+    );
+    return spanId;
   }
 
   /**
@@ -396,7 +457,7 @@ export class Traces {
   // must not see two runs merged into one trace (which copy of a span is kept then depends on paths).
   private nextTrace = 0xb0000001;
   private nextSpan = 1;
-  private readonly lines: { service: string; span: Span }[] = [];
+  private readonly lines: { service: string; span: Span; resource: [string, AttrValue][] }[] = [];
 
   newTraceId(): string {
     return hex(this.nextTrace++, 32);
@@ -404,8 +465,9 @@ export class Traces {
   newSpanId(): string {
     return hex(this.nextSpan++, 16);
   }
-  add(service: string | undefined, span: Span): void {
-    this.lines.push({ service: service ?? 'svc', span });
+  /** A span of the process whose resource is service.name `service` and the `resource` attributes given. */
+  add(service: string | undefined, span: Span, resource: [string, AttrValue][] = []): void {
+    this.lines.push({ service: service ?? 'svc', span, resource });
   }
   run(options: RunOptions): Run {
     return new Run(this, options);
@@ -413,15 +475,12 @@ export class Traces {
 
   /** The OTLP/JSON lines: one ExportTraceServiceRequest per span. */
   toLines(): string[] {
-    return this.lines.map(({ service, span: s }) =>
+    return this.lines.map(({ service, span: s, resource }) =>
       JSON.stringify({
         resourceSpans: [
           {
             resource: {
-              attributes: kvs([
-                ['service.name', service],
-                ['afterstop.schema.version', '0.1'],
-              ]),
+              attributes: kvs([['service.name', service], ['afterstop.schema.version', '0.1'], ...resource]),
             },
             scopeSpans: [
               {

@@ -20,6 +20,10 @@ WITH read AS (
     toInt8(multiIf(StatusCode IN ('Ok', 'STATUS_CODE_OK'), 1, StatusCode IN ('Error', 'STATUS_CODE_ERROR'), 2, 0)) AS status_code,
     nullIf(StatusMessage, '') AS status_message,
     nullIf(ServiceName, '') AS service,
+    -- The process that wrote it (issue 49), from its resource.
+    coalesce((nullIf(ResourceAttributes['service.instance.id'], '')),
+      CASE WHEN coalesce((nullIf(ResourceAttributes['host.name'], '')), (nullIf(ResourceAttributes['host.id'], ''))) IS NOT NULL AND (nullIf(ResourceAttributes['process.pid'], '')) IS NOT NULL THEN coalesce((nullIf(ResourceAttributes['host.name'], '')), (nullIf(ResourceAttributes['host.id'], ''))) || '/' || (nullIf(ResourceAttributes['process.pid'], '')) END,
+      (nullIf(ServiceName, ''))) AS process_key,
     nullIf(ScopeName, '') AS scope,
     SpanAttributes AS a,
     mapKeys(SpanAttributes) AS ks,
@@ -34,7 +38,7 @@ WITH read AS (
 ),
 extracted AS (
   SELECT
-    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope,
+    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, process_key, scope,
     nullIf(a['afterstop.run.id'], '') AS attr_run_id,
     nullIf(a['gen_ai.operation.name'], '') AS op_name,
     CASE
@@ -96,6 +100,12 @@ extracted AS (
     nullIf(a['afterstop.mcp.cancel.via'], '') AS mcp_cancel_via,
     nullIf(a['afterstop.mcp.handler'], '') AS mcp_handler,
     nullIf(a['afterstop.tool.foreign'], '') AS tool_foreign,
+    lower(nullIf(a['afterstop.tool.commit.request_span_id'], '')) AS request_span_id,
+    toFloat64OrNull(nullIf(a['afterstop.tool.commit.round_trip_ms'], '')) AS commit_round_trip_ms,
+    coalesce(nullIf(a['db.system.name'], ''), nullIf(a['db.system'], '')) AS db_system,
+    nullIf(a['messaging.system'], '') AS messaging_system,
+    toInt64OrNull(coalesce(nullIf(a['http.response.status_code'], ''), nullIf(a['http.status_code'], ''))) AS http_status,
+    coalesce(nullIf(a['http.request.method'], ''), nullIf(a['http.method'], '')) AS http_method,
     nullIf(a['error.type'], '') AS error_type,
     nullIf(a['openinference.span.kind'], '') AS oi_kind,
     nullIf(a['traceloop.span.kind'], '') AS traceloop_kind,

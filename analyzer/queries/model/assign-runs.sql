@@ -1,10 +1,10 @@
 -- @name assign_runs
--- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run (and afterstop.mcp.side server), and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it, in a trace without run spans, is a run of its own (its root, or its parent never exported). Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
+-- @description For the traces just touched (DuckDB: touched_traces, updated in the store's spans; ClickHouse: every trace read, giving the session's report_spans) that hold spans not naming their run: the run of each such span (METRICS.md, introduction): its nearest invoke_agent ancestor; else, in a trace with invoke_agent spans, the trace's first run (a span whose parent was never exported is re-parented to the run); in a trace without any, the trace's root — unless the root is plainly not agent work (an HTTP span without GenAI attributes, a create_agent span), then each agent-like child of it is a run; a trace whose root was never exported holds one run, named after the missing root. A span that is its run's root becomes a run; a model span inside a model span (one call seen by two instrumentations) is not a model call of its own; a foreign invoke_agent span right under an afterstop run span (the run seen by a second instrumentation, such as @ai-sdk/otel) and the spans in it belong to that run as nothing of their own. The server side of an MCP tools/call whose parent chain reaches the client's tool call (the request carried its traceparent) belongs to that call (issue 48): its spans take the call's id and run (and afterstop.mcp.side server), and the server span is the call's far half (role mcp_server), not a tool call of its own; a server span with no client above it, in a trace without run spans, is a run of its own (its root, or its parent never exported). The far side of a tool's request (issue 49: a SERVER span of another process, process_key, under a CLIENT span of the run, and the spans under it of a process other than the client's) is a service's (role service): no run, the id of the tool call it served. Spans that name their run (afterstop.run.id) and invoke_agent spans got their run when read. In DuckDB computed at ingest, so that a report over an unchanged store does not redo it.
 -- @returns nothing; sets role, run_id, tool_call_id and mcp_side of the spans
 @update_spans(
 WITH RECURSIVE
 base AS (
-  SELECT trace_id, span_id, parent_span_id, name, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
+  SELECT trace_id, span_id, parent_span_id, name, kind, process_key, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
     has_http, agent_like, @is_run_span(name, op_name) AS is_run_span, tool_call_id, mcp_side,
     @is_mcp_server(name, kind, mcp_side) AS is_mcp_server,
     @span_role(name, op_name, oi_kind, traceloop_kind, has_request_model) AS own_role   -- as far as the span alone tells it
@@ -76,6 +76,32 @@ alone AS (
   FROM servers AS s LEFT JOIN clients AS c ON c.trace_id = s.trace_id AND c.server_span_id = s.server_span_id
   WHERE c.server_span_id IS NULL
 ),
+-- The far side of a tool's request (issue 49): a SERVER span of another process whose parent is a CLIENT span of
+-- the run (afterstop's request span, or the app's HTTP client span: the request carried its traceparent) is a
+-- service's entry, not an MCP server's (those keep role mcp_server); it and the spans under it of a process other
+-- than the client's are the service's (role service): no run's own work, so no run (every figure of a run is what it
+-- is without them); they keep the id of the tool call whose request they served (the nearest tool span above).
+service_entries AS (
+  SELECT e.trace_id, e.span_id, c.process_key AS client_process
+  FROM base AS e JOIN base AS c ON c.trace_id = e.trace_id AND c.span_id = e.parent_span_id
+  WHERE coalesce(e.kind = 2, false) AND coalesce(c.kind = 3, false) AND NOT e.is_mcp_server
+    AND e.process_key IS NOT NULL AND c.process_key IS NOT NULL AND e.process_key <> c.process_key
+),
+service_spans AS (
+  SELECT w.trace_id, w.span_id, argMin(w.ancestor, w.depth) AS entry_span_id
+  FROM walk AS w
+  JOIN service_entries AS e ON e.trace_id = w.trace_id AND e.span_id = w.ancestor
+  JOIN base AS b ON b.trace_id = w.trace_id AND b.span_id = w.span_id
+  WHERE b.process_key IS NULL OR b.process_key <> e.client_process
+  GROUP BY w.trace_id, w.span_id
+),
+served_calls AS (
+  SELECT w.trace_id, w.span_id AS entry_span_id, argMin(coalesce(a.tool_call_id, a.span_id), w.depth) AS served_call_id
+  FROM walk AS w JOIN base AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
+  WHERE w.depth > 0 AND a.own_role = 'tool' AND NOT a.is_mcp_server
+    AND w.span_id IN (SELECT span_id FROM service_entries)
+  GROUP BY w.trace_id, w.span_id
+),
 nearest AS (
   SELECT trace_id, span_id,
     argMin(ancestor, depth) FILTER (WHERE at_run) AS run_span_id,
@@ -121,6 +147,7 @@ looked_up AS (
     b.trace_id, b.span_id, b.parent_span_id, b.own_role, b.attr_run_id, b.is_run_span, b.tool_call_id, b.mcp_side,
     mi.mirrored_run_id IS NOT NULL AS mirrored,
     j.client_call_id, coalesce(j.span_id = j.server_span_id, false) AS joined_server,
+    sv.span_id IS NOT NULL AS is_service, sc.served_call_id,
     coalesce(
       b.attr_run_id,
       mi.mirrored_run_id,
@@ -149,23 +176,26 @@ looked_up AS (
   LEFT JOIN base AS bx ON bx.trace_id = b.trace_id AND bx.span_id = bt.below_top_id
   LEFT JOIN joined AS j ON j.trace_id = b.trace_id AND j.span_id = b.span_id
   LEFT JOIN alone AS al ON al.trace_id = b.trace_id AND al.span_id = b.span_id
+  LEFT JOIN service_spans AS sv ON sv.trace_id = b.trace_id AND sv.span_id = b.span_id
+  LEFT JOIN served_calls AS sc ON sc.trace_id = sv.trace_id AND sc.entry_span_id = sv.entry_span_id
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 )
 SELECT
   a.trace_id, a.span_id,
   CASE WHEN a.mirrored THEN 'other'
+       WHEN a.is_service THEN 'service'
        WHEN a.assigned_run_id = a.span_id THEN 'run'
        WHEN a.joined_server THEN 'mcp_server'
        -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own
        -- span under afterstop's, OpenLLMetry's under the AI SDK's): it counts once, as the outer one.
        WHEN a.own_role = 'model' AND coalesce(p.own_role = 'model', false) THEN 'other'
        ELSE a.own_role END AS role,
-  CASE WHEN a.under_non_agent_root AND NOT a.below_top_agent_like THEN NULL ELSE @run_key(a.trace_id, a.assigned_run_id) END AS run_id,
-  coalesce(a.client_call_id, a.tool_call_id) AS tool_call_id,
+  CASE WHEN a.is_service OR (a.under_non_agent_root AND NOT a.below_top_agent_like) THEN NULL ELSE @run_key(a.trace_id, a.assigned_run_id) END AS run_id,
+  coalesce(a.client_call_id, CASE WHEN a.is_service THEN a.served_call_id END, a.tool_call_id) AS tool_call_id,
   -- The spans in a joined server span are on the server's side too (its tool start marker, its commits: not the
   -- run's loop going on after Stop).
   CASE WHEN a.client_call_id IS NOT NULL AND NOT a.joined_server THEN coalesce(a.mcp_side, 'server') ELSE a.mcp_side END AS mcp_side
 FROM looked_up AS a
 LEFT JOIN base AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
-WHERE (a.attr_run_id IS NULL AND NOT a.is_run_span) OR a.mirrored
+WHERE (a.attr_run_id IS NULL AND NOT a.is_run_span) OR a.mirrored OR a.is_service
 );

@@ -49,6 +49,14 @@ END
 -- its markers, which say their side too) or another instrumentation's (`tools/call {tool}`, kind SERVER)?
 ((coalesce(mcp_side = 'server', false) AND NOT @starts_with(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND @starts_with(name, 'tools/call')))
 
+-- @fragment process_key(instance_id, host_name, host_id, pid, service)
+-- The process that wrote a span (issue 49), from its resource: service.instance.id, else the host (host.name, else
+-- host.id) and process.pid, else service.name; NULL without any. Two spans of one trace with different keys are
+-- two processes, two clocks.
+coalesce(instance_id,
+  CASE WHEN coalesce(host_name, host_id) IS NOT NULL AND pid IS NOT NULL THEN coalesce(host_name, host_id) || '/' || pid END,
+  service)
+
 -- @fragment span_attribute_columns()
 -- The columns the leak model reads from a span's attributes, the same for every input (DuckDB's span_rows in
 -- macros.sql over OTLP/JSON and Tempo blocks; ClickHouse's spans.sql over the exporter's table), each
@@ -126,6 +134,15 @@ coalesce(@try_double(@span_attr('gen_ai.response.time_to_first_chunk')),
 @span_attr('afterstop.mcp.handler') AS mcp_handler,
 -- A commit marker afterstop's detector wrote under another instrumentation's execute_tool span (issue 48).
 @span_attr('afterstop.tool.foreign') AS tool_foreign,
+-- The far side's witness (issue 49): a commit marker's request span id (the traceparent its request carried) and
+-- round trip (body sent → answer); of a service's spans, what OpenTelemetry's HTTP server, database and messaging
+-- conventions say (HTTP: the stable names, else the older ones OpenTelemetry's instrumentations still write by default).
+lower(@span_attr('afterstop.tool.commit.request_span_id')) AS request_span_id,
+@try_double(@span_attr('afterstop.tool.commit.round_trip_ms')) AS commit_round_trip_ms,
+coalesce(@span_attr('db.system.name'), @span_attr('db.system')) AS db_system,
+@span_attr('messaging.system') AS messaging_system,
+@try_bigint(coalesce(@span_attr('http.response.status_code'), @span_attr('http.status_code'))) AS http_status,
+coalesce(@span_attr('http.request.method'), @span_attr('http.method')) AS http_method,
 @span_attr('error.type') AS error_type,
 @span_attr('openinference.span.kind') AS oi_kind,
 @span_attr('traceloop.span.kind') AS traceloop_kind

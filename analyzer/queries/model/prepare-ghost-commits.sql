@@ -1,13 +1,12 @@
 -- @name prepare_ghost_commits
--- @description Ghost side effects (METRICS.md §2), one row each: the ghost commits kept at ingest (ghost-commit-facts.sql), compensated when a succeeded afterstop.tool.compensate marker anywhere in the store names the tool call id of a known or possible one (compensation-facts.sql).
--- @param since_ns BIGINT? runs that start at or after this time (NULL: no lower bound)
--- @param until_ns BIGINT? runs that start before this time (NULL: no upper bound)
--- @returns nothing; creates report_ghost_commits (DuckDB: a temporary view, the facts kept at ingest as they are, with compensated: a view costs less than the table it would write (1M spans: about 80 ms of the report); ClickHouse: a temporary table) (possible_kind: request_sent | unended | out_of_sight for a possible one, else NULL)
+-- @description Ghost side effects (METRICS.md §2), one row each: the ghost commit facts kept at ingest (ghost-commit-facts.sql) that prepare-commit-verdicts.sql, with the clock bound and the far side's witness, finds known or possible (not those it rules out), compensated when a succeeded afterstop.tool.compensate marker anywhere in the store names the tool call id of a known or possible one (compensation-facts.sql).
+-- @returns nothing; creates report_ghost_commits (DuckDB: a temporary view over report_commit_verdicts: a view costs less than the table it would write (1M spans: about 80 ms of the report); ClickHouse: a temporary table) (possible_kind: request_sent | across_stop | unended | out_of_sight | unrecorded for a possible one, else NULL; earliest_ns / latest_ns, the commit's interval in the agent's clock; witness, witness_verdict, the bound d_min_ns / d_max_ns; confirmed)
 @session_view(report_ghost_commits)
 SELECT
-  g.run_id, g.trace_id, g.span_id, g.tool_call_id, g.tool, g.effect, g.time_ns, g.after_stop_ns,
-  g.compensable AND coalesce(g.tool_call_id IN (SELECT tool_call_id FROM compensation_facts), false) AS compensated,
-  g.inferred, g.possible_kind, g.sent_ns,
-  -- The run's group, conversation and whether it starts in the window, kept with the facts: no join to the runs.
-  g.service, g.agent, g.framework, g.conversation_id, @in_window(g.run_start_ns) AS in_window
-FROM ghost_commit_facts AS g;
+  v.run_id, v.trace_id, v.span_id, v.tool_call_id, v.tool, v.effect, v.time_ns, v.after_stop_ns,
+  v.compensated, v.inferred, v.possible_kind, v.sent_ns,
+  v.evidence, v.c_ns, v.earliest_ns, v.latest_ns, v.witness, v.witness_verdict, v.witness_service, v.witness_span,
+  v.witness_end_ns, v.witness_lo_ns, v.witness_hi_ns, v.d_min_ns, v.d_max_ns, v.confirmed,
+  v.service, v.agent, v.framework, v.conversation_id, v.in_window
+FROM report_commit_verdicts AS v
+WHERE v.verdict <> 'none';

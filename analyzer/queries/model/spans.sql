@@ -20,6 +20,9 @@ WITH read AS (
     toInt8(multiIf(StatusCode IN ('Ok', 'STATUS_CODE_OK'), 1, StatusCode IN ('Error', 'STATUS_CODE_ERROR'), 2, 0)) AS status_code,
     nullIf(StatusMessage, '') AS status_message,
     nullIf(ServiceName, '') AS service,
+    -- The process that wrote it (issue 49), from its resource.
+    @process_key(@resource_attr('service.instance.id'), @resource_attr('host.name'), @resource_attr('host.id'), @resource_attr('process.pid'),
+      nullIf(ServiceName, '')) AS process_key,
     @scope_name AS scope,
     SpanAttributes AS a,
     @attr_keys(SpanAttributes) AS ks,
@@ -34,7 +37,7 @@ WITH read AS (
 ),
 extracted AS (
   SELECT
-    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, scope,
+    trace_id, span_id, parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, service, process_key, scope,
     @span_attribute_columns,
     -- The exporter writes an array attribute as JSON (["id1","id2"]).
     if(name = 'afterstop.history.repair', @attr_list(a, 'afterstop.repair.tool_call_ids'), CAST([] AS Array(String))) AS repair_call_ids,

@@ -149,6 +149,65 @@ const mcpFile = (() => {
   return t.write('mcp-boundary.jsonl');
 })();
 
+// The far side's witness (issue 49): a service in its own process, its clock 5 s ahead, under the tools' requests:
+// its write after Stop (known, confirmed), its write before Stop with an answered request bounding the clocks
+// (ruled out), a write that failed (ruled out), a service that only received the request (possible), a response
+// across Stop (possible, across_stop), a witness inside the bound, and an MCP server's commit 5 s behind.
+const witnessFile = (() => {
+  const t = traces();
+  const stopped = (startMs: number) => {
+    const r = t.run({ startMs, endMs: startMs + 900, outcome: 'cancelled' });
+    r.cancelRequest(startMs + 100);
+    r.ack(startMs + 120);
+    return r;
+  };
+  const service = (r: ReturnType<typeof stopped>, name: string, shift: number) => ({
+    entry: (parent: string, startMs: number, endMs: number) => r.serviceSpan({ name: 'POST /orders', parent, kind: 2, service: name, startMs: startMs + shift, endMs: endMs + shift }),
+    work: (parent: string, startMs: number, endMs: number, failed = false) =>
+      r.serviceSpan({ name: 'INSERT orders', parent, kind: 3, service: name, startMs: startMs + shift, endMs: endMs + shift, attrs: { 'db.system.name': 'postgresql' }, ...(failed ? { status: 'error' as const } : {}) }),
+  });
+  const cut = (r: ReturnType<typeof stopped>, callId: string, at: number, sent = 90, lost = 150) => {
+    r.tool({ name: 'send_order', callId, startMs: at + sent - 10, endMs: at + lost, result: 'cancelled', effect: 'irreversible' });
+    const request = r.request({ callId, startMs: at + sent - 10, endMs: at + lost });
+    r.commit({ callId, atMs: at + lost, evidence: 'request_sent', unansweredMs: lost - sent, requestSpanId: request });
+    return request;
+  };
+  const during = stopped(0);
+  const d = service(during, 'orders-api', 5000);
+  d.work(d.entry(cut(during, 'd1', 0), 95, 400), 200, 250);
+  const before = stopped(1000);
+  const b = service(before, 'billing-api', 5000);
+  before.tool({ name: 'list', callId: 'b0', startMs: 1005, endMs: 1016, effect: 'read' });
+  b.entry(before.request({ callId: 'b0', startMs: 1005, endMs: 1015, status: 200 }), 1006, 1014);
+  b.work(b.entry(cut(before, 'b1', 1000, 30, 130), 1031, 1060), 1035, 1040);
+  const failed = stopped(2000);
+  const f = service(failed, 'mail-api', 5000);
+  f.work(f.entry(cut(failed, 'f1', 2000), 2095, 2300), 2200, 2250, true);
+  const received = stopped(3000);
+  const rs = service(received, 'audit-api', 5000);
+  rs.entry(cut(received, 'r1', 3000), 3095, 3300);
+  const across = stopped(4000);
+  across.tool({ name: 'pay', callId: 'x1', startMs: 4040, endMs: 4160, effect: 'irreversible' });
+  across.commit({ callId: 'x1', atMs: 4150, evidence: 'response', roundTripMs: 100 });
+  const inside = stopped(5000);
+  const i = service(inside, 'orders-api', 0);
+  inside.tool({ name: 'send_order', callId: 'i1', startMs: 5055, endMs: 5205, effect: 'irreversible' });
+  const iReq = inside.request({ callId: 'i1', startMs: 5060, endMs: 5200, status: 201 });
+  inside.commit({ callId: 'i1', atMs: 5200, evidence: 'response', roundTripMs: 130, requestSpanId: iReq });
+  i.work(i.entry(iReq, 5062, 5195), 5095, 5105);
+  const mcp = stopped(6000);
+  const call = mcp.tool({
+    name: 'send_email',
+    callId: 'm1',
+    startMs: 6050,
+    endMs: 6105,
+    result: 'cancelled',
+    attrs: { 'mcp.method.name': 'tools/call', 'afterstop.mcp.side': 'client', 'afterstop.tool.out_of_sight': 'mcp' },
+  });
+  mcp.mcpServer({ tool: 'send_email', parent: call, startMs: 6052 - 5000, endMs: 6400 - 5000, commitCount: 1 }).commit(6300 - 5000);
+  return t.write('far-side-witness.jsonl');
+})();
+
 let ch: Awaited<ReturnType<typeof chdbWithTraces>>;
 beforeAll(async () => {
   ch = await chdbWithTraces({
@@ -165,6 +224,7 @@ beforeAll(async () => {
     same_ids: { files: sameIdsFiles },
     mirrored: { files: [mirroredFile] },
     mcp_boundary: { files: [mcpFile] },
+    far_side_witness: { files: [witnessFile] },
     all_golden_oldest: { files: cases.map((f) => `${golden}${f}`), spelling: 'old', schema: 'oldest' },
   });
 });
@@ -269,6 +329,18 @@ describe('the leak model in ClickHouse', () => {
       'mcp_handler_finished_after_cancel',
       'mcp_handler_finished_after_cancel',
     ]);
+    expect(figures(click)).toEqual(figures(duck));
+  });
+
+  it("the far side's witness (a service's spans, its clock shifted; an MCP server's commit mapped through the bound): the figures and findings DuckDB gives", async () => {
+    const { duck, click } = await both([witnessFile], 'far_side_witness');
+    expect(duck.totals).toMatchObject({ runs: 7, ghost_commits: 2, ghost_commits_possible: 3, ghost_commits_confirmed: 2, ghost_commits_ruled_out: 2 });
+    expect(
+      duck.findings
+        .filter((x) => x.kind.startsWith('commit_'))
+        .map((x) => x.kind)
+        .sort(),
+    ).toEqual(['commit_inside_clock_bound', 'commit_witnessed_by_service', 'commit_witnessed_by_service', 'commit_witnessed_by_service']);
     expect(figures(click)).toEqual(figures(duck));
   });
 

@@ -6,20 +6,20 @@ import { query } from '../../queries.js';
 /** spans.sql rendered for the exporter's other table shapes (the report test runs them against the engine). */
 describe('spansQuery', () => {
   it('is spans.sql itself for the default schema (Map attributes, ScopeName)', () => {
-    const sql = spansQuery({ attributes: 'map', scopeColumn: true }).sql;
+    const sql = spansQuery({ attributes: 'map', scopeColumn: true, resourceColumn: true }).sql;
     expect(sql).toContain("a['afterstop.run.id']");
     expect(sql).toContain("nullIf(ScopeName, '') AS scope");
   });
 
   it('is the committed file for the default shape, and a rendering of the model file for the others', () => {
-    expect(spansQuery({ attributes: 'map', scopeColumn: true }).sql).toBe(query('clickhouse/spans').sql);
-    const noScope = spansQuery({ attributes: 'map', scopeColumn: false }).sql;
+    expect(spansQuery({ attributes: 'map', scopeColumn: true, resourceColumn: true }).sql).toBe(query('clickhouse/spans').sql);
+    const noScope = spansQuery({ attributes: 'map', scopeColumn: false, resourceColumn: true }).sql;
     expect(noScope).not.toContain('ScopeName');
     expect(noScope).toContain("nullIf(SpanAttributes['otel.scope.name'], '') AS scope");
   });
 
   it('with JSON attributes, leaves no Map lookup behind', () => {
-    const sql = spansQuery({ attributes: 'json', scopeColumn: false }).sql;
+    const sql = spansQuery({ attributes: 'json', scopeColumn: false, resourceColumn: true }).sql;
     expect(sql).not.toMatch(/\b[ae]\['/);
     expect(sql).not.toMatch(/SpanAttributes\['/);
     expect(sql).not.toContain('mapKeys(');

@@ -15,6 +15,7 @@ describe('schema', () => {
     const tables = await sqlRows(store, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1");
     expect(tables.map((t) => t['table_name'])).toEqual([
       'cancel_span_facts',
+      'clock_pair_facts',
       'commit_facts',
       'compensation_facts',
       'error_span_facts',

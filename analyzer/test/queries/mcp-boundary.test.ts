@@ -27,8 +27,9 @@ const stopped = (t: ReturnType<typeof traces>): Run => {
   return r;
 };
 
+/** The run's ghost commits as the report decides them (prepare-ghost-commits.sql, with the clock bound of issue 49). */
 const ghostsOf = async (a: Analyzed, r: Run) =>
-  (await a.table('ghost_commit_facts', 'ORDER BY time_ns')).filter((g) => g['run_id'] === r.spanId).map((g) => [g['tool'], g['tool_call_id'], g['possible_kind'], g['span_id']]);
+  (await a.table('report_ghost_commits', 'ORDER BY time_ns')).filter((g) => g['run_id'] === r.spanId).map((g) => [g['tool'], g['tool_call_id'], g['possible_kind'], g['span_id']]);
 
 describe('the Stop across an MCP boundary', () => {
   it("the server's tools/call under the client's call is that call's far half: its commit after Stop is the call's known ghost and supersedes the client's possible one; no second tool call", async () => {
@@ -101,6 +102,11 @@ describe('the Stop across an MCP boundary', () => {
     joined.commit({ callId: 'm2', atMs: 200, evidence: 'mcp_result', attrs: { 'mcp.method.name': 'tools/call' } });
     const server = joined.mcpServer({ tool: 'send_email', parent: call, startMs: 60, endMs: 190, commitCount: 1 });
     server.commit(90);
+    // The server's clock is not the client's (issue 49): an earlier call answered within 2 ms bounds their offset
+    // to [-1, +1] ms, so its commit at 90 ms is before Stop in the client's clock too (this call alone allows
+    // [-140, +10] ms, which would leave it possible).
+    const quick = joined.tool({ name: 'send_email', callId: 'm0', startMs: 10, endMs: 12, attrs: client(undefined, '6') });
+    joined.mcpServer({ tool: 'send_email', parent: quick, startMs: 11, endMs: 11.5, requestId: '6', commitCount: 0 });
     const a = await analyzeTraces(t);
     const [aloneGhosts, joinedGhosts] = [await ghostsOf(a, alone), await ghostsOf(a, joined)];
     const depth = Object.fromEntries((await a.table('report_cancel_depth')).map((d) => [d['run_id'], d['depth']]));

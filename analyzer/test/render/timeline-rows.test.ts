@@ -76,6 +76,15 @@ const ghost = (at: number): TimelineItem => ({
   ghost: 'known',
   compensated: false,
   sent_ms: null,
+  earliest_ms: at,
+  latest_ms: at,
+  witness: null,
+  witness_verdict: null,
+  clock_bound_ms: null,
+  witness_service: null,
+  witness_span: null,
+  witness_end_ms: null,
+  witness_uncertainty_ms: null,
 });
 
 describe('timelineRows', () => {

@@ -10,6 +10,7 @@ import { MAX_LANES } from '../../render/timeline-svg.js';
 import type { LeakReport } from '../../types.js';
 import { writtenSpans, type WrittenSpan } from '../../../test/helpers/timeline-check.js';
 import { traces } from '../../../test/helpers/trace-builder.js';
+import { serviceScenario } from '../../../test/helpers/service-trace.js';
 
 /**
  * The runs of the worst findings drawn in the HTML report, read back from the
@@ -70,7 +71,7 @@ interface DrawnChart {
   plotX: number;
   plotWidth: number;
   stopX: number | null;
-  elements: { spanId: string; kind: string; part: string | null; startMs: number; endMs: number | null; x: number; right: number }[];
+  elements: { spanId: string; kind: string; part: string | null; startMs: number; endMs: number | null; fromMs: number | null; x: number; right: number }[];
 }
 
 /** Every timeline chart of the page, as the browser holds it. */
@@ -100,6 +101,7 @@ const readCharts = (page: Page): Promise<DrawnChart[]> =>
             part: el.getAttribute('data-part'),
             startMs: num(el.getAttribute('data-start-ms')),
             endMs: el.hasAttribute('data-end-ms') ? num(el.getAttribute('data-end-ms')) : null,
+            fromMs: el.hasAttribute('data-from-ms') ? num(el.getAttribute('data-from-ms')) : null,
             x,
             right,
           };
@@ -131,6 +133,7 @@ describe('the HTML report’s timelines', () => {
         if (e.endMs !== null) expect(e.endMs).toBeCloseTo(Number(span!.endNs - origin) / 1e6, 6);
         // Where it is drawn: a bar from its start (its part after Stop from the Stop) to its end; a tick at its time.
         if (e.part === 'after' && e.startMs < 0) expect(e.x).toBeCloseTo(xOf(c, 0), 1);
+        else if (e.part === 'interval') expect(e.x).toBeCloseTo(xOf(c, e.fromMs!), 1);
         else if (e.part !== 'request') expect(e.x).toBeCloseTo(xOf(c, e.startMs), 1);
         if (e.endMs !== null && (e.part === 'after' || (e.part === 'before' && e.endMs <= 0))) expect(e.right).toBeCloseTo(xOf(c, e.endMs), 0);
         checked++;
@@ -190,6 +193,44 @@ describe('the HTML report’s timelines', () => {
     // The tool that ended after the inferred Stop without error: an inferred ghost, drawn dashed.
     expect(await page.locator('svg.timeline rect.bar[stroke-dasharray]').count()).toBeGreaterThan(0);
     expect(await page.locator('svg.timeline .note', { hasText: 'inferred' }).count()).toBeGreaterThan(0);
+  });
+
+  it('the far side’s witness (issue 49): the service’s lanes under the tool call at their mapped times, the commit’s interval, names as text', async () => {
+    const sc = serviceScenario({ skewMs: 5000, answered: true, service: XSS });
+    const file = sc.t.write();
+    const witnessed = await analyze({ inputs: [file], db: ':memory:', timelines: 5 });
+    const { page, problems } = await load(renderHtml(witnessed), 'witness');
+    expect(problems).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as { __xss?: unknown }).__xss)).toBeUndefined();
+    const [chart] = await readCharts(page);
+    const timeline = witnessed.timelines![0]!;
+    const lanes = await page.$$eval('svg.timeline g.lane .lane-label', (ls) => ls.map((l) => l.childNodes[0]?.textContent ?? ''));
+    const call = lanes.findIndex((l) => l.startsWith('send_email (irreversible)'));
+    // Right under the call, the service's name cut to 24 characters so that the span's name shows.
+    const service = `${XSS.slice(0, 23)}…`;
+    expect(lanes.slice(call + 1, call + 3)).toEqual([`↳ ${service}: POST /send`, `↳ ${service}: INSERT outbox (…`]);
+    const services = chart!.elements.filter((e) => e.kind === 'service_span');
+    expect(new Set(services.map((e) => e.spanId))).toEqual(new Set([sc.entrySpanId, sc.writeSpanId]));
+    for (const e of services) {
+      // Drawn where its mapped time puts it; that time the span's own, less a δ inside the bound.
+      const item = timeline.items.find((i) => i.span_id === e.spanId && i.kind === 'service_span')!;
+      expect(e.startMs).toBe(item.start_ms);
+      if (e.part === 'after' && e.startMs < 0) expect(e.x).toBeCloseTo(xOf(chart!, 0), 1);
+      else expect(e.x).toBeCloseTo(xOf(chart!, e.startMs), 1);
+      const written = writtenSpans([file]).get(`${timeline.trace_id}:${e.spanId}`)!;
+      const delta = Number(written.startNs - BigInt(timeline.origin_ns)) / 1e6 - e.startMs;
+      expect(delta).toBeGreaterThanOrEqual(4880 - 1e-6);
+      expect(delta).toBeLessThanOrEqual(5050 + 1e-6);
+    }
+    const interval = chart!.elements.find((e) => e.part === 'interval')!;
+    expect(interval).toMatchObject({ spanId: sc.commitSpanId, fromMs: 230 });
+    expect(interval.x).toBeCloseTo(xOf(chart!, 230), 1);
+    expect(interval.right).toBeCloseTo(xOf(chart!, 432), 1);
+    // Who witnessed it, the service's name shown as text (the note cut to its room; the whole in the mark's title).
+    expect(await page.locator('svg.timeline .note', { hasText: 'confirmed by' }).first().textContent()).toMatch(/^← ghost, confirmed by <script>window\.__xss=1<\/script><img src=x/);
+    expect(await page.locator(`svg.timeline polygon.commit[data-span-id="${sc.commitSpanId}"] title`).textContent()).toContain(
+      `confirmed by ${XSS}: INSERT outbox ended 347 ms after Stop ± 85 ms (between +230 ms and +432 ms)`,
+    );
   });
 
   it('stays bounded: at most the asked-for runs drawn, the rest listed; a run’s lanes capped', async () => {

@@ -83,6 +83,7 @@ function storeParams(file: string): Record<string, unknown> {
     'explain-runs': { id: '00000000000000000000000000000006', limit: 10n },
     'run-figures': { runs: listValue(['00000000000000000000000000000006:0000000000000007', 'f0000000000000000000000000000006:000000000000000f']) },
     'run-timeline': { runs: listValue(['00000000000000000000000000000006:0000000000000007']) },
+    'run-service-spans': { runs: listValue(['00000000000000000000000000000006:0000000000000007']) },
     'write-span-files': { dir: fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), pattern: 'probe_{i}' },
     'write-span-partition': { day: '1970-01-01', service_folder: null, file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-columns-')), 'probe.parquet') },
   };
