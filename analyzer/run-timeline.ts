@@ -4,7 +4,7 @@ import { prepareReportSpans } from './report.js';
 import { iso, localRunId } from './report-assembly.js';
 import type { Store } from './store.js';
 import type { ExplainRunsRow, RunFiguresRow, RunTimelineRow } from './sql/query-rows.js';
-import type { Finding, RunFigures, RunTimeline, TimelineItem, TimelineToolCall } from './types.js';
+import type { Finding, RunFigures, RunTimeline, TimelineItem, TimelineServiceSpan, TimelineToolCall } from './types.js';
 
 /**
  * Runs drawn against their Stop, from the store: the spans of each run
@@ -77,6 +77,9 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint,
   };
 }
 
+/** The clock bound of a row (the service's clock minus the agent's) in ms, or null without one (one clock). */
+const boundMs = (r: RunTimelineRow): TimelineServiceSpan['clock_bound_ms'] => (r.d_max_ns === null ? null : { min: r.d_min_ns === null ? null : Number(r.d_min_ns) / 1e6, max: Number(r.d_max_ns) / 1e6 });
+
 /** An MCP tools/call's side of the boundary (issue 48), or null for any other tool call. */
 const mcpOf = (r: RunTimelineRow): TimelineToolCall['mcp'] =>
   r.mcp_side === 'client' || r.mcp_side === 'server' ? { side: r.mcp_side, server: r.mcp_server, request_id: r.mcp_request_id, cancel_via: r.mcp_cancel_via, handler: r.mcp_handler } : null;
@@ -143,6 +146,29 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         ghost: r.ghost === 'known' || r.ghost === 'possible' ? r.ghost : null,
         compensated: r.compensated ?? false,
         sent_ms: r.sent_ns === null ? null : offset(r.sent_ns, origin),
+        witness: r.witness === 'service' || r.witness === 'mcp_server' ? r.witness : null,
+        witness_verdict: r.witness_verdict === 'happened' || r.witness_verdict === 'failed' || r.witness_verdict === 'received' ? r.witness_verdict : null,
+        earliest_ms: r.earliest_ns === null ? null : offset(r.earliest_ns, origin),
+        latest_ms: r.latest_ns === null ? null : offset(r.latest_ns, origin),
+        clock_bound_ms: r.witness === null ? null : boundMs(r),
+      });
+    } else if (r.role === 'service') {
+      // The service's clock mapped to the agent's by the bound's midpoint (its upper end alone when unbounded below).
+      const bound = boundMs(r);
+      const shift = r.d_max_ns === null ? 0n : r.d_min_ns === null ? r.d_max_ns : (r.d_max_ns + r.d_min_ns) / 2n;
+      items.push({
+        span_id: r.span_id,
+        start_ms: offset(r.start_ns - shift, origin),
+        kind: 'service_span',
+        end_ms: offset(r.end_ns - shift, origin),
+        name: r.name,
+        service: r.service,
+        process: r.process_key,
+        status: status(r.status_code),
+        work: r.work ?? false,
+        call_id: r.call_id,
+        approximate: bound !== null,
+        clock_bound_ms: bound,
       });
     } else if (r.role === 'marker' && (r.name !== SPAN_TOOL_START || r.call_id === null)) {
       // (A tool start marker without a call id cannot be matched to its call: drawn as the marker it is.)

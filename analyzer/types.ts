@@ -342,8 +342,41 @@ export interface TimelineCommit extends TimelineItemBase {
   /** known: it landed after Stop; possible: its request was sent before and its answer lost after Stop. */
   ghost: 'known' | 'possible' | null;
   compensated: boolean;
-  /** A possible ghost's request reached the service then. */
+  /** A possible ghost's request reached the service then: at the service's receipt (its earliest in the agent's clock) where a service witnessed it, else when its body was sent. */
   sent_ms: number | null;
+  /**
+   * The far side's witness (issue 49, METRICS.md §2): who witnessed the commit (a service's own spans under its
+   * request, or afterstop's MCP server that wrote it) and what they showed (its work happened or failed, or the
+   * service only received the request); null: none, the client's evidence alone.
+   */
+  witness: 'service' | 'mcp_server' | null;
+  witness_verdict: 'happened' | 'failed' | 'received' | null;
+  /** When its effect happened, in the agent's clock (like the other times): the interval the report decided it by; latest_ms null: open. Null for a commit the report did not judge (one before Stop). */
+  earliest_ms: number | null;
+  latest_ms: number | null;
+  /** The clock bound its witness's times were mapped with (the service's clock minus the agent's, ms; min null: unbounded below); null: one clock, or no witness. */
+  clock_bound_ms: { min: number | null; max: number | null } | null;
+}
+
+/**
+ * A span of the service that served a tool call's request (issue 49: role service), drawn under that call. Its
+ * times are the service's clock mapped to the agent's by the clock bound's midpoint (`approximate`, the bound in
+ * `clock_bound_ms`); without a bound (one clock) as they are.
+ */
+export interface TimelineServiceSpan extends TimelineItemBase {
+  kind: 'service_span';
+  end_ms: number;
+  name: string;
+  /** Its service (resource service.name) and process (service.instance.id, else host/pid, else the service). */
+  service: string | null;
+  process: string | null;
+  status: 'unset' | 'ok' | 'error';
+  /** Work the witness reads (a database, messaging or outgoing call span), not the request's entry or plumbing. */
+  work: boolean;
+  /** The tool call whose request it served. */
+  call_id: string | null;
+  approximate: boolean;
+  clock_bound_ms: { min: number | null; max: number | null } | null;
 }
 
 export interface TimelineMarker extends TimelineItemBase {
@@ -353,7 +386,7 @@ export interface TimelineMarker extends TimelineItemBase {
 }
 
 /** One element of a run's timeline, by kind. */
-export type TimelineItem = TimelineModelCall | TimelineToolCall | TimelineCommit | TimelineMarker;
+export type TimelineItem = TimelineModelCall | TimelineToolCall | TimelineCommit | TimelineServiceSpan | TimelineMarker;
 
 /** The figures of METRICS.md for one run, with why they are what they are. */
 export interface RunFigures {

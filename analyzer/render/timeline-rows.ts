@@ -127,6 +127,9 @@ function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
       const evidence = item.evidence === null ? '' : `, ${item.evidence}`;
       return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${item.effect ?? 'unknown'}${evidence})`, note, alarm: item.ghost !== null };
     }
+    case 'service_span':
+      // (issue 49: the drawing of a service's spans is the timeline's own work; until then, a plain bar.)
+      return { ...base, shape: 'bar', end_ms: item.end_ms, label: `${item.service ?? 'service'}: ${item.name}`, note: item.status === 'error' ? 'error' : '' };
     case 'marker': {
       const label = MARKERS[item.name] ?? item.name.replace(/^afterstop\./, '');
       return { ...base, label, note: '', alarm: item.name === SPAN_PROCESS_ORPHAN, line: LINES[item.name] ?? null };

@@ -331,6 +331,15 @@ export interface RunTimelineRow {
   mcp_request_id: string | null;
   mcp_cancel_via: string | null;
   mcp_handler: string | null;
+  witness: string | null;
+  witness_verdict: string | null;
+  earliest_ns: bigint | null;
+  latest_ns: bigint | null;
+  d_min_ns: bigint | null;
+  d_max_ns: bigint | null;
+  service: string | null;
+  process_key: string | null;
+  work: boolean | null;
 }
 
 /** A row of queries/runs.sql (runs). */
