@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Analyzed, analyzeTraces, ns, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
+import { type Analyzed, analyzeTraces, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
 
 /**
  * The far side's witness (issue 49; METRICS.md §2): a service's own spans under a commit's request
