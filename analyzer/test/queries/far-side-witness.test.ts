@@ -205,6 +205,31 @@ describe('the far side witness', () => {
     });
   }
 
+  it("a span's process is its resource's service.instance.id, else host and pid, else its service; a SERVER span of the agent's own process is no service's", async () => {
+    const t = traces();
+    const r = stopped(t);
+    r.tool({ name: 'send_order', callId: 'c1', startMs: 80, endMs: 150 });
+    const request = r.request({ callId: 'c1', startMs: 80, endMs: 150, status: 200 });
+    const byInstance = r.serviceSpan({ name: 'POST /a', parent: request, kind: 2, startMs: 81, endMs: 90, service: 'a-api', instance: 'a-7' });
+    const byService = r.serviceSpan({ name: 'POST /b', parent: request, kind: 2, startMs: 82, endMs: 90, service: 'b-api', instance: null });
+    const byHost = t.newSpanId();
+    t.add('c-api', { traceId: r.traceId, spanId: byHost, parentSpanId: request, name: 'POST /c', kind: 2, startNs: BigInt(0), endNs: BigInt(1), attrs: [] }, [
+      ['host.name', 'box'],
+      ['process.pid', 4242],
+    ]);
+    const loopback = r.span({ name: 'GET /health', kind: 2, parent: request, startMs: 83, endMs: 84 });
+    const a = await analyzeTraces(t);
+    const spans = Object.fromEntries((await a.table('report_spans')).map((x) => [x['span_id'], [x['process_key'], x['role']]]));
+    a.close();
+    expect([spans[byInstance], spans[byService], spans[byHost], spans[loopback], spans[request]]).toEqual([
+      ['a-7', 'service'],
+      ['b-api', 'service'],
+      ['box/4242', 'service'],
+      ['svc', 'other'],
+      ['svc', 'other'],
+    ]);
+  });
+
   it("a service's spans are not the run's work: every figure of the run is what it is without them", async () => {
     const build = (withService: boolean): Traces => {
       const t = traces();

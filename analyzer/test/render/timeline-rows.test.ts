@@ -76,6 +76,11 @@ const ghost = (at: number): TimelineItem => ({
   ghost: 'known',
   compensated: false,
   sent_ms: null,
+  witness: null,
+  witness_verdict: null,
+  earliest_ms: at,
+  latest_ms: at,
+  clock_bound_ms: null,
 });
 
 describe('timelineRows', () => {
