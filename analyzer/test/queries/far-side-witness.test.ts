@@ -1,4 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { analyze } from '../../index.js';
+import { headline } from '../../render/summary.js';
 import { type Analyzed, analyzeTraces, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
 
 /**
@@ -162,6 +165,24 @@ describe('the far side witness', () => {
     expect(findings.map((f) => f['detail'])).toEqual([
       "send_order (irreversible) witnessed by orders-api: its work (INSERT orders) lies between 7.000 ms before Stop and 143.000 ms after Stop in the agent's clock, so whether it was after Stop is not decided (the service's clock minus the agent's: from -138.000 ms to 2.000 ms)",
     ]);
+  });
+
+  it("the report: the figures, the findings, and the summary's line of what the services decided", async () => {
+    const t = traces();
+    const r = stopped(t);
+    const svc = service(r);
+    const d = cutRequest(r, 'd1');
+    svc.work(svc.entry(d.request, 95, 400), 200, 250);
+    const f = stopped(t);
+    const fSvc = service(f, 0, 'mail-api');
+    const fc = cutRequest(f, 'f1');
+    fSvc.work(fSvc.entry(fc.request, 95, 300), 200, 250, { failed: true });
+    const prices = fileURLToPath(new URL('../../../test/fixtures/golden/prices.json', import.meta.url));
+    const report = await analyze({ inputs: [t.write()], db: ':memory:', pricesFile: prices });
+    expect(report.totals).toMatchObject({ ghost_commits: 1, ghost_commits_possible: 0, ghost_commits_confirmed: 1, ghost_commits_ruled_out: 1, cancel_depth: { '3': 1, '4': 1 } });
+    // (afterstop's request spans whose answers the Stop cut are no cleanup errors: error.type request_lost.)
+    expect(report.findings.map((x) => x.kind).sort()).toEqual(['commit_witnessed_by_service', 'commit_witnessed_by_service', 'ghost_commit', 'orphan_tool_call', 'orphan_tool_call']);
+    expect(headline(report).find((l) => l.label === 'Witnessed by the service')?.value).toBe('1 confirmed, 1 ruled out (its own spans, beyond the clock bound)');
   });
 
   it('finds what the witness decided: confirmed and ruled out', async () => {
