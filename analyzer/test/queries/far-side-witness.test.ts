@@ -251,6 +251,28 @@ describe('the far side witness', () => {
     ]);
   });
 
+  it("a request span the store lacks: the service's entry under the span id the commit names is still the witness, its spans the service's", async () => {
+    const t = traces();
+    const r = stopped(t);
+    r.tool({ name: 'send_order', callId: 'c1', startMs: 80, endMs: 150, result: 'cancelled', effect: 'irreversible' });
+    const lost = t.newSpanId(); // afterstop's request span, never exported
+    const commit = r.commit({ callId: 'c1', atMs: 150, evidence: 'request_sent', unansweredMs: 60, requestSpanId: lost });
+    const svc = service(r);
+    const entry = svc.entry(lost, 95, 400);
+    svc.work(entry, 200, 250, { failed: true });
+    const a = await analyzeTraces(t);
+    const verdicts = await verdictsOf(a);
+    const roles = (await a.table('report_spans', "WHERE role = 'service'")).map((x) => [x['run_id'], x['tool_call_id']]);
+    const errors = await a.table('error_span_facts');
+    a.close();
+    expect(verdicts.find((v) => v.span_id === commit)).toMatchObject({ verdict: 'none', witness: 'service', witness_verdict: 'failed', ruled_out: true });
+    expect(roles).toEqual([
+      [null, 'c1'],
+      [null, 'c1'],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
   it("a service's spans are not the run's work: every figure of the run is what it is without them", async () => {
     const build = (withService: boolean): Traces => {
       const t = traces();
