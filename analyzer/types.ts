@@ -343,7 +343,7 @@ export interface TimelineCommit extends TimelineItemBase, TimelineCommitWitness 
   /** known: it landed after Stop; possible: its request was sent before and its answer lost after Stop. */
   ghost: 'known' | 'possible' | null;
   compensated: boolean;
-  /** A possible ghost's request reached the service then. */
+  /** A possible ghost's request reached the service then: at the service's receipt (its earliest in the agent's clock) where a service witnessed it, else when its body was sent. */
   sent_ms: number | null;
 }
 

@@ -129,6 +129,8 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
       (f) => f.ghost_commits_possible,
     ),
     perGroup(report, 'afterstop_ghost_commits_possible_alarming', 'Possible ghost commits of irreversible or unknown effects', (f) => f.ghost_commits_possible_alarming),
+    perGroup(report, 'afterstop_ghost_commits_confirmed', 'Ghost commits a service witnessed: its own spans showed the effect after Stop beyond the clock bound', (f) => f.ghost_commits_confirmed),
+    perGroup(report, 'afterstop_ghost_commits_ruled_out', "Commits the client's evidence alone would count that a service's spans ruled out (failed, or over before Stop)", (f) => f.ghost_commits_ruled_out),
     perGroup(report, 'afterstop_ghost_commits_inferred', 'Ghost commits inferred from foreign tool spans', (f) => f.ghost_commits_inferred),
     perGroup(report, 'afterstop_ghost_commits_compensated', 'Ghost commits undone by a compensating action', (f) => f.ghost_commits_compensated),
     perGroup(report, 'afterstop_ghost_commits_alarming', 'Ghost commits of irreversible or unknown effects', (f) => f.ghost_commits_alarming),

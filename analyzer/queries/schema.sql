@@ -141,9 +141,9 @@ CREATE TABLE IF NOT EXISTS ghost_commit_facts (
 );
 -- One row per (client span, server span) of two processes in a trace (clock-pair-facts.sql): the server span a
 -- child of the client's (an HTTP request's CLIENT span, or an MCP tools/call's client execute_tool span), kept the
--- same way; the report bounds each ordered pair of processes' clock offset from all of them (METRICS.md §2).
+-- same way, with the client span's run; the report bounds each ordered pair of processes' clock offset from all of them (METRICS.md §2).
 CREATE TABLE IF NOT EXISTS clock_pair_facts (
-  trace_id VARCHAR, client_process VARCHAR, server_process VARCHAR, client_start_ns BIGINT, client_end_ns BIGINT,
+  run_id VARCHAR, trace_id VARCHAR, client_process VARCHAR, server_process VARCHAR, client_start_ns BIGINT, client_end_ns BIGINT,
   server_start_ns BIGINT, answered BOOLEAN
 );
 CREATE TABLE IF NOT EXISTS compensation_facts (tool_call_id VARCHAR, run_id VARCHAR, trace_id VARCHAR);

@@ -39,6 +39,16 @@ export function headline(report: LeakReport): SummaryLine[] {
       value: `${int(t.ghost_commits_possible)} (${int(t.ghost_commits_possible_alarming)} irreversible or unknown; in flight at Stop, outcome not seen)`,
       bad: t.ghost_commits_possible > 0,
     },
+    // The far side's witness (issue 49): shown once a service's spans decided a commit. (`?? 0`: an older report's JSON has none.)
+    ...((t.ghost_commits_confirmed ?? 0) + (t.ghost_commits_ruled_out ?? 0) > 0
+      ? [
+          {
+            label: 'Witnessed by the service',
+            value: `${int(t.ghost_commits_confirmed ?? 0)} confirmed, ${int(t.ghost_commits_ruled_out ?? 0)} ruled out (its own spans, beyond the clock bound)`,
+            bad: false,
+          },
+        ]
+      : []),
     { label: 'Orphan tool calls', value: int(t.orphan_tool_calls), bad: t.orphan_tool_calls > 0 },
     { label: 'Post-cancel errors', value: int(postCancel), bad: postCancel > 0 },
     { label: 'Replay duplicates', value: t.replays_deduplicated > 0 ? `${int(t.replay_duplicates)} (+${int(t.replays_deduplicated)} deduplicated by key)` : int(t.replay_duplicates), bad: t.replay_duplicates > 0 },

@@ -12,7 +12,7 @@ FROM spans AS s
 LEFT JOIN (
 WITH RECURSIVE
 base AS (
-  SELECT trace_id, span_id, parent_span_id, name, kind, process_key, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
+  SELECT trace_id, span_id, parent_span_id, name, kind, process_key, request_span_id, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
     has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR startsWith(name, 'invoke_agent')) AS is_run_span, tool_call_id, mcp_side,
     ((coalesce(mcp_side = 'server', false) AND NOT startsWith(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND startsWith(name, 'tools/call'))) AS is_mcp_server,
     CASE
@@ -102,10 +102,20 @@ alone AS (
 -- service's entry, not an MCP server's (those keep role mcp_server); it and the spans under it of a process other
 -- than the client's are the service's (role service): no run's own work, so no run (every figure of a run is what it
 -- is without them); they keep the id of the tool call whose request they served (the nearest tool span above).
+-- (A request span the store lacks, whose id a commit marker names, request_span_id, is such a CLIENT span too: its
+-- process the marker's, its call the marker's.)
+request_clients AS (
+  SELECT trace_id, span_id, process_key, CASE WHEN false THEN tool_call_id END AS marker_call_id FROM base WHERE coalesce(kind = 3, false)
+  UNION ALL
+  SELECT m.trace_id AS trace_id, m.request_span_id AS request_span_id, any_value(m.process_key), any_value(m.tool_call_id)
+  FROM base AS m LEFT JOIN base AS r ON r.trace_id = m.trace_id AND r.span_id = m.request_span_id
+  WHERE m.request_span_id IS NOT NULL AND r.span_id IS NULL
+  GROUP BY m.trace_id, m.request_span_id
+),
 service_entries AS (
-  SELECT e.trace_id AS trace_id, e.span_id AS span_id, c.process_key AS client_process
-  FROM base AS e JOIN base AS c ON c.trace_id = e.trace_id AND c.span_id = e.parent_span_id
-  WHERE coalesce(e.kind = 2, false) AND coalesce(c.kind = 3, false) AND NOT e.is_mcp_server
+  SELECT e.trace_id AS trace_id, e.span_id AS span_id, c.process_key AS client_process, c.marker_call_id AS marker_call_id
+  FROM base AS e JOIN request_clients AS c ON c.trace_id = e.trace_id AND c.span_id = e.parent_span_id
+  WHERE coalesce(e.kind = 2, false) AND NOT e.is_mcp_server
     AND e.process_key IS NOT NULL AND c.process_key IS NOT NULL AND e.process_key <> c.process_key
 ),
 service_spans AS (
@@ -168,7 +178,7 @@ looked_up AS (
     b.trace_id AS trace_id, b.span_id AS span_id, b.parent_span_id AS parent_span_id, b.own_role AS own_role, b.attr_run_id AS attr_run_id, b.is_run_span AS is_run_span, b.tool_call_id AS tool_call_id, b.mcp_side AS mcp_side,
     mi.mirrored_run_id IS NOT NULL AS mirrored,
     j.client_call_id AS client_call_id, coalesce(j.span_id = j.server_span_id, false) AS joined_server,
-    sv.span_id IS NOT NULL AS is_service, sc.served_call_id AS served_call_id,
+    sv.span_id IS NOT NULL AS is_service, coalesce(sc.served_call_id, se.marker_call_id) AS served_call_id,
     coalesce(
       b.attr_run_id,
       mi.mirrored_run_id,
@@ -199,6 +209,7 @@ looked_up AS (
   LEFT JOIN alone AS al ON al.trace_id = b.trace_id AND al.span_id = b.span_id
   LEFT JOIN service_spans AS sv ON sv.trace_id = b.trace_id AND sv.span_id = b.span_id
   LEFT JOIN served_calls AS sc ON sc.trace_id = sv.trace_id AND sc.entry_span_id = sv.entry_span_id
+  LEFT JOIN service_entries AS se ON se.trace_id = sv.trace_id AND se.span_id = sv.entry_span_id
   WHERE b.attr_run_id IS NULL OR b.is_run_span
 )
 SELECT

@@ -1,6 +1,6 @@
 -- Generated from queries/model/clock-pair-facts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name clock_pair_facts
--- @description The clock pairs of the traces just touched (issue 49, METRICS.md §2; DuckDB: touched_traces, inserted into the store's clock_pair_facts at ingest; ClickHouse: every trace read, the session's clock_pair_facts): a client span c and a server span s (kind SERVER) whose parent it is, written by two processes (process_key): an HTTP request (c kind CLIENT: afterstop's request span or the app's HTTP client span, s the service's entry) or an MCP tools/call (c the client's execute_tool span, s the server's side joined to it, role mcp_server). The server's clock minus the client's, δ, obeys δ ≤ s.start − c.start for every pair, and δ ≥ s.start − c.end for an answered one (HTTP: c has a response status; MCP: the client's call got the server's result, afterstop.tool.commit.evidence mcp_result, or ended without ERROR and was not cancelled, neither by its status nor by its result, afterstop.tool.result). The report bounds δ per ordered pair of processes from every pair the store keeps (prepare-commit-verdicts.sql).
+-- @description The clock pairs of the traces just touched (issue 49, METRICS.md §2; DuckDB: touched_traces, inserted into the store's clock_pair_facts at ingest; ClickHouse: every trace read, the session's clock_pair_facts): a client span c and a server span s (kind SERVER) whose parent it is, written by two processes (process_key): an HTTP request (c kind CLIENT: afterstop's request span or the app's HTTP client span, s the service's entry) or an MCP tools/call (c the client's execute_tool span, s the server's side joined to it, role mcp_server). The server's clock minus the client's, δ, obeys δ ≤ s.start − c.start for every pair, and δ ≥ s.start − c.end for an answered one (HTTP: c has a response status; MCP: the client's call got the server's result, afterstop.tool.commit.evidence mcp_result, or ended without ERROR and was not cancelled, neither by its status nor by its result, afterstop.tool.result). Kept with the client span's run (its retention). The report bounds δ per ordered pair of processes from every pair the store keeps (prepare-commit-verdicts.sql).
 -- @returns nothing; fills clock_pair_facts
 CREATE OR REPLACE TEMPORARY TABLE clock_pair_facts AS
 WITH mcp_results AS (
@@ -9,7 +9,7 @@ WITH mcp_results AS (
   GROUP BY trace_id, tool_call_id
 )
 SELECT
-  c.trace_id AS trace_id, c.process_key AS client_process, s.process_key AS server_process,
+  c.run_id AS run_id, c.trace_id AS trace_id, c.process_key AS client_process, s.process_key AS server_process,
   c.start_ns AS client_start_ns, c.end_ns AS client_end_ns, s.start_ns AS server_start_ns,
   CASE WHEN s.role = 'mcp_server'
        THEN m.tool_call_id IS NOT NULL OR (c.status_code <> 2 AND NOT c.is_cancellation AND coalesce(c.result, '') <> 'cancelled')

@@ -205,6 +205,13 @@ const witnessFile = (() => {
     attrs: { 'mcp.method.name': 'tools/call', 'afterstop.mcp.side': 'client', 'afterstop.tool.out_of_sight': 'mcp' },
   });
   mcp.mcpServer({ tool: 'send_email', parent: call, startMs: 6052 - 5000, endMs: 6400 - 5000, commitCount: 1 }).commit(6300 - 5000);
+  // The request span never exported: the service's entry under the span id the commit names, its write failed.
+  const unexported = stopped(7000);
+  unexported.tool({ name: 'send_order', callId: 'e1', startMs: 7080, endMs: 7150, result: 'cancelled', effect: 'irreversible' });
+  const missing = t.newSpanId();
+  unexported.commit({ callId: 'e1', atMs: 7150, evidence: 'request_sent', unansweredMs: 60, requestSpanId: missing });
+  const e = service(unexported, 'orders-api', 0);
+  e.work(e.entry(missing, 7095, 7300), 7200, 7250, true);
   return t.write('far-side-witness.jsonl');
 })();
 
@@ -334,13 +341,13 @@ describe('the leak model in ClickHouse', () => {
 
   it("the far side's witness (a service's spans, its clock shifted; an MCP server's commit mapped through the bound): the figures and findings DuckDB gives", async () => {
     const { duck, click } = await both([witnessFile], 'far_side_witness');
-    expect(duck.totals).toMatchObject({ runs: 7, ghost_commits: 2, ghost_commits_possible: 3, ghost_commits_confirmed: 2, ghost_commits_ruled_out: 2 });
+    expect(duck.totals).toMatchObject({ runs: 8, ghost_commits: 2, ghost_commits_possible: 3, ghost_commits_confirmed: 2, ghost_commits_ruled_out: 3 });
     expect(
       duck.findings
         .filter((x) => x.kind.startsWith('commit_'))
         .map((x) => x.kind)
         .sort(),
-    ).toEqual(['commit_inside_clock_bound', 'commit_witnessed_by_service', 'commit_witnessed_by_service', 'commit_witnessed_by_service']);
+    ).toEqual(['commit_inside_clock_bound', 'commit_witnessed_by_service', 'commit_witnessed_by_service', 'commit_witnessed_by_service', 'commit_witnessed_by_service']);
     expect(figures(click)).toEqual(figures(duck));
   });
 

@@ -18,6 +18,13 @@ describe('spansQuery', () => {
     expect(noScope).toContain("nullIf(SpanAttributes['otel.scope.name'], '') AS scope");
   });
 
+  it("reads a span's process from ResourceAttributes, and none from a table without them (issue 49)", () => {
+    expect(query('clickhouse/spans').sql).toContain("nullIf(ResourceAttributes['service.instance.id'], '')");
+    const noResource = spansQuery({ attributes: 'map', scopeColumn: true, resourceColumn: false }).sql;
+    expect(noResource).not.toContain('ResourceAttributes');
+    expect(noResource).toContain('CAST(NULL AS Nullable(String))');
+  });
+
   it('with JSON attributes, leaves no Map lookup behind', () => {
     const sql = spansQuery({ attributes: 'json', scopeColumn: false, resourceColumn: true }).sql;
     expect(sql).not.toMatch(/\b[ae]\['/);

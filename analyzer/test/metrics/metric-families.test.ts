@@ -82,6 +82,8 @@ describe('metric families of a report', () => {
       orphan_tool_calls: 'afterstop_orphan_tool_calls',
       ghost_commits_possible: 'afterstop_ghost_commits_possible',
       ghost_commits_possible_alarming: 'afterstop_ghost_commits_possible_alarming',
+      ghost_commits_confirmed: 'afterstop_ghost_commits_confirmed',
+      ghost_commits_ruled_out: 'afterstop_ghost_commits_ruled_out',
       repaired_tool_calls: 'afterstop_repaired_tool_calls',
       late_results: 'afterstop_late_results',
       orphan_processes: 'afterstop_orphan_processes',

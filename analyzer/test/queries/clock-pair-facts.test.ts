@@ -34,7 +34,7 @@ describe('clock-pair-facts', () => {
     ]);
   });
 
-  it('is forgotten with its trace when the trace is read again (forget-facts.sql)', async () => {
+  it('is forgotten with its trace when the trace is read again (forget-facts.sql), and with its run (prune-facts.sql)', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
     r.tool({ name: 'list_orders', callId: 'p0', startMs: 5, endMs: 16, effect: 'read' });
@@ -42,7 +42,11 @@ describe('clock-pair-facts', () => {
     const file = t.write();
     const a = await analyzeTraces([file, file]);
     const pairs = await a.table('clock_pair_facts');
+    // The retention forgets them with the client span's run (prune-facts.sql).
+    await a.forgetRun(r);
+    const pruned = await a.table('clock_pair_facts');
     a.close();
-    expect(pairs).toHaveLength(1);
+    expect(pairs.map((p) => p['run_id'])).toEqual([r.spanId]);
+    expect(pruned).toEqual([]);
   });
 });

@@ -15,6 +15,20 @@ describe('error-span-facts', () => {
     expect(rows.map((e) => [e['run_id'], relMs(e['end_ns']), e['status_message']])).toEqual([[r.spanId, 200, 'No tool output found for function call k1']]);
   });
 
+  it("not afterstop's request span whose answer the Stop cut (error.type request_lost, issue 49); a failed answer's is kept", async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 1000, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.tool({ name: 'send_order', callId: 'c1', startMs: 50, endMs: 200, result: 'cancelled' });
+    r.request({ callId: 'c1', startMs: 60, endMs: 150 });
+    r.tool({ name: 'send_order', callId: 'c2', startMs: 300, endMs: 400 });
+    const failed = r.request({ callId: 'c2', startMs: 310, endMs: 390, status: 503 });
+    const a = await analyzeTraces(t);
+    const rows = await a.table('error_span_facts');
+    a.close();
+    expect(rows.map((e) => e['span_id'])).toEqual([failed]);
+  });
+
   it('goes with its run when the retention forgets it (prune-facts)', async () => {
     const t = traces();
     const r1 = t.run({ startMs: 0, endMs: 900 });

@@ -1,5 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type Analyzed, analyzeTraces, ns, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
+import { analyze } from '../../index.js';
+import { headline } from '../../render/summary.js';
+import { type Analyzed, analyzeTraces, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
 
 /**
  * The far side's witness (issue 49; METRICS.md §2): a service's own spans under a commit's request
@@ -164,6 +167,24 @@ describe('the far side witness', () => {
     ]);
   });
 
+  it("the report: the figures, the findings, and the summary's line of what the services decided", async () => {
+    const t = traces();
+    const r = stopped(t);
+    const svc = service(r);
+    const d = cutRequest(r, 'd1');
+    svc.work(svc.entry(d.request, 95, 400), 200, 250);
+    const f = stopped(t);
+    const fSvc = service(f, 0, 'mail-api');
+    const fc = cutRequest(f, 'f1');
+    fSvc.work(fSvc.entry(fc.request, 95, 300), 200, 250, { failed: true });
+    const prices = fileURLToPath(new URL('../../../test/fixtures/golden/prices.json', import.meta.url));
+    const report = await analyze({ inputs: [t.write()], db: ':memory:', pricesFile: prices });
+    expect(report.totals).toMatchObject({ ghost_commits: 1, ghost_commits_possible: 0, ghost_commits_confirmed: 1, ghost_commits_ruled_out: 1, cancel_depth: { '3': 1, '4': 1 } });
+    // (afterstop's request spans whose answers the Stop cut are no cleanup errors: error.type request_lost.)
+    expect(report.findings.map((x) => x.kind).sort()).toEqual(['commit_witnessed_by_service', 'commit_witnessed_by_service', 'ghost_commit', 'orphan_tool_call', 'orphan_tool_call']);
+    expect(headline(report).find((l) => l.label === 'Witnessed by the service')?.value).toBe('1 confirmed, 1 ruled out (its own spans, beyond the clock bound)');
+  });
+
   it('finds what the witness decided: confirmed and ruled out', async () => {
     const t = traces();
     const r = stopped(t);
@@ -204,6 +225,53 @@ describe('the far side witness', () => {
       expect(ghosts.map((g) => [g['span_id'], g['possible_kind'], g['witness'], relMs(g['earliest_ns']), g['latest_ns'], g['confirmed']])).toEqual([[mail, null, 'mcp_server', 298, null, true]]);
     });
   }
+
+  it("a span's process is its resource's service.instance.id, else host and pid, else its service; a SERVER span of the agent's own process is no service's", async () => {
+    const t = traces();
+    const r = stopped(t);
+    r.tool({ name: 'send_order', callId: 'c1', startMs: 80, endMs: 150 });
+    const request = r.request({ callId: 'c1', startMs: 80, endMs: 150, status: 200 });
+    const byInstance = r.serviceSpan({ name: 'POST /a', parent: request, kind: 2, startMs: 81, endMs: 90, service: 'a-api', instance: 'a-7' });
+    const byService = r.serviceSpan({ name: 'POST /b', parent: request, kind: 2, startMs: 82, endMs: 90, service: 'b-api', instance: null });
+    const byHost = t.newSpanId();
+    t.add('c-api', { traceId: r.traceId, spanId: byHost, parentSpanId: request, name: 'POST /c', kind: 2, startNs: BigInt(0), endNs: BigInt(1), attrs: [] }, [
+      ['host.name', 'box'],
+      ['process.pid', 4242],
+    ]);
+    const loopback = r.span({ name: 'GET /health', kind: 2, parent: request, startMs: 83, endMs: 84 });
+    const a = await analyzeTraces(t);
+    const spans = Object.fromEntries((await a.table('report_spans')).map((x) => [x['span_id'], [x['process_key'], x['role']]]));
+    a.close();
+    expect([spans[byInstance], spans[byService], spans[byHost], spans[loopback], spans[request]]).toEqual([
+      ['a-7', 'service'],
+      ['b-api', 'service'],
+      ['box/4242', 'service'],
+      ['svc', 'other'],
+      ['svc', 'other'],
+    ]);
+  });
+
+  it("a request span the store lacks: the service's entry under the span id the commit names is still the witness, its spans the service's", async () => {
+    const t = traces();
+    const r = stopped(t);
+    r.tool({ name: 'send_order', callId: 'c1', startMs: 80, endMs: 150, result: 'cancelled', effect: 'irreversible' });
+    const lost = t.newSpanId(); // afterstop's request span, never exported
+    const commit = r.commit({ callId: 'c1', atMs: 150, evidence: 'request_sent', unansweredMs: 60, requestSpanId: lost });
+    const svc = service(r);
+    const entry = svc.entry(lost, 95, 400);
+    svc.work(entry, 200, 250, { failed: true });
+    const a = await analyzeTraces(t);
+    const verdicts = await verdictsOf(a);
+    const roles = (await a.table('report_spans', "WHERE role = 'service'")).map((x) => [x['run_id'], x['tool_call_id']]);
+    const errors = await a.table('error_span_facts');
+    a.close();
+    expect(verdicts.find((v) => v.span_id === commit)).toMatchObject({ verdict: 'none', witness: 'service', witness_verdict: 'failed', ruled_out: true });
+    expect(roles).toEqual([
+      [null, 'c1'],
+      [null, 'c1'],
+    ]);
+    expect(errors).toEqual([]);
+  });
 
   it("a service's spans are not the run's work: every figure of the run is what it is without them", async () => {
     const build = (withService: boolean): Traces => {

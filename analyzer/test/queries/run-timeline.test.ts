@@ -1,6 +1,8 @@
 import { listValue } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { analyzeTraces, relMs, traces } from '../../../test/helpers/trace-builder.js';
+import { timelineItems } from '../../run-timeline.js';
+import type { RunTimelineRow } from '../../sql/query-rows.js';
+import { analyzeTraces, BASE_NS, ns, relMs, traces } from '../../../test/helpers/trace-builder.js';
 
 /** run-timeline.sql: a run's model calls, tool calls and markers in time order, each with what the report concluded of it. */
 describe('run-timeline', () => {
@@ -43,6 +45,37 @@ describe('run-timeline', () => {
     expect(relMs(by('afterstop.tool.commit', 105)['sent_ns'])).toBe(65);
     expect(by('afterstop.tool.start', 60)).toMatchObject({ ghost: 'possible', lost: true, call_id: 'b' });
     expect(by('execute_tool notify', 70)).toMatchObject({ lost: false, ghost: null });
+  });
+
+  it("the far side's witness (issue 49): a commit's witness and interval, and the service's spans under the call they served, in the service's clock with its bound", async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.tool({ name: 'send_order', callId: 'c1', startMs: 80, endMs: 150, result: 'cancelled', effect: 'irreversible' });
+    const request = r.request({ callId: 'c1', startMs: 80, endMs: 150 });
+    r.commit({ callId: 'c1', atMs: 150, evidence: 'request_sent', unansweredMs: 60, requestSpanId: request });
+    // The service's clock is 5 s ahead: its spans say 5095 ms and 5200 ms.
+    const entry = r.serviceSpan({ name: 'POST /orders', parent: request, kind: 2, startMs: 5095, endMs: 5400 });
+    r.serviceSpan({ name: 'INSERT orders', parent: entry, kind: 3, startMs: 5200, endMs: 5250, attrs: { 'db.system.name': 'postgresql' } });
+    const s = await analyzeTraces(t);
+    const rows = (await s.store.typedRows('run-timeline', { runs: listValue([`${r.traceId}:${r.spanId}`]) })) as RunTimelineRow[];
+    s.close();
+    const commit = rows.find((x) => x.name === 'afterstop.tool.commit')!;
+    // δ ≤ 5095 − 80 = 5015 ms, no answered pair: the write is no earlier than 5200 − 5015 = 185 ms.
+    expect([commit.ghost, commit.witness, commit.witness_verdict, relMs(commit.earliest_ns), commit.latest_ns, commit.d_min_ns, commit.d_max_ns]).toEqual(['known', 'service', 'happened', 185, null, null, 5015_000_000n]);
+    const services = rows.filter((x) => x.role === 'service').map((x) => [x.name, x.call_id, x.service, x.process_key, x.work, x.d_max_ns]);
+    expect(services).toEqual([
+      ['POST /orders', 'c1', 'orders-api', 'orders-api-1', false, 5015_000_000n],
+      ['INSERT orders', 'c1', 'orders-api', 'orders-api-1', true, 5015_000_000n],
+    ]);
+    const items = timelineItems(rows, ns(100));
+    expect(items.find((i) => i.kind === 'commit')).toMatchObject({ witness: 'service', witness_verdict: 'happened', earliest_ms: 85, latest_ms: null, clock_bound_ms: { min: null, max: 5015 } });
+    // Mapped by the bound's upper end (no lower one): 5095 − 5015 = 80 ms, i.e. 20 ms before Stop.
+    expect(items.filter((i) => i.kind === 'service_span').map((i) => [i.name, i.start_ms, i.end_ms, i.work, i.approximate])).toEqual([
+      ['POST /orders', -20, 285, false, true],
+      ['INSERT orders', 85, 135, true, true],
+    ]);
+    expect(BASE_NS).toBeTypeOf('bigint');
   });
 
   it('a foreign tool that ended after Stop is an inferred ghost on its own span', async () => {
