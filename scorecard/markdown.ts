@@ -1,5 +1,5 @@
 import { MOMENTS } from './scenarios.js';
-import { ghostsAgree, ghostText, guardedText, TRACED_MOMENT, TRACED_SHIFT, tracedText, type Marked, type Scorecard } from './scorecard.js';
+import { ghostsAgree, ghostText, guardedText, TRACED_MOMENTS, TRACED_SHIFT, tracedText, type Marked, type Scorecard } from './scorecard.js';
 
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? '–' : String(Math.round(v)));
 const pair = (a: number, b: number): string => (a === b ? String(a) : `**${a}** / ${b}`);
@@ -55,7 +55,7 @@ export function renderScorecard(card: Scorecard): string {
     const sum = (f: (x: (typeof traced)[number]) => number): number => traced.reduce((n, x) => n + f(x), 0);
     lines.push(
       '',
-      `Service traced: each "${MOMENTS[TRACED_MOMENT]}" cell run again with its tool's effect service traced by OpenTelemetry's Node SDK (HTTP instrumentation, a database span around its write) in its own process, its clock ${TRACED_SHIFT.replace(/^-/, '')} behind the app's (libfaketime), its spans through an OTLP/HTTP receiver's file beside the app's traces: ${sum((x) => x.measured!.ghostCommits)} known ghost commits (${sum((x) => x.confirmed ?? 0)} confirmed by the service), ${sum((x) => x.measured!.possibleGhostCommits)} possible, ${sum((x) => x.ruledOut ?? 0)} ruled out, against ${sum((x) => x.truth!.ghostCommits)} that landed after Stop; ${traced.filter((x) => x.joined === true).length} of ${traced.length} joined the tool's request; ${traced.filter((x) => x.agrees === true).length} of ${traced.length} agree with the ground truth.`,
+      `Service traced: each "${TRACED_MOMENTS.map((m) => MOMENTS[m]).join('" and "')}" cell run again with its tool's effect service traced by OpenTelemetry's Node SDK (HTTP instrumentation, a database span around its write) in its own process, its clock ${TRACED_SHIFT.replace(/^-/, '')} behind the app's (libfaketime), its spans through an OTLP/HTTP receiver's file beside the app's traces: ${sum((x) => x.measured!.ghostCommits)} known ghost commits (${sum((x) => x.confirmed ?? 0)} confirmed by the service), ${sum((x) => x.measured!.possibleGhostCommits)} possible, ${sum((x) => x.ruledOut ?? 0)} ruled out, against ${sum((x) => x.truth!.ghostCommits)} that landed after Stop; ${traced.filter((x) => x.joined === true).length} of ${traced.length} joined the tool's request; ${traced.filter((x) => x.agrees === true).length} of ${traced.length} agree with the ground truth.`,
     );
   }
   if (limits.length > 0) lines.push('', 'Known limits:', ...limits.map((l, i) => `${i + 1}. ${l}`));

@@ -69,8 +69,14 @@ export interface TracedCell {
 /** The traced service's clock: 5 s behind the app's (a late effect would look early on its clock). */
 export const TRACED_SHIFT = '-5s';
 
-/** The moment whose cells run again against the traced service: the tool's request cut by its signal (the service knows what it then did). */
-export const TRACED_MOMENT: Moment = 'tool-honours';
+/**
+ * The moments whose cells run again against the traced service: the tool's request cut by its signal, and the
+ * request the tool let run across the Stop (its round trip holds C: the client alone cannot date the effect).
+ */
+export const TRACED_MOMENTS: readonly Moment[] = ['tool-honours', 'tool-ignores'];
+
+/** The apps whose tools send their effects to `EFFECTS_URL` (the others call the simulator itself, or a subprocess does). */
+export const TRACED_APPS: ReadonlySet<string> = new Set(['ai-sdk-app.mjs', 'langgraph-agent-app.mjs', 'mastra-app.mjs', 'openai-agents-app.mjs', 'reference-app.mjs', 'strands-app.mjs']);
 
 /** A cell run again with the guard on. */
 export interface GuardedCell {
@@ -199,7 +205,7 @@ export interface ScorecardOptions {
   only?: (framework: string) => boolean;
   /** Run each cell again with the guard on (default true). */
   guard?: boolean;
-  /** Run each {@link TRACED_MOMENT} cell again against the traced service (default true). */
+  /** Run each {@link TRACED_MOMENTS} cell again against the traced service (default true). */
   traced?: boolean;
 }
 
@@ -295,7 +301,7 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
         const r = await runApp(appFile(job), job.cell.scenario, run);
         const guarded = options.guard === false ? {} : { guarded: await guardedCell(appFile(job), job.cell.scenario, { ...run, traces: path.join(dir, `${i}-guard`) }, r.code === 0 ? r : undefined) };
         // The MCP rows' effects go out from their MCP server, which passes no trace context on when it is not instrumented.
-        const tracedRun = options.traced !== false && job.moment === TRACED_MOMENT && !job.mcp;
+        const tracedRun = options.traced !== false && TRACED_MOMENTS.includes(job.moment) && TRACED_APPS.has(job.cell.app) && !job.mcp;
         const traced = tracedRun ? { traced: await tracedCell(root, appFile(job), job.cell.scenario, { ...run, traces: path.join(dir, `${i}-traced`) }) } : {};
         if (r.code !== 0 || r.report === undefined) {
           cells.push({ ...base, ran: false, error: failure(r), ...guarded, ...traced });
