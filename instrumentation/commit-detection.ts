@@ -65,6 +65,8 @@ interface Pending {
   sentAt: number;
   /** performance.now() when the request was made (the round trip's start when its body's sending was not seen). */
   createdAt: number;
+  /** Its run was already stopped when the body was sent (else when the request was made): its answer after Stop is then after Stop whole. */
+  sentAfterStop: boolean;
   done: boolean;
   /** Its answer streams (known from the request: an MCP Streamable HTTP request). */
   streams: boolean;
@@ -91,7 +93,7 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
     const passage = fencePassage(tool, method, hostName, typeof path === 'string' ? path : '/');
     if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
   }
-  const p: Pending = { request, tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, createdAt: performance.now(), done: false, streams: streams(), awaitingBody: undefined };
+  const p: Pending = { request, tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, createdAt: performance.now(), sentAfterStop: tool.runStopped(), done: false, streams: streams(), awaitingBody: undefined };
   pending.set(request, p);
   if (p.detect) tool.requestOpened();
   return p;
@@ -168,6 +170,7 @@ function bodySent(p: Pending): void {
   if (p.sent) return;
   p.sent = true;
   p.sentAt = performance.now();
+  p.sentAfterStop = p.tool.runStopped();
 }
 
 function commit(p: Pending, evidence: CommitEvidence, extra?: Attributes): void {
@@ -175,7 +178,8 @@ function commit(p: Pending, evidence: CommitEvidence, extra?: Attributes): void 
   // The span its `traceparent` named (afterstop's request span, or the app's own client span): the service's spans are under it.
   const spanId = requestSpanIdOf(p.request);
   if (spanId !== undefined) attributes[ATTR_TOOL_COMMIT_REQUEST_SPAN_ID] = spanId;
-  p.tool.commitObserved(evidence, attributes);
+  // An answer whose request was sent before the Stop: its effect may lie on either side of it (METRICS.md §2, the interval rule).
+  p.tool.commitObserved(evidence, attributes, { acrossStop: evidence === 'response' && !p.sentAfterStop });
 }
 
 type Message = {

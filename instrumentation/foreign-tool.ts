@@ -131,14 +131,14 @@ export class ForeignToolCall implements CommitSink {
     return this.openRequests;
   }
 
-  commitObserved(evidence: CommitEvidence, extra: Attributes): void {
+  commitObserved(evidence: CommitEvidence, extra: Attributes, how?: { acrossStop?: boolean }): void {
     try {
       const attributes = this.identity(extra);
       attributes[ATTR_TOOL_COMMIT_EVIDENCE] = evidence;
       this.marker(SPAN_TOOL_COMMIT, attributes);
       const run = this.run;
       if (run === undefined || run.cancelState === 'none') return;
-      recordCommitAfterStop(run.common, this.toolName, 'unknown', evidence === 'request_sent');
+      recordCommitAfterStop(run.common, this.toolName, 'unknown', evidence === 'request_sent' || how?.acrossStop === true);
       // A commit after its run's Stop is the evidence of a ghost: make sure it is written.
       void run.flushEvidence();
     } catch (error) {

@@ -116,7 +116,7 @@ export function recordCancelAck(common: Attributes, seconds: number): void {
   record('cancel ack', (i) => i.ackDuration.record(Math.max(0, seconds), labels(common, {})));
 }
 
-/** A commit marker written after Stop: known (manual, response) or possible (request_sent). */
+/** A commit marker written after Stop: known (manual, a response to a request sent after Stop) or possible (request_sent, or a response whose request was sent before Stop: across it). */
 export function recordCommitAfterStop(common: Attributes, tool: string, effect: string, possible: boolean): void {
   record('commit', (i) => (possible ? i.possibleGhostCommits : i.commitsAfterStop).add(1, labels(common, { [ATTR_GEN_AI_TOOL_NAME]: tool, [ATTR_TOOL_EFFECT]: effect })));
 }

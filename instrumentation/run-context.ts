@@ -20,8 +20,11 @@ export interface CommitSink extends KeyedCall, StartedWork {
   readonly toolName: string;
   /** The commit fence may hold it (a compensating call, which runs after Stop by design, is never held). */
   readonly fenceable: boolean;
-  /** A side effect of this tool became real, known by `evidence`. */
-  commitObserved(evidence: CommitEvidence, attributes: Attributes): void;
+  /**
+   * A side effect of this tool became real, known by `evidence`; `acrossStop`: its request was sent before the
+   * run's Stop and answered after it (the effect may lie on either side: a possible ghost, not a known one).
+   */
+  commitObserved(evidence: CommitEvidence, attributes: Attributes, how?: { acrossStop?: boolean }): void;
   /** A mutating request of the body was made (its commit is detected), and its outcome later known: counted while open. */
   requestOpened(): void;
   requestSettled(): void;

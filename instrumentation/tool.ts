@@ -291,11 +291,11 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
   }
 
   /** A commit seen from outside the body (an HTTP request it made, perhaps answered after the body returned); never throws. */
-  commitObserved(evidence: CommitEvidence, attributes: Attributes): void {
-    void this.writeCommit(evidence, attributes);
+  commitObserved(evidence: CommitEvidence, attributes: Attributes, how?: { acrossStop?: boolean }): void {
+    void this.writeCommit(evidence, attributes, how?.acrossStop === true);
   }
 
-  private writeCommit(evidence: CommitEvidence, extra?: Attributes): Promise<void> {
+  private writeCommit(evidence: CommitEvidence, extra?: Attributes, acrossStop = false): Promise<void> {
     try {
       const state = this.run.cancelState;
       const attributes: Attributes = Object.assign(this.identity(extra), {
@@ -308,7 +308,7 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
       if (!this.ended) this.commits++;
       if (state === 'none') return RESOLVED;
       this.committedAfterStop = true;
-      recordCommitAfterStop(this.run.common, this.name, this.effect, evidence === 'request_sent');
+      recordCommitAfterStop(this.run.common, this.name, this.effect, evidence === 'request_sent' || acrossStop);
       // A commit after Stop is the evidence of a ghost: make sure it is written.
       return this.run.flushEvidence();
     } catch (error) {

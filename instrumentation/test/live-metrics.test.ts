@@ -1,3 +1,5 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { metrics } from '@opentelemetry/api';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,6 +164,44 @@ describe('live metrics', () => {
     const after = sum(await collect(), 'afterstop.tool.possible_ghost_commits', { 'gen_ai.agent.name': 'mcp-agent' });
     expect(after - before).toBe(1);
     expect(sum(await collect(), 'afterstop.tool.possible_ghost_commits', { 'gen_ai.agent.name': 'mcp-agent', 'gen_ai.tool.name': 'mcp_irreversible' })).toBe(1);
+  });
+});
+
+describe('live metrics: a commit the round trip dates (issue 49, the interval rule)', () => {
+  it('a POST sent before Stop and answered after it is a possible ghost (across the Stop); one sent after Stop is a known one', async () => {
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    let answer: (() => void) | undefined;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        // The first request is held until the test says; any later one is answered at once.
+        if (answer === undefined) {
+          answer = () => res.end('{}');
+          received();
+        } else res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/send`;
+    const where = { 'gen_ai.agent.name': 'round-trip-agent' };
+    const before = await collect();
+    try {
+      const run = startRun({ agentName: 'round-trip-agent', framework: 'manual' });
+      const across = run.tool({ name: 'send_email', callId: 'r1', detectCommits: true, effect: 'irreversible' }, async () => (await fetch(url, { method: 'POST', body: '{}' })).text());
+      await arrived;
+      await run.cancel();
+      answer!();
+      await across;
+      await run.tool({ name: 'send_late', callId: 'r2', detectCommits: true, effect: 'irreversible' }, async () => (await fetch(url, { method: 'POST', body: '{}' })).text());
+      run.end();
+      const after = await collect();
+      const delta = (name: string, tool: string): number => sum(after, name, { ...where, 'gen_ai.tool.name': tool }) - sum(before, name, { ...where, 'gen_ai.tool.name': tool });
+      expect([delta('afterstop.tool.possible_ghost_commits', 'send_email'), delta('afterstop.tool.commits_after_stop', 'send_email')]).toEqual([1, 0]);
+      expect([delta('afterstop.tool.possible_ghost_commits', 'send_late'), delta('afterstop.tool.commits_after_stop', 'send_late')]).toEqual([0, 1]);
+    } finally {
+      server.close();
+    }
   });
 });
 
