@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreesWithTruth, sdkApps, toolResults } from '../../../test/helpers/sdk-app.js';
+import { agreesWithTruth, sdkApps, toolResults, type AppRun } from '../../../test/helpers/sdk-app.js';
 
 /**
  * The real `@openai/agents` (its runner, its openai client on the Responses
@@ -8,6 +8,10 @@ import { agreesWithTruth, sdkApps, toolResults } from '../../../test/helpers/sdk
  */
 const { app, runApp } = sdkApps();
 const run = (scenario: string) => runApp(app('openai-agents-app.mjs'), scenario);
+
+/** The tools of the possible ghosts whose request was sent before Stop and answered after it: the round trip holds the Stop. */
+const acrossStop = (r: AppRun): (string | null)[] =>
+  r.report.findings.filter((f) => f.kind === 'possible_ghost_commit' && f.detail.includes('(its request was sent before Stop and answered after it)')).map((f) => f.tool);
 
 describe('OpenAI Agents JS under afterstop/register', () => {
   it('a streamed turn with a tool and a plain run: two runs named after the agent, the tool result delivered, the app’s results unchanged', async () => {
@@ -40,12 +44,13 @@ describe('OpenAI Agents JS under afterstop/register', () => {
     agreesWithTruth(r);
   });
 
-  it('Stop while the tool’s POST is in flight, tool ignores the signal: the e-mail is sent (a ghost), and its real result reaches the history: delivered, no orphan; the next turn goes through', async () => {
+  it('Stop while the tool’s POST is in flight, tool ignores the signal: the e-mail is sent (a possible ghost: its round trip holds the Stop), and its real result reaches the history: delivered, no orphan; the next turn goes through', async () => {
     const r = await run('next-turn');
     expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
     expect(r.out).toMatchObject({ historyTypes: ['message', 'function_call', 'function_call_result'], toolOutputs: [['completed', expect.stringContaining('effect_id')]] });
     expect(r.out['nextTurnError']).toBeUndefined();
-    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 0, repaired_tool_calls: 0 });
+    expect(r.report.totals).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 0, repaired_tool_calls: 0 });
+    expect(acrossStop(r)).toEqual(['send_email']);
     expect(r.report.totals.post_cancel_errors).toEqual({ orphan_tool_call_rejected: 0, other: 0 });
     expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'delivered']]);
     agreesWithTruth(r);
@@ -61,20 +66,22 @@ describe('OpenAI Agents JS under afterstop/register', () => {
     agreesWithTruth(r);
   });
 
-  it('the same Stop with a MemorySession: the session keeps only the user message, so the sent e-mail is unknown to the conversation: dropped, an orphan', async () => {
+  it('the same Stop with a MemorySession: the session keeps only the user message, so the sent e-mail is unknown to the conversation: dropped, an orphan; a possible ghost (its round trip holds the Stop)', async () => {
     const r = await run('session');
     expect(r.out['sessionTypes']).toEqual(['message']);
     expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
-    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, orphan_tool_calls: 1 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 1 });
+    expect(acrossStop(r)).toEqual(['send_email']);
     expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'dropped']]);
     agreesWithTruth(r);
   });
 
-  it('a run that is not streamed, stopped while the tool’s POST is in flight: the promise rejects, the app has no history: a ghost and an orphan', async () => {
+  it('a run that is not streamed, stopped while the tool’s POST is in flight: the promise rejects, the app has no history: a possible ghost (its round trip holds the Stop) and an orphan', async () => {
     const r = await run('plain-tool');
     expect(r.out['error']).toBe('AbortError');
     expect(r.effects.map((e) => e.outcome)).toEqual(['committed']);
-    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, orphan_tool_calls: 1 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, ghost_commits_possible: 1, orphan_tool_calls: 1 });
+    expect(acrossStop(r)).toEqual(['send_email']);
     expect(Object.entries(await toolResults(r))).toEqual([[r.requests[0]!.toolCalls[0]!.id, 'dropped']]);
     agreesWithTruth(r);
   });
