@@ -1,3 +1,4 @@
+import type { RunServiceSpansRow } from './sql/query-rows.js';
 import type { ClockBoundMs, TimelineCommit, TimelineCommitWitness, TimelineItem, TimelineServiceSpan } from './types.js';
 
 /**
@@ -9,26 +10,8 @@ import type { ClockBoundMs, TimelineCommit, TimelineCommitWitness, TimelineItem,
  * where the query gives it.
  */
 
-/** A row of run-service-spans.sql, as much of it as the timeline reads. */
-export interface ServiceSpanInput {
-  span_id: string;
-  name: string;
-  kind: number;
-  service: string | null;
-  process: string | null;
-  start_ns: bigint;
-  end_ns: bigint;
-  status_code: number;
-  system: string | null;
-  work: boolean;
-  entry: boolean;
-  call_id: string | null;
-  tool_span_id: string | null;
-  request_span_id: string | null;
-  /** δ bounds of the span's process against the run's (ns): max from every pair, min from the answered ones; both null: no pair. */
-  delta_max_ns: bigint | null;
-  delta_min_ns: bigint | null;
-}
+/** A row of run-service-spans.sql, as much of it as the timeline reads (δ bounds of the span's process against the run's, ns: max from every pair, min from the answered ones; both null: no pair). */
+export type ServiceSpanInput = Omit<RunServiceSpansRow, 'run_id' | 'parent_span_id'>;
 
 /** ns as ms. */
 const ms = (ns: bigint): number => Number(ns) / 1e6;

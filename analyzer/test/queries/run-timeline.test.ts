@@ -1,6 +1,7 @@
 import { listValue } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { timelineItems } from '../../run-timeline.js';
+import type { ServiceSpanInput } from '../../service-spans.js';
 import type { RunTimelineRow } from '../../sql/query-rows.js';
 import { analyzeTraces, BASE_NS, ns, relMs, traces } from '../../../test/helpers/trace-builder.js';
 
@@ -63,14 +64,22 @@ describe('run-timeline', () => {
     s.close();
     const commit = rows.find((x) => x.name === 'afterstop.tool.commit')!;
     // δ ≤ 5095 − 80 = 5015 ms, no answered pair: the write is no earlier than 5200 − 5015 = 185 ms.
-    expect([commit.ghost, commit.witness, commit.witness_verdict, relMs(commit.earliest_ns), commit.latest_ns, commit.delta_min_ns, commit.delta_max_ns]).toEqual(['known', 'service', 'happened', 185, null, null, 5015_000_000n]);
+    expect([commit.ghost, commit.witness, commit.witness_verdict, relMs(commit.earliest_ns), commit.latest_ns, commit.delta_min_ns, commit.delta_max_ns]).toEqual([
+      'known',
+      'service',
+      'happened',
+      185,
+      null,
+      null,
+      5015_000_000n,
+    ]);
     // The run's own rows hold no service span: those are run-service-spans.sql's, under the call they served.
     expect(rows.some((x) => x.name === 'POST /orders' || x.name === 'INSERT orders')).toBe(false);
     expect(services.map((x) => [x['name'], x['call_id'], x['service'], x['process'], x['work'], x['delta_max_ns']])).toEqual([
       ['POST /orders', 'c1', 'orders-api', 'orders-api-1', false, 5_015_000_000],
       ['INSERT orders', 'c1', 'orders-api', 'orders-api-1', true, 5_015_000_000],
     ]);
-    const items = timelineItems(rows, ns(100), ns(100), services as never);
+    const items = timelineItems(rows, ns(100), ns(100), services as unknown as ServiceSpanInput[]);
     expect(items.find((i) => i.kind === 'commit')).toMatchObject({ witness: 'service', witness_verdict: 'happened', earliest_ms: 85, latest_ms: null, clock_bound_ms: { min: null, max: 5015 } });
     expect(BASE_NS).toBeTypeOf('bigint');
   });
