@@ -96,13 +96,20 @@ describe(`Claude Agent SDK ${CLAUDE_AGENT_SDK_VERSIONS.join(' ')} (0.3.337) quer
 });
 
 describe("Claude Agent SDK query() with the app's own tool (an in-process MCP server), Stop during its POST", () => {
-  it("the handler runs in its call's context: the e-mail that landed after Stop is a known ghost, though the CLI was told the call was cancelled; the effect from the tool's annotations", async () => {
+  it("the handler runs in its call's context: the e-mail sent before Stop and landed after it is a possible ghost (its round trip holds the Stop), though the CLI was told the call was cancelled; the effect from the tool's annotations", async () => {
     const r = await runApp(APP, 'mcp-tool');
     const stopNs = BigInt(String(r.out['stopNs']));
     expect(r.effects).toHaveLength(1);
+    // The scenario, as the ledger has it: the POST reached the service before the Stop (50 ms into it), committed after.
+    expect(r.effects[0]!.receivedNs < stopNs, 'the POST reached the service before the Stop').toBe(true);
     expect(r.effects[0]!.committedNs! > stopNs).toBe(true);
     expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 1 });
-    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 1, ghost_commits_possible: 0 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
+    expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail)).toEqual([
+      expect.stringMatching(
+        /^mcp__mail__send_email \(irreversible\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/,
+      ),
+    ]);
     agreesWithTruth(r);
     const all = await spans(r);
     const tool = all.find((s) => s.name === 'execute_tool mcp__mail__send_email')!;
@@ -111,6 +118,9 @@ describe("Claude Agent SDK query() with the app's own tool (an in-process MCP se
     const commit = all.find((s) => s.name === 'afterstop.tool.commit')!;
     expect(commit.attributes).toMatchObject({ 'gen_ai.tool.call.id': tool.attributes['gen_ai.tool.call.id'], 'afterstop.tool.commit.evidence': 'response' });
     expect(commit.startNs > stopNs).toBe(true);
+    // Its round trip (the body sent to the answer) began before the Stop: the effect's interval holds it.
+    const roundTripNs = BigInt(Math.round(Number(commit.attributes['afterstop.tool.commit.round_trip_ms']) * 1e6));
+    expect(commit.startNs - roundTripNs < stopNs, 'the round trip began before the Stop').toBe(true);
   });
 });
 

@@ -23,6 +23,14 @@ async function foreignCall(r: AppRun, scope: string): Promise<{ tool: FlatSpan; 
 
 const stopOf = (r: AppRun): bigint => BigInt(String(r.out['stopNs']));
 
+/** leak-report's one ghost of the run: the e-mail's POST, sent before Stop and answered after it, a possible ghost (possible_kind across_stop). */
+function expectAcrossStop(r: AppRun): void {
+  expect(r.report.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 1 });
+  expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail)).toEqual([
+    expect.stringMatching(/^send_email \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/),
+  ]);
+}
+
 describe('tool calls of frameworks afterstop does not patch, through their execute_tool spans', () => {
   it('Strands, Stop by its cancelSignal, the tool ignores it: the e-mail’s commit is a marker under Strands’ execute_tool span, foreign, after the Stop as the ledger says', async () => {
     const r = await runApp(app('strands-app.mjs'), 'tool-ignores');
@@ -56,14 +64,14 @@ describe('tool calls of frameworks afterstop does not patch, through their execu
     expect(tool.statusCode).toBe(2);
   });
 
-  it('Strands, Stop through an afterstop run (the manual API): the foreign commit after Stop carries the run and its cancel state, and leak-report counts it a ghost commit, as the ledger', async () => {
+  it('Strands, Stop through an afterstop run (the manual API): the foreign commit after Stop carries the run and its cancel state, and leak-report counts it a possible ghost (its round trip holds the Stop), as the ledger allows', async () => {
     const r = await runApp(app('strands-app.mjs'), 'tool-ignores', { STOP_VIA_RUN: '1' });
     expect(truthAfterStop(r).ghostCommits).toBe(1);
     const { commits, spans } = await foreignCall(r, 'strands-agents');
     const run = spans.find((s) => s.name === 'invoke_agent support' && s.scope === 'afterstop')!;
     expect(commits).toHaveLength(1);
     expect(commits[0]!.attributes).toMatchObject({ 'afterstop.tool.foreign': true, 'afterstop.run.id': run.attributes['afterstop.run.id'], 'afterstop.cancel.state': 'requested' });
-    expect(r.report.totals.ghost_commits).toBe(1);
+    expectAcrossStop(r);
   });
 
   it('Strands, Stop through an afterstop run, the guard’s fence on, the tool sends after the Stop: the POST is refused, a prevented marker under the foreign span, no e-mail', async () => {
@@ -88,13 +96,13 @@ describe('tool calls of frameworks afterstop does not patch, through their execu
     expect(commits[0]!.startNs > stopOf(r)).toBe(true);
   });
 
-  it('Google ADK, Stop through an afterstop run: the run’s context reaches ADK’s tool, its commit after Stop carries the run, a ghost commit as the ledger says', async () => {
+  it('Google ADK, Stop through an afterstop run: the run’s context reaches ADK’s tool, its commit after Stop carries the run, a possible ghost (its round trip holds the Stop), as the ledger allows', async () => {
     const r = await runApp(app('google-adk-app.mjs'), 'tool-ignores', { STOP_VIA_RUN: '1' });
     expect(truthAfterStop(r).ghostCommits).toBe(1);
     const { commits } = await foreignCall(r, 'gcp.vertex.agent');
     expect(commits).toHaveLength(1);
     expect(commits[0]!.attributes).toMatchObject({ 'afterstop.tool.foreign': true, 'afterstop.cancel.state': 'requested' });
     expect(typeof commits[0]!.attributes['afterstop.run.id']).toBe('string');
-    expect(r.report.totals.ghost_commits).toBe(1);
+    expectAcrossStop(r);
   });
 });

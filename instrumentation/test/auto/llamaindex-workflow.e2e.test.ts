@@ -32,9 +32,13 @@ describe('LlamaIndex Workflows under afterstop/register', () => {
     agreesWithTruth(r);
   });
 
-  it('cancelling the reader while the payment is in flight: the payment and the receipt both commit after Stop', async () => {
+  it('cancelling the reader while the payment is in flight: both commit after Stop; the receipt, sent after it, a ghost, the payment a possible one (its round trip holds the Stop)', async () => {
     const r = await run('cancel-reader');
-    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 2 });
+    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, ghost_commits_possible: 1 });
+    expect(r.report.findings.filter((f) => f.kind === 'ghost_commit').map((f) => f.tool)).toEqual(['notify']);
+    expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail)).toEqual([
+      expect.stringMatching(/^charge \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/),
+    ]);
     agreesWithTruth(r);
   });
 
