@@ -206,7 +206,7 @@ export const OUT_OF_SIGHT_SUBPROCESS = 'subprocess';
 // The far side's witness (issue 49)
 /** On a commit marker: the span id (16 lower-case hex) its HTTP request's `traceparent` carried: afterstop's request span, or the app's own client span when the app's HTTP instrumentation set the header. */
 export const ATTR_TOOL_COMMIT_REQUEST_SPAN_ID = 'afterstop.tool.commit.request_span_id';
-/** On a `response` commit: ms from the request's body reaching the socket to its answer; the effect happened in [marker − round_trip_ms, marker]. */
+/** On a `response` commit: ms from the request's making to its answer; the effect happened in [marker − round_trip_ms, marker]. */
 export const ATTR_TOOL_COMMIT_ROUND_TRIP_MS = 'afterstop.tool.commit.round_trip_ms';
 /** On afterstop's request span: how the request's trace context came to be: `injected` (afterstop set traceparent). */
 export const ATTR_REQUEST_TRACE_CONTEXT = 'afterstop.request.trace_context';

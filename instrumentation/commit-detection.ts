@@ -65,8 +65,8 @@ interface Pending {
   sentAt: number;
   /** performance.now() when the request was made (the round trip's start when its body's sending was not seen). */
   createdAt: number;
-  /** Its run was already stopped when the body was sent (else when the request was made): its answer after Stop is then after Stop whole. */
-  sentAfterStop: boolean;
+  /** Its run was already stopped when the request was made: an answer after Stop is then after Stop whole. */
+  madeAfterStop: boolean;
   done: boolean;
   /** Its answer streams (known from the request: an MCP Streamable HTTP request). */
   streams: boolean;
@@ -93,7 +93,7 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
     const passage = fencePassage(tool, method, hostName, typeof path === 'string' ? path : '/');
     if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
   }
-  const p: Pending = { request, tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, createdAt: performance.now(), sentAfterStop: tool.runStopped(), done: false, streams: streams(), awaitingBody: undefined };
+  const p: Pending = { request, tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, createdAt: performance.now(), madeAfterStop: tool.runStopped(), done: false, streams: streams(), awaitingBody: undefined };
   pending.set(request, p);
   if (p.detect) tool.requestOpened();
   return p;
@@ -163,14 +163,17 @@ function lost(request: unknown): void {
 
 const unansweredMs = (p: Pending): number => Math.max(0, Math.round((performance.now() - p.sentAt) * 1000) / 1000);
 
-/** From the body reaching the socket (else the request's making) to its answer now: the effect happened inside it. */
-const roundTripMs = (p: Pending): number => Math.max(0, Math.round((performance.now() - (p.sent ? p.sentAt : p.createdAt)) * 1000) / 1000);
+/**
+ * From the request's making to its answer now: the effect happened inside it. Not from the body reaching the
+ * socket: under load undici reports that later than the service has the request (a start too late could put the
+ * whole interval after Stop when the effect came before it).
+ */
+const roundTripMs = (p: Pending): number => Math.max(0, Math.round((performance.now() - p.createdAt) * 1000) / 1000);
 
 function bodySent(p: Pending): void {
   if (p.sent) return;
   p.sent = true;
   p.sentAt = performance.now();
-  p.sentAfterStop = p.tool.runStopped();
 }
 
 function commit(p: Pending, evidence: CommitEvidence, extra?: Attributes): void {
@@ -179,7 +182,7 @@ function commit(p: Pending, evidence: CommitEvidence, extra?: Attributes): void 
   const spanId = requestSpanIdOf(p.request);
   if (spanId !== undefined) attributes[ATTR_TOOL_COMMIT_REQUEST_SPAN_ID] = spanId;
   // An answer whose request was sent before the Stop: its effect may lie on either side of it (METRICS.md §2, the interval rule).
-  p.tool.commitObserved(evidence, attributes, { acrossStop: evidence === 'response' && !p.sentAfterStop });
+  p.tool.commitObserved(evidence, attributes, { acrossStop: evidence === 'response' && !p.madeAfterStop });
 }
 
 type Message = {

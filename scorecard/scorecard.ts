@@ -317,7 +317,9 @@ export async function runScorecard(root: string, options: ScorecardOptions = {})
     progress(jobs.length, jobs.length, 'done');
   } finally {
     await sim.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    // AFTERSTOP_SCORECARD_KEEP: keep the cells' traces, to read them (the folder is named on stderr).
+    if (process.env['AFTERSTOP_SCORECARD_KEEP'] === undefined) fs.rmSync(dir, { recursive: true, force: true });
+    else process.stderr.write(`afterstop scorecard: the cells' traces are kept in ${dir}\n`);
     fs.rmSync(versionsDir, { recursive: true, force: true });
   }
   const packages = [...new Set(FRAMEWORKS.flatMap((f) => f.packages))].sort();

@@ -208,8 +208,10 @@ looked_up AS (
 )
 SELECT
   a.trace_id, a.span_id,
-  CASE WHEN a.mirrored THEN 'other'
-       WHEN a.is_service THEN 'service'
+  -- A service's span is the service's even under a mirrored run (a framework's own run span under afterstop's, whose
+  -- spans are otherwise 'other': the request of its tool reached the service all the same).
+  CASE WHEN a.is_service THEN 'service'
+       WHEN a.mirrored THEN 'other'
        WHEN a.assigned_run_id = a.span_id THEN 'run'
        WHEN a.joined_server THEN 'mcp_server'
        -- A model span inside a model span is the same call seen by two instrumentations (an SDK's own

@@ -50,8 +50,10 @@ decided AS (
 )
 SELECT
   d.run_id, d.trace_id, d.span_id, d.tool_call_id, d.tool, d.effect,
-  CASE WHEN d.witness = 'mcp_server' THEN d.work_mid ELSE d.time_ns END AS time_ns,
-  CASE WHEN d.witness = 'mcp_server' THEN d.work_mid - d.c_ns ELSE d.after_stop_ns END AS after_stop_ns,
+  -- Dated where the effect happened: an MCP server's marker at the bound's midpoint; a known ghost a service's work
+  -- confirmed at that work's earliest start on the agent's clock (not at the client's loss of the answer).
+  CASE WHEN d.witness = 'mcp_server' THEN d.work_mid WHEN d.witness = 'service' AND d.verdict = 'known' AND d.witness_verdict = 'happened' THEN d.lo ELSE d.time_ns END AS time_ns,
+  CASE WHEN d.witness = 'mcp_server' THEN d.work_mid - d.c_ns WHEN d.witness = 'service' AND d.verdict = 'known' AND d.witness_verdict = 'happened' THEN d.lo - d.c_ns ELSE d.after_stop_ns END AS after_stop_ns,
   d.compensable AND coalesce(d.tool_call_id IN (SELECT tool_call_id FROM compensation_facts), false) AS compensated,
   d.inferred,
   CASE WHEN d.verdict <> 'possible' THEN NULL

@@ -48,6 +48,8 @@ own AS (
         || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
       WHEN g.possible_kind = 'unrecorded' THEN 'may have committed after Stop: it was in flight at Stop and ended '
         || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END || ', and the trace does not hold all of its work (a commit marker lost, a trace without afterstop.tool.commit.count, or a body its framework stopped waiting for), so whether it landed after Stop is not known'
+      WHEN g.witness = 'service' AND g.witness_verdict = 'happened' AND NOT g.inferred THEN 'committed ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
+        || ' at the earliest, as ' || coalesce(g.witness_service, 'the service') || '''s own spans show it'
       ELSE CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END || ' ' || CASE WHEN g.after_stop_ns < 0 THEN printf('%.3f', -g.after_stop_ns / 1e6) || ' ms before Stop' ELSE printf('%.3f', g.after_stop_ns / 1e6) || ' ms after Stop' END
     END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits AS g

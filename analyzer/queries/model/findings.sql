@@ -47,6 +47,8 @@ own AS (
         || @stop_offset(g.after_stop_ns)
       WHEN g.possible_kind = 'unrecorded' THEN 'may have committed after Stop: it was in flight at Stop and ended '
         || @stop_offset(g.after_stop_ns) || ', and the trace does not hold all of its work (a commit marker lost, a trace without afterstop.tool.commit.count, or a body its framework stopped waiting for), so whether it landed after Stop is not known'
+      WHEN g.witness = 'service' AND g.witness_verdict = 'happened' AND NOT g.inferred THEN 'committed ' || @stop_offset(g.after_stop_ns)
+        || ' at the earliest, as ' || coalesce(g.witness_service, 'the service') || '''s own spans show it'
       ELSE CASE WHEN g.inferred THEN 'ended without error' ELSE 'committed' END || ' ' || @stop_offset(g.after_stop_ns)
     END || CASE WHEN g.compensated THEN ', compensated' ELSE '' END AS detail
   FROM report_ghost_commits AS g

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../index.js';
 import { headline } from '../../render/summary.js';
-import { type Analyzed, analyzeTraces, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
+import { type Analyzed, analyzeTraces, ns, type Run, relMs, traces, type Traces } from '../../../test/helpers/trace-builder.js';
 
 /**
  * The far side's witness (issue 49; METRICS.md §2): a service's own spans under a commit's request
@@ -313,5 +313,66 @@ describe('the far side witness', () => {
     const { roles: none, ...restWithout } = without;
     expect(none).toEqual([]);
     expect(rest).toEqual(restWithout);
+  });
+
+  it("a service reached from a framework's own run under afterstop's (Strands' spans beside an afterstop run, a mirror): its spans are the service's all the same, and its work confirms the ghost", async () => {
+    const t = traces();
+    const r = stopped(t);
+    const [mirror, tool, request] = [t.newSpanId(), t.newSpanId(), t.newSpanId()];
+    const foreign = (spanId: string, parent: string, name: string, kind: number, startMs: number, endMs: number, attrs: [string, string][], scope: string): void =>
+      t.add(undefined, { traceId: r.traceId, spanId, parentSpanId: parent, name, kind, startNs: ns(startMs), endNs: ns(endMs), attrs, scope });
+    foreign(
+      mirror,
+      r.spanId,
+      'invoke_agent Strands Agent',
+      1,
+      10,
+      800,
+      [
+        ['gen_ai.operation.name', 'invoke_agent'],
+        ['gen_ai.agent.name', 'Strands Agent'],
+      ],
+      'strands-agents',
+    );
+    foreign(
+      tool,
+      mirror,
+      'execute_tool send_email',
+      1,
+      50,
+      150,
+      [
+        ['gen_ai.operation.name', 'execute_tool'],
+        ['gen_ai.tool.name', 'send_email'],
+        ['gen_ai.tool.call.id', 'm1'],
+      ],
+      'strands-agents',
+    );
+    // afterstop's request span under the foreign tool: no afterstop.run.id on it, as the instrumentation writes it.
+    foreign(
+      request,
+      tool,
+      'POST',
+      3,
+      60,
+      150,
+      [
+        ['http.request.method', 'POST'],
+        ['afterstop.request.trace_context', 'injected'],
+      ],
+      'afterstop',
+    );
+    r.commit({ callId: 'm1', tool: 'send_email', atMs: 150, evidence: 'request_sent', unansweredMs: 85, requestSpanId: request, attrs: [['afterstop.tool.foreign', 'true']] });
+    const entry = r.serviceSpan({ name: 'POST /send', kind: 2, parent: request, startMs: 5070, endMs: 5150, service: 'mail-api' });
+    r.serviceSpan({ name: 'INSERT outbox', kind: 3, parent: entry, startMs: 5400, endMs: 5420, service: 'mail-api', attrs: { 'db.system.name': 'sqlite' } });
+    const a = await analyzeTraces(t);
+    const roles = (await a.table('report_spans', "WHERE name IN ('POST /send', 'INSERT outbox') ORDER BY name")).map((x) => [x['name'], x['role'], x['run_id']]);
+    const total = await a.total('ghost-commits');
+    a.close();
+    expect(roles).toEqual([
+      ['INSERT outbox', 'service', null],
+      ['POST /send', 'service', null],
+    ]);
+    expect(total).toMatchObject({ ghost_commits: 1, ghost_commits_possible: 0, ghost_commits_confirmed: 1 });
   });
 });

@@ -100,8 +100,8 @@ describe("Claude Agent SDK query() with the app's own tool (an in-process MCP se
     const r = await runApp(APP, 'mcp-tool');
     const stopNs = BigInt(String(r.out['stopNs']));
     expect(r.effects).toHaveLength(1);
-    // The scenario, as the ledger has it: the POST reached the service before the Stop (50 ms into it), committed after.
-    expect(r.effects[0]!.receivedNs < stopNs, 'the POST reached the service before the Stop').toBe(true);
+    // The scenario, as the ledger has it: the e-mail committed after the Stop; its POST was made before it (the round
+    // trip's start, checked below: when the service got it is load's business, not the verdict's).
     expect(r.effects[0]!.committedNs! > stopNs).toBe(true);
     expect(truthAfterStop(r)).toMatchObject({ ghostCommits: 1 });
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
@@ -118,7 +118,7 @@ describe("Claude Agent SDK query() with the app's own tool (an in-process MCP se
     const commit = all.find((s) => s.name === 'afterstop.tool.commit')!;
     expect(commit.attributes).toMatchObject({ 'gen_ai.tool.call.id': tool.attributes['gen_ai.tool.call.id'], 'afterstop.tool.commit.evidence': 'response' });
     expect(commit.startNs > stopNs).toBe(true);
-    // Its round trip (the body sent to the answer) began before the Stop: the effect's interval holds it.
+    // Its round trip (the request made to the answer) began before the Stop: the effect's interval holds it.
     const roundTripNs = BigInt(Math.round(Number(commit.attributes['afterstop.tool.commit.round_trip_ms']) * 1e6));
     expect(commit.startNs - roundTripNs < stopNs, 'the round trip began before the Stop').toBe(true);
   });

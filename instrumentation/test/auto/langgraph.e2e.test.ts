@@ -43,8 +43,9 @@ describe('LangGraph.js under afterstop/register', () => {
     // came 50 ms in). An invoke that waited for its node would return after the commit.
     const charge = r.effects.find((e) => e.name === 'charge' && e.outcome === 'committed');
     expect(BigInt(String(r.out['returnedNs'])) < charge!.committedNs!, 'invoke returned before the payment committed').toBe(true);
-    // In flight at the Stop, as the ledger has it: the service had the payment before it.
-    expect(charge!.receivedNs < BigInt(String(r.out['stopNs'])), 'the payment reached the service before the Stop').toBe(true);
+    // Committed after the Stop, as the ledger has it; its request was made before the Stop (50 ms into the call), so
+    // its round trip holds the Stop: a possible ghost. (When the service got it is load's business, not the verdict's.)
+    expect(charge!.committedNs! > BigInt(String(r.out['stopNs'])), 'the payment committed after the Stop').toBe(true);
     expect(replays(r)).toBe(1);
     const t = r.report.totals;
     expect(t).toMatchObject({ runs: 2, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 0, ghost_commits_possible: 1, replay_duplicates: 1, replayed_conversations: 1 });
