@@ -15,9 +15,15 @@ WITH bounds AS (
 ),
 mapped AS (
   SELECT g.*, b.d_min_ns, b.d_max_ns,
-    CASE WHEN b.d_max_ns IS NULL THEN g.witness_received_ns ELSE g.witness_received_ns - b.d_max_ns END AS received_lo,
-    CASE WHEN b.d_max_ns IS NULL THEN g.witness_start_ns ELSE g.witness_start_ns - b.d_max_ns END AS work_lo,
-    CASE WHEN b.d_max_ns IS NULL THEN g.witness_end_ns WHEN b.d_min_ns IS NULL THEN NULL ELSE g.witness_end_ns - b.d_min_ns END AS work_hi,
+    -- A service in another process that no pair bounds (its request's client span lost): no bound at all, so its
+    -- work's time decides nothing (its failure still does). An MCP server's markers without a pair are dated as
+    -- they are (a server run without its client is stopped by the cancel it received itself: one clock).
+    CASE WHEN g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process THEN NULL
+         WHEN b.d_max_ns IS NULL THEN g.witness_received_ns ELSE g.witness_received_ns - b.d_max_ns END AS received_lo,
+    CASE WHEN g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process THEN NULL
+         WHEN b.d_max_ns IS NULL THEN g.witness_start_ns ELSE g.witness_start_ns - b.d_max_ns END AS work_lo,
+    CASE WHEN g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process THEN NULL
+         WHEN b.d_max_ns IS NULL THEN g.witness_end_ns WHEN b.d_min_ns IS NULL THEN NULL ELSE g.witness_end_ns - b.d_min_ns END AS work_hi,
     -- A point in the agent's clock for what the report dates by one time (an MCP server's marker): the bound's midpoint.
     CASE WHEN b.d_max_ns IS NULL THEN g.witness_end_ns
          WHEN b.d_min_ns IS NULL THEN g.witness_end_ns - b.d_max_ns

@@ -273,6 +273,20 @@ describe('the far side witness', () => {
     expect(errors).toEqual([]);
   });
 
+  it("a request span the store lacks, the service's work after Stop by its own clock: no pair bounds that clock, so its time decides nothing (possible, never known)", async () => {
+    const t = traces();
+    const r = stopped(t);
+    r.tool({ name: 'send_order', callId: 'c2', startMs: 80, endMs: 150, result: 'cancelled', effect: 'irreversible' });
+    const lost = t.newSpanId();
+    const commit = r.commit({ callId: 'c2', atMs: 150, evidence: 'request_sent', unansweredMs: 60, requestSpanId: lost });
+    const svc = service(r);
+    svc.work(svc.entry(lost, 95, 400), 300, 350);
+    const a = await analyzeTraces(t);
+    const verdicts = await verdictsOf(a);
+    a.close();
+    expect(verdicts.find((v) => v.span_id === commit)).toMatchObject({ verdict: 'possible', witness: 'service', witness_verdict: 'happened' });
+  });
+
   it("a service's spans are not the run's work: every figure of the run is what it is without them", async () => {
     const build = (withService: boolean): Traces => {
       const t = traces();
