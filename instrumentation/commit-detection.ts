@@ -93,7 +93,20 @@ function track(request: object, method: string, host: unknown, keyed: RequestKey
     const passage = fencePassage(tool, method, hostName, typeof path === 'string' ? path : '/');
     if (passage !== undefined) attributes[ATTR_GUARD_FENCE_PASSED] = passage;
   }
-  const p: Pending = { request, tool, attributes, detect: tool.detectsCommits, attempt: keyed?.attempt, sent: false, sentAt: 0, createdAt: performance.now(), madeAfterStop: tool.runStopped(), done: false, streams: streams(), awaitingBody: undefined };
+  const p: Pending = {
+    request,
+    tool,
+    attributes,
+    detect: tool.detectsCommits,
+    attempt: keyed?.attempt,
+    sent: false,
+    sentAt: 0,
+    createdAt: performance.now(),
+    madeAfterStop: tool.runStopped(),
+    done: false,
+    streams: streams(),
+    awaitingBody: undefined,
+  };
   pending.set(request, p);
   if (p.detect) tool.requestOpened();
   return p;
