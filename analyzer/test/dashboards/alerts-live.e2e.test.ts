@@ -65,7 +65,7 @@ const LIVE = {
  * and `ready` holds, every live series of the job as Prometheus has it; then the app is stopped and leak-report
  * reads the traces it wrote.
  */
-async function heldApp(job: string, scenario: string, ready: () => Promise<unknown>): Promise<{ series: Record<keyof typeof LIVE, Series>; report: LeakReport }> {
+async function heldApp(job: string, scenario: string, ready: () => Promise<unknown>, env: Record<string, string> = {}): Promise<{ series: Record<keyof typeof LIVE, Series>; report: LeakReport }> {
   const traces = path.join(dir, job);
   const app = spawn(process.execPath, ['--import', 'afterstop/register', path.join(root, 'scorecard', 'apps', 'ai-sdk-app.mjs'), scenario], {
     cwd: root,
@@ -77,6 +77,7 @@ async function heldApp(job: string, scenario: string, ready: () => Promise<unkno
       OTEL_METRICS_EXPORTER: 'prometheus',
       OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
       OTEL_EXPORTER_PROMETHEUS_PORT: String(ports[job]),
+      ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -147,11 +148,19 @@ function expectSameAsReport(series: Record<keyof typeof LIVE, Series>, report: L
 }
 
 describe('live metrics, scraped by Prometheus, and the shipped alerts', () => {
-  it('a Stop during a committing tool: the ghost-commit alert fires, and each live series equals leak-report of the same traces', async () => {
+  // The tool composes its mail for 300 ms ignoring the signal and sends it after Stop (PREPARE_MS, the scorecard's
+  // "sends after Stop"): a known ghost. (One whose request was made before Stop and answered after it is a possible
+  // ghost, live and in the report alike: METRICS.md §2, the interval rule; the alert is for known ones.)
+  it('a tool that sends after Stop: the ghost-commit alert fires, and each live series equals leak-report of the same traces', async () => {
     let firing: { labels: Record<string, string>; annotations: Record<string, string> } | undefined;
-    const { series, report } = await heldApp('chat-tool', 'tool-ignores', async () => {
-      firing = await eventually('the ghost-commit alert', async () => (await stack.alerts()).find((a) => a.labels['alertname'] === 'AfterstopGhostCommit' && a.labels['job'] === 'chat-tool' && a.state === 'firing'));
-    });
+    const { series, report } = await heldApp(
+      'chat-tool',
+      'tool-ignores',
+      async () => {
+        firing = await eventually('the ghost-commit alert', async () => (await stack.alerts()).find((a) => a.labels['alertname'] === 'AfterstopGhostCommit' && a.labels['job'] === 'chat-tool' && a.state === 'firing'));
+      },
+      { PREPARE_MS: '300' },
+    );
     expect(firing!.labels).toMatchObject({ severity: 'critical', afterstop_framework: 'vercel-ai', gen_ai_tool_name: 'send_email', afterstop_tool_effect: 'unknown' });
     expect(firing!.annotations['description']).toMatch(/^send_email \(unknown\) of vercel-ai committed after Stop in the last 10 minutes \(1, as Prometheus estimates/);
     expect(sim.ledger.effects.filter((e) => e.outcome === 'committed').length).toBeGreaterThanOrEqual(1);

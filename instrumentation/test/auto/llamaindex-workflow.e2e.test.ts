@@ -25,10 +25,15 @@ describe('LlamaIndex Workflows under afterstop/register', () => {
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 0, ghost_commits: 0, unended_runs: 0 });
   });
 
-  it('leaving the event stream while a step runs: a Stop; the later step still runs and commits (a ghost)', async () => {
+  it('leaving the event stream while a step runs: a Stop; the later step still runs and commits (a ghost, known or possible)', async () => {
     const r = await run('leave');
-    expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1 });
-    expect(r.report.findings.filter((f) => f.kind === 'ghost_commit').map((f) => f.tool)).toEqual(['notify']);
+    // The app leaves on the event that starts the receipt step: that step's request is made in the same turn, just
+    // before or just after the Stop. Made before it, its effect's interval holds the Stop (a possible ghost, METRICS.md
+    // §2); made after, it is a known one. Either way exactly one ghost, the receipt's, and the ledger agrees.
+    const t = r.report.totals;
+    expect(t).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0 });
+    expect(t.ghost_commits + t.ghost_commits_possible).toBe(1);
+    expect(r.report.findings.filter((f) => f.kind === 'ghost_commit' || f.kind === 'possible_ghost_commit').map((f) => f.tool)).toEqual(['notify']);
     agreesWithTruth(r);
   });
 
