@@ -19,6 +19,12 @@ export const MOMENTS = {
 } as const;
 export type Moment = keyof typeof MOMENTS;
 
+/**
+ * The apps whose tools send their effects to `EFFECTS_URL` (default the simulator): the scorecard's "service traced"
+ * column runs their cells again against the traced service. The others call the simulator itself, or a subprocess does.
+ */
+export const TRACED_APPS: ReadonlySet<string> = new Set(['ai-sdk-app.mjs', 'langgraph-agent-app.mjs', 'mastra-app.mjs', 'openai-agents-app.mjs', 'reference-app.mjs', 'strands-app.mjs']);
+
 export interface Cell {
   app: string;
   scenario: string;

@@ -6,7 +6,7 @@ import { readTraces } from '@afterstop/analyzer';
 import { startSimulator } from '@afterstop/analyzer/simulator';
 import { appsDir, runApp, truthAfterStop, type AppRun, type GroundTruth, type RunAppOptions } from './run-app.js';
 import { versionedApp } from './versioned-app.js';
-import { FRAMEWORKS, MCP_FRAMEWORKS, MOMENTS, type Moment } from './scenarios.js';
+import { FRAMEWORKS, MCP_FRAMEWORKS, MOMENTS, TRACED_APPS, type Moment } from './scenarios.js';
 import { startFileReceiver, startTracedService, type ServiceProcess } from './traced-service.js';
 
 /** One framework stopped at one moment: what leak-report measured, beside what the simulator saw. */
@@ -74,9 +74,6 @@ export const TRACED_SHIFT = '-5s';
  * request the tool let run across the Stop (its round trip holds C: the client alone cannot date the effect).
  */
 export const TRACED_MOMENTS: readonly Moment[] = ['tool-honours', 'tool-ignores'];
-
-/** The apps whose tools send their effects to `EFFECTS_URL` (the others call the simulator itself, or a subprocess does). */
-export const TRACED_APPS: ReadonlySet<string> = new Set(['ai-sdk-app.mjs', 'langgraph-agent-app.mjs', 'mastra-app.mjs', 'openai-agents-app.mjs', 'reference-app.mjs', 'strands-app.mjs']);
 
 /** A cell run again with the guard on. */
 export interface GuardedCell {
