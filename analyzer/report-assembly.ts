@@ -79,6 +79,7 @@ function distribution(count: number, p50: number | null, p95: number | null, p99
 export const PREPARE = [
   'prepare-runs',
   'prepare-groups',
+  'prepare-clock-bounds',
   'prepare-commit-verdicts',
   'prepare-ghost-commits',
   'prepare-tool-outcomes',

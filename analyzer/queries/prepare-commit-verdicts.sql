@@ -1,19 +1,12 @@
 -- Generated from queries/model/prepare-commit-verdicts.sql by `npm run queries` (analyzer/sql/): edit that file, not this one.
 -- @name prepare_commit_verdicts
--- @description What each ghost commit fact (ghost-commit-facts.sql) comes to at report time (METRICS.md §2, issue 49), with the clock bound of its two processes: per ordered pair (client process, server process), over every clock pair the store keeps (clock-pair-facts.sql), δ_max = min(server start − client start) and δ_min = max(server start − client end) over the answered pairs (NULL without one); a service time t is the agent interval [t − δ_max, t − δ_min] (no upper end without δ_min; without a bound, one process or no pair, t as it is). A commit marker's interval: its witness's work, mapped, when the service's work happened (or the MCP server's marker, mapped); else its own (response: [marker − round trip, marker], the start no earlier than the service's receipt, mapped, when the service received it; request_sent: [sent, open); manual: the marker). Verdict: none when the witness's work all failed, or the whole interval is before C; known when the effect is shown to have happened (manual, response, mcp_result, a witness's work) and the whole interval is after C; else possible (possible_kind request_sent, or across_stop: an interval that holds C). The other facts (unended, out_of_sight, unrecorded, inferred) as kept. Compensated: a succeeded afterstop.tool.compensate anywhere in the store names its tool call id (compensation-facts.sql). Confirmed: known, witnessed (its witness's work happened); ruled out: none by its witness where the client's evidence alone said known or possible.
+-- @description What each ghost commit fact (ghost-commit-facts.sql) comes to at report time (METRICS.md §2, issue 49), with the clock bound of its two processes (report_clock_bounds, prepare-clock-bounds.sql); a service time t is the agent interval [t − δ_max, t − δ_min] (no upper end without δ_min; without a bound, one process or no pair, t as it is). A commit marker's interval: its witness's work, mapped, when the service's work happened (or the MCP server's marker, mapped); else its own (response: [marker − round trip, marker], the start no earlier than the service's receipt, mapped, when the service received it; request_sent: [sent, open); manual: the marker). Verdict: none when the witness's work all failed, or the whole interval is before C; known when the effect is shown to have happened (manual, response, mcp_result, a witness's work) and the whole interval is after C; else possible (possible_kind request_sent, or across_stop: an interval that holds C). The other facts (unended, out_of_sight, unrecorded, inferred) as kept. Compensated: a succeeded afterstop.tool.compensate anywhere in the store names its tool call id (compensation-facts.sql). Confirmed: known, witnessed (its witness's work happened); ruled out: none by its witness where the client's evidence alone said known or possible.
 -- @param since_ns BIGINT runs that start at or after this time (NULL: no lower bound)
 -- @param until_ns BIGINT runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates report_commit_verdicts (DuckDB: a temporary view; ClickHouse: a temporary table): each fact with verdict (known | possible | none), possible_kind, earliest_ns / latest_ns (agent clock; latest NULL: open), the bound d_min_ns / d_max_ns, witness, witness_verdict, confirmed, ruled_out, compensated and in_window
 -- @binds variables (a view takes no parameters: each is the session variable <query name>_<parameter>)
 CREATE OR REPLACE TEMP VIEW report_commit_verdicts AS
-WITH bounds AS (
-  SELECT client_process, server_process,
-    min(server_start_ns - client_start_ns) AS d_max_ns,
-    max(server_start_ns - client_end_ns) FILTER (WHERE answered) AS d_min_ns
-  FROM clock_pair_facts
-  GROUP BY client_process, server_process
-),
-mapped AS (
+WITH mapped AS (
   SELECT g.*, b.d_min_ns, b.d_max_ns,
     -- A service in another process that no pair bounds (its request's client span lost): no bound at all, so its
     -- work's time decides nothing (its failure still does). An MCP server's markers without a pair are dated as
@@ -29,7 +22,7 @@ mapped AS (
          WHEN b.d_min_ns IS NULL THEN g.witness_end_ns - b.d_max_ns
          ELSE g.witness_end_ns - ((b.d_max_ns + b.d_min_ns) // (CAST(2 AS BIGINT))) END AS work_mid
   FROM ghost_commit_facts AS g
-  LEFT JOIN bounds AS b ON b.client_process = g.client_process AND b.server_process = g.server_process
+  LEFT JOIN report_clock_bounds AS b ON b.client_process = g.client_process AND b.server_process = g.server_process
 ),
 intervals AS (
   SELECT m.*,

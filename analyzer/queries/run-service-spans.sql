@@ -1,5 +1,5 @@
 -- @name run_service_spans
--- @description The far side of the given runs' tool calls (issue 49), as `afterstop explain` and the HTML report's timelines draw it under each call: the spans of role service (report_spans, prepare-spans.sql), each with the tool call it served (the call id assign-runs.sql gave it: a service's spans have no run), the request span its entry answers (the run's CLIENT span that is the parent of its topmost service span, the entry, kind SERVER), whether it is a work span (db.*, messaging.*, an outgoing CLIENT or PRODUCER span, of its entry's process: the witness of an effect), and the clock bound of its process against the process of the request span (δ, its clock minus the agent's, per ordered pair of processes from every clock pair the store keeps, clock-pair-facts.sql, as prepare-commit-verdicts.sql bounds a witness: δ_max = min(s.start − c.start), δ_min = max(s.start − c.end) over the answered pairs; NULL when none). Needs the report's prepare chain over an open window or one holding the runs.
+-- @description The far side of the given runs' tool calls (issue 49), as `afterstop explain` and the HTML report's timelines draw it under each call: the spans of role service (report_spans, prepare-spans.sql), each with the tool call it served (the call id assign-runs.sql gave it: a service's spans have no run), the request span its entry answers (the run's CLIENT span that is the parent of its topmost service span, the entry, kind SERVER), whether it is a work span (db.*, messaging.*, an outgoing CLIENT or PRODUCER span, of its entry's process: the witness of an effect), and the clock bound of its process against the process of the request span (δ, its clock minus the agent's: report_clock_bounds, prepare-clock-bounds.sql, as the report's verdicts bound a witness; NULL when none). Needs the report's prepare chain over an open window or one holding the runs.
 -- @param runs VARCHAR[] the runs, by the store's key
 -- @returns rows
 -- @column run_id           text
@@ -51,16 +51,10 @@ chain AS (
   SELECT sid, run_id, arg_max(span_id, depth) AS entry_span_id, arg_max(parent_span_id, depth) AS request_span_id
   FROM up GROUP BY sid, run_id
 ),
--- The clock bound of each ordered pair of processes, from every clock pair the store keeps (clock-pair-facts.sql),
--- as prepare-commit-verdicts.sql bounds a commit's witness: δ_max = min(server start − client start), δ_min =
--- max(server start − client end) over the answered pairs.
+-- The clock bound of each ordered pair of processes (report_clock_bounds, prepare-clock-bounds.sql): the one the
+-- report's verdicts map a witness through.
 bounds AS (
-  SELECT client_process, server_process,
-    min(server_start_ns - client_start_ns) AS delta_max_ns,
-    max(server_start_ns - client_end_ns) FILTER (WHERE answered) AS delta_min_ns
-  FROM clock_pair_facts
-  WHERE server_process IN (SELECT process_key FROM s WHERE role = 'service')
-  GROUP BY client_process, server_process
+  SELECT client_process, server_process, d_max_ns AS delta_max_ns, d_min_ns AS delta_min_ns FROM report_clock_bounds
 )
 SELECT
   x.run_id, x.span_id, x.parent_span_id, x.name, x.kind, x.service, x.process_key AS process, x.start_ns, x.end_ns, x.status_code, x.system,
