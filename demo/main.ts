@@ -96,11 +96,12 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
   for (const turn of failed) say(`  the turn after Stop failed: ${turn.error?.slice(0, 100) ?? ''}`);
 
   say("\nWhat really happened (the simulator's ledger):");
-  const stopTimes = cancels.map((c) => c.startNs);
   for (const effect of sim.ledger.effects) {
-    const before = stopTimes.filter((t) => t <= (effect.committedNs ?? 0n)).pop();
+    // The Stop of the run whose tool asked for it (its Idempotency-Key), not whichever Stop came last.
+    const mark = commits.find((c) => c.attributes['afterstop.tool.idempotency_key'] === effect.idempotencyKey);
+    const before = (mark ? cancelOf(mark) : undefined)?.startNs;
     say(
-      `  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`,
+      `  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined && before <= effect.committedNs ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`,
     );
   }
   for (const request of sim.ledger.modelRequests.filter((r) => r.clientClosedEarly)) {
