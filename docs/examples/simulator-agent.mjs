@@ -9,8 +9,9 @@
 // It prints the ledger's facts as JSON on its last line (docs/simulator.md explains them).
 import OpenAI from 'openai';
 
-const own = process.env.SIMULATOR_URL ? undefined : await (await import('@afterstop/analyzer/simulator')).startSimulator({ tokenDelayMs: 5 });
-const sim = process.env.SIMULATOR_URL ?? own.url;
+const given = process.env.SIMULATOR_URL || undefined;
+const own = given ? undefined : await (await import('@afterstop/analyzer/simulator')).startSimulator({ tokenDelayMs: 5 });
+const sim = given ?? own.url;
 const client = new OpenAI({ baseURL: `${sim}/v1`, apiKey: 'not-needed', maxRetries: 0 });
 const tools = ['lookup_order', 'send_email'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }));
 const ms = (ns) => Math.round(Number(ns) / 1e6);

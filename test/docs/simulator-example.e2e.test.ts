@@ -71,4 +71,17 @@ describe('docs/examples/simulator-agent.mjs', () => {
     expect(facts.requests.map((r) => r.sent)).toEqual(sim.ledger.modelRequests.map((r) => r.outputTokensSent));
     expect(out.stdout).toMatch(/ledger: send_email committed \d+ ms after Stop/);
   });
+
+  it('starts its own simulator when given none, and reads the same facts from it', async () => {
+    const own = await runExample({ SIMULATOR_URL: '' });
+    expect(own.code, own.stderr).toBe(0);
+    const facts = JSON.parse(own.stdout.trim().split('\n').at(-1)!) as { outcomes: string[]; requests: { toolCalls: string[]; clientClosedEarly: boolean }[]; effects: { name: string; outcome: string }[] };
+    expect(facts.outcomes).toEqual(['stopped', 'stopped']);
+    expect(facts.requests.map((r) => [r.toolCalls, r.clientClosedEarly])).toEqual([
+      [['lookup_order'], false],
+      [['send_email'], false],
+      [[], true],
+    ]);
+    expect(facts.effects.map((e) => [e.name, e.outcome])).toEqual([['send_email', 'committed']]);
+  });
 });
