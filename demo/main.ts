@@ -5,7 +5,8 @@
  * written with afterstop's manual API for five turns (two of them stopped by
  * the user), writes the spans to ./afterstop-traces/, prints what
  * afterstop recorded beside what really happened (the simulator's ledger),
- * and ends with the leak report over those traces.
+ * says fact by fact whether they agree (agreement.ts), and ends with the leak
+ * report over those traces.
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -14,8 +15,9 @@ import { parseArgs } from 'node:util';
 import { analyze, colorWanted, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, readTraces, renderTerminal, type ExitCode, type FlatSpan, type LeakReport } from '@afterstop/analyzer';
 import { defaultTracesDir } from '@afterstop/span-contract';
 import { exportStats, flush, setup, shutdown } from 'afterstop';
-import { startSimulator } from '@afterstop/analyzer/simulator';
+import { startSimulator, type LedgerSnapshot } from '@afterstop/analyzer/simulator';
 import { DemoAgent, type TurnResult } from './agent.js';
+import { compareWithLedger, formatComparison, type Comparison } from './agreement.js';
 
 const ms = (ns: bigint): string => `${(Number(ns) / 1e6).toFixed(0)} ms`;
 
@@ -26,6 +28,10 @@ export interface DemoResult {
   session: string;
   /** leak-report over this demo's runs. */
   report: LeakReport;
+  /** What really happened: the simulator's ledger. */
+  ledger: LedgerSnapshot;
+  /** afterstop's record against the ledger, fact by fact. */
+  comparisons: Comparison[];
 }
 
 export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResult> {
@@ -90,22 +96,33 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
   for (const turn of failed) say(`  the turn after Stop failed: ${turn.error?.slice(0, 100) ?? ''}`);
 
   say("\nWhat really happened (the simulator's ledger):");
-  const stopTimes = cancels.map((c) => c.startNs);
   for (const effect of sim.ledger.effects) {
-    const before = stopTimes.filter((t) => t <= (effect.committedNs ?? 0n)).pop();
+    // The Stop of the run whose tool asked for it (its Idempotency-Key), not whichever Stop came last.
+    const mark = commits.find((c) => c.attributes['afterstop.tool.idempotency_key'] === effect.idempotencyKey);
+    const before = (mark ? cancelOf(mark) : undefined)?.startNs;
     say(
-      `  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`,
+      `  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined && before <= effect.committedNs ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`,
     );
   }
   for (const request of sim.ledger.modelRequests.filter((r) => r.clientClosedEarly)) {
     say(`  model request closed early: ${request.outputTokensGenerated} output tokens billed, ${request.outputTokensSent} sent`);
   }
+  say('\nDo they agree? (afterstop beside the ledger, fact by fact)');
+  const comparisons = compareWithLedger(spans, sim.ledger);
+  for (const comparison of comparisons) say(`  ${formatComparison(comparison)}`);
+  const disagreements = comparisons.filter((c) => c.verdict === 'DISAGREE').length;
+  const agreeing = comparisons.filter((c) => c.verdict === 'agree').length;
+  say(
+    disagreements === 0
+      ? `  ${comparisons.length} facts compared: ${agreeing} agree, ${comparisons.length - agreeing} ${comparisons.length - agreeing === 1 ? 'differs' : 'differ'} for the reasons given, none disagree`
+      : `  ${disagreements} of ${comparisons.length} facts DISAGREE: afterstop's record and the ledger part where nothing explains it (please report it)`,
+  );
   // What a nightly job would print: leak-report over the traces, for this demo's runs.
   const report = await analyze({ inputs: [tracesDir], db: ':memory:', since: started });
   say(`\n${renderTerminal(report, { color: colorWanted(process.stdout) })}`);
   say(`Traces: ${tracesDir}/ (OTLP/JSON lines, one ExportTraceServiceRequest per line). Next:`);
   say(`  npx afterstop leak-report ${tracesDir} --format html --out afterstop-report.html`);
-  return { tracesDir, turns, spans, session, report };
+  return { tracesDir, turns, spans, session, report, ledger: sim.ledger, comparisons };
 }
 
 export const USAGE = `Usage: node dist/demo/main.js [--traces-dir DIR]   (npm start)

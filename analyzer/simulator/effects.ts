@@ -1,13 +1,9 @@
 /**
- * POST /effects/:name — a side-effecting service (payment, e-mail, deploy...).
- * Waits `delayMs` (query, default 100) then COMMITS, even if the client has
- * disconnected meanwhile (the real-world ghost effect), unless the query has
- * `abandonOnDisconnect=1`. `replyDelayMs` (default 0) holds the answer back
- * after the commit: the effect is real, its receipt not yet sent. A repeated `Idempotency-Key` that already committed
- * is deduplicated and answered with the original effect_id. A request whose key
- * another request still holds waits for it, or, with `conflictInProgress=1`, is
- * answered 409 at once (as Stripe and the IETF Idempotency-Key draft do), recorded
- * as `conflict`: nothing done.
+ * POST /effects/:name — a side-effecting service (payment, e-mail, deploy...). It waits, then commits,
+ * even if the client has disconnected meanwhile (the real-world ghost effect). How each request is
+ * shaped: EFFECT_PARAMETERS below. A repeated `Idempotency-Key` that already committed is deduplicated
+ * and answered with the original effect_id; a request whose key another request still holds waits for
+ * it, or is refused (conflictInProgress).
  */
 import { nowNs } from './clock.js';
 import { ClientConnection, readJsonBody, sendJson, sleep } from './http-io.js';
@@ -15,6 +11,41 @@ import type { EffectRecord } from './ledger.js';
 import type { RouteContext } from './route-context.js';
 
 export const DEFAULT_EFFECT_DELAY_MS = 100;
+
+/** One way to shape an effect request: a query parameter or a header. */
+export interface EffectParameter {
+  name: string;
+  in: 'query' | 'header';
+  syntax: string;
+  summary: string;
+}
+
+/** Everything POST /effects/:name reads besides its JSON body (recorded nowhere but in its outcome). */
+export const EFFECT_PARAMETERS = [
+  { name: 'delayMs', in: 'query', syntax: 'delayMs=MS', summary: `how long the service works before it commits (default ${DEFAULT_EFFECT_DELAY_MS})` },
+  { name: 'replyDelayMs', in: 'query', syntax: 'replyDelayMs=MS', summary: 'holds the answer back after the commit (default 0): the effect is real, its receipt not yet sent' },
+  {
+    name: 'abandonOnDisconnect',
+    in: 'query',
+    syntax: 'abandonOnDisconnect=1',
+    summary: 'a service that notices its client left: a disconnect before the commit abandons the effect (default: it commits anyway)',
+  },
+  {
+    name: 'conflictInProgress',
+    in: 'query',
+    syntax: 'conflictInProgress=1',
+    summary: 'a request whose Idempotency-Key another request still holds is answered 409 at once and recorded as conflict (default: it waits for it)',
+  },
+  {
+    name: 'idempotency-key',
+    in: 'header',
+    syntax: 'Idempotency-Key: KEY',
+    summary: 'a key already committed is not done again: answered with the original effect_id, recorded as deduplicated',
+  },
+] as const satisfies readonly EffectParameter[];
+
+type EffectQuery = Extract<(typeof EFFECT_PARAMETERS)[number], { in: 'query' }>['name'];
+type EffectHeader = Extract<(typeof EFFECT_PARAMETERS)[number], { in: 'header' }>['name'];
 
 function errorBody(message: string): { error: { message: string; type: string } } {
   return { error: { message, type: 'invalid_request_error' } };
@@ -28,19 +59,23 @@ export class EffectService {
 
   async handle(ctx: RouteContext, name: string): Promise<void> {
     const { req, res, url, ledger } = ctx;
-    const delayParam = url.searchParams.get('delayMs');
+    const query = (name: EffectQuery): string | null => url.searchParams.get(name);
+    const header = (name: EffectHeader): string | undefined => {
+      const raw = req.headers[name];
+      return Array.isArray(raw) ? raw[0] : raw;
+    };
+    const delayParam = query('delayMs');
     const delayMs = delayParam === null ? DEFAULT_EFFECT_DELAY_MS : Number(delayParam);
     if (!Number.isFinite(delayMs) || delayMs < 0) {
       return sendJson(res, 400, errorBody(`delayMs must be a non-negative number, got ${delayParam}`));
     }
-    const abandonOnDisconnect = ['1', 'true'].includes(url.searchParams.get('abandonOnDisconnect') ?? '');
-    const conflictInProgress = ['1', 'true'].includes(url.searchParams.get('conflictInProgress') ?? '');
-    const replyDelayMs = Number(url.searchParams.get('replyDelayMs') ?? 0);
+    const abandonOnDisconnect = ['1', 'true'].includes(query('abandonOnDisconnect') ?? '');
+    const conflictInProgress = ['1', 'true'].includes(query('conflictInProgress') ?? '');
+    const replyDelayMs = Number(query('replyDelayMs') ?? 0);
     if (!Number.isFinite(replyDelayMs) || replyDelayMs < 0) {
-      return sendJson(res, 400, errorBody(`replyDelayMs must be a non-negative number, got ${url.searchParams.get('replyDelayMs')}`));
+      return sendJson(res, 400, errorBody(`replyDelayMs must be a non-negative number, got ${query('replyDelayMs')}`));
     }
-    const rawKey = req.headers['idempotency-key'];
-    const key = (Array.isArray(rawKey) ? rawKey[0] : rawKey) || null;
+    const key = header('idempotency-key') || null;
 
     const body = await readJsonBody(req, ctx.shutdown);
     if (!body.ok) {

@@ -1,17 +1,6 @@
 /**
- * How the fake model decides what to answer. Deterministic, driven by directives
- * in the text of the last user message:
- *
- *   [[tool:NAME {json args}]]  answer with this tool call (several allowed) when the
- *                              last message is the user's turn
- *   [[step]]                   separates tool rounds: tools before the first [[step]]
- *                              answer the user turn, tools after the k-th [[step]]
- *                              answer the k-th tool-result round
- *   [[tokens:N]]               text answers have N tokens (default 20): "tok1 " "tok2 " ...
- *   [[delay:MS]]               per-token delay for this request
- *   [[ttft:MS]]                time-to-first-token for this request
- *
- * Without [[step]], a request whose last message is a tool result gets a text answer.
+ * How the fake model decides what to answer. Deterministic, driven by the
+ * directives (DIRECTIVES below) in the text of the last user message.
  */
 
 export const DEFAULT_TOKENS = 20;
@@ -38,40 +27,97 @@ export interface Directives {
   ttftMs?: number;
 }
 
-const NUMERIC = /^\[\[(tokens|delay|ttft):\s*(\d+(?:\.\d+)?)\s*\]\]/;
+/** One directive of the script language: how it is written, what it does, and how it is read. */
+export interface DirectiveSpec {
+  /** The word after `[[` (case-sensitive). */
+  keyword: string;
+  /** How it is written. */
+  syntax: string;
+  /** What it does, in one line. */
+  summary: string;
+  /** A user message using it. */
+  example: string;
+  /** Reads the directive starting at `text[at]` (its `[[`) into `result`; returns the index after its `]]`. */
+  read(text: string, at: number, result: Directives): number;
+}
+
+function numeric(keyword: string, set: (result: Directives, value: number, raw: string) => void): (text: string, at: number, result: Directives) => number {
+  const pattern = new RegExp(`^\\[\\[${keyword}:\\s*(\\d+(?:\\.\\d+)?)\\s*\\]\\]`);
+  return (text, at, result) => {
+    const m = pattern.exec(text.slice(at));
+    if (!m) throw new DirectiveError(`malformed directive at: ${text.slice(at, at + 40)}`);
+    set(result, Number(m[1]), m[1]!);
+    return at + m[0].length;
+  };
+}
+
+/**
+ * The script language: every directive the simulator reads in the last user message. The parser knows
+ * no other: this list is the language (`afterstop simulator --help` and docs/simulator.md render it).
+ */
+export const DIRECTIVES: readonly DirectiveSpec[] = [
+  {
+    keyword: 'tool',
+    syntax: '[[tool:NAME {json args}]]',
+    summary: 'answer with a call of tool NAME (arguments: a JSON object, default {}); several in a row: parallel calls',
+    example: 'Refund order 42. [[tool:refund {"order":42}]]',
+    read: (text, at, result) => {
+      if (!text.startsWith('[[tool:', at)) throw new DirectiveError(`malformed directive at: ${text.slice(at, at + 40)}`);
+      const { directive, end } = parseTool(text, at + '[[tool:'.length);
+      result.steps[result.steps.length - 1]!.push(directive);
+      return end;
+    },
+  },
+  {
+    keyword: 'step',
+    syntax: '[[step]]',
+    summary: 'separates tool rounds: tools after the k-th [[step]] answer the k-th tool-result round (without it, a tool result gets a text answer)',
+    example: 'Look it up, then mail it. [[tool:lookup {"id":7}]] [[step]] [[tool:send_email {"to":"bob@example.com"}]]',
+    read: (text, at, result) => {
+      if (!text.startsWith('[[step]]', at)) throw new DirectiveError(`malformed directive at: ${text.slice(at, at + 40)}`);
+      result.steps.push([]);
+      return at + '[[step]]'.length;
+    },
+  },
+  {
+    keyword: 'tokens',
+    syntax: '[[tokens:N]]',
+    summary: `a text answer of N output tokens, "tok1 " "tok2 " ... (default ${DEFAULT_TOKENS}; cut by the request's max tokens)`,
+    example: 'Write a long answer. [[tokens:200]]',
+    read: numeric('tokens', (result, value, raw) => {
+      if (!Number.isInteger(value)) throw new DirectiveError(`[[tokens:N]] needs an integer, got ${raw}`);
+      result.tokens = value;
+    }),
+  },
+  {
+    keyword: 'delay',
+    syntax: '[[delay:MS]]',
+    summary: `milliseconds between streamed tokens, for this request (default: --token-delay, else ${DEFAULT_TOKEN_DELAY_MS})`,
+    example: 'Answer slowly. [[tokens:50]] [[delay:100]]',
+    read: numeric('delay', (result, value) => {
+      result.delayMs = value;
+    }),
+  },
+  {
+    keyword: 'ttft',
+    syntax: '[[ttft:MS]]',
+    summary: 'milliseconds before the first token, for this request (default: --first-token-delay, else the token delay)',
+    example: 'Think first. [[ttft:2000]] [[tokens:5]]',
+    read: numeric('ttft', (result, value) => {
+      result.ttftMs = value;
+    }),
+  },
+];
 
 /** Parses the directives in a user message text. Throws DirectiveError on a malformed directive. */
 export function parseDirectives(text: string): Directives {
   const result: Directives = { steps: [[]] };
   let i = 0;
   while ((i = text.indexOf('[[', i)) !== -1) {
-    const rest = text.slice(i);
-    if (rest.startsWith('[[tool:')) {
-      const { directive, end } = parseTool(text, i + '[[tool:'.length);
-      result.steps[result.steps.length - 1]!.push(directive);
-      i = end;
-      continue;
-    }
-    if (rest.startsWith('[[step]]')) {
-      result.steps.push([]);
-      i += '[[step]]'.length;
-      continue;
-    }
-    const m = NUMERIC.exec(rest);
-    if (m) {
-      const value = Number(m[2]);
-      if (m[1] === 'tokens') {
-        if (!Number.isInteger(value)) throw new DirectiveError(`[[tokens:N]] needs an integer, got ${m[2]}`);
-        result.tokens = value;
-      } else if (m[1] === 'delay') result.delayMs = value;
-      else result.ttftMs = value;
-      i += m[0].length;
-      continue;
-    }
-    if (/^\[\[(tokens|delay|ttft|tool|step)\b/.test(rest)) {
-      throw new DirectiveError(`malformed directive at: ${rest.slice(0, 40)}`);
-    }
-    i += 2; // ordinary text
+    const word = /^\[\[(\w+)/.exec(text.slice(i, i + 64))?.[1];
+    const directive = DIRECTIVES.find((d) => d.keyword === word);
+    if (directive) i = directive.read(text, i, result);
+    else i += 2; // ordinary text
   }
   return result;
 }

@@ -1,16 +1,15 @@
-/** The simulator HTTP server: routes, in-flight tracking and clean shutdown. */
+/** The simulator HTTP server: dispatch to its routes (routes.ts), in-flight tracking and clean shutdown. */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleAnthropicMessages } from './anthropic-messages.js';
 import { nowNs } from './clock.js';
 import { EffectService } from './effects.js';
 import { sendJson } from './http-io.js';
 import { Ledger } from './ledger.js';
-import { handleOpenAIChat } from './openai-chat.js';
-import { handleOpenAIResponses, ResponseStore } from './openai-responses.js';
+import { ResponseStore } from './openai-responses.js';
 import { IdGenerator } from './route-context.js';
 import type { RouteContext } from './route-context.js';
+import { findRoute } from './routes.js';
 
 export interface SimulatorOptions {
   /** Default 0: an ephemeral port. */
@@ -37,8 +36,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const host = opts.host ?? '127.0.0.1';
   const ledger = new Ledger();
   const ids = new IdGenerator();
-  const effects = new EffectService();
-  const responses = new ResponseStore();
+  const services = { effects: new EffectService(), responses: new ResponseStore() };
   const shutdown = new AbortController();
   const inFlight = new Set<Promise<void>>();
   const timing = {
@@ -52,19 +50,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const ctx: RouteContext = { req, res, url, startNs, ledger, ids, timing, shutdown: shutdown.signal };
     if (shutdown.signal.aborted) return sendJson(res, 503, { error: { message: 'simulator closing' } }, { connection: 'close' });
-    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
-      return handleOpenAIChat(ctx);
-    }
-    if (req.method === 'POST' && (path === '/v1/responses' || path === '/responses')) {
-      return handleOpenAIResponses(ctx, responses);
-    }
-    if (req.method === 'POST' && (path === '/v1/messages' || path === '/messages')) {
-      return handleAnthropicMessages(ctx);
-    }
-    const effect = /^\/effects\/([^/]+)$/.exec(path);
-    if (req.method === 'POST' && effect) return effects.handle(ctx, decodeURIComponent(effect[1]!));
-    if (req.method === 'GET' && path === '/ledger') return sendJson(res, 200, ledger.toJSON());
-    if (req.method === 'GET' && path === '/health') return sendJson(res, 200, { ok: true });
+    const found = findRoute(req.method ?? '', path);
+    if (found) return found.route.handle(ctx, services, found.params);
     req.resume();
     sendJson(res, 404, { error: { message: `No route for ${req.method ?? '?'} ${url.pathname}`, type: 'not_found' } });
   };

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { cliPath } from '../../../../test/helpers/cli.js';
+import { cliPath, runCli } from '../../../../test/helpers/cli.js';
+import { EFFECT_PARAMETERS } from '../../../simulator/effects.js';
+import { ROUTES } from '../../../simulator/routes.js';
+import { DIRECTIVES } from '../../../simulator/script.js';
 
 const cli = cliPath;
 
@@ -30,5 +33,19 @@ describe('afterstop simulator', () => {
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(2);
     expect(stderr).toContain('not a port number');
+  });
+
+  it('--help, as installed, lists every directive, route and effect parameter of the simulator', async () => {
+    const out = await runCli(['simulator', '--help']);
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.split('\n');
+    for (const d of DIRECTIVES)
+      expect(
+        lines.some((l) => l.includes(d.syntax) && l.includes(d.summary)),
+        d.syntax,
+      ).toBe(true);
+    for (const r of ROUTES) expect(out.stdout).toContain(`${r.method} ${r.path}`);
+    for (const p of EFFECT_PARAMETERS) expect(out.stdout).toContain(p.syntax);
+    expect(out.stdout).toContain('docs/simulator.md');
   });
 });
