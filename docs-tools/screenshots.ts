@@ -32,13 +32,14 @@ pre { margin: 0; font: 13px/1.35 'DejaVu Sans Mono', 'Liberation Mono', monospac
 }
 
 /**
- * `explain` in tmux, checked against the same command through a pipe (COLUMNS and FORCE_COLOR make the two
- * draw alike): the screen below the prompt must be the piped text as a terminal of that width shows it, cell
- * for cell (character and style), so that the manifest's hash of the piped text stands for what the image shows.
+ * `explain` in tmux, as a person types it (on a terminal, colour and the width come from the terminal), checked
+ * against the same command through a pipe, where FORCE_COLOR and COLUMNS make it draw alike: the screen below
+ * the prompt must be the piped text as a terminal of that width shows it, cell for cell (character and style),
+ * so that the manifest's hash of the piped text stands for what the image shows.
  */
 async function terminalScreen(shot: Shot, piped: string): Promise<string> {
-  const prompt = commandLine(shot);
-  const captured = normalised(shot, await runInTmux({ argv: [process.execPath, CLI_PATH, ...shot.args], prompt, cwd: ROOT, env: shotEnv(shot), pass: Object.keys(shot.env), ...TERMINAL }));
+  const prompt = `afterstop ${shot.args.join(' ')}`;
+  const captured = normalised(shot, await runInTmux({ argv: [process.execPath, CLI_PATH, ...shot.args], prompt, cwd: ROOT, env: shotEnv(shot), ...TERMINAL }));
   const promptRows = Math.ceil([...`$ ${prompt}`].length / TERMINAL.columns);
   const below = captured.split('\n').slice(promptRows).join('\n');
   if (cellsKey(parseAnsi(below)) !== cellsKey(wrapCells(parseAnsi(piped), TERMINAL.columns))) {

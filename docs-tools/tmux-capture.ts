@@ -18,10 +18,8 @@ export interface TmuxRun {
   /** Shown as the prompt's line above the output, as if typed. */
   prompt: string;
   cwd: string;
-  /** The command's environment (the variables it sets are passed on explicitly, NO_COLOR removed). */
+  /** The server's environment, which the pane starts from (NO_COLOR is removed for the command). */
   env: NodeJS.ProcessEnv;
-  /** Variables of `env` the command is given on its command line (the pane starts from the server's environment). */
-  pass: string[];
   columns: number;
   rows: number;
 }
@@ -58,10 +56,9 @@ export async function runInTmux(run: TmuxRun): Promise<string> {
   });
   try {
     await Promise.race([ready, failed]);
-    const assignments = run.pass.filter((k) => run.env[k] !== undefined).map((k) => sh(`${k}=${run.env[k]}`));
-    // The pane: the prompt, the command, then "done"; then it holds the screen until "release", so that
+    // The pane: the prompt, the command as typed (colour and width from the terminal), then "done"; then it holds the screen until "release", so that
     // the capture reads a live pane.
-    const script = [`printf '%s\\n' ${sh(`$ ${run.prompt}`)}`, `env -u NO_COLOR ${assignments.join(' ')} ${run.argv.map(sh).join(' ')}`, 'tmux wait-for -S afterstop-done', 'tmux wait-for afterstop-release'].join('; ');
+    const script = [`printf '%s\\n' ${sh(`$ ${run.prompt}`)}`, `env -u NO_COLOR -u FORCE_COLOR -u COLUMNS ${run.argv.map(sh).join(' ')}`, 'tmux wait-for -S afterstop-done', 'tmux wait-for afterstop-release'].join('; ');
     tmux('new-session', '-d', '-s', 'shot', '-x', String(run.columns), '-y', String(run.rows), '-c', run.cwd, script);
     tmux('wait-for', 'afterstop-done');
     const screen = tmux('capture-pane', '-p', '-e', '-t', 'shot', '-S', '-', '-E', '-');
