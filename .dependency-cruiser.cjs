@@ -101,9 +101,9 @@ const analyzerRules = [
   },
   {
     name: 'kit-packages-by-name',
-    comment: 'The kit (demo, scorecard, bench, fixture recorders) uses the packages as a user does: by name, through their exports.',
+    comment: 'The kit (demo, scorecard, bench, docs tools, fixture recorders) uses the packages as a user does: by name, through their exports.',
     severity: 'error',
-    from: { path: '^(demo|scorecard|bench|test/fixtures)/' },
+    from: { path: '^(demo|scorecard|bench|docs-tools|test/fixtures)/' },
     to: { path: '^(instrumentation|analyzer|contract)/(?!dist/)' },
   },
   {

@@ -22,3 +22,16 @@ export function parseTime(value: string, now: Date = new Date()): Date {
   }
   throw new InvalidArgumentError('not a time: use ISO-8601 (2026-11-28T06:00:00Z) or an age (24h, 7d)');
 }
+
+/**
+ * SOURCE_DATE_EPOCH (reproducible-builds.org): the time a generated file says it was made, in whole seconds
+ * since 1970, so that the same input gives the same bytes (docs/screenshots/ relies on it). Unset or empty:
+ * undefined (now). Anything but digits is an error, not a silent "now".
+ */
+export function sourceDateEpoch(env: NodeJS.ProcessEnv = process.env): Date | undefined {
+  const value = env['SOURCE_DATE_EPOCH'];
+  if (value === undefined || value === '') return undefined;
+  const date = /^\d{1,15}$/.test(value) ? new Date(Number(value) * 1000) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime())) throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970 (reproducible-builds.org); got ${JSON.stringify(value)}`);
+  return date;
+}

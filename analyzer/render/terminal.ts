@@ -21,6 +21,16 @@ export function colorWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv 
   return stream.isTTY === true;
 }
 
+/**
+ * The width to draw for: the terminal's, else COLUMNS (as POSIX shells export it; a pipe has no width, and
+ * `COLUMNS=120 afterstop explain 1 | less -R` draws as a 120-column terminal would), else `fallback`.
+ */
+export function terminalColumns(stream: { columns?: number }, env: NodeJS.ProcessEnv = process.env, fallback = 100): number {
+  if (stream.columns !== undefined && stream.columns > 0) return stream.columns;
+  const columns = Number(env['COLUMNS']);
+  return Number.isInteger(columns) && columns > 0 ? columns : fallback;
+}
+
 /** The leak report as a compact summary for a terminal. */
 export function renderTerminal(report: LeakReport, options: TerminalOptions): string {
   // The caller decided on colour (colorWanted: a terminal, NO_COLOR, FORCE_COLOR, --out): Node 22.13+ would

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_DB, explainRuns, parseExplainTarget } from '../../store-source.js';
 import type { Explanation } from '../../types.js';
 import { pageStart } from '../../render/html.js';
-import { colorWanted } from '../../render/terminal.js';
+import { colorWanted, terminalColumns } from '../../render/terminal.js';
 import { renderExplainHtml } from '../../render/explain-html.js';
 import { renderExplainMarkdown } from '../../render/explain-markdown.js';
 import { renderExplainTerminal } from '../../render/explain-terminal.js';
@@ -71,7 +71,7 @@ function render(e: Explanation, format: ExplainFormat, color: boolean): string {
     case 'html':
       return renderExplainHtml(e, pageStart);
     case 'table':
-      return renderExplainTerminal(e, { color, width: process.stdout.columns ?? 100 });
+      return renderExplainTerminal(e, { color, width: terminalColumns(process.stdout) });
   }
 }
 

@@ -18,7 +18,7 @@ import { nonNegativeNumber } from '../options.js';
 import { writeFileAtomic } from '../output.js';
 import { silentProgress, stderrProgress } from '../progress.js';
 import { inputErrorExit, printSkipped } from '../stderr.js';
-import { parseTime } from '../time.js';
+import { parseTime, sourceDateEpoch } from '../time.js';
 
 /** Runs drawn in the HTML report unless --timelines says otherwise (at most 150 lanes each, texts cut: about 60 kB a run at most). */
 export const DEFAULT_TIMELINES = 20;
@@ -159,14 +159,14 @@ many ms (default 300000 for a ClickHouse statement, 10000 for a push).`,
 }
 
 /** The report in a text format, or the Arrow files. */
-function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean): string {
+function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean, generatedAt: Date | undefined): string {
   switch (format) {
     case 'json':
       return `${JSON.stringify(report, null, 2)}\n`;
     case 'markdown':
       return renderMarkdown(report, { findings: options.top });
     case 'html':
-      return renderHtml(report, options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {});
+      return renderHtml(report, { ...(options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {}), ...(generatedAt !== undefined ? { generatedAt } : {}) });
     case 'table':
       return renderTerminal(report, { color, findings: options.top });
     case 'arrow':
@@ -178,6 +178,13 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   const format = resolveFormat(options.format, options.out, process.stdout.isTTY === true);
   if (format === 'arrow' && options.out === undefined) {
     process.stderr.write('afterstop: --format arrow writes binary files: give --out FILE\n');
+    return EXIT_USAGE;
+  }
+  let generatedAt: Date | undefined;
+  try {
+    generatedAt = sourceDateEpoch();
+  } catch (error) {
+    process.stderr.write(`afterstop: ${(error as Error).message}\n`);
     return EXIT_USAGE;
   }
   if (paths.length > 0 && options.clickhouse !== undefined) {
@@ -224,7 +231,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     writeFileAtomic(findingsPath(out), files.findings);
     process.stderr.write(`afterstop: wrote ${out} and ${findingsPath(out)}\n`);
   } else {
-    const text = render(report, format, options, options.out === undefined && colorWanted(process.stdout));
+    const text = render(report, format, options, options.out === undefined && colorWanted(process.stdout), generatedAt);
     if (options.out !== undefined) {
       writeFileAtomic(options.out, text);
       process.stderr.write(`afterstop: wrote ${options.out}\n`);
