@@ -112,5 +112,7 @@ export function shiftedTraces(file: string, deltaNs: bigint): string {
 /** The earliest span start of an OTLP/JSON lines file, ns. */
 export function earliestStartNs(file: string): bigint {
   const starts = [...fs.readFileSync(file, 'utf8').matchAll(/"startTimeUnixNano":"(\d+)"/g)].map((m) => BigInt(m[1]!));
-  return starts.reduce((a, b) => (b < a ? b : a));
+  let earliest = starts[0]!;
+  for (const s of starts) if (s < earliest) earliest = s;
+  return earliest;
 }
