@@ -115,6 +115,9 @@ describe('the cron recipe, run as cron runs it', () => {
     expect(html.slice(0, 200).toLowerCase()).toContain('<!doctype html>');
     expect(html).toContain('send_email');
     expect(await pushed('afterstop_budget_exceeded', 'nightly')).toContainEqual({ labels: 'budget="max-ghost-commits",instance="nightly",job="afterstop"', value: 1 });
+    // The measured figure beside its limit, as the alert's text gives them.
+    expect(await pushed('afterstop_budget_value', 'nightly')).toContainEqual({ labels: 'budget="max-ghost-commits",instance="nightly",job="afterstop"', value: 1 });
+    expect(await pushed('afterstop_budget_limit', 'nightly')).toContainEqual({ labels: 'budget="max-ghost-commits",instance="nightly",job="afterstop"', value: 0 });
     const pruned = pruneSummary(log);
     expect(pruned.days).toContain(new Date(Number((nowNs - 40n * DAY_NS) / 1_000_000n)).toISOString().slice(0, 10));
     expect(pruned.spans).toBe(fs.readFileSync(path.join(golden, 'g4-loop-continues.jsonl'), 'utf8').match(/"spanId"/g)!.length);
