@@ -198,10 +198,10 @@ describe('the GitHub Actions workflow, its steps run as a runner runs them', () 
     fs.mkdirSync(workspace, { recursive: true });
     const outcomes: (number | null)[] = [];
     for (const step of job.steps.filter((s) => s.run !== undefined && s.run !== INSTALL)) {
-      // As a runner runs a `run:` step: its text in a file, bash --noprofile --norc -eo pipefail {0}.
+      // As a runner runs a `run:` step with no `shell:`: its text in a file, `bash -e {0}`.
       const file = path.join(dir, `step-${outcomes.length}.sh`);
       fs.writeFileSync(file, step.run!);
-      const r = await run(['bash', '--noprofile', '--norc', '-eo', 'pipefail', file], { ...env, PATH: `${bin}:/usr/bin:/bin`, HOME: workspace }, workspace);
+      const r = await run(['bash', '-e', file], { ...env, PATH: `${bin}:/usr/bin:/bin`, HOME: workspace }, workspace);
       outcomes.push(r.status);
     }
     expect(outcomes).toEqual([1]);

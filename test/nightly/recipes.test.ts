@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
 import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow, type WorkflowTemplate } from '@actions/workflow-parser';
+import { CronJob } from 'kubernetes-models/batch/v1/CronJob';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { EXIT_BUDGET, EXIT_INTERNAL, EXIT_NOTHING_TO_JUDGE, EXIT_OK, EXIT_STORAGE, EXIT_USAGE } from '../../analyzer/cli/exit-codes.js';
@@ -8,7 +10,8 @@ import { analyzerPackage, cronJob, crontab, INSTALL, kubernetesObjects, NIGHTLY_
 /**
  * docs/nightly.md's recipes, read from the page: the GitHub Actions workflow through GitHub's own parser
  * (@actions/workflow-parser, as GitHub's language services use it: parse, then convert, every error
- * collected), the Kubernetes objects through a YAML parser and checked for what a CronJob needs, the crontab
+ * collected), the Kubernetes objects through a YAML parser and the Kubernetes API's schemas (kubernetes-models:
+ * no cluster to dry-run against) and checked for what the job needs, the crontab
  * line for its schedule. test/nightly/recipes.e2e.test.ts runs their commands.
  */
 const doc = fs.readFileSync(NIGHTLY_DOC, 'utf8');
@@ -89,6 +92,16 @@ describe('docs/nightly.md recipes', () => {
       const objects = kubernetesObjects();
       expect(objects.map((o) => `${o.apiVersion} ${o.kind}`)).toEqual(['v1 ConfigMap', 'batch/v1 CronJob']);
       expect(objects[0]!.data).toEqual({ 'afterstop-nightly.sh': recipe('script').text });
+    });
+
+    it('valid to the Kubernetes API’s schemas (kubernetes-models: its OpenAPI, types, enums, required fields); a broken one is not', () => {
+      const [configMap, job] = kubernetesObjects();
+      expect(() => new ConfigMap(configMap as never).validate()).not.toThrow();
+      expect(() => new CronJob(job as never).validate()).not.toThrow();
+      const broken = structuredClone(job) as { spec: { concurrencyPolicy: string; jobTemplate: { spec: { backoffLimit: unknown } } } };
+      broken.spec.concurrencyPolicy = 'Never';
+      broken.spec.jobTemplate.spec.backoffLimit = 'two';
+      expect(() => new CronJob(broken as never).validate()).toThrow(/concurrencyPolicy must be equal to one of the allowed values.*backoffLimit must be integer|backoffLimit must be integer.*concurrencyPolicy/);
     });
 
     it('has what a CronJob needs, and runs the script from the ConfigMap with the command installed', () => {
