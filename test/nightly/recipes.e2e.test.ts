@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ALERTS_FILE } from '../../analyzer/dashboards/src/alerts.js';
 import { cliPath } from '../helpers/cli.js';
 import { clickhouseHttp, type ClickHouseHttp } from '../helpers/clickhouse-http.js';
 import { startPrometheusStack, type PrometheusStack } from '../helpers/prometheus.js';
@@ -30,7 +31,8 @@ beforeAll(async () => {
   bin = path.join(dir, 'usr', 'local', 'bin');
   fs.mkdirSync(bin, { recursive: true });
   fs.writeFileSync(path.join(bin, 'afterstop'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)} "$@"\n`, { mode: 0o755 });
-  stack = await startPrometheusStack();
+  // Prometheus scrapes the Pushgateway and evaluates the shipped alerting rules, every second.
+  stack = await startPrometheusStack(5, { ruleFiles: [path.join(root, 'analyzer', 'dashboards', ALERTS_FILE)] });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -65,6 +67,17 @@ function run(shell: string[], env: Record<string, string>, cwd: string): Promise
 async function pushed(metric: string, instance: string): Promise<{ labels: string; value: number }[]> {
   const text = await (await fetch(`${stack.pushgateway}/metrics`)).text();
   return [...text.matchAll(new RegExp(`^${metric}\\{([^}]*)\\} (\\S+)$`, 'gm'))].filter((m) => m[1]!.includes(`instance="${instance}"`)).map((m) => ({ labels: m[1]!, value: Number(m[2]) }));
+}
+
+/** The alert `name` of the nightly job's instance once Prometheus fires it (it has no `for`: at the first evaluation after the scrape). */
+async function firing(name: string, instance: string): Promise<{ labels: Record<string, string>; annotations: Record<string, string> }> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const alert = (await stack.alerts()).find((a) => a.labels['alertname'] === name && a.labels['instance'] === instance && a.state === 'firing');
+    if (alert !== undefined) return alert;
+    if (Date.now() > deadline) throw new Error(`${name} did not fire`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 const today = (): string => new Date().toISOString().slice(0, 10);
@@ -118,6 +131,11 @@ describe('the cron recipe, run as cron runs it', () => {
     // The measured figure beside its limit, as the alert's text gives them.
     expect(await pushed('afterstop_budget_value', 'nightly')).toContainEqual({ labels: 'budget="max-ghost-commits",instance="nightly",job="afterstop"', value: 1 });
     expect(await pushed('afterstop_budget_limit', 'nightly')).toContainEqual({ labels: 'budget="max-ghost-commits",instance="nightly",job="afterstop"', value: 0 });
+    // The shipped alert fires on the push, its text the measured figure beside the limit, its runbook linked.
+    const alert = await firing('AfterstopBudgetExceeded', 'nightly');
+    expect(alert.labels).toMatchObject({ job: 'afterstop', budget: 'max-ghost-commits', severity: 'warning' });
+    expect(alert.annotations['description']).toBe('The last report of afterstop/nightly did not pass --max-ghost-commits: it has 1, the limit is 0.');
+    expect(alert.annotations['runbook_url']).toBe('https://github.com/afterstop/afterstop/blob/main/docs/runbooks/AfterstopBudgetExceeded.md');
     const pruned = pruneSummary(log);
     expect(pruned.days).toContain(new Date(Number((nowNs - 40n * DAY_NS) / 1_000_000n)).toISOString().slice(0, 10));
     expect(pruned.spans).toBe(fs.readFileSync(path.join(golden, 'g4-loop-continues.jsonl'), 'utf8').match(/"spanId"/g)!.length);
@@ -146,6 +164,8 @@ describe('the cron recipe, run as cron runs it', () => {
     expect(nothing.status, nothing.log).toBe(3);
     expect(nothing.log).toContain('afterstop: nothing to judge');
     expect(await pushed('afterstop_report_nothing_to_judge', 'nightly')).toEqual([{ labels: 'instance="nightly",job="afterstop",status="no_spans"', value: 1 }]);
+    const alert = await firing('AfterstopReportNothingToJudge', 'nightly');
+    expect(alert.annotations['description']).toMatch(/^The last report of afterstop\/nightly read no agent run \(no_spans: 0 new spans read, 0 in the store\), where a night should judge at least one/);
     // The HTML is written all the same: it says there was nothing to judge.
     expect(fs.existsSync(path.join(empty.reports, `afterstop-${today()}.html`))).toBe(true);
   });
