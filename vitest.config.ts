@@ -17,6 +17,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts', 'test/packed-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // @actions/workflow-parser imports its JSON schema without an import attribute (it is built for bundlers):
+    // vite transforms it instead of Node loading it (test/nightly/ parses the documented workflow with it).
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     projects: packages.flatMap(([name, dir]) => [
       { extends: true, test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`] } },
       { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`] } },

@@ -37,7 +37,7 @@ export interface BudgetStatus {
 export interface MetricOptions {
   /** Distinct tools or models kept per family; the rest becomes `other`. Default 20. */
   maxLabelValues?: number;
-  /** The budgets given, as `afterstop_budget_limit` and `afterstop_budget_exceeded` (for the nightly alerts). */
+  /** The budgets given, as `afterstop_budget_limit`, `afterstop_budget_value` and `afterstop_budget_exceeded` (for the nightly alerts). */
   budgets?: readonly BudgetStatus[];
   /** The report's time, in ms (default now). */
   now?: number;
@@ -253,6 +253,13 @@ export function metricFamilies(report: LeakReport, options: MetricOptions = {}):
         help: 'A budget the nightly job was given (leak-report --max-...)',
         labelNames: ['budget'],
         samples: options.budgets.map((b) => ({ labels: { budget: b.budget }, value: b.limit })),
+      },
+      {
+        // The measured figure beside its limit, for the alert's text (absent when the report has none: a p95 of no latency).
+        name: 'afterstop_budget_value',
+        help: 'The report figure a budget judges (leak-report --max-...), beside afterstop_budget_limit',
+        labelNames: ['budget'],
+        samples: options.budgets.filter((b) => b.actual !== null).map((b) => ({ labels: { budget: b.budget }, value: b.actual as number })),
       },
       {
         name: 'afterstop_budget_exceeded',

@@ -5,10 +5,14 @@
  *
  * - live, over the instrumentation's metrics (SEMCONV.md, "Live metrics"), as
  *   the OpenTelemetry Prometheus exporter names them: a ghost commit of an
- *   irreversible or unknown tool; the cancel acknowledgement's p95 over a
- *   threshold; tokens streamed after Stop over a rate;
+ *   irreversible or unknown tool, known or possible; the cancel
+ *   acknowledgement's p95 over a threshold; tokens streamed after Stop over a rate;
  * - nightly, over what `leak-report` pushes: a budget the job was given
- *   exceeded, and a report that stopped coming.
+ *   exceeded, a report with nothing to judge, and a report that stopped coming.
+ *
+ * Each alert's description gives the measured value beside its limit, and its
+ * `runbook_url` links docs/runbooks/<alert>.md (what it means, how to confirm
+ * it, what to do, when to silence it).
  *
  * A counter series is born at its first increment (1): `increase()` needs two
  * samples, so the first ghost of a series is caught by the series being new.
@@ -22,7 +26,7 @@ export interface AlertRule {
   expr: string;
   for?: string;
   labels: Record<string, string>;
-  annotations: { summary: string; description: string };
+  annotations: { summary: string; description: string; runbook_url: string };
 }
 
 export interface RuleGroup {
@@ -39,13 +43,30 @@ export const ALERT_THRESHOLDS = {
   tokensAfterStopPerMinute: 1000,
 } as const;
 
+/** Where the runbooks are published: docs/runbooks/<alert>.md of the repository's main branch. */
+export const RUNBOOKS_URL = 'https://github.com/afterstop/afterstop/blob/main/docs/runbooks/';
+const runbook = (alert: string): string => `${RUNBOOKS_URL}${alert}.md`;
+
 const GHOSTS = 'afterstop_tool_commits_after_stop_total{afterstop_tool_effect=~"irreversible|unknown"}';
+const POSSIBLE_GHOSTS = 'afterstop_tool_possible_ghost_commits_total{afterstop_tool_effect=~"irreversible|unknown"}';
 /**
  * The ack histogram's buckets under either name: the JS Prometheus exporter writes `afterstop_cancel_ack_duration`
  * (its unit apart), OTLP into Prometheus or the Collector's exporter add the unit (`_seconds`).
  */
 export const ACK_BUCKETS = '{__name__=~"afterstop_cancel_ack_duration(_seconds)?_bucket"}';
 const BY_TOOL = 'job, afterstop_framework, gen_ai_agent_name, gen_ai_tool_name, afterstop_tool_effect';
+/**
+ * Commits counted by `counter` in the last 10 minutes, by tool: a series that grew, or one born in them (its first
+ * commit): one with no sample in the day before (a missed scrape or a restart of Prometheus is not a birth).
+ */
+const commitsIn10m = (counter: string): string => `sum by (${BY_TOOL}) (increase(${counter}[10m])) > 0 or sum by (${BY_TOOL}) (${counter} unless last_over_time(${counter}[1d] offset 10m)) > 0`;
+/**
+ * A figure the alert's report pushed (its job and instance; with `byBudget`, the alert's budget too), as the
+ * description prints it (`%g`: dollars stay dollars, where `humanize` would print 0.12 as 120m), or `fallback`
+ * when the push holds none.
+ */
+const pushed = (metric: string, fallback: string, byBudget = false): string =>
+  `{{ with printf \`${metric}{job=%q,instance=%q${byBudget ? ',budget=%q' : ''}}\` $labels.job $labels.instance${byBudget ? ' $labels.budget' : ''} | query }}{{ . | first | value | printf "%g" }}{{ else }}${fallback}{{ end }}`;
 
 export const RULE_GROUPS: RuleGroup[] = [
   {
@@ -53,14 +74,26 @@ export const RULE_GROUPS: RuleGroup[] = [
     rules: [
       {
         alert: 'AfterstopGhostCommit',
-        // A series that grew in the last 10 minutes, or one born in them (its first ghost): one with no sample in the
-        // day before (a missed scrape or a restart of Prometheus is not a birth).
-        expr: `sum by (${BY_TOOL}) (increase(${GHOSTS}[10m])) > 0 or sum by (${BY_TOOL}) (${GHOSTS} unless last_over_time(${GHOSTS}[1d] offset 10m)) > 0`,
+        expr: commitsIn10m(GHOSTS),
         labels: { severity: 'critical' },
         annotations: {
           summary: 'An irreversible or unknown tool committed after the user pressed Stop',
           description:
-            '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed after Stop in the last 10 minutes ({{ $value | humanize }}, as Prometheus estimates the increase) (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
+            '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} committed after Stop in the last 10 minutes: {{ $value | humanize }} (as Prometheus estimates the increase; the limit is 0) (job {{ $labels.job }}). Run `afterstop leak-report` and `afterstop explain` on its traces.',
+          runbook_url: runbook('AfterstopGhostCommit'),
+        },
+      },
+      {
+        // Possible ghosts (METRICS.md §2): in flight at Stop, their outcome unseen. Never reported as none: an alert of
+        // their own, a warning (the commit may have landed before Stop), since the known-ghost alert does not see them.
+        alert: 'AfterstopPossibleGhostCommit',
+        expr: commitsIn10m(POSSIBLE_GHOSTS),
+        labels: { severity: 'warning' },
+        annotations: {
+          summary: 'An irreversible or unknown tool may have committed after the user pressed Stop',
+          description:
+            '{{ $labels.gen_ai_tool_name }} ({{ $labels.afterstop_tool_effect }}) of {{ $labels.afterstop_framework }} was in flight at Stop and its outcome was not seen; possible ghost commits in the last 10 minutes: {{ $value | humanize }} (as Prometheus estimates the increase; the limit is 0) (job {{ $labels.job }}). Confirm at the service whether it committed; `afterstop explain` draws the run.',
+          runbook_url: runbook('AfterstopPossibleGhostCommit'),
         },
       },
       {
@@ -70,7 +103,8 @@ export const RULE_GROUPS: RuleGroup[] = [
         labels: { severity: 'warning' },
         annotations: {
           summary: 'Stop takes too long to be acknowledged',
-          description: 'The p95 of the cancel acknowledgement of {{ $labels.afterstop_framework }} is {{ $value | humanizeDuration }} over the last 10 minutes (job {{ $labels.job }}).',
+          description: `The p95 of the cancel acknowledgement of {{ $labels.afterstop_framework }} is {{ $value | humanizeDuration }} over the last 10 minutes, over the limit of ${ALERT_THRESHOLDS.ackP95Seconds}s (job {{ $labels.job }}).`,
+          runbook_url: runbook('AfterstopCancelAckSlow'),
         },
       },
       {
@@ -80,7 +114,8 @@ export const RULE_GROUPS: RuleGroup[] = [
         labels: { severity: 'warning' },
         annotations: {
           summary: 'Models keep streaming (and billing) after Stop',
-          description: '{{ $labels.gen_ai_request_model }} streams {{ $value | humanize }} output tokens a minute after Stop for {{ $labels.afterstop_framework }} (job {{ $labels.job }}).',
+          description: `{{ $labels.gen_ai_request_model }} streams {{ $value | humanize }} output tokens a minute after Stop for {{ $labels.afterstop_framework }}, over the limit of ${ALERT_THRESHOLDS.tokensAfterStopPerMinute} a minute (job {{ $labels.job }}).`,
+          runbook_url: runbook('AfterstopTokensAfterStop'),
         },
       },
     ],
@@ -94,7 +129,8 @@ export const RULE_GROUPS: RuleGroup[] = [
         labels: { severity: 'warning' },
         annotations: {
           summary: 'The nightly leak report exceeded a budget',
-          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} exceeded --{{ $labels.budget }}.',
+          description: `The last report of {{ $labels.job }}/{{ $labels.instance }} did not pass --{{ $labels.budget }}: it has ${pushed('afterstop_budget_value', 'no figure', true)}, the limit is ${pushed('afterstop_budget_limit', 'not pushed', true)}.`,
+          runbook_url: runbook('AfterstopBudgetExceeded'),
         },
       },
       {
@@ -104,7 +140,8 @@ export const RULE_GROUPS: RuleGroup[] = [
         labels: { severity: 'warning' },
         annotations: {
           summary: 'The nightly leak report had nothing to judge',
-          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} read no agent run ({{ $labels.status }}): its zeros are not an all-clear. Check where the job reads its traces.',
+          description: `The last report of {{ $labels.job }}/{{ $labels.instance }} read no agent run ({{ $labels.status }}: ${pushed('afterstop_report_read_spans', 'an unknown number of')} new spans read, ${pushed('afterstop_report_store_spans', 'an unknown number of')} in the store), where a night should judge at least one: its zeros are not an all-clear. Check where the job reads its traces.`,
+          runbook_url: runbook('AfterstopReportNothingToJudge'),
         },
       },
       {
@@ -113,7 +150,8 @@ export const RULE_GROUPS: RuleGroup[] = [
         labels: { severity: 'warning' },
         annotations: {
           summary: 'No leak report for two days',
-          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} is {{ $value | humanizeDuration }} old.',
+          description: 'The last report of {{ $labels.job }}/{{ $labels.instance }} is {{ $value | humanizeDuration }} old, over the limit of 2 days.',
+          runbook_url: runbook('AfterstopReportStale'),
         },
       },
     ],
@@ -134,7 +172,7 @@ export function alertRulesYaml(groups: readonly RuleGroup[] = RULE_GROUPS): stri
       out.push(`      - alert: ${scalar(r.alert)}`, `        expr: ${scalar(r.expr)}`);
       if (r.for !== undefined) out.push(`        for: ${scalar(r.for)}`);
       out.push('        labels:', ...Object.entries(r.labels).map(([k, v]) => `          ${k}: ${scalar(v)}`));
-      out.push('        annotations:', `          summary: ${scalar(r.annotations.summary)}`, `          description: ${scalar(r.annotations.description)}`);
+      out.push('        annotations:', `          summary: ${scalar(r.annotations.summary)}`, `          description: ${scalar(r.annotations.description)}`, `          runbook_url: ${scalar(r.annotations.runbook_url)}`);
     }
   }
   return `${out.join('\n')}\n`;

@@ -162,7 +162,8 @@ describe('live metrics, scraped by Prometheus, and the shipped alerts', () => {
       { PREPARE_MS: '300' },
     );
     expect(firing!.labels).toMatchObject({ severity: 'critical', afterstop_framework: 'vercel-ai', gen_ai_tool_name: 'send_email', afterstop_tool_effect: 'unknown' });
-    expect(firing!.annotations['description']).toMatch(/^send_email \(unknown\) of vercel-ai committed after Stop in the last 10 minutes \(1, as Prometheus estimates/);
+    expect(firing!.annotations['description']).toMatch(/^send_email \(unknown\) of vercel-ai committed after Stop in the last 10 minutes: 1 \(as Prometheus estimates the increase; the limit is 0\)/);
+    expect(firing!.annotations['runbook_url']).toBe('https://github.com/afterstop/afterstop/blob/main/docs/runbooks/AfterstopGhostCommit.md');
     expect(sim.ledger.effects.filter((e) => e.outcome === 'committed').length).toBeGreaterThanOrEqual(1);
     expect(total(series.ghosts)).toBe(1);
     expect(total(series.orphaned)).toBe(1);
