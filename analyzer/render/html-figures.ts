@@ -99,7 +99,7 @@ export function verdictBanner(report: LeakReport, budgets: readonly BudgetStatus
   const futureLine = future === null ? '' : `<p class="nothing" data-evidence="future_runs">${escapeHtml(future)}</p>`;
   const banner =
     report.evidence.note !== null
-      ? `<p class="verdict nothing" role="alert" data-verdict="${v.status}" data-evidence="${escapeHtml(report.evidence.status)}"><strong>Nothing to judge.</strong> ${escapeHtml(v.sentence)}</p>`
+      ? `<p class="nothing" role="alert" data-verdict="${v.status}" data-evidence="${escapeHtml(report.evidence.status)}"><strong>Nothing to judge.</strong> ${escapeHtml(v.sentence)}</p>`
       : `<p class="verdict verdict-${v.status}" role="status" data-verdict="${v.status}">${escapeHtml(v.sentence)}</p>`;
   return banner + futureLine;
 }
@@ -131,9 +131,9 @@ export const FIGURES_STYLE = `
 .verdict-possible, .verdict-lower_bound, .verdict-nothing_to_judge { border-color: #bf8700; background: #fff8c5; color: #3b2300; }
 .verdict-clear { border-color: #1a7f37; background: #dafbe1; color: #0a3069; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; margin-top: 12px; }
-.cards.small { grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 6px; }
+.cards.small { grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 6px; align-items: start; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; break-inside: avoid; }
-.card .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; } .card .name { font-weight: 500; } .card .note { color: var(--muted); font-size: 12px; }
+.card .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; } .card .name { font-weight: 500; } .card .note { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .card.large { border: 2px solid #cf222e; } .card.large .value { font-size: 30px; color: #a40e26; }
 .card.small { padding: 6px 10px; } .card.small .value { font-size: 16px; } .card.small .name { font-size: 12px; } .card.small .note { font-size: 11px; }
 .card.zero { color: var(--muted); background: var(--bg-alt); } .card.zero .note { display: none; }

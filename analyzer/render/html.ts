@@ -318,7 +318,7 @@ svg .grid { stroke: #eaeef2; } svg .axis { stroke: #8c959f; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; } th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-alt); font-weight: 600; } .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td { overflow-wrap: break-word; } .findings td:nth-child(4) { white-space: nowrap; }
+td { overflow-wrap: break-word; } .findings td:nth-child(3) { white-space: nowrap; }
 .nothing { margin: 12px 0; padding: 10px 14px; border: 2px solid #bf8700; border-radius: 6px; background: #fff8c5; color: #3b2300; }
 .sev { display: inline-block; min-width: 1.6em; text-align: center; border-radius: 3px; font-weight: 600; }
 .sev-1 { background: #ffebe9; color: #a40e26; } .sev-2 { background: #fff8c5; color: #7d4e00; } .sev-3 { background: var(--bg-alt); color: var(--muted); }

@@ -26,9 +26,10 @@ export const REMEDIES: Readonly<Record<FindingKind, string>> = {
   mcp_handler_finished_after_cancel:
     "Make the server's handler honour `extra.signal` (pass it to its own requests, check it before committing); over Streamable HTTP, SDK 1.32 leaves the handler running on a closed stream: send `notifications/cancelled`.",
   commit_witnessed_by_service: "Nothing to change for this row: the service's own spans decided the commit (a confirmed one is a ghost commit: fence the tool, as for `ghost_commit`).",
-  commit_inside_clock_bound: 'Tighten the clock bound: more answered requests between the agent and the service, or synchronised clocks (NTP, chrony); until then the commit stays possible.',
+  commit_inside_clock_bound:
+    "Tighten the clock bound: synchronise the agent's and the service's clocks (`chronyd`, NTP) and let the service answer more of the agent's requests (each answered one narrows it); until then the commit stays possible.",
   cleanup_error: 'Make cleanup after Stop idempotent and abort-tolerant: catch the `AbortError`, release what is open once.',
-  steer_violation: 'Inject steering messages between tool batches (after every result of the batch is in the history), never inside one.',
+  steer_violation: "Inject steering messages between steps, after every result of the tool batch is in the history (`run.steering.inject(id, 'between_steps')`), never inside a batch.",
   steer_dropped: 'Inject a queued steering message at the next step, or drop it explicitly (`run.steering.drop`) and tell the user it was not delivered.',
 };
 
