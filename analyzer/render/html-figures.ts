@@ -121,7 +121,7 @@ export function figureSections(report: LeakReport, budgets: readonly BudgetStatu
   const rest = shown.filter((c) => !c.j.attention).sort((a, b) => Number(a.j.zero) - Number(b.j.zero));
   const attentionSection =
     attention.length === 0 ? '' : `<section class="attention"><h2>Needs attention (${int(attention.length)})</h2>\n<div class="cards">\n${attention.map((c) => card(c, 'large')).join('\n')}\n</div>\n</section>\n`;
-  return `${attentionSection}<section><h2>Other figures</h2>\n<div class="cards small">\n${rest.map((c) => card(c, 'small')).join('\n')}\n</div>\n${others(report)}\n</section>`;
+  return `${attentionSection}<section class="other-figures"><h2>Other figures</h2>\n<div class="cards">\n${rest.map((c) => card(c, 'small')).join('\n')}\n</div>\n${others(report)}\n</section>`;
 }
 
 /** The look of the banner and the cards. */
@@ -131,7 +131,7 @@ export const FIGURES_STYLE = `
 .verdict-possible, .verdict-lower_bound, .verdict-nothing_to_judge { border-color: #bf8700; background: #fff8c5; color: #3b2300; }
 .verdict-clear { border-color: #1a7f37; background: #dafbe1; color: #0a3069; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; margin-top: 12px; }
-.cards.small { grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 6px; align-items: start; }
+.other-figures .cards { grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 6px; align-items: start; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; break-inside: avoid; }
 .card .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; } .card .name { font-weight: 500; } .card .note { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .card.large { border: 2px solid #cf222e; } .card.large .value { font-size: 30px; color: #a40e26; }

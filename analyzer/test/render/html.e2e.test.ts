@@ -160,7 +160,7 @@ describe('renderHtml', () => {
     expect(await banner.getAttribute('data-verdict')).toBe('attention');
     expect(await banner.textContent()).toBe(verdict(report, budgets).sentence);
     // The verdict is the first thing under the title; the attention section comes before the other figures and the charts.
-    const tops = await page.$$eval('[data-verdict], section.attention, section:has(.cards.small), .charts', (els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    const tops = await page.$$eval('[data-verdict], section.attention, section.other-figures, .charts', (els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
     expect(tops).toEqual([...tops].sort((a, b) => a - b));
     const attention = await page.$$eval('section.attention [data-figure]', (els) => els.map((e) => e.getAttribute('data-figure')));
     expect(attention).toEqual(['ghost_commits', 'replay_duplicates', 'post_cancel_errors', 'orphan_tool_calls', 'tokens_after_stop', 'ghost_tax_usd', 'unacknowledged_cancels', 'steering_dropped', 'steering_violations']);
@@ -171,8 +171,8 @@ describe('renderHtml', () => {
       page
         .locator(selector)
         .first()
-        .evaluate((e) => Number.parseFloat(getComputedStyle(e).fontSize));
-    expect(await size('section.attention [data-figure]')).toBeGreaterThan(await size('.cards.small [data-figure]'));
+        .evaluate((e) => Number.parseFloat((globalThis as unknown as { getComputedStyle: (e: unknown) => { fontSize: string } }).getComputedStyle(e).fontSize));
+    expect(await size('section.attention [data-figure]')).toBeGreaterThan(await size('.other-figures [data-figure]'));
     // The ghost tax of a quiet report does not lead: it is among the small figures at zero.
     const { page: q } = await load(renderHtml(quiet), 'verdict-quiet');
     expect(await q.locator('section.attention').count()).toBe(0);
