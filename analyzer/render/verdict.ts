@@ -1,7 +1,8 @@
 import type { BudgetStatus } from '../metrics/metric-families.js';
-import type { LeakReport, ToolGhostCommits } from '../types.js';
+import type { LeakReport, ReportVerdict, ToolGhostCommits } from '../types.js';
 import { ACK_P95_HEALTHY_MS, budgetBreach } from './attention.js';
 import { int, ms, usd } from './format.js';
+import { findingGroups } from './remedies.js';
 
 /**
  * The report's verdict: what went wrong, in words a manager can forward, said first by every human-readable
@@ -10,17 +11,8 @@ import { int, ms, usd } from './format.js';
  * framework afterstop does not instrument make every figure a lower bound. An all-clear only when runs were
  * stopped and every leak figure, the possible ghost commits among them, is zero.
  */
-export interface Verdict {
-  /**
-   * `attention`: something went wrong after Stop, or a budget was broken; `possible`: nothing known, but
-   * side effects in flight at Stop could not be ruled out; `lower_bound`: nothing seen, in runs beside a
-   * framework afterstop does not instrument; `clear`: runs were stopped and nothing kept running;
-   * `nothing_to_judge`: no run read, or none stopped.
-   */
-  status: 'attention' | 'possible' | 'lower_bound' | 'clear' | 'nothing_to_judge';
-  /** One or a few sentences, plain text (trace content, such as tool names, is in it: each format escapes it). */
-  sentence: string;
-}
+/** The verdict (types.ts ReportVerdict): its status and sentence. */
+export type Verdict = Pick<ReportVerdict, 'status' | 'sentence'>;
 
 const TOOLS_NAMED = 3;
 const NAME_CHARS = 40;
@@ -129,4 +121,11 @@ export function verdict(report: LeakReport, budgets: readonly BudgetStatus[] = [
   if (broken.length > 0) out.push(sentence(`${broken.length === 1 ? 'Budget' : 'Budgets'} broken: ${broken.map(budgetBreach).join('; ')}`));
   else if (budgets.length > 0 && status !== 'nothing_to_judge') out.push(`Within the ${count(budgets.length, 'budget')} given.`);
   return { status, sentence: out.join(' ') };
+}
+
+/** The report as `leak-report --format json` gives it: its figures as they are, the verdict (with the remedies of its findings' kinds) after the evidence. */
+export function withVerdict(report: LeakReport, budgets: readonly BudgetStatus[] = []): LeakReport {
+  const { schema, window, evidence, ...rest } = report;
+  const remedies = Object.fromEntries(findingGroups(report).map((g) => [g.kind, g.remedy]));
+  return { schema, window, evidence, verdict: { ...verdict(report, budgets), remedies }, ...rest };
 }

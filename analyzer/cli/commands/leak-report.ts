@@ -6,6 +6,7 @@ import { DEFAULT_DB } from '../../store-source.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
+import { withVerdict } from '../../render/verdict.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '@afterstop/span-contract';
 import { futureRunsNote } from '../../report-evidence.js';
@@ -162,7 +163,7 @@ many ms (default 300000 for a ClickHouse statement, 10000 for a push).`,
 function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean, budgets: readonly BudgetStatus[]): string {
   switch (format) {
     case 'json':
-      return `${JSON.stringify(report, null, 2)}\n`;
+      return `${JSON.stringify(withVerdict(report, budgets), null, 2)}\n`;
     case 'markdown':
       return renderMarkdown(report, { findings: options.top, budgets });
     case 'html':

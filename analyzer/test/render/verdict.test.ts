@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '../../index.js';
 import { budgetStatus } from '../../cli/budgets.js';
-import { verdict } from '../../render/verdict.js';
+import { REMEDIES } from '../../render/remedies.js';
+import { verdict, withVerdict } from '../../render/verdict.js';
 import { traces } from '../../../test/helpers/trace-builder.js';
 
 /**
@@ -171,5 +172,18 @@ describe('never more certain than the evidence', () => {
     const v = verdict(report, budgetStatus(report, { maxCancelAckP95Ms: 500 }));
     expect(v.status).toBe('attention');
     expect(v.sentence).toMatch(/^Stop took 600 ms to be acknowledged \(p95\)\. Budget broken: --max-cancel-ack-p95-ms 500 \(the report has 600 ms\)\.$/);
+  });
+});
+
+describe('the JSON report', () => {
+  it("adds the verdict after the evidence, with the remedies of its findings' kinds, and changes no figure", async () => {
+    const report = await goldenReport('g2-ghost-email.jsonl');
+    const json = JSON.parse(JSON.stringify(withVerdict(report, budgetStatus(report, { maxGhostCommits: 0 })))) as LeakReport;
+    expect(Object.keys(json).slice(0, 4)).toEqual(['schema', 'window', 'evidence', 'verdict']);
+    const { verdict: v, ...figures } = json;
+    expect(figures).toEqual(JSON.parse(JSON.stringify(report)));
+    expect(v?.status).toBe('attention');
+    expect(v?.sentence).toMatch(/Budget broken: --max-ghost-commits 0 \(the report has 1\)\.$/);
+    expect(v?.remedies).toEqual(Object.fromEntries([...new Set(report.findings.map((f) => f.kind))].map((k) => [k, REMEDIES[k]])));
   });
 });
