@@ -18,11 +18,11 @@ export const REMEDIES: Readonly<Record<FindingKind, string>> = {
     "Pass the Stop's signal to the model call (`streamText({ abortSignal })`, `client.chat.completions.create(body, { signal })`) so the provider's stream is closed at Stop; the guard's `deadlineMs` caps a run that never hears it.",
   orphan_tool_call: 'Answer every unanswered tool call before the next turn: `run.repairHistory({ strategy, toolCallIds })` writes a synthetic result for each.',
   unacknowledged_cancel: "Let the loop hear Stop: hand the run's signal to every model and tool call and check `signal.aborted` between steps; the guard's `deadlineMs` cancels a run that never acknowledges.",
-  post_cancel_error: 'The next turn failed on the history Stop left: repair it before resuming (`run.repairHistory(...)`, a synthetic tool result for each unanswered call).',
+  post_cancel_error: 'The next turn failed on the history Stop left: repair it before resuming (`run.repairHistory(...)`, a synthetic tool result for each unanswered call; PydanticAI >= 2.10 repairs it itself).',
   unended_run: "End the run in a `finally` and flush the tracer on shutdown (`sdk.shutdown()` on SIGTERM); the guard's `deadlineMs` cancels a run that hangs.",
   orphan_process: 'Stop child processes with the run: `spawn(cmd, args, { signal })` and kill the process group on Stop (`process.kill(-pid)`).',
   mcp_cancel_not_propagated:
-    "Tell the MCP server: pass the run's signal to `client.callTool(params, undefined, { signal })` (MCP SDK >= 1.0), or fence the tool (`guard: { fence: [...] }`), which sends `notifications/cancelled` where the client did not.",
+    "Tell the MCP server: with the MCP SDK's Client, pass the run's signal (`client.callTool(params, undefined, { signal })`); `@ai-sdk/mcp` never sends the cancel, so fence the tool (`guard: { fence: [...] }`), which sends `notifications/cancelled` for it.",
   mcp_handler_finished_after_cancel:
     "Make the server's handler honour `extra.signal` (pass it to its own requests, check it before committing); over Streamable HTTP, SDK 1.32 leaves the handler running on a closed stream: send `notifications/cancelled`.",
   commit_witnessed_by_service: "Nothing to change for this row: the service's own spans decided the commit (a confirmed one is a ghost commit: fence the tool, as for `ghost_commit`).",
