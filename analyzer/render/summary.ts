@@ -110,7 +110,7 @@ export function findingsTitle(report: LeakReport, listed: number, kinds: number)
 
 /** The figures at zero where zero is healthy, named in one line; undefined when there is none. */
 export function zeroLine(lines: readonly SummaryLine[]): string | undefined {
-  const zero = lines.filter((l) => l.zero).map((l) => l.label.toLowerCase());
+  const zero = lines.filter((l) => l.zero).map((l) => `${l.label.charAt(0).toLowerCase()}${l.label.slice(1)}`);
   return zero.length === 0 ? undefined : `At zero: ${zero.join(', ')}`;
 }
 

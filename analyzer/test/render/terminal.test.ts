@@ -54,6 +54,22 @@ describe('the terminal report', () => {
     expect(text).toContain(`steer_dropped ×1  ${REMEDIES.steer_dropped}`);
   });
 
+  it('an all-clear: green only when colour is asked, no attention section, the figures at zero named once', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
+    r.cancelRequest(100);
+    r.ack(120);
+    const clear = await analyze({ inputs: [t.write()], db: ':memory:' });
+    const plain = renderTerminal(clear, { color: false });
+    expect(plain.split('\n')[1]).toMatch(/^All clear: in the 1 stopped run \(of 1 run\)/);
+    expect(plain).not.toContain('Needs attention');
+    expect(plain).toContain(
+      '  At zero: ghost tax, tokens after Stop, ghost commits, possible ghost commits, orphan tool calls, post-cancel errors, replay duplicates, unacknowledged cancels, orphan processes, unended runs, cleanup errors\n',
+    );
+    expect(renderTerminal(clear, { color: true }).split('\n')[1]).toMatch(/^\x1b\[1m\x1b\[32mAll clear/);
+    expect(renderTerminal(report, { color: true }).split('\n')[1]).toMatch(/^\x1b\[1m\x1b\[31m1 side effect/);
+  });
+
   it('nothing to judge: the evidence note is the verdict, in the first line', async () => {
     const t = traces();
     t.run({ startMs: 0, endMs: 100, outcome: 'completed' });
