@@ -1,23 +1,32 @@
 import type { LeakReport } from '../types.js';
 import { futureRunsNote } from '../report-evidence.js';
-import { terminalSafe } from './text-table.js';
+import { terminalLine, terminalSafe } from './text-table.js';
 import type { BudgetStatus } from '../metrics/metric-families.js';
 import { findingGroups } from './remedies.js';
 import { FINDINGS_HEADER, findingRow, findingsTitle, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, lowerBound, noFindings, provenance, SCORECARD_HEADER, scorecard, type SummaryLine, zeroLine } from './summary.js';
 import { verdict } from './verdict.js';
 
-/**
- * One table cell of trace content: Markdown and the HTML it may carry are
- * escaped, so a span name cannot break the table, inject a link or markup;
- * control characters are shown as U+FFFD (a report read with `cat` cannot
- * rewrite the terminal).
- */
-export function markdownCell(value: string): string {
-  return terminalSafe(value)
+/** Markdown and the HTML it may carry, escaped: trace content cannot break a table, inject a link or markup. */
+const escapeMarkdown = (value: string): string =>
+  value
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;');
+
+/**
+ * One table cell of trace content: Markdown and the HTML it may carry are
+ * escaped, so a span name cannot break the table, inject a link or markup;
+ * control characters are shown as U+FFFD (a report read with `cat` cannot
+ * rewrite the terminal); a long cell is cut.
+ */
+export function markdownCell(value: string): string {
+  return escapeMarkdown(terminalSafe(value));
+}
+
+/** A paragraph that may hold trace content (the verdict): escaped as a cell is, on one line, never cut. */
+export function markdownText(value: string): string {
+  return escapeMarkdown(terminalLine(value));
 }
 
 /** A GitHub-flavoured Markdown table. */
@@ -41,7 +50,7 @@ export function renderMarkdown(report: LeakReport, options: MarkdownOptions = {}
   const out: string[] = ['## afterstop leak report', ''];
   // The verdict first; nothing read is not nothing found (the evidence's note is the verdict then).
   const v = verdict(report, options.budgets);
-  out.push(report.evidence.note !== null ? `> **Nothing to judge.** ${markdownCell(v.sentence)}` : `> **Verdict:** ${markdownCell(v.sentence)}`, '');
+  out.push(report.evidence.note !== null ? `> **Nothing to judge.** ${markdownText(v.sentence)}` : `> **Verdict:** ${markdownText(v.sentence)}`, '');
   out.push(`_${markdownCell(provenance(report))}_`, '');
   const bound = lowerBound(report, markdownCell);
   if (bound !== undefined) out.push(`> **${bound}**`, '');

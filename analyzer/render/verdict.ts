@@ -19,7 +19,11 @@ const NAME_CHARS = 40;
 
 const count = (n: number, one: string, many = `${one}s`): string => `${int(n)} ${n === 1 ? one : many}`;
 const was = (n: number): string => (n === 1 ? 'was' : 'were');
-const name = (s: string): string => (s.length > NAME_CHARS ? `${s.slice(0, NAME_CHARS - 1)}…` : s);
+/** A name from the traces, cut by code points (never inside a character). */
+const name = (s: string): string => {
+  const chars = [...s];
+  return chars.length > NAME_CHARS ? `${chars.slice(0, NAME_CHARS - 1).join('')}…` : s;
+};
 
 /** The tools of some commits: `send_email, irreversible; charge_card ×2, unknown; and 3 more`. */
 function tools(rows: readonly ToolGhostCommits[], n: (t: ToolGhostCommits) => number): string {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../index.js';
 import { fileURLToPath } from 'node:url';
 import { budgetStatus } from '../../cli/budgets.js';
-import { markdownCell, markdownTable, renderMarkdown } from '../../render/markdown.js';
+import { markdownCell, markdownTable, markdownText, renderMarkdown } from '../../render/markdown.js';
 import { REMEDIES } from '../../render/remedies.js';
 import { verdict } from '../../render/verdict.js';
 import { traces } from '../../../test/helpers/trace-builder.js';
@@ -40,7 +40,9 @@ describe('the Markdown report', () => {
     const md = renderMarkdown(report, { findings: 3, budgets });
     const lines = md.split('\n');
     expect(lines[0]).toBe('## afterstop leak report');
-    expect(lines[2]).toBe(`> **Verdict:** ${markdownCell(verdict(report, budgets).sentence)}`);
+    // Whole, never cut as a table cell is.
+    expect(lines[2]).toBe(`> **Verdict:** ${markdownText(verdict(report, budgets).sentence)}`);
+    expect(lines[2]).toMatch(/Budget broken: --max-ghost-commits 0 \(the report has 1\)\.$/);
     const at = (needle: string): number => {
       const i = md.indexOf(needle);
       expect(i, needle).toBeGreaterThanOrEqual(0);
