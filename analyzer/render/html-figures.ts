@@ -79,6 +79,9 @@ function cards(report: LeakReport): Card[] {
   ];
 }
 
+/** The other figures that lead their section, in this order. */
+const REST_FIRST: readonly FigureKey[] = ['runs', 'cancelled_runs', 'cancel_ack_p50_ms', 'cancel_ack_p95_ms', 'commits_prevented'];
+
 /** Figures shown below the cards, as a line each: distributions and steering's latency. */
 function others(report: LeakReport): string {
   const t = report.totals;
@@ -118,7 +121,9 @@ export function figureSections(report: LeakReport, budgets: readonly BudgetStatu
   // Steering's figures are not a Stop's: shown only when not zero.
   const shown = judged.filter((c) => !((c.key === 'steering_dropped' || c.key === 'steering_violations') && c.j.zero));
   const attention = shown.filter((c) => c.j.attention);
-  const rest = shown.filter((c) => !c.j.attention).sort((a, b) => Number(a.j.zero) - Number(b.j.zero));
+  // The others: the window's shape first (runs, latencies, the guard's work), then what kept to its healthy value.
+  const rank = (c: (typeof judged)[number]): number => (c.j.zero ? 2 : REST_FIRST.includes(c.key) ? 0 : 1) * 100 + Math.max(0, REST_FIRST.indexOf(c.key));
+  const rest = shown.filter((c) => !c.j.attention).sort((a, b) => rank(a) - rank(b));
   const attentionSection =
     attention.length === 0 ? '' : `<section class="attention"><h2>Needs attention (${int(attention.length)})</h2>\n<div class="cards">\n${attention.map((c) => card(c, 'large')).join('\n')}\n</div>\n</section>\n`;
   return `${attentionSection}<section class="other-figures"><h2>Other figures</h2>\n<div class="cards">\n${rest.map((c) => card(c, 'small')).join('\n')}\n</div>\n${others(report)}\n</section>`;

@@ -164,6 +164,9 @@ describe('renderHtml', () => {
     expect(tops).toEqual([...tops].sort((a, b) => a - b));
     const attention = await page.$$eval('section.attention [data-figure]', (els) => els.map((e) => e.getAttribute('data-figure')));
     expect(attention).toEqual(['ghost_commits', 'replay_duplicates', 'post_cancel_errors', 'orphan_tool_calls', 'tokens_after_stop', 'ghost_tax_usd', 'unacknowledged_cancels', 'steering_dropped', 'steering_violations']);
+    const rest = await page.$$eval('section.other-figures [data-figure]', (els) => els.map((e) => e.getAttribute('data-figure')));
+    expect(rest).toEqual(['runs', 'cancelled_runs', 'cancel_ack_p50_ms', 'cancel_ack_p95_ms', 'commits_prevented', 'ghost_commits_possible', 'unended_runs', 'orphan_processes', 'cleanup_errors']);
+    expect(await page.locator('section.other-figures .card.zero').count()).toBe(4);
     expect(await page.locator('section.attention .card:has([data-figure="ghost_commits"]) .budget.broken').textContent()).toBe('over budget --max-ghost-commits 0');
     expect(await page.locator('section.attention .card:has([data-figure="orphan_tool_calls"]) .budget:not(.broken)').textContent()).toBe('within budget --max-orphans 5');
     // Large beside small: an attention figure is drawn bigger than any other.
