@@ -208,11 +208,31 @@ export interface FutureRuns {
   examples: { trace_id: string; run_id: string; start: string }[];
 }
 
+/**
+ * The report's verdict in words (an afterstop addition; `leak-report --format json` gives it, under the budgets
+ * given; `analyze()` does not): what went wrong, never more certain than the evidence (docs/leak-report.md).
+ */
+export interface ReportVerdict {
+  /**
+   * `attention`: something went wrong after Stop, or a budget was broken; `possible`: nothing known, but
+   * side effects in flight at Stop could not be ruled out; `lower_bound`: nothing seen, in runs beside a
+   * framework afterstop does not instrument; `clear`: runs were stopped and nothing kept running;
+   * `nothing_to_judge`: no run read, or none stopped.
+   */
+  status: 'attention' | 'possible' | 'lower_bound' | 'clear' | 'nothing_to_judge';
+  /** One or a few sentences, plain text (trace content, such as tool names, is in it). */
+  sentence: string;
+  /** The one-line remedy of each kind among the findings. */
+  remedies?: Partial<Record<FindingKind, string>>;
+}
+
 export interface LeakReport {
   schema: typeof REPORT_SCHEMA;
   window: { from: string | null; to: string | null };
   /** Said first by every format when it is not `runs`. */
   evidence: ReportEvidence;
+  /** The verdict, in `leak-report --format json` only (an afterstop addition). */
+  verdict?: ReportVerdict;
   totals: Figures & {
     ghost_commits_by_tool: ToolGhostCommits[];
     tokens_after_stop_by_model: ModelTokensAfterStop[];

@@ -4,9 +4,12 @@
  * says so), so that it opens offline and prints. It shows the report's
  * figures as they are; it computes none of them.
  */
-import { futureRunsNote, skippedPlace } from '../report-evidence.js';
+import type { BudgetStatus } from '../metrics/metric-families.js';
+import { skippedPlace } from '../report-evidence.js';
+import { FIGURES_STYLE, figureSections, verdictBanner } from './html-figures.js';
+import { findingGroups } from './remedies.js';
 import type { Bar } from './svg-chart.js';
-import { lowerBound } from './summary.js';
+import { lowerBound, noFindings } from './summary.js';
 import { barChart, columnChart, escapeHtml, isEmpty, legend, paletteColor, shorten } from './svg-chart.js';
 import { bucketLabel, int, ms, usd } from './format.js';
 import type { Finding, FrameworkScore, GroupFigures, HistogramBucket, LeakReport, TimelinePoint } from '../types.js';
@@ -24,6 +27,8 @@ export interface HtmlOptions {
   traceUrl?: string;
   /** When the page says it was generated (default: now). */
   generatedAt?: Date;
+  /** The budgets given, as cli/budgets.ts judged them: a figure over its budget says so, and the verdict names it. */
+  budgets?: readonly BudgetStatus[];
 }
 
 /** No script, nothing from the network: the page's Content-Security-Policy. */
@@ -183,66 +188,6 @@ function charts(report: LeakReport): string {
   ].join('\n');
 }
 
-function headline(report: LeakReport): string {
-  const t = report.totals;
-  const card = (key: string, value: string, label: string, note = ''): string =>
-    `<div class="card"><div class="value" data-figure="${key}">${escapeHtml(value)}</div><div class="name">${escapeHtml(label)}</div>${note ? `<div class="note">${escapeHtml(note)}</div>` : ''}</div>`;
-  const tok = t.tokens_after_stop;
-  return [
-    card(
-      'ghost_tax_usd',
-      usd(t.ghost_tax_usd),
-      'ghost tax',
-      tok.unpriced_calls > 0
-        ? `and unpriced, missing from it: ${int(tok.unpriced_calls)} call(s), ${int(tok.unpriced_tokens.input)} input and ${int(tok.unpriced_tokens.output)} output tokens`
-        : `prices: ${report.prices.source}`,
-    ),
-    card('tokens_after_stop', int(tokens(tok)), 'tokens after Stop', `${int(tok.input)} input, ${int(tok.output)} output; ${int(tok.estimated_calls)} call(s) estimated`),
-    card('ghost_commits', int(t.ghost_commits), 'ghost commits', `${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_compensated)} compensated, ${int(t.ghost_commits_inferred)} inferred`),
-    card('ghost_commits_possible', int(t.ghost_commits_possible), 'possible ghost commits', `in flight at Stop, outcome not seen; ${int(t.ghost_commits_possible_alarming)} irreversible or unknown`),
-    card('orphan_tool_calls', int(t.orphan_tool_calls), 'orphan tool calls', `${int(t.repaired_tool_calls)} repaired, ${int(t.late_results)} late results`),
-    card(
-      'post_cancel_errors',
-      int(t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other),
-      'post-cancel errors',
-      `${int(t.post_cancel_errors.orphan_tool_call_rejected)} rejected orphan tool calls, ${int(t.post_cancel_errors.other)} other`,
-    ),
-    card('replay_duplicates', int(t.replay_duplicates), 'replay duplicates', `in ${int(t.replayed_conversations)} conversation(s); ${int(t.replays_deduplicated)} more deduplicated by their idempotency key`),
-    card(
-      'commits_prevented',
-      int(t.commits_prevented),
-      'commits prevented',
-      `by the guard's fence after Stop, nothing sent; ${int(t.commits_prevented_alarming)} irreversible or unknown; ${int(t.deadline_cancels)} deadline cancel(s)`,
-    ),
-    card('cancel_ack_p50_ms', ms(t.cancel_ack_ms.p50), 'cancel ack p50', `of ${int(t.cancel_ack_ms.count)} acknowledged cancel(s)`),
-    card('cancel_ack_p95_ms', ms(t.cancel_ack_ms.p95), 'cancel ack p95', `max ${ms(t.cancel_ack_ms.max)}`),
-    card('unacknowledged_cancels', int(t.unacknowledged_cancels), 'unacknowledged cancels'),
-    card('runs', int(t.runs), 'runs', `${int(t.unended_runs)} never ended`),
-    card('cancelled_runs', int(t.cancelled_runs), 'cancelled runs', `${int(t.cancelled_runs_inferred)} inferred`),
-  ].join('\n');
-}
-
-function others(report: LeakReport): string {
-  const t = report.totals;
-  const items: [string, string][] = [
-    ['cancel settle p50 / p95', `${ms(t.cancel_settle_ms.p50)} / ${ms(t.cancel_settle_ms.p95)}`],
-    ['orphan processes', int(t.orphan_processes)],
-    ['cleanup errors', int(t.cleanup_errors)],
-    ['steering inject p50 / p95', `${ms(t.steering.inject_ms.p50)} / ${ms(t.steering.inject_ms.p95)}`],
-    ['steering messages dropped', int(t.steering.dropped)],
-    ['steering violations', int(t.steering.violations)],
-  ];
-  return `<dl class="others">${items.map(([k, v]) => `<div><dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd></div>`).join('')}</dl>`;
-}
-
-/** Nothing read is not nothing found: the page says so before any figure. */
-function evidenceBanner(report: LeakReport): string {
-  const note = report.evidence.note;
-  const future = futureRunsNote(report);
-  const futureLine = future === null ? '' : `<p class="nothing" data-evidence="future_runs">${escapeHtml(future)}</p>`;
-  return (note === null ? '' : `<p class="nothing" role="alert" data-evidence="${escapeHtml(report.evidence.status)}"><strong>Nothing to judge.</strong> ${escapeHtml(note)}</p>`) + futureLine;
-}
-
 function meta(report: LeakReport, generatedAt: Date): string {
   const w = report.window;
   const i = report.input;
@@ -290,7 +235,11 @@ function modelsTable(report: LeakReport): string {
   return table('models', ['model', 'input tokens', 'output tokens', 'ghost tax', 'priced'], rows, range(1, 3));
 }
 
-function findingsTable(report: LeakReport, traceUrl: string | undefined): string {
+/** afterstop's own text with its `code` spans, escaped. */
+const withCode = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+/** The findings by kind (remedies.ts): each kind with its count and remedy, then its rows, numbered as the report numbers them. */
+function findingsByKind(report: LeakReport, traceUrl: string | undefined): string {
   const traceCell = (traceId: string, runId: string): string => {
     const href = traceUrl === undefined ? undefined : traceHref(traceUrl, traceId, runId);
     const id = `<code>${escapeHtml(traceId)}</code>`;
@@ -301,18 +250,24 @@ function findingsTable(report: LeakReport, traceUrl: string | undefined): string
     const i = timelineOf(timelines, f);
     return i < 0 ? NONE : `<a href="#${timelineAnchor(i)}">timeline</a>`;
   };
-  const rows = report.findings.map((f, i) => [
-    int(i + 1),
-    text(f.kind),
-    `<span class="sev sev-${Math.min(3, Math.max(1, Math.round(f.severity)))}">${int(f.severity)}</span>`,
-    `<time>${escapeHtml(f.time)}</time>`,
-    text(f.tool),
-    text(f.detail),
-    traceCell(f.trace_id, f.run_id),
-    `<code>${escapeHtml(f.run_id)}</code>`,
-    timelineCell(f),
-  ]);
-  return table('findings', ['#', 'kind', 'severity', 'time', 'tool', 'detail', 'trace id', 'run id', 'timeline'], rows, new Set([0, 2]));
+  const groups = findingGroups(report);
+  if (groups.length === 0) return `<p class="empty">${escapeHtml(noFindings(report))}</p>`;
+  return groups
+    .map((g) => {
+      const rows = g.rows.map(({ number, finding: f }) => [
+        int(number),
+        `<span class="sev sev-${Math.min(3, Math.max(1, Math.round(f.severity)))}">${int(f.severity)}</span>`,
+        `<time>${escapeHtml(f.time)}</time>`,
+        text(f.tool),
+        text(f.detail),
+        traceCell(f.trace_id, f.run_id),
+        `<code>${escapeHtml(f.run_id)}</code>`,
+        timelineCell(f),
+      ]);
+      const head = `<h3><code>${escapeHtml(g.kind)}</code> × ${int(g.count)}</h3><p class="remedy"><strong>Remedy:</strong> ${withCode(g.remedy)}</p>`;
+      return `<div class="kind" data-kind="${escapeHtml(g.kind)}">${head}${table('findings', ['#', 'severity', 'time', 'tool', 'detail', 'trace id', 'run id', 'timeline'], rows, new Set([0, 1]))}</div>`;
+    })
+    .join('\n');
 }
 
 /** The runs of the worst findings, drawn (report.timelines); each with the findings that point at it. */
@@ -352,10 +307,6 @@ body { margin: 0 auto; padding: 24px; max-width: 1200px; font: 14px/1.45 system-
 h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 10px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 dl { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 24px; color: var(--muted); } dl div { display: flex; gap: 6px; } dt::after { content: ":"; } dd { margin: 0; color: var(--fg); }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(170px, 1fr)); gap: 10px; margin-top: 16px; }
-.card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; break-inside: avoid; }
-.card .value { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; } .card .name { font-weight: 500; } .card .note { color: var(--muted); font-size: 12px; }
-.others { margin-top: 12px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 16px; align-items: start; }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 10px; break-inside: avoid; } figcaption { font-weight: 600; margin-bottom: 6px; }
 svg.chart { display: block; height: auto; } svg text { font: 11px system-ui, sans-serif; fill: var(--fg); } svg .tick { fill: var(--muted); } svg .label { font-size: 10.5px; }
@@ -367,12 +318,12 @@ svg .grid { stroke: #eaeef2; } svg .axis { stroke: #8c959f; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; } th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-alt); font-weight: 600; } .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td { overflow-wrap: break-word; } .findings td:nth-child(4) { white-space: nowrap; }
+td { overflow-wrap: break-word; } .findings td:nth-child(3) { white-space: nowrap; }
 .nothing { margin: 12px 0; padding: 10px 14px; border: 2px solid #bf8700; border-radius: 6px; background: #fff8c5; color: #3b2300; }
 .sev { display: inline-block; min-width: 1.6em; text-align: center; border-radius: 3px; font-weight: 600; }
 .sev-1 { background: #ffebe9; color: #a40e26; } .sev-2 { background: #fff8c5; color: #7d4e00; } .sev-3 { background: var(--bg-alt); color: var(--muted); }
 a { color: #0969da; }
-${TIMELINE_STYLE}${TIMELINE_HTML_STYLE}
+${FIGURES_STYLE}${TIMELINE_STYLE}${TIMELINE_HTML_STYLE}
 @media print { body { padding: 0; max-width: none; } .charts { grid-template-columns: 1fr 1fr; } .scroll { overflow: visible; } tr { break-inside: avoid; } }
 `;
 
@@ -398,27 +349,24 @@ function lowerBoundNote(report: LeakReport): string {
 }
 
 /**
- * Render the leak report as one self-contained HTML5 page: headline figures,
- * SVG charts, the groups and findings tables and the skipped input lines.
+ * Render the leak report as one self-contained HTML5 page: the verdict, the figures
+ * that need attention then the others, SVG charts, the groups table, the findings
+ * by kind with their remedies, the runs drawn and the skipped input lines.
  * Throws an Error when `options.traceUrl` is not an http: or https: URL.
  */
 export function renderHtml(report: LeakReport, options: HtmlOptions = {}): string {
   if (options.traceUrl !== undefined) checkTraceUrl(options.traceUrl);
   const generatedAt = options.generatedAt ?? new Date();
+  const budgets = options.budgets ?? [];
   const title = `afterstop leak report${report.window.from || report.window.to ? `, ${report.window.from ?? '…'} to ${report.window.to ?? 'now'}` : ''}`;
   return `${pageStart(title)}
 <header>
 <h1>What the agents did after Stop</h1>
-${evidenceBanner(report)}
+${verdictBanner(report, budgets)}
 ${meta(report, generatedAt)}
 ${lowerBoundNote(report)}
 </header>
-<section><h2>Headline</h2>
-<div class="cards">
-${headline(report)}
-</div>
-${others(report)}
-</section>
+${figureSections(report, budgets)}
 <section><h2>Charts</h2>
 <div class="charts">
 ${charts(report)}
@@ -430,8 +378,8 @@ ${groupsTable(report.groups)}
 <section><h2>Tokens after Stop by model</h2>
 ${modelsTable(report)}
 </section>
-<section><h2>Findings (${int(report.findings.length)})</h2>
-${findingsTable(report, options.traceUrl)}
+<section><h2>Findings by kind (${int(report.findings.length)}), each with its remedy</h2>
+${findingsByKind(report, options.traceUrl)}
 </section>
 ${timelinesSection(report)}
 ${skipped(report)}

@@ -1,20 +1,32 @@
 import type { LeakReport } from '../types.js';
 import { futureRunsNote } from '../report-evidence.js';
-import { terminalSafe } from './text-table.js';
-import { FINDINGS_HEADER, findingRow, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, lowerBound, noFindings, provenance, SCORECARD_HEADER, scorecard, worstFindings } from './summary.js';
+import { terminalLine, terminalSafe } from './text-table.js';
+import type { BudgetStatus } from '../metrics/metric-families.js';
+import { findingGroups } from './remedies.js';
+import { FINDINGS_HEADER, findingRow, findingsTitle, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, lowerBound, noFindings, provenance, SCORECARD_HEADER, scorecard, type SummaryLine, zeroLine } from './summary.js';
+import { verdict } from './verdict.js';
+
+/** Markdown and the HTML it may carry, escaped: trace content cannot break a table, inject a link or markup. */
+const escapeMarkdown = (value: string): string =>
+  value
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 
 /**
  * One table cell of trace content: Markdown and the HTML it may carry are
  * escaped, so a span name cannot break the table, inject a link or markup;
  * control characters are shown as U+FFFD (a report read with `cat` cannot
- * rewrite the terminal).
+ * rewrite the terminal); a long cell is cut.
  */
 export function markdownCell(value: string): string {
-  return terminalSafe(value)
-    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+  return escapeMarkdown(terminalSafe(value));
+}
+
+/** A paragraph that may hold trace content (the verdict): escaped as a cell is, on one line, never cut. */
+export function markdownText(value: string): string {
+  return escapeMarkdown(terminalLine(value));
 }
 
 /** A GitHub-flavoured Markdown table. */
@@ -22,32 +34,76 @@ export function markdownTable(header: string[], rows: string[][]): string[] {
   return [`| ${header.map(markdownCell).join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`)];
 }
 
-/** The leak report as Markdown, for a pull request or a chat message. */
-export function renderMarkdown(report: LeakReport, options: { findings?: number } = {}): string {
+/** Options of the Markdown report. */
+export interface MarkdownOptions {
+  /** How many findings to list (the worst first), each under its kind. */
+  findings?: number;
+  /** The budgets given, as cli/budgets.ts judged them: a figure over its budget says so. */
+  budgets?: readonly BudgetStatus[];
+}
+
+/**
+ * The leak report as Markdown, for a pull request or a chat message: the verdict, the figures that need
+ * attention, the other figures, the findings by kind with their remedy, then the tables.
+ */
+export function renderMarkdown(report: LeakReport, options: MarkdownOptions = {}): string {
   const out: string[] = ['## afterstop leak report', ''];
-  // Nothing read is not nothing found: said before any figure.
-  if (report.evidence.note !== null) out.push(`> **Nothing to judge.** ${markdownCell(report.evidence.note)}`, '');
+  // The verdict first; nothing read is not nothing found (the evidence's note is the verdict then).
+  const v = verdict(report, options.budgets);
+  out.push(report.evidence.note !== null ? `> **Nothing to judge.** ${markdownText(v.sentence)}` : `> **Verdict:** ${markdownText(v.sentence)}`, '');
   out.push(`_${markdownCell(provenance(report))}_`, '');
   const bound = lowerBound(report, markdownCell);
   if (bound !== undefined) out.push(`> **${bound}**`, '');
+  const lines = headline(report, options.budgets);
+  const value = (l: SummaryLine): string => (l.budget === '' ? l.value : `${l.value} (${l.budget})`);
+  const attention = lines.filter((l) => l.attention);
+  if (attention.length > 0) {
+    out.push(
+      '### Needs attention',
+      '',
+      ...markdownTable(
+        ['figure', 'value'],
+        attention.map((l) => [l.label, value(l)]),
+      ),
+      '',
+    );
+  }
   out.push(
+    '### Other figures',
+    '',
     ...markdownTable(
       ['figure', 'value'],
-      headline(report).map((l) => [l.label, l.value]),
+      lines.filter((l) => !l.attention && !l.zero).map((l) => [l.label, value(l)]),
     ),
   );
+  const zero = zeroLine(lines);
+  if (zero !== undefined) out.push('', `${zero}.`);
+
+  const groups = findingGroups(report, options.findings ?? 10);
+  if (groups.length > 0) {
+    const listed = groups.reduce((n, g) => n + g.rows.length, 0);
+    out.push('', `### ${findingsTitle(report, listed, groups.length)}`);
+    for (const g of groups) {
+      // The remedy is afterstop's own text (its code spans kept); the rows are trace content, escaped.
+      out.push('', `**\`${g.kind}\` × ${g.count}**: ${g.remedy}`);
+      if (g.rows.length > 0)
+        out.push(
+          '',
+          ...markdownTable(
+            FINDINGS_HEADER,
+            g.rows.map((r) => findingRow(r.number, r.finding)),
+          ),
+        );
+    }
+  } else {
+    out.push('', noFindings(report));
+  }
   const byTool = ghostCommitsByTool(report);
   if (byTool.length > 0) out.push('', '### Ghost commits by tool', '', ...markdownTable(GHOST_COMMITS_HEADER, byTool));
   const scores = scorecard(report);
   if (scores.length > 0) {
     out.push('', '### Cancel depth per framework', '', '0: Stop stops nothing · 1 loop · 2 model · 3 tools · 4 effects: Stop stops everything', '');
     out.push(...markdownTable(SCORECARD_HEADER, scores));
-  }
-  const worst = worstFindings(report, options.findings ?? 10);
-  if (worst.length > 0) {
-    out.push('', `### Worst findings (${worst.length} of ${report.findings.length})`, '', ...markdownTable(FINDINGS_HEADER, worst.map(findingRow)));
-  } else {
-    out.push('', noFindings(report));
   }
   if (report.input.skipped_count > 0) out.push('', `${report.input.skipped_count} input line(s) skipped.`);
   const future = futureRunsNote(report);

@@ -1,16 +1,23 @@
+import type { BudgetStatus } from '../metrics/metric-families.js';
 import type { Figures, Finding, LeakReport } from '../types.js';
+import { budgetNotes, type FigureKey, judgeFigures } from './attention.js';
 import { int, ms, usd } from './format.js';
 
 /**
  * What the human-readable formats (terminal, Markdown) show: the report's
- * figures picked and labelled, in order. Nothing is computed here that SQL
- * has not computed; sums of two figures are only for display.
+ * figures picked and labelled, in order, each judged (attention.ts). Nothing is
+ * computed here that SQL has not computed; sums of two figures are only for display.
  */
 export interface SummaryLine {
+  key: FigureKey;
   label: string;
   value: string;
-  /** Worth a look: the figure is not zero where zero is the healthy value. */
-  bad: boolean;
+  /** Needs attention: over a budget given, or not zero where zero is the healthy value. */
+  attention: boolean;
+  /** Zero where zero is healthy: listed by name alone. */
+  zero: boolean;
+  /** The budgets given for it, in words ('' for none). */
+  budget: string;
 }
 
 /**
@@ -24,45 +31,46 @@ export function ghostTax(dollars: number, k: Pick<Figures['tokens_after_stop'], 
   return `${usd(dollars)} + ${int(k.unpriced_calls)} unpriced call${k.unpriced_calls === 1 ? '' : 's'} (${int(tokens)} tokens: ${int(k.unpriced_tokens.input)} input, ${int(k.unpriced_tokens.output)} output)`;
 }
 
-export function headline(report: LeakReport): SummaryLine[] {
+/** The figures, in order, judged under the budgets given (their status as cli/budgets.ts judged them). */
+export function headline(report: LeakReport, budgets: readonly BudgetStatus[] = []): SummaryLine[] {
   const t = report.totals;
+  const judge = judgeFigures(report, budgets);
+  const line = (key: FigureKey, label: string, value: string): SummaryLine => {
+    const j = judge(key);
+    return { key, label, value, attention: j.attention, zero: j.zero && !j.attention, budget: budgetNotes(j) };
+  };
   const tokens = t.tokens_after_stop.input + t.tokens_after_stop.output;
   const postCancel = t.post_cancel_errors.orphan_tool_call_rejected + t.post_cancel_errors.other;
   const unknownTokens = t.tokens_after_stop.calls_without_usage > 0 ? ` (+${int(t.tokens_after_stop.calls_without_usage)} calls without usage)` : '';
   return [
-    { label: 'Runs (cancelled)', value: `${int(t.runs)} (${int(t.cancelled_runs)})`, bad: false },
-    { label: 'Ghost tax', value: ghostTax(t.ghost_tax_usd, t.tokens_after_stop), bad: t.ghost_tax_usd > 0 || t.tokens_after_stop.unpriced_calls > 0 },
-    { label: 'Tokens after Stop', value: `${int(tokens)}${unknownTokens}`, bad: tokens > 0 || t.tokens_after_stop.calls_without_usage > 0 },
-    { label: 'Ghost commits', value: `${int(t.ghost_commits)} (${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_inferred)} inferred)`, bad: t.ghost_commits + t.ghost_commits_inferred > 0 },
-    {
-      label: 'Possible ghost commits',
-      value: `${int(t.ghost_commits_possible)} (${int(t.ghost_commits_possible_alarming)} irreversible or unknown; in flight at Stop, outcome not seen)`,
-      bad: t.ghost_commits_possible > 0,
-    },
+    line('runs', 'Runs (cancelled)', `${int(t.runs)} (${int(t.cancelled_runs)})`),
+    line('ghost_tax_usd', 'Ghost tax', ghostTax(t.ghost_tax_usd, t.tokens_after_stop)),
+    line('tokens_after_stop', 'Tokens after Stop', `${int(tokens)}${unknownTokens}`),
+    line('ghost_commits', 'Ghost commits', `${int(t.ghost_commits)} (${int(t.ghost_commits_alarming)} irreversible or unknown, ${int(t.ghost_commits_inferred)} inferred)`),
+    line('ghost_commits_possible', 'Possible ghost commits', `${int(t.ghost_commits_possible)} (${int(t.ghost_commits_possible_alarming)} irreversible or unknown; in flight at Stop, outcome not seen)`),
     // The far side's witness (issue 49): shown once a service's spans decided a commit. (`?? 0`: an older report's JSON has none.)
     ...((t.ghost_commits_confirmed ?? 0) + (t.ghost_commits_ruled_out ?? 0) > 0
-      ? [
-          {
-            label: 'Witnessed by the service',
-            value: `${int(t.ghost_commits_confirmed ?? 0)} confirmed, ${int(t.ghost_commits_ruled_out ?? 0)} ruled out (its own spans, beyond the clock bound)`,
-            bad: false,
-          },
-        ]
+      ? [line('ghost_commits_witnessed', 'Witnessed by the service', `${int(t.ghost_commits_confirmed ?? 0)} confirmed, ${int(t.ghost_commits_ruled_out ?? 0)} ruled out (its own spans, beyond the clock bound)`)]
       : []),
-    { label: 'Orphan tool calls', value: int(t.orphan_tool_calls), bad: t.orphan_tool_calls > 0 },
-    { label: 'Post-cancel errors', value: int(postCancel), bad: postCancel > 0 },
-    { label: 'Replay duplicates', value: t.replays_deduplicated > 0 ? `${int(t.replay_duplicates)} (+${int(t.replays_deduplicated)} deduplicated by key)` : int(t.replay_duplicates), bad: t.replay_duplicates > 0 },
-    { label: 'Cancel ack p50 / p95', value: `${ms(t.cancel_ack_ms.p50)} / ${ms(t.cancel_ack_ms.p95)}`, bad: (t.cancel_ack_ms.p95 ?? 0) > 1000 },
-    { label: 'Unacknowledged cancels', value: int(t.unacknowledged_cancels), bad: t.unacknowledged_cancels > 0 },
-    { label: 'Orphan processes', value: int(t.orphan_processes), bad: t.orphan_processes > 0 },
+    line('orphan_tool_calls', 'Orphan tool calls', int(t.orphan_tool_calls)),
+    line('post_cancel_errors', 'Post-cancel errors', int(postCancel)),
+    line('replay_duplicates', 'Replay duplicates', t.replays_deduplicated > 0 ? `${int(t.replay_duplicates)} (+${int(t.replays_deduplicated)} deduplicated by key)` : int(t.replay_duplicates)),
+    line('cancel_ack_p95_ms', 'Cancel ack p50 / p95', `${ms(t.cancel_ack_ms.p50)} / ${ms(t.cancel_ack_ms.p95)}`),
+    line('unacknowledged_cancels', 'Unacknowledged cancels', int(t.unacknowledged_cancels)),
+    line('orphan_processes', 'Orphan processes', int(t.orphan_processes)),
+    line('unended_runs', 'Unended runs', int(t.unended_runs)),
+    line('cleanup_errors', 'Cleanup errors', int(t.cleanup_errors)),
+    // Steering (not a Stop's figure): shown once it went wrong.
+    ...(t.steering.dropped > 0 ? [line('steering_dropped', 'Steering messages dropped', int(t.steering.dropped))] : []),
+    ...(t.steering.violations > 0 ? [line('steering_violations', 'Steering violations', int(t.steering.violations))] : []),
     // The guard's work (afterstop addition): shown once it did any.
     ...(t.commits_prevented + t.replays_deduplicated + t.deadline_cancels > 0
       ? [
-          {
-            label: 'Guard',
-            value: `${int(t.commits_prevented)} commits prevented (${int(t.commits_prevented_alarming)} irreversible or unknown), ${int(t.replays_deduplicated)} replays deduplicated, ${int(t.deadline_cancels)} deadline cancels`,
-            bad: false,
-          },
+          line(
+            'guard',
+            'Guard',
+            `${int(t.commits_prevented)} commits prevented (${int(t.commits_prevented_alarming)} irreversible or unknown), ${int(t.replays_deduplicated)} replays deduplicated, ${int(t.deadline_cancels)} deadline cancels`,
+          ),
         ]
       : []),
   ];
@@ -91,13 +99,20 @@ export function ghostCommitsByTool(report: LeakReport): string[][] {
 }
 export const GHOST_COMMITS_HEADER = ['tool', 'effect', 'ghost commits', 'possible', 'inferred', 'prevented'];
 
-/** The worst findings first (the report orders them by severity). */
-export function worstFindings(report: LeakReport, limit: number): Finding[] {
-  return report.findings.slice(0, limit);
+/** A finding's row under its kind (findingGroups): `#` is its number in the report, which `afterstop explain N` takes. */
+export const FINDINGS_HEADER = ['#', 'severity', 'time', 'tool', 'trace id', 'detail'];
+export const findingRow = (number: number, f: Finding): string[] => [String(number), String(f.severity), f.time, f.tool ?? '', f.trace_id, f.detail];
+
+/** The findings section's title: how many are listed of how many, and of how many kinds. */
+export function findingsTitle(report: LeakReport, listed: number, kinds: number): string {
+  return `Findings by kind (${int(listed)} of ${int(report.findings.length)} listed, ${int(kinds)} kind${kinds === 1 ? '' : 's'}; \`afterstop explain N\` draws finding N)`;
 }
-/** `#` is the finding's number in the report, which `afterstop explain N` takes. */
-export const FINDINGS_HEADER = ['#', 'severity', 'kind', 'time', 'tool', 'trace id', 'detail'];
-export const findingRow = (f: Finding, i: number): string[] => [String(i + 1), String(f.severity), f.kind, f.time, f.tool ?? '', f.trace_id, f.detail];
+
+/** The figures at zero where zero is healthy, named in one line; undefined when there is none. */
+export function zeroLine(lines: readonly SummaryLine[]): string | undefined {
+  const zero = lines.filter((l) => l.zero).map((l) => `${l.label.charAt(0).toLowerCase()}${l.label.slice(1)}`);
+  return zero.length === 0 ? undefined : `At zero: ${zero.join(', ')}`;
+}
 
 /**
  * What the report says when it lists no finding: an all-clear only where runs were read and some were

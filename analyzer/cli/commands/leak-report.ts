@@ -6,6 +6,7 @@ import { DEFAULT_DB } from '../../store-source.js';
 import { checkTraceUrl, renderHtml } from '../../render/html.js';
 import { renderMarkdown } from '../../render/markdown.js';
 import { colorWanted, renderTerminal } from '../../render/terminal.js';
+import { withVerdict } from '../../render/verdict.js';
 import type { LeakReport } from '../../types.js';
 import { defaultTracesDir } from '@afterstop/span-contract';
 import { futureRunsNote } from '../../report-evidence.js';
@@ -158,17 +159,17 @@ many ms (default 300000 for a ClickHouse statement, 10000 for a push).`,
     .action((paths: string[], options: LeakReportOptions) => done(leakReport(paths, options)));
 }
 
-/** The report in a text format, or the Arrow files. */
-function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean, generatedAt: Date | undefined): string {
+/** The report in a text format, or the Arrow files; `budgets`: their status, so that a figure over its budget says so. */
+function render(report: LeakReport, format: ReportFormat, options: LeakReportOptions, color: boolean, budgets: readonly BudgetStatus[], generatedAt: Date | undefined): string {
   switch (format) {
     case 'json':
-      return `${JSON.stringify(report, null, 2)}\n`;
+      return `${JSON.stringify(withVerdict(report, budgets), null, 2)}\n`;
     case 'markdown':
-      return renderMarkdown(report, { findings: options.top });
+      return renderMarkdown(report, { findings: options.top, budgets });
     case 'html':
-      return renderHtml(report, { ...(options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {}), ...(generatedAt !== undefined ? { generatedAt } : {}) });
+      return renderHtml(report, { budgets, ...(options.traceUrl !== undefined ? { traceUrl: options.traceUrl } : {}), ...(generatedAt !== undefined ? { generatedAt } : {}) });
     case 'table':
-      return renderTerminal(report, { color, findings: options.top });
+      return renderTerminal(report, { color, findings: options.top, budgets });
     case 'arrow':
       throw new Error('arrow is written as files');
   }
@@ -221,6 +222,8 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     return inputErrorExit(error);
   }
   progress.done();
+  // Each budget judged once: the formats mark a figure over its budget, then stderr names it, and the metrics read the same status.
+  const status = budgetStatus(report, options);
 
   if (format === 'arrow') {
     // apache-arrow is loaded for this format alone.
@@ -231,7 +234,7 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
     writeFileAtomic(findingsPath(out), files.findings);
     process.stderr.write(`afterstop: wrote ${out} and ${findingsPath(out)}\n`);
   } else {
-    const text = render(report, format, options, options.out === undefined && colorWanted(process.stdout), generatedAt);
+    const text = render(report, format, options, options.out === undefined && colorWanted(process.stdout), status, generatedAt);
     if (options.out !== undefined) {
       writeFileAtomic(options.out, text);
       process.stderr.write(`afterstop: wrote ${options.out}\n`);
@@ -244,8 +247,6 @@ async function leakReport(paths: string[], options: LeakReportOptions): Promise<
   const future = futureRunsNote(report);
   if (future !== null) process.stderr.write(`afterstop: ${terminalLine(future)} (see evidence.future_runs)\n`);
 
-  // Each budget judged once: the stderr lines, whether any was given, and the metrics read the same status.
-  const status = budgetStatus(report, options);
   const broken = brokenOf(status);
   for (const b of broken) {
     process.stderr.write(

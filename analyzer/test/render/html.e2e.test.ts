@@ -6,7 +6,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '../../index.js';
 import { int, ms, usd } from '../../render/format.js';
+import { budgetStatus } from '../../cli/budgets.js';
 import { escapeHtml, renderHtml } from '../../render/html.js';
+import { REMEDIES } from '../../render/remedies.js';
+import { verdict } from '../../render/verdict.js';
 import { traces } from '../../../test/helpers/trace-builder.js';
 
 /**
@@ -132,6 +135,12 @@ describe('renderHtml', () => {
       unacknowledged_cancels: int(t.unacknowledged_cancels),
       runs: int(t.runs),
       cancelled_runs: int(t.cancelled_runs),
+      unended_runs: int(t.unended_runs),
+      orphan_processes: int(t.orphan_processes),
+      cleanup_errors: int(t.cleanup_errors),
+      // Steering's figures are shown when not zero (the golden traces have one of each).
+      steering_dropped: int(t.steering.dropped),
+      steering_violations: int(t.steering.violations),
     };
     const shown = Object.fromEntries(await page.$$eval('[data-figure]', (els) => els.map((e) => [e.getAttribute('data-figure') ?? '', e.textContent ?? ''])));
     expect(shown).toEqual(expected);
@@ -142,6 +151,36 @@ describe('renderHtml', () => {
     expect(body).toContain(report.prices.source);
     expect(body).toContain(`${int(report.input.files)} files`);
     expect(body).toContain(`${int(report.input.spans_read)} spans read`);
+  });
+
+  it('leads with the verdict, then the figures that need attention, large, each over its budget saying so, then the others, small', async () => {
+    const budgets = budgetStatus(report, { maxGhostCommits: 0, maxOrphans: 5 });
+    const { page } = await load(renderHtml(report, { budgets }), 'verdict');
+    const banner = page.locator('header [data-verdict]');
+    expect(await banner.getAttribute('data-verdict')).toBe('attention');
+    expect(await banner.textContent()).toBe(verdict(report, budgets).sentence);
+    // The verdict is the first thing under the title; the attention section comes before the other figures and the charts.
+    const tops = await page.$$eval('[data-verdict], section.attention, section.other-figures, .charts', (els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    expect(tops).toEqual([...tops].sort((a, b) => a - b));
+    const attention = await page.$$eval('section.attention [data-figure]', (els) => els.map((e) => e.getAttribute('data-figure')));
+    expect(attention).toEqual(['ghost_commits', 'replay_duplicates', 'post_cancel_errors', 'orphan_tool_calls', 'tokens_after_stop', 'ghost_tax_usd', 'unacknowledged_cancels', 'steering_dropped', 'steering_violations']);
+    const rest = await page.$$eval('section.other-figures [data-figure]', (els) => els.map((e) => e.getAttribute('data-figure')));
+    expect(rest).toEqual(['runs', 'cancelled_runs', 'cancel_ack_p50_ms', 'cancel_ack_p95_ms', 'commits_prevented', 'ghost_commits_possible', 'unended_runs', 'orphan_processes', 'cleanup_errors']);
+    expect(await page.locator('section.other-figures .card.zero').count()).toBe(4);
+    expect(await page.locator('section.attention .card:has([data-figure="ghost_commits"]) .budget.broken').textContent()).toBe('over budget --max-ghost-commits 0');
+    expect(await page.locator('section.attention .card:has([data-figure="orphan_tool_calls"]) .budget:not(.broken)').textContent()).toBe('within budget --max-orphans 5');
+    // Large beside small: an attention figure is drawn bigger than any other.
+    const size = (selector: string): Promise<number> =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((e) => Number.parseFloat((globalThis as unknown as { getComputedStyle: (e: unknown) => { fontSize: string } }).getComputedStyle(e).fontSize));
+    expect(await size('section.attention [data-figure]')).toBeGreaterThan(await size('.other-figures [data-figure]'));
+    // The ghost tax of a quiet report does not lead: it is among the small figures at zero.
+    const { page: q } = await load(renderHtml(quiet), 'verdict-quiet');
+    expect(await q.locator('section.attention').count()).toBe(0);
+    expect(await q.locator('.card.small.zero [data-figure="ghost_tax_usd"]').count()).toBe(1);
+    expect(await q.locator('[data-verdict]').getAttribute('data-verdict')).toBe('nothing_to_judge');
   });
 
   it('shows "–" for a latency the window does not have', async () => {
@@ -204,7 +243,13 @@ describe('renderHtml', () => {
     const finding = await page.locator('table.findings tbody tr').first().locator('td').allTextContents();
     const f = report.findings[0];
     // Numbered as `afterstop explain N` takes them; no timeline drawn unless the report has them.
-    expect(finding).toEqual(['1', f?.kind, String(f?.severity), f?.time, f?.tool ?? '–', f?.detail, f?.trace_id, f?.run_id, '–']);
+    expect(finding).toEqual(['1', String(f?.severity), f?.time, f?.tool ?? '–', f?.detail, f?.trace_id, f?.run_id, '–']);
+    // Under its kind, with the kind's count and remedy.
+    const kind = page.locator(`.kind[data-kind="${f?.kind}"]`);
+    expect(await kind.locator('h3').textContent()).toBe(`${f?.kind} × ${report.findings.filter((x) => x.kind === f?.kind).length}`);
+    expect(await kind.locator('.remedy').textContent()).toBe(`Remedy: ${REMEDIES[f!.kind].replaceAll('`', '')}`);
+    expect(await kind.locator('.remedy code').count()).toBe(REMEDIES[f!.kind].match(/`[^`]+`/g)?.length ?? 0);
+    expect(await page.locator('.kind').count()).toBe(new Set(report.findings.map((x) => x.kind)).size);
     expect(await page.locator('a').count()).toBe(0);
   });
 
@@ -215,11 +260,15 @@ describe('renderHtml', () => {
     if (f0) Object.assign(f0, { trace_id: 'a/b?c#d&e"f', run_id: `${XSS_IMG} x` });
     const { page, requests, url } = await load(renderHtml(odd, { traceUrl: template }), 'links');
     const links = await page.$$eval('table.findings a[href]', (as) => as.map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel') })));
+    // Grouped by kind (the kind of the worst first), in the report's order within a kind.
+    const kinds = [...new Set(odd.findings.map((f) => f.kind))];
     expect(links).toEqual(
-      odd.findings.map((f) => ({
-        href: `http://tempo:3200/trace/${encodeURIComponent(f.trace_id)}?run=${encodeURIComponent(f.run_id)}`,
-        rel: 'noopener noreferrer',
-      })),
+      kinds
+        .flatMap((kind) => odd.findings.filter((f) => f.kind === kind))
+        .map((f) => ({
+          href: `http://tempo:3200/trace/${encodeURIComponent(f.trace_id)}?run=${encodeURIComponent(f.run_id)}`,
+          rel: 'noopener noreferrer',
+        })),
     );
     expect(links[0]?.href).toBe('http://tempo:3200/trace/a%2Fb%3Fc%23d%26e%22f?run=%22%3E%3Cimg%20src%3Dx%20onerror%3D%22window.__xss%3D2%22%3E%20x');
     expect(await page.locator('img').count()).toBe(0);

@@ -54,6 +54,8 @@ describe('a report over nothing', () => {
     const report = json([empty]);
     expect(report.evidence.status).toBe('no_spans');
     expect(report.evidence.note).toContain(`0 trace files at ${empty}`);
+    // The JSON's verdict is the note: nothing to judge.
+    expect(report.verdict).toEqual({ status: 'nothing_to_judge', sentence: report.evidence.note, remedies: {} });
     expect(report.input.paths).toEqual([empty]);
     expect(report.input.spans_in_store).toBe(0);
     const table = run([empty, '--format', 'table']);
