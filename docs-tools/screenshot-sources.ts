@@ -131,3 +131,46 @@ export function manifestEntry(shot: Shot, text: string): ManifestEntry {
 }
 
 export const manifestJson = (entries: ManifestEntry[]): string => `${JSON.stringify({ generated_by: 'npm run screenshots', screenshots: entries }, null, 2)}\n`;
+
+/**
+ * The README's sample report: the terminal report over the same sample traces as a pipe writes it (no colour,
+ * 100 columns), from its first line through the first kind of finding. `npm run screenshots` writes it between
+ * the README's `sample-report` markers; the staleness test holds the two equal.
+ */
+export const README = 'README.md';
+export const SAMPLE_REPORT: Shot = {
+  png: '',
+  title: 'the README sample',
+  args: ['leak-report', ...common, '--format', 'table'],
+  env: { COLUMNS: '100' },
+  kind: 'terminal',
+};
+const SAMPLE_START = '<!-- sample-report:start (npm run screenshots writes it) -->';
+const SAMPLE_END = '<!-- sample-report:end -->';
+
+/** The report's first screen: up to the second kind of finding (or the first table after the findings). */
+export function sampleExcerpt(report: string): string {
+  const lines = report.split('\n');
+  const findings = lines.findIndex((l) => l.startsWith('Findings by kind'));
+  const kinds = lines.map((l, i) => (i > findings && /^ {2}\S+ ×\d/.test(l) ? i : -1)).filter((i) => i >= 0);
+  const tables = lines.findIndex((l, i) => i > findings && /^\S/.test(l));
+  const cut = [kinds[1], tables].filter((i): i is number => i !== undefined && i > 0).sort((a, b) => a - b)[0] ?? lines.length;
+  return [...lines.slice(0, cut), ...(cut < lines.length ? ['  …'] : [])].join('\n');
+}
+
+/** The README's sample block, as written between its markers. */
+export const sampleBlock = (report: string): string => `${SAMPLE_START}\n\`\`\`console\n$ afterstop ${SAMPLE_REPORT.args.join(' ')}\n${sampleExcerpt(report)}\n\`\`\`\n${SAMPLE_END}`;
+
+/** The README's current sample block (markers included), or undefined when it has none. */
+export function readmeSample(readme: string): string | undefined {
+  const start = readme.indexOf(SAMPLE_START);
+  const end = readme.indexOf(SAMPLE_END);
+  return start < 0 || end < start ? undefined : readme.slice(start, end + SAMPLE_END.length);
+}
+
+/** The README with its sample block replaced by `block`. */
+export function withSample(readme: string, block: string): string {
+  const current = readmeSample(readme);
+  if (current === undefined) throw new Error(`${README} has no ${SAMPLE_START} … ${SAMPLE_END} block`);
+  return readme.replace(current, () => block);
+}

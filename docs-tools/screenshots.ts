@@ -1,5 +1,6 @@
 /**
- * `npm run screenshots`: docs/screenshots/*.png and their manifest, from the committed sample traces.
+ * `npm run screenshots`: docs/screenshots/*.png and their manifest, and the README's sample report, from the
+ * committed sample traces.
  * The HTML leak report and `explain --format html` are opened in headless Chromium (playwright-core;
  * CHROMIUM_PATH, else /usr/bin/chromium); `explain` in the terminal is run in tmux and its screen, read back
  * with its colours, drawn as a dark terminal in Chromium. The manifest holds each command and the sha256 of
@@ -10,7 +11,26 @@ import * as path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { escapeHtml } from '@afterstop/analyzer';
 import { cellsHtml, cellsKey, parseAnsi, TERMINAL_BG, TERMINAL_FG, wrapCells } from './ansi-cells.js';
-import { CLI_PATH, commandLine, MANIFEST, manifestEntry, manifestJson, normalised, ROOT, SCREENSHOTS_DIR, SHOTS, shotEnv, sourceText, TERMINAL, type ManifestEntry, type Shot } from './screenshot-sources.js';
+import {
+  CLI_PATH,
+  commandLine,
+  MANIFEST,
+  manifestEntry,
+  manifestJson,
+  normalised,
+  README,
+  ROOT,
+  SAMPLE_REPORT,
+  sampleBlock,
+  SCREENSHOTS_DIR,
+  SHOTS,
+  shotEnv,
+  sourceText,
+  TERMINAL,
+  withSample,
+  type ManifestEntry,
+  type Shot,
+} from './screenshot-sources.js';
 import { runInTmux } from './tmux-capture.js';
 
 /** The browser's width for the HTML pages: a laptop's window; low, so that a short page's image ends with the page. */
@@ -78,6 +98,9 @@ async function main(): Promise<void> {
     await browser.close();
   }
   fs.writeFileSync(path.join(ROOT, MANIFEST), manifestJson(entries));
+  const readme = path.join(ROOT, README);
+  fs.writeFileSync(readme, withSample(fs.readFileSync(readme, 'utf8'), sampleBlock(await sourceText(SAMPLE_REPORT))));
+  console.log(`wrote the sample report in ${README}`);
   console.log(`wrote ${MANIFEST} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

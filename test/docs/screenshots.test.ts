@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cellsKey, parseAnsi, wrapCells } from '../../docs-tools/ansi-cells.js';
-import { MANIFEST, manifestEntry, ROOT, SCREENSHOTS_DIR, SHOTS, sourceText, type ManifestEntry } from '../../docs-tools/screenshot-sources.js';
+import { MANIFEST, manifestEntry, README, readmeSample, ROOT, SAMPLE_REPORT, sampleBlock, sampleExcerpt, SCREENSHOTS_DIR, SHOTS, sourceText, type ManifestEntry } from '../../docs-tools/screenshot-sources.js';
 
 /**
  * docs/screenshots/: each image's text is what its command writes today (the commands run here as
@@ -46,6 +46,26 @@ describe('the screenshots in docs/screenshots', () => {
     expect(width).toBeLessThanOrEqual(1600);
     expect(height).toBeGreaterThanOrEqual(300);
     expect(height).toBeLessThanOrEqual(2400);
+  });
+});
+
+describe("the README's sample report", () => {
+  it('is the terminal report over the sample traces, as a pipe writes it today, through its first kind of finding', async () => {
+    const report = await sourceText(SAMPLE_REPORT);
+    const block = readmeSample(fs.readFileSync(path.join(ROOT, README), 'utf8'));
+    expect(block, 'the README has its sample-report markers').toBeDefined();
+    if (block !== sampleBlock(report)) expect.fail(`${STALE} (the README's sample report is not what the command writes today)`);
+    // The first screen: the verdict before any figure, the figures that need attention, one kind of finding with its remedy.
+    const lines = sampleExcerpt(report).split('\n');
+    expect(lines[0]).toBe('afterstop leak report');
+    expect(lines[1]).toMatch(/after the user pressed Stop/);
+    expect(lines.indexOf('Needs attention')).toBeGreaterThan(1);
+    expect(lines.filter((l) => /^ {2}\S+ ×\d/.test(l))).toHaveLength(1);
+  });
+
+  it('is cut before the second kind of finding', () => {
+    const report = ['t', 'Findings by kind (2 of 2 listed)', '  a ×1  fix a', '    1 row', '  b ×1  fix b', '    2 row', '', 'Ghost commits by tool'].join('\n');
+    expect(sampleExcerpt(report)).toBe(['t', 'Findings by kind (2 of 2 listed)', '  a ×1  fix a', '    1 row', '  …'].join('\n'));
   });
 });
 
