@@ -12,8 +12,10 @@ const NARROW = /^[ .,:;'|!ilIjtf()[\]{}`"/\\-]$/;
 const CAPS = /^[A-Z0-9_%@#&?$+=<>~^*]$/;
 
 /** The width of one grapheme cluster, in ems (an upper bound of the bold face's; the regular's is REGULAR of it). */
-function ems(g: string): number {
-  if (ZERO_WIDTH.test(g)) return 0;
+function ems(cluster: string): number {
+  if (ZERO_WIDTH.test(cluster)) return 0;
+  // A letter with its combining marks is as wide as the letter (an emoji sequence keeps its joiners: one wide glyph).
+  const g = WIDE.test(cluster) ? cluster : cluster.replace(/[\p{M}\p{Cf}]/gu, '');
   if (WIDE.test(g)) return 1.3;
   if (NARROW.test(g)) return 0.42;
   if (/^[mwMW]$/.test(g)) return 1;
