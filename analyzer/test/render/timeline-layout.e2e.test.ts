@@ -106,6 +106,9 @@ function collisions(figures: FigureBoxes[]): string[] {
       const where = `${f.id}, chart ${i + 1}`;
       for (const [j, a] of s.texts.entries()) {
         if (!inside(a, s.box)) out.push(`${where}: ${name(a)} cut by the chart's box`);
+        // The lanes' names left of the plot, the notes in it (or past its end): neither over the other's column.
+        if (a.what.startsWith('text.lane-label') && a.right > s.plotLeft + TOLERANCE) out.push(`${where}: ${name(a)} runs into the plot`);
+        if (a.what.startsWith('text.note') && a.left < s.plotLeft - TOLERANCE) out.push(`${where}: ${name(a)} runs into the lanes' names`);
         for (const b of s.texts.slice(j + 1)) if (overlap(a, b)) out.push(`${where}: ${name(a)} over ${name(b)}`);
         for (const b of s.shapes) if (overlap(a, b)) out.push(`${where}: ${name(a)} over a ${b.what}`);
       }
