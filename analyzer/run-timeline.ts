@@ -83,6 +83,27 @@ function figures(f: RunFiguresRow | undefined, budgetMs: number, origin: bigint,
 const mcpOf = (r: RunTimelineRow): TimelineToolCall['mcp'] =>
   r.mcp_side === 'client' || r.mcp_side === 'server' ? { side: r.mcp_side, server: r.mcp_server, request_id: r.mcp_request_id, cancel_via: r.mcp_cancel_via, handler: r.mcp_handler } : null;
 
+const ghostOf = (g: string | null): 'inferred' | 'possible' | null => (g === 'inferred' || g === 'possible' ? g : null);
+
+/**
+ * The tool spans drawn, one per call: where a call has several (the AI SDK's `ai.toolCall` span beside
+ * afterstop's `execute_tool`), afterstop's, else the first; each with the ghost kind any of them was given.
+ */
+function oneSpanPerCall(rows: readonly RunTimelineRow[]): Map<RunTimelineRow, string | null> {
+  const byCall = new Map<string, RunTimelineRow[]>();
+  const drawn = new Map<RunTimelineRow, string | null>();
+  for (const r of rows) {
+    if (r.role !== 'tool') continue;
+    if (r.call_id === null || r.mcp_side === 'server') drawn.set(r, r.ghost);
+    else byCall.set(r.call_id, [...(byCall.get(r.call_id) ?? []), r]);
+  }
+  for (const spans of byCall.values()) {
+    const kept = spans.find((r) => r.scope === 'afterstop') ?? spans[0]!;
+    drawn.set(kept, kept.ghost ?? spans.find((r) => r.ghost !== null)?.ghost ?? null);
+  }
+  return drawn;
+}
+
 /**
  * The items of a run from its spans (an MCP call's server side, joined to it, drawn as a tool call of its own lane): model calls, tool calls (a call that
  * never ended is drawn from its start marker), commits and markers. A tool's
@@ -90,6 +111,7 @@ const mcpOf = (r: RunTimelineRow): TimelineToolCall['mcp'] =>
  */
 export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, cNs: bigint | null = null, serviceRows: readonly ServiceSpanInput[] = []): TimelineItem[] {
   const ended = new Set(rows.filter((r) => r.role === 'tool').map((r) => r.call_id ?? r.span_id));
+  const drawn = oneSpanPerCall(rows);
   const started = new Set(rows.filter((r) => r.name === SPAN_TOOL_START && r.call_id !== null).map((r) => r.call_id));
   // The far side's spans (issue 49), on the agent's clock: drawn under their tool calls, and the witnesses of commits.
   const services = serviceItems(serviceRows, origin);
@@ -118,6 +140,9 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
                 priced: r.priced ?? false,
               },
       });
+    } else if (r.role === 'tool' && !drawn.has(r)) {
+      // Another span of the same call (a framework's own telemetry beside afterstop's) is drawn in its stead.
+      continue;
     } else if (r.role === 'tool' || r.role === 'mcp_server' || (r.name === SPAN_TOOL_START && r.call_id !== null && !ended.has(r.call_id))) {
       const unended = r.role === 'marker';
       items.push({
@@ -132,7 +157,7 @@ export function timelineItems(rows: readonly RunTimelineRow[], origin: bigint, c
         status: status(r.status_code),
         outcome: r.lost ? (r.repaired ? 'repaired' : 'lost') : null,
         late: r.late ?? false,
-        ghost: r.ghost === 'inferred' || r.ghost === 'possible' ? r.ghost : null,
+        ghost: ghostOf(drawn.get(r) ?? r.ghost),
         recorded: unended || r.scope === 'afterstop' || (r.call_id !== null && started.has(r.call_id)),
         mcp: mcpOf(r),
       });

@@ -36,7 +36,7 @@ export function timelineFigure(t: RunTimeline, i: number, findings: readonly { n
 <h3>Run <code>${escapeHtml(t.run_id)}</code> of trace <code>${escapeHtml(t.trace_id)}</code></h3>
 <p class="muted-line">${escapeHtml(runTitle(t))}</p>
 ${about}<div class="scroll">${timelineSvg(t)}</div>
-<p class="legend-line"><span class="swatch" style="background:#4e79a7"></span>model call <span class="swatch" style="background:#f28e2b"></span>tool call <span class="swatch" style="background:#cf222e"></span>after Stop / ghost · <span class="swatch" style="background:#76b7b2"></span>↳ the service’s span under its tool call (its clock mapped through the bound: ≈) · ◆ commit, ├─┤ its interval (dashed →: no end known) · ● marker · red line Stop (dashed: inferred), green ack, purple settle · offsets from Stop</p>
+<p class="legend-line"><span class="swatch" style="background:#4e79a7"></span>model call <span class="swatch" style="background:#f28e2b"></span>tool call <span class="swatch" style="background:#cf222e"></span>after Stop / ghost · <span class="swatch" style="background:#76b7b2"></span>↳ the service’s span under its tool call (its clock mapped through the bound: ≈) · ◆ commit, ├─┤ its interval (dashed →: no end known) · ● marker · red line Stop (dashed: inferred), green ack, purple settle, each named above the lanes · a name or note cut short (…) reads whole in the tooltip of the lane’s name · offsets from Stop</p>
 <dl class="run-figures">${figures}</dl>
 </section>`;
 }

@@ -70,7 +70,9 @@ const LINES: Record<string, TimelineRow['line']> = {
 };
 
 const ms = (value: number): string => `${int(value)} ms`;
-const effectOf = (effect: string | null): string => ` (${effect ?? 'unknown'})`;
+/** A tool's effect class; `effect unknown` when none was declared (the tool is known, what it does is not). */
+const effectWords = (effect: string | null): string => (effect === null || effect === 'unknown' ? 'effect unknown' : effect);
+const effectOf = (effect: string | null): string => ` (${effectWords(effect)})`;
 
 /** At most this many characters of a service's name in a lane's label (the whole is in the JSON). */
 const MAX_SERVICE_CHARS = 24;
@@ -126,7 +128,7 @@ function row(item: TimelineItem, t: RunTimeline, next: boolean): TimelineRow {
     }
     case 'commit': {
       const evidence = item.evidence === null ? '' : `, ${item.evidence}`;
-      return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${item.effect ?? 'unknown'}${evidence})`, note: commitNote(item, t, next), alarm: item.ghost !== null, interval: intervalOf(item) };
+      return { ...base, label: `${item.tool ?? '(unnamed tool)'} COMMIT (${effectWords(item.effect)}${evidence})`, note: commitNote(item, t, next), alarm: item.ghost !== null, interval: intervalOf(item) };
     }
     case 'service_span':
       return serviceRow(item, base, t, next);

@@ -2,14 +2,18 @@
  * A run's timeline as inline SVG for the HTML report and `explain --format
  * html`: a lane per model call and tool call, commits and markers as ticks
  * on their own lanes, the Stop, the acknowledgement and the settle as
- * vertical lines across every lane, work after Stop in the alarm colour, the
- * next run of the conversation below on the same axis. No script; every
+ * vertical lines across every lane (their labels in a band above, staggered
+ * so that none is drawn over another), work after Stop in the alarm colour,
+ * the next run of the conversation below on the same axis. Every label is cut
+ * to the room it has (text-width.ts), so that none overlaps another or the
+ * chart's edge; the axis is padded so that a mark at either end is whole. No script; every
  * string escaped. Every element drawn for a span carries `data-span-id`,
  * `data-kind` and its times (`data-start-ms`, `data-end-ms`, from Stop), and
  * the chart its axis (`data-from-ms`, `data-to-ms`, `data-plot-x`,
  * `data-plot-width`), so that what is drawn can be read back and checked.
  */
 import { escapeHtml, shorten } from './svg-chart.js';
+import { fitText, textWidth } from './text-width.js';
 import { MAX_TEXT_CHARS, pickRows, signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
 import type { RunTimeline } from '../types.js';
 
@@ -18,7 +22,14 @@ const LABEL_WIDTH = 280;
 const PLOT_X = LABEL_WIDTH + 10;
 const PLOT_WIDTH = WIDTH - PLOT_X - 36;
 const LANE = 20;
-const TOP = 28;
+/** Room (px) at each end of the plot, so that a commit's diamond or a marker drawn at either end is whole. */
+const PAD = 14;
+/** Font sizes (px) of the lanes' names, the notes, the lines' labels and the axis (TIMELINE_STYLE). */
+const LABEL_SIZE = 11;
+const NOTE_SIZE = 10.5;
+const TICK_SIZE = 10.5;
+/** The header band's rows: one per label that would overlap those of a row above. */
+const HEADER_ROW = 13;
 /** At most this many lanes per run; the rest are counted below the chart. */
 export const MAX_LANES = 150;
 
@@ -55,6 +66,52 @@ function ticks(range: { from: number; to: number }): number[] {
   return out;
 }
 
+/** The run's time range with room at each end for half a mark. */
+function padded(range: { from: number; to: number }): { from: number; to: number } {
+  const pad = ((range.to - range.from) * PAD) / (PLOT_WIDTH - 2 * PAD);
+  return { from: range.from - pad, to: range.to + pad };
+}
+
+/** The ticks whose labels do not overlap the one before them. */
+function spaced(list: number[], x: (ms: number) => number): number[] {
+  const out: number[] = [];
+  let right = Number.NEGATIVE_INFINITY;
+  for (const tick of list) {
+    const half = textWidth(signedMs(tick), TICK_SIZE) / 2;
+    if (x(tick) - half < right + 6) continue;
+    out.push(tick);
+    right = x(tick) + half;
+  }
+  return out;
+}
+
+/** Where a note may go: from x (start: rightwards, end: leftwards), with so much room, in white inside a bar or not. */
+interface NoteSlot {
+  x: number;
+  anchor: 'start' | 'end';
+  room: number;
+  inside: boolean;
+}
+
+/** The slots after and before a span of the lane [left, right] (never into the lanes' names), `gap` from it. */
+const besides = (left: number, right: number, gap: number): NoteSlot[] => [
+  { x: right + gap, anchor: 'start', room: WIDTH - 4 - (right + gap), inside: false },
+  { x: left - gap, anchor: 'end', room: left - gap - (PLOT_X + 2), inside: false },
+];
+
+/** A note in the first slot it fits whole, else cut to the slot with the most room. */
+function placeNote(note: string, slots: NoteSlot[]): { x: number; anchor: 'start' | 'end'; text: string; inside: boolean } {
+  const w = textWidth(note, NOTE_SIZE, true);
+  const fits = slots.find((slot) => w <= slot.room);
+  const slot = fits ?? slots.reduce((a, b) => (b.room > a.room ? b : a));
+  return { x: slot.x, anchor: slot.anchor, text: fits ? note : fitText(note, slot.room, NOTE_SIZE, true), inside: slot.inside };
+}
+
+function noteText(r: TimelineRow, y: number, p: ReturnType<typeof placeNote>): string {
+  if (p.text === '') return '';
+  return `<text class="note${r.alarm ? ' alarm' : ''}${p.inside ? ' inside' : ''}" x="${num(p.x)}" y="${y + 14}"${p.anchor === 'end' ? ' text-anchor="end"' : ''}>${escapeHtml(p.text)}</text>`;
+}
+
 function data(r: TimelineRow): string {
   const item = r.item;
   if (item === null) return ' data-kind="stop-inferred" data-start-ms="0"';
@@ -64,7 +121,7 @@ function data(r: TimelineRow): string {
 
 function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: boolean, next: boolean): string {
   const title = `<title>${escapeHtml(shorten(`${signedMs(r.start_ms)} ${r.label}${r.note === '' ? '' : ` ${r.note}`}`, MAX_TEXT_CHARS))}</title>`;
-  const label = `<text class="lane-label${r.alarm ? ' alarm' : ''}${r.service ? ' service' : ''}" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">${escapeHtml(shorten(r.label, 44))}${title}</text>`;
+  const label = `<text class="lane-label${r.alarm ? ' alarm' : ''}${r.service ? ' service' : ''}" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">${escapeHtml(fitText(r.label, LABEL_WIDTH - 6, LABEL_SIZE, r.alarm))}${title}</text>`;
   const attrs = data(r);
   if (r.shape === 'bar') {
     const item = r.item;
@@ -88,21 +145,13 @@ function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: b
       parts.push(rect(x1, x2, cancelled && !next && start >= 0 ? afterColor : base, cancelled && !next && start >= 0 ? 'after' : 'before'));
     }
     if (r.open) parts.push(`<text class="open" x="${num(x2 - 2)}" y="${y + 14}" text-anchor="end">…</text>`);
-    // The note after the bar; else before it; else, with no room either side, inside it.
-    const place = x2 + 4 <= PLOT_X + PLOT_WIDTH - 220 ? 'after' : x1 - PLOT_X >= 220 ? 'before' : 'inside';
-    const noteX = place === 'after' ? x2 + 4 : place === 'before' ? x1 - 4 : x1 + 4;
+    // The note after the bar; else before it; else inside it (clear of an open bar's `…`); else cut to the most room.
     const note =
-      r.note === ''
-        ? ''
-        : `<text class="note${r.alarm ? ' alarm' : ''}${place === 'inside' ? ' inside' : ''}" x="${num(noteX)}" y="${y + 14}"${place === 'before' ? ' text-anchor="end"' : ''}>${escapeHtml(shorten(r.note, 70))}</text>`;
+      r.note === '' ? '' : noteText(r, y, placeNote(shorten(r.note, MAX_TEXT_CHARS), [...besides(x1, x2, 4), { x: x1 + 4, anchor: 'start', room: r.service ? 0 : x2 - x1 - 8 - (r.open ? 14 : 0), inside: true }]));
     return `<g class="lane">${label}${parts.join('')}${note}</g>`;
   }
   const at = x(r.start_ms);
   const item = r.item;
-  if (r.line !== null) {
-    // The Stop, ack and settle are drawn across the chart (stopLines); their lane only names them.
-    return `<g class="lane">${label}</g>`;
-  }
   const color = r.alarm ? COLORS.alarm : item?.kind === 'commit' ? COLORS.commit : COLORS.marker;
   const sent =
     r.interval !== null
@@ -114,16 +163,11 @@ function lane(r: TimelineRow, y: number, x: (ms: number) => number, cancelled: b
     item?.kind === 'commit'
       ? `<polygon class="mark commit" points="${num(at)},${y + 3} ${num(at + 6)},${y + 10} ${num(at)},${y + 17} ${num(at - 6)},${y + 10}" fill="${color}"${attrs}>${title}</polygon>`
       : `<circle class="mark marker" cx="${num(at)}" cy="${y + 10}" r="4" fill="${color}"${attrs}>${title}</circle>`;
-  // The note right of the mark, or left of it near the right edge; with an interval, clear of its line where there is room.
+  // The note right of the mark and its interval, else left of them, else beside the mark above its interval's line.
   const left = r.interval === null ? at : Math.min(at, x(r.interval.from));
   const right = r.interval === null ? at : r.interval.to === null ? PLOT_X + PLOT_WIDTH : Math.max(at, x(r.interval.to));
-  const place =
-    right + 9 <= PLOT_X + PLOT_WIDTH - 260
-      ? `x="${num(right + 9)}"`
-      : left - PLOT_X >= 260
-        ? `x="${num(left - 9)}" text-anchor="end"`
-        : `x="${num(at + 9)}"${at > PLOT_X + PLOT_WIDTH - 260 ? ` text-anchor="end" dx="-18"` : ''}`;
-  const note = r.note === '' ? '' : `<text class="note${r.alarm ? ' alarm' : ''}" ${place} y="${y + 14}">${escapeHtml(shorten(r.note, 80))}</text>`;
+  const slots = [...besides(left, right, 9), ...(r.interval === null ? [] : besides(at, at, 9))];
+  const note = r.note === '' ? '' : noteText(r, y, placeNote(shorten(r.note, MAX_TEXT_CHARS), slots));
   return `<g class="lane">${label}${sent}${shape}${note}</g>`;
 }
 
@@ -141,21 +185,42 @@ function intervalMarks(interval: { from: number; to: number | null }, y: number,
   return `<line class="interval" x1="${num(x1)}" x2="${num(x2)}" y1="${y + 17}" y2="${y + 17}" stroke="${color}" stroke-width="2"${interval.to === null ? ' stroke-dasharray="4 2"' : ''}${attrs} data-part="interval"${range}/>${cap(x1)}${end}`;
 }
 
-/** The vertical lines of the Stop, ack and settle (the run's, not the next run's). */
-function stopLines(rows: TimelineRow[], x: (ms: number) => number, height: number): string {
-  return rows
-    .filter((r) => r.line !== null)
-    .map((r) => {
+/** A line's label: its name, the ack's and the settle's with their offset (the Stop is at 0). */
+function lineName(r: TimelineRow): string {
+  if (r.line === 'stop') return r.inferred ? 'Stop (inferred)' : 'Stop';
+  return `${r.line ?? ''} ${signedMs(r.start_ms)}`;
+}
+
+/**
+ * The labels of the Stop, ack and settle lines in the band above the lanes: each beside its line (left of it near the
+ * right edge), in the first row where it overlaps no other label. Returns each line's row and the band's height.
+ */
+function headerRows(rows: TimelineRow[], x: (ms: number) => number): { placed: { r: TimelineRow; row: number; x: number; anchor: 'start' | 'end' }[]; height: number } {
+  const taken: [number, number][][] = [];
+  const placed = rows.map((r) => {
+    const at = x(r.start_ms);
+    const w = textWidth(lineName(r), NOTE_SIZE, true);
+    const right = at + 3 + w <= WIDTH - 2;
+    const [a, b] = right ? [at + 3, at + 3 + w] : [at - 3 - w, at - 3];
+    let row = 0;
+    while ((taken[row] ?? []).some(([c, d]) => a < d + 4 && c < b + 4)) row++;
+    (taken[row] ??= []).push([a, b]);
+    return { r, row, x: right ? at + 3 : at - 3, anchor: right ? ('start' as const) : ('end' as const) };
+  });
+  return { placed, height: 8 + Math.max(1, taken.length) * HEADER_ROW };
+}
+
+/** The vertical lines of the Stop, ack and settle (the run's, not the next run's), from their label's row down. */
+function stopLines(header: ReturnType<typeof headerRows>, x: (ms: number) => number, bottom: number): string {
+  return header.placed
+    .map(({ r, row, x: labelX, anchor }) => {
       const color = COLORS[r.line!];
       const dash = r.line === 'stop' ? (r.inferred ? ' stroke-dasharray="6 3"' : '') : r.line === 'ack' ? ' stroke-dasharray="4 2"' : ' stroke-dasharray="1 2"';
-      const name = r.line === 'stop' ? (r.inferred ? 'Stop (inferred)' : 'Stop') : (r.line ?? '');
-      const labelY = r.line === 'stop' ? TOP - 8 : TOP - 18;
+      const name = lineName(r);
+      const labelY = 4 + (row + 1) * HEADER_ROW - 3;
       return (
-        `<line class="${r.line}" x1="${num(x(r.start_ms))}" x2="${num(x(r.start_ms))}" y1="${TOP - 6}" y2="${height - 4}" stroke="${color}" stroke-width="${r.line === 'stop' ? 2 : 1.5}"${dash}${data(r)} data-ms="${r.start_ms}"><title>${escapeHtml(`${signedMs(r.start_ms)} ${name}`)}</title></line>` +
-        // Left of its line near the right edge, so that it is not cut.
-        (x(r.start_ms) > PLOT_X + PLOT_WIDTH - 110
-          ? `<text class="line-label" x="${num(x(r.start_ms) - 3)}" y="${labelY}" fill="${color}" text-anchor="end">${escapeHtml(name)}</text>`
-          : `<text class="line-label" x="${num(x(r.start_ms) + 3)}" y="${labelY}" fill="${color}">${escapeHtml(name)}</text>`)
+        `<line class="${r.line}" x1="${num(x(r.start_ms))}" x2="${num(x(r.start_ms))}" y1="${labelY - 9}" y2="${bottom}" stroke="${color}" stroke-width="${r.line === 'stop' ? 2 : 1.5}"${dash}${data(r)} data-ms="${r.start_ms}"><title>${escapeHtml(`${signedMs(r.start_ms)} ${r.label}`)}</title></line>` +
+        `<text class="line-label" x="${num(labelX)}" y="${labelY}" fill="${color}"${anchor === 'end' ? ' text-anchor="end"' : ''}>${escapeHtml(name)}</text>`
       );
     })
     .join('');
@@ -163,22 +228,27 @@ function stopLines(rows: TimelineRow[], x: (ms: number) => number, height: numbe
 
 /** One run's chart: its lanes on its own axis (offsets from the Stop of the run explained). */
 function runSvg(t: RunTimeline, next: boolean): string {
-  const range = timeRange(t);
+  const range = padded(timeRange(t));
   const x = scaleOf(range);
   const own = pickRows(timelineRows(t, next), MAX_LANES);
+  // The Stop, ack and settle are lines across the lanes, named in the band above them: no lane of their own.
+  const lines = next ? [] : own.shown.filter((r) => r.line !== null);
+  const laned = next ? own.shown.map((r) => ({ ...r, line: null })) : own.shown.filter((r) => r.line === null);
+  const header = headerRows(lines, x);
+  const top = header.height;
   const lanes: string[] = [];
-  let y = TOP + 4;
+  let y = top + 4;
   // The run's extent, behind its lanes.
   const runEnd = t.end_ms === null ? PLOT_X + PLOT_WIDTH : x(t.end_ms);
-  const ownHeight = Math.max(1, own.shown.length) * LANE;
+  const ownHeight = Math.max(1, laned.length) * LANE;
   lanes.push(
     `<rect class="run" x="${num(x(t.start_ms))}" y="${y}" width="${num(Math.max(1, runEnd - x(t.start_ms)))}" height="${ownHeight}" fill="#f6f8fa" data-kind="run" data-start-ms="${t.start_ms}"${t.end_ms === null ? '' : ` data-end-ms="${t.end_ms}"`}><title>${escapeHtml(`run ${t.run_id}: ${signedMs(t.start_ms)} to ${t.end_ms === null ? 'never ended' : signedMs(t.end_ms)}`)}</title></rect>`,
   );
-  for (const r of own.shown) {
-    lanes.push(lane(next ? { ...r, line: null } : r, y, x, t.cancelled && !next, next));
+  for (const r of laned) {
+    lanes.push(lane(r, y, x, t.cancelled && !next, next));
     y += LANE;
   }
-  if (own.shown.length === 0) {
+  if (laned.length === 0) {
     lanes.push(`<text class="more" x="${LABEL_WIDTH}" y="${y + 14}" text-anchor="end">no call or marker exported</text>`);
     y += LANE;
   }
@@ -187,10 +257,10 @@ function runSvg(t: RunTimeline, next: boolean): string {
     y += LANE;
   }
   const height = y + 24;
-  const axis = ticks(range)
+  const axis = spaced(ticks(range), x)
     .map(
       (tick) =>
-        `<line class="grid" x1="${num(x(tick))}" x2="${num(x(tick))}" y1="${TOP}" y2="${height - 20}"/><text class="tick" x="${num(x(tick))}" y="${height - 6}" text-anchor="middle">${escapeHtml(signedMs(tick))}</text>`,
+        `<line class="grid" x1="${num(x(tick))}" x2="${num(x(tick))}" y1="${top}" y2="${height - 20}"/><text class="tick" x="${num(x(tick))}" y="${height - 6}" text-anchor="middle">${escapeHtml(signedMs(tick))}</text>`,
     )
     .join('');
   const label = next
@@ -200,7 +270,7 @@ function runSvg(t: RunTimeline, next: boolean): string {
     `<svg class="timeline${next ? ' next-run' : ''}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" role="img" aria-label="${escapeHtml(label)}"` +
     ` data-run-id="${escapeHtml(t.run_id)}" data-trace-id="${escapeHtml(t.trace_id)}" data-origin-ns="${escapeHtml(t.origin_ns)}"` +
     ` data-from-ms="${range.from}" data-to-ms="${range.to}" data-plot-x="${PLOT_X}" data-plot-width="${PLOT_WIDTH}">` +
-    `<title>${escapeHtml(label)}</title>${axis}${lanes.join('')}${next ? '' : stopLines(own.shown, x, height - 20)}</svg>`
+    `<title>${escapeHtml(label)}</title>${axis}${lanes.join('')}${stopLines(header, x, height - 20)}</svg>`
   );
 }
 
@@ -216,5 +286,5 @@ svg.timeline { display: block; max-width: 100%; height: auto; }
 svg.timeline .lane-label { font-size: 11px; } svg.timeline .alarm { fill: #cf222e; font-weight: 600; }
 svg.timeline .note { font-size: 10.5px; fill: #59636e; } svg.timeline .note.alarm { fill: #cf222e; } svg.timeline .note.inside { fill: #fff; font-weight: 600; }
 svg.timeline .line-label { font-size: 10.5px; font-weight: 600; } svg.timeline .more, svg.timeline .next-title { fill: #59636e; font-style: italic; }
-svg.timeline .lane-label.service { font-style: italic; } svg.timeline .grid { stroke: #eaeef2; } .next-run-title { font-size: 12px; color: #59636e; margin: 8px 0 2px; }
+svg.timeline .lane-label.service { font-style: italic; } svg.timeline .tick { font-size: ${TICK_SIZE}px; } svg.timeline .grid { stroke: #eaeef2; } .next-run-title { font-size: 12px; color: #59636e; margin: 8px 0 2px; }
 `;

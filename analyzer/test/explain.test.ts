@@ -193,7 +193,7 @@ describe('explain', () => {
     expect(joined!.figures.cancel_depth).toBe(2);
     expect(joined!.figures.cancel_depth_reason).toBe("send_email was running at Stop and its MCP server's handler ended 1,400 ms after it (budget 1,000 ms)");
     const text = renderExplainTerminal({ finding: null, timelines: [joined!], runs_not_drawn: 0, skipped: [] }, { color: false, width: 160 });
-    expect(text).toContain('send_email on MCP server mail-server (unknown)');
+    expect(text).toContain('send_email on MCP server mail-server (effect unknown)');
     expect(text).toContain('send_email via MCP (mail-server) (irreversible)');
     expect(text).toContain('handler finished after the cancel');
     expect(text).toContain('the MCP server received the cancel');

@@ -97,4 +97,24 @@ describe('run-timeline', () => {
       ['afterstop.cancel.request', 'afterstop', null],
     ]);
   });
+
+  it('one item per tool call: the AI SDK’s own ai.toolCall span beside afterstop’s is not a second call', async () => {
+    const t = traces();
+    const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled', framework: 'vercel-ai' });
+    r.cancelRequest(100);
+    const own = r.tool({ name: 'send_email', callId: 'call_1', startMs: 50, endMs: 400, effect: 'irreversible', result: 'dropped' });
+    r.span({ name: 'ai.toolCall', startMs: 49, endMs: 401, scope: 'ai', attrs: { 'ai.toolCall.name': 'send_email', 'ai.toolCall.id': 'call_1', 'ai.operationId': 'ai.toolCall' } });
+    // Another call of the same tool, its own id: a lane of its own.
+    r.tool({ name: 'send_email', callId: 'call_2', startMs: 60, endMs: 90, effect: 'irreversible' });
+    const s = await analyzeTraces(t);
+    const rows = (await s.store.typedRows('run-timeline', { runs: listValue([`${r.traceId}:${r.spanId}`]) })) as RunTimelineRow[];
+    s.close();
+    // Both spans of call_1 are the query's rows; the timeline draws afterstop's.
+    expect(rows.filter((x) => x.role === 'tool' && x.call_id === 'call_1')).toHaveLength(2);
+    const calls = timelineItems(rows, ns(100), ns(100)).filter((i) => i.kind === 'tool_call');
+    expect(calls.map((i) => [i.span_id, i.call_id])).toEqual([
+      [own, 'call_1'],
+      [expect.any(String), 'call_2'],
+    ]);
+  });
 });

@@ -208,7 +208,9 @@ describe('the HTML report’s timelines', () => {
     const call = lanes.findIndex((l) => l.startsWith('send_email (irreversible)'));
     // Right under the call, the service's name cut to 24 characters so that the span's name shows.
     const service = `${XSS.slice(0, 23)}…`;
-    expect(lanes.slice(call + 1, call + 3)).toEqual([`↳ ${service}: POST /send`, `↳ ${service}: INSERT outbox (…`]);
+    // (The write, after Stop, in bold: its label cut to the lanes' names' room, the whole in its title.)
+    expect(lanes[call + 1]).toBe(`↳ ${service}: POST /send`);
+    expect(lanes[call + 2]?.startsWith(`↳ ${service}: INSERT`), lanes[call + 2]).toBe(true);
     const services = chart!.elements.filter((e) => e.kind === 'service_span');
     expect(new Set(services.map((e) => e.spanId))).toEqual(new Set([sc.entrySpanId, sc.writeSpanId]));
     for (const e of services) {
@@ -262,7 +264,9 @@ describe('the HTML report’s timelines', () => {
     const bigTimeline = one.timelines!.find((x) => x.run_id === big.spanId)!;
     expect(bigTimeline.items.length).toBe(401);
     const { page: p2 } = await load(renderHtml({ ...one, timelines: [bigTimeline] }), 'capped');
-    expect(await p2.locator('svg.timeline g.lane').count()).toBe(MAX_LANES);
+    // The Stop a line across the lanes, named above them: the lanes and the lines drawn, MAX_LANES in all.
+    expect(await p2.locator('svg.timeline g.lane').count()).toBe(MAX_LANES - 1);
+    expect(await p2.locator('svg.timeline line.stop').count()).toBe(1);
     expect(await p2.locator('svg.timeline text.more').textContent()).toBe(`… ${401 - MAX_LANES} more not drawn`);
   });
 });
