@@ -217,3 +217,14 @@ export const ATTR_DB_SYSTEM = 'db.system';
 export const ATTR_MESSAGING_SYSTEM = 'messaging.system';
 export const ATTR_SERVICE_INSTANCE_ID = 'service.instance.id';
 export const ATTR_HOST_NAME = 'host.name';
+
+// A model SDK used directly (issue 50): each model call with no afterstop run around it is a run of its own
+/** `afterstop.framework` of an openai SDK call made outside any afterstop run. */
+export const FRAMEWORK_OPENAI_SDK = 'openai-sdk';
+/** `afterstop.framework` of an `@anthropic-ai/sdk` call made outside any afterstop run. */
+export const FRAMEWORK_ANTHROPIC_SDK = 'anthropic-sdk';
+/**
+ * The frameworks whose run is one model call: afterstop sees neither the agent's loop nor its tools there, so
+ * a stopped run of theirs says nothing of the tools' side effects (the report's verdict says so).
+ */
+export const MODEL_CALL_RUN_FRAMEWORKS: readonly string[] = [FRAMEWORK_OPENAI_SDK, FRAMEWORK_ANTHROPIC_SDK];

@@ -59,7 +59,7 @@ export {
   OUT_OF_SIGHT_MCP,
   SPAN_MCP_CANCEL,
 } from './semconv.js';
-export { ATTR_RUN_COST_USD, FRAMEWORK_CLAUDE_AGENT_SDK, OUT_OF_SIGHT_SUBPROCESS } from './semconv.js';
+export { ATTR_RUN_COST_USD, FRAMEWORK_ANTHROPIC_SDK, FRAMEWORK_CLAUDE_AGENT_SDK, FRAMEWORK_OPENAI_SDK, OUT_OF_SIGHT_SUBPROCESS } from './semconv.js';
 
 // Time as OpenTelemetry has it (an end time taken when the framework reports it).
 export { hrTime } from './otel-compat.js';

@@ -18,7 +18,8 @@ export const REMEDIES: Readonly<Record<FindingKind, string>> = {
     "Pass the Stop's signal to the model call (`streamText({ abortSignal })`, `client.chat.completions.create(body, { signal })`) so the provider's stream is closed at Stop; the guard's `deadlineMs` caps a run that never hears it.",
   orphan_tool_call: 'Answer every unanswered tool call before the next turn (a synthetic tool result for each, or drop the turn), and record it with `run.repairHistory({ strategy, toolCallIds })`.',
   unacknowledged_cancel: "Let the loop hear Stop: hand the run's signal to every model and tool call and check `signal.aborted` between steps; the guard's `deadlineMs` cancels a run that never acknowledges.",
-  post_cancel_error: 'The next turn failed on the history Stop left: repair it before resuming (a synthetic tool result for each unanswered call, recorded with `run.repairHistory(...)`; PydanticAI >= 2.10 repairs it itself).',
+  post_cancel_error:
+    'The next turn failed on the history Stop left: repair it before resuming (a synthetic tool result for each unanswered call, recorded with `run.repairHistory(...)`; PydanticAI >= 2.10 repairs it itself).',
   unended_run: "End the run in a `finally` and flush the tracer on shutdown (`sdk.shutdown()` on SIGTERM); the guard's `deadlineMs` cancels a run that hangs.",
   orphan_process: 'Stop child processes with the run: `spawn(cmd, args, { signal })` and kill the process group on Stop (`process.kill(-pid)`).',
   mcp_cancel_not_propagated:

@@ -1,3 +1,4 @@
+import { MODEL_CALL_RUN_FRAMEWORKS } from '@afterstop/span-contract';
 import type { BudgetStatus } from '../metrics/metric-families.js';
 import type { LeakReport, ReportVerdict, ToolGhostCommits } from '../types.js';
 import { ACK_P95_HEALTHY_MS, budgetBreach } from './attention.js';
@@ -39,6 +40,7 @@ function list(items: string[]): string {
   return `${items.slice(0, -1).join(', ')}, and ${items.at(-1)}`;
 }
 
+const stopped_ = (n: number): string => count(n, 'stopped run');
 const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 
 /** What is known to have gone wrong, worst first, each a clause. */
@@ -103,6 +105,13 @@ export function verdict(report: LeakReport, budgets: readonly BudgetStatus[] = [
   }
   const u = t.uninstrumented;
   const frameworks = u.packages.map(name).join(', ');
+  // Stopped runs that are one model call each (a model SDK used directly): afterstop saw no loop and no tool there.
+  const callOnly = t.cancel_depth_by_framework.filter((f) => f.framework !== null && MODEL_CALL_RUN_FRAMEWORKS.includes(f.framework));
+  const callOnlyStopped = callOnly.reduce((n, f) => n + f.cancelled_runs, 0);
+  const callOnlyNote =
+    callOnlyStopped === 0
+      ? ''
+      : `${callOnlyStopped === t.cancelled_runs ? (callOnlyStopped === 1 ? 'The stopped run was' : `All ${int(callOnlyStopped)} stopped runs were`) : `${int(callOnlyStopped)} of the ${stopped_(t.cancelled_runs)} ${callOnlyStopped === 1 ? 'was' : 'were'}`} a model call made with ${list(callOnly.filter((f) => f.cancelled_runs > 0).map((f) => name(f.framework ?? '')))} outside any afterstop run: afterstop saw neither the agent's loop nor its tools there, so a tool's side effect after that Stop would not be in this report (run the loop in an afterstop run, \`startRun\`, or under a framework afterstop instruments).`;
   const stopped = count(t.cancelled_runs, 'stopped run');
   const broken = budgets.filter((b) => b.exceeded);
   let status: Verdict['status'];
@@ -111,6 +120,9 @@ export function verdict(report: LeakReport, budgets: readonly BudgetStatus[] = [
   else if (t.cancelled_runs === 0) {
     status = 'nothing_to_judge';
     out.push(`No run was stopped in this window (${count(t.runs, 'run')}): nothing to judge after Stop, so this report is not an all-clear.`);
+  } else if (callOnlyStopped > 0) {
+    status = 'lower_bound';
+    out.push(`Nothing was seen to keep running after Stop in the ${stopped}, but not all of it was in sight: a lower bound, not an all-clear.`);
   } else if (u.runs > 0) {
     status = 'lower_bound';
     out.push(
@@ -120,7 +132,8 @@ export function verdict(report: LeakReport, budgets: readonly BudgetStatus[] = [
     status = 'clear';
     out.push(`All clear: in the ${stopped} (of ${count(t.runs, 'run')}), nothing kept running after Stop: no side effect committed or in doubt, no token billed, no tool call left unanswered.`);
   }
-  if (u.runs > 0 && status !== 'lower_bound') out.push(`These figures are lower bounds: ${int(u.runs)} of ${count(t.runs, 'run')} ran beside ${frameworks}, which afterstop does not instrument.`);
+  if (callOnlyNote !== '') out.push(callOnlyNote);
+  if (u.runs > 0 && (status !== 'lower_bound' || callOnlyStopped > 0)) out.push(`These figures are lower bounds: ${int(u.runs)} of ${count(t.runs, 'run')} ran beside ${frameworks}, which afterstop does not instrument.`);
   if (t.commits_prevented > 0) out.push(`The guard prevented ${count(t.commits_prevented, 'commit')} after Stop.`);
   if (broken.length > 0) out.push(sentence(`${broken.length === 1 ? 'Budget' : 'Budgets'} broken: ${broken.map(budgetBreach).join('; ')}`));
   else if (budgets.length > 0 && status !== 'nothing_to_judge') out.push(`Within the ${count(budgets.length, 'budget')} given.`);

@@ -1,3 +1,4 @@
+import { FRAMEWORK_ANTHROPIC_SDK } from '../adapter-api.js';
 import type { ObservedModelCall } from './model-observer.js';
 import { sdkCreateInstrumentation } from './sdk-instrumentation.js';
 import type { Json } from './sdk-stream.js';
@@ -17,7 +18,7 @@ export const AnthropicInstrumentation = sdkCreateInstrumentation({
   client: 'Anthropic',
   resources: [{ resource: (client) => client?.['Messages'] as { prototype?: Json } | undefined, observers: { chunk: messageEvent, value: message }, helpers: ['stream'] }],
   provider: 'anthropic',
-  framework: 'anthropic-sdk',
+  framework: FRAMEWORK_ANTHROPIC_SDK,
 });
 
 function usage(call: ObservedModelCall, u: Json | undefined): void {

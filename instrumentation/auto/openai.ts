@@ -1,3 +1,4 @@
+import { FRAMEWORK_OPENAI_SDK } from '../adapter-api.js';
 import type { ObservedModelCall } from './model-observer.js';
 import { sdkCreateInstrumentation } from './sdk-instrumentation.js';
 import type { Json } from './sdk-stream.js';
@@ -21,7 +22,7 @@ export const OpenAIInstrumentation = sdkCreateInstrumentation({
     { resource: (client) => client?.['Responses'] as { prototype?: Json } | undefined, observers: { chunk: onResponseEvent, value: response } },
   ],
   provider: 'openai',
-  framework: 'openai-sdk',
+  framework: FRAMEWORK_OPENAI_SDK,
 });
 
 /** A Responses API response (the body, or the one a final stream event carries). */

@@ -162,6 +162,28 @@ describe('never more certain than the evidence', () => {
     expect(w.sentence).toContain('These figures are lower bounds: 1 of 1 run ran beside @google/adk, which afterstop does not instrument.');
   });
 
+  it('a stopped run that is one model call (a model SDK used directly): its tools were out of sight, so no all-clear', async () => {
+    const stoppedIn = async (...frameworks: string[]): Promise<LeakReport> => {
+      const t = traces();
+      for (const framework of frameworks) {
+        const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled', framework });
+        r.cancelRequest(100);
+        r.ack(120);
+      }
+      return analyze({ inputs: [t.write()], db: ':memory:' });
+    };
+    const v = verdict(await stoppedIn('openai-sdk'));
+    expect(v.status).toBe('lower_bound');
+    expect(v.sentence).not.toMatch(ALL_CLEAR);
+    expect(v.sentence).toContain("The stopped run was a model call made with openai-sdk outside any afterstop run: afterstop saw neither the agent's loop nor its tools there");
+    // Beside a run afterstop saw whole, the note counts the call-only ones among the stopped.
+    const mixed = verdict(await stoppedIn('anthropic-sdk', 'manual'));
+    expect(mixed.status).toBe('lower_bound');
+    expect(mixed.sentence).toContain('1 of the 2 stopped runs was a model call made with anthropic-sdk outside any afterstop run');
+    // A run afterstop saw whole, alone, is the all-clear.
+    expect(verdict(await stoppedIn('manual')).status).toBe('clear');
+  });
+
   it('a slow acknowledgement over its budget is named, though under a second', async () => {
     const t = traces();
     const r = t.run({ startMs: 0, endMs: 900, outcome: 'cancelled' });
