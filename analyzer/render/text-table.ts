@@ -38,3 +38,25 @@ export function columns(header: string[], rows: string[][], style: (cell: string
       .trimEnd(),
   );
 }
+
+/**
+ * `text` in lines of at most `width` characters (code points), broken at spaces; the lines after the first
+ * start with `indent` spaces (a hanging indent). A word longer than the room is left whole on its line.
+ */
+export function wrapWords(text: string, width: number, indent = 0): string[] {
+  const pad = ' '.repeat(indent);
+  const lead = /^ */.exec(text)?.[0] ?? '';
+  const room = (first: boolean): number => Math.max(20, width - (first ? lead.length : indent));
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.slice(lead.length).split(' ')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if ([...candidate].length <= room(lines.length === 0) || line === '') line = candidate;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  lines.push(line);
+  return lines.map((l, i) => (i === 0 ? `${lead}${l}` : `${pad}${l}`));
+}

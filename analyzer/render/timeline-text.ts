@@ -6,7 +6,7 @@
  */
 import { styleText } from 'node:util';
 import type { RunTimeline } from '../types.js';
-import { terminalSafe } from './text-table.js';
+import { terminalSafe, wrapWords } from './text-table.js';
 import { figureLines, pickRows, runTitle, signedMs, timelineRows, timeRange, type TimelineRow } from './timeline-rows.js';
 
 export interface TimelineTextOptions {
@@ -102,11 +102,12 @@ export function timelineLines(t: RunTimeline, options: TimelineTextOptions): str
     out.push('', paint('bold', `Next run of the conversation: ${terminalSafe(t.next_run.run_id)} of trace ${terminalSafe(t.next_run.trace_id)}`));
     out.push(...chartLines(t.next_run, true, width, paint));
   }
-  out.push('', paint('dim', `${LEGEND}; offsets from Stop${t.cancelled ? '' : ' (here: from the run’s start; it was not cancelled)'}`));
+  // The legend and the figures wrapped at the terminal's width (a hanging indent under each figure's value).
+  out.push('', ...wrapWords(`${LEGEND}; offsets from Stop${t.cancelled ? '' : ' (here: from the run’s start; it was not cancelled)'}`, width).map((l) => paint('dim', l)));
   out.push('', paint('bold', 'Figures (METRICS.md)'));
   const lines = figureLines(t);
   let w = 0;
   for (const [k] of lines) w = Math.max(w, k.length);
-  for (const [k, v] of lines) out.push(`  ${k.padEnd(w)}  ${terminalSafe(v)}`);
+  for (const [k, v] of lines) out.push(...wrapWords(`  ${k.padEnd(w)}  ${terminalSafe(v)}`, width, w + 4));
   return out;
 }

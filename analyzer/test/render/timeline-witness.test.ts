@@ -311,7 +311,16 @@ describe('explain in a terminal, in Markdown and in HTML', () => {
     expect(ghostLine).toContain('← ghost, confirmed by mailer: INSERT outbox ended 312 ms after Stop ± 4 ms');
     const openLine = chart.find((l) => l.includes('its answer was lost'))!;
     expect(openLine).toMatch(/├.*◆.*─→/);
-    expect(text).toContain(LEGEND);
+    // The legend is wrapped at the terminal's width, at its spaces, and no line is wider than it.
+    expect(text.replace(/\n/g, ' ')).toContain(LEGEND);
+    expect(
+      Math.max(
+        ...text
+          .split('\n')
+          .filter((l) => !/^\s*[-+][\d,]+ ms  /.test(l))
+          .map((l) => [...l].length),
+      ),
+    ).toBeLessThanOrEqual(140);
     expect(LEGEND).toMatch(/├─┤ its interval/);
     expect(LEGEND).toMatch(/░▓ ↳ the service's span/);
     expect(text).not.toContain(ESC);
@@ -322,7 +331,7 @@ describe('explain in a terminal, in Markdown and in HTML', () => {
     const md = renderExplainMarkdown(explanation(t));
     expect(md).toContain('↳ mailer: INSERT outbox (postgresql)');
     expect(md).toContain('confirmed by mailer: INSERT outbox ended 312 ms after Stop ± 4 ms');
-    expect(md).toContain(`${LEGEND}; offsets from Stop`);
+    expect(md.replace(/\n/g, ' ')).toContain(`${LEGEND}; offsets from Stop`);
     expect(md).not.toContain(ESC);
   });
 
