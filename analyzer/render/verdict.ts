@@ -29,7 +29,8 @@ const name = (s: string): string => {
 /** The tools of some commits: `send_email, irreversible; charge_card ×2, unknown; and 3 more`. */
 function tools(rows: readonly ToolGhostCommits[], n: (t: ToolGhostCommits) => number): string {
   const some = rows.filter((t) => n(t) > 0).sort((a, b) => n(b) - n(a));
-  const named = some.slice(0, TOOLS_NAMED).map((t) => `${name(t.tool)}${n(t) > 1 ? ` ×${int(n(t))}` : ''}, ${name(t.effect)}`);
+  // The effect class, not the tool, is what is unknown: `send_email, effect unknown`.
+  const named = some.slice(0, TOOLS_NAMED).map((t) => `${name(t.tool)}${n(t) > 1 ? ` ×${int(n(t))}` : ''}, ${t.effect === 'unknown' ? 'effect unknown' : name(t.effect)}`);
   if (some.length > TOOLS_NAMED) named.push(`and ${int(some.length - TOOLS_NAMED)} more`);
   return named.join('; ');
 }
