@@ -33,7 +33,7 @@ own AS (
   SELECT CASE WHEN g.inferred THEN 'ghost_commit_inferred' WHEN g.possible_kind IS NOT NULL THEN 'possible_ghost_commit' ELSE 'ghost_commit' END AS kind,
     CASE WHEN g.effect IN ('irreversible', 'unknown') AND NOT g.compensated THEN 1 ELSE 3 END AS severity,
     g.trace_id, g.run_id, g.conversation_id, g.tool, g.time_ns,
-    g.tool || ' (' || g.effect || ') ' || CASE
+    g.tool || ' (' || CASE WHEN g.effect = 'unknown' THEN 'effect unknown' ELSE g.effect END || ') ' || CASE
       WHEN g.possible_kind = 'request_sent' THEN 'may have committed after Stop: its request reached the service'
         || CASE WHEN g.sent_ns IS NULL THEN '' ELSE ' ' || @stop_offset(g.sent_ns - (g.time_ns - g.after_stop_ns)) END
         || ', and its answer was lost ' || @stop_offset(g.after_stop_ns)

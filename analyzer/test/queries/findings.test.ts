@@ -75,7 +75,7 @@ describe('findings', () => {
     s.close();
     expect(rows.map((f) => [f['severity'], f['detail']])).toEqual([
       [1, 'send_email (irreversible) may have committed after Stop: its request reached the service 87.530 ms before Stop, and its answer was lost 0.970 ms after Stop'],
-      [1, 'notify (unknown) may have committed after Stop: its request reached the service, and its answer was lost 5.000 ms after Stop'],
+      [1, 'notify (effect unknown) may have committed after Stop: its request reached the service, and its answer was lost 5.000 ms after Stop'],
       [
         1,
         "mcp_send (irreversible) may have committed after Stop: it was in flight at Stop and its effect happened out of afterstop's sight (another process, e.g. an MCP server), so whether it landed is not known; it ended 12.000 ms after Stop",

@@ -15,9 +15,9 @@ const versioned = versionedApps();
 const NEWEST = { ai: 'ai-7.0.173', '@ai-sdk/openai': 'ai-sdk-openai-4.0.118', '@ai-sdk/otel': 'ai-sdk-otel-1.0.173' };
 const FIRST = { ai: 'ai-7.0.0', '@ai-sdk/openai': 'ai-sdk-openai-4.0.0' };
 /** A possible ghost whose POST's round trip holds the Stop (possible_kind across_stop): sent before Stop, answered after it. */
-const ACROSS_STOP = /^send_email \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/;
+const ACROSS_STOP = /^send_email \(effect unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/;
 /** A possible ghost whose POST was cut after its body reached the service (possible_kind request_sent). */
-const REQUEST_SENT = /^send_email \(unknown\) may have committed after Stop: its request reached the service [\d.]+ ms before Stop, and its answer was lost [\d.]+ ms after Stop$/;
+const REQUEST_SENT = /^send_email \(effect unknown\) may have committed after Stop: its request reached the service [\d.]+ ms before Stop, and its answer was lost [\d.]+ ms after Stop$/;
 const possibleGhosts = (r: { report: { findings: { kind: string; detail: string }[] } }): string[] => r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail);
 
 describe.each([

@@ -11,7 +11,7 @@ const { app: appOf, runApp } = sdkApps();
 const versioned = versionedApps();
 const AI_7 = { ai: 'ai-7.0.173', '@ai-sdk/openai': 'ai-sdk-openai-4.0.118' };
 /** The tool's POST, sent before Stop and answered after it: a possible ghost whose round trip holds the Stop (possible_kind across_stop). */
-const ACROSS_STOP = /^send_email \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/;
+const ACROSS_STOP = /^send_email \(effect unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/;
 const possibleGhosts = (r: { report: { findings: { kind: string; detail: string }[] } }): string[] => r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail);
 
 describe.each([

@@ -13,9 +13,9 @@ import { agreesWithTruth, expectClosedByStop, sdkApps, spansNamed, toolResults, 
 const { app, runApp, runKilledApp } = sdkApps();
 const CLI = fileURLToPath(distModule('analyzer/cli/main.js'));
 /** A possible ghost whose POST's round trip holds the Stop (possible_kind across_stop): sent before Stop, answered after it. */
-const ACROSS_STOP = /^send_email \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/;
+const ACROSS_STOP = /^send_email \(effect unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/;
 /** A possible ghost whose POST was cut after its body reached the service (possible_kind request_sent). */
-const REQUEST_SENT = /^send_email \(unknown\) may have committed after Stop: its request reached the service [\d.]+ ms before Stop, and its answer was lost [\d.]+ ms after Stop$/;
+const REQUEST_SENT = /^send_email \(effect unknown\) may have committed after Stop: its request reached the service [\d.]+ ms before Stop, and its answer was lost [\d.]+ ms after Stop$/;
 const possibleGhosts = (r: { report: { findings: { kind: string; detail: string }[] } }): string[] => r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail);
 
 describe.each(['openai', 'openai-responses', 'anthropic'])('Vercel AI SDK (%s provider) under afterstop/register', (provider) => {
@@ -169,7 +169,7 @@ describe('Vercel AI SDK, more', () => {
     expect(r.code, r.stderr).toBeNull();
     expect(truthAfterStop(r).ghostCommits).toBe(1);
     expect(r.report.totals).toMatchObject({ cancelled_runs: 1, ghost_commits: 0, ghost_commits_possible: 1 });
-    expect(r.report.findings.find((f) => f.kind === 'possible_ghost_commit')?.detail).toMatch(/^send_email \(unknown\) may have committed after Stop: it started [\d.]+ ms before Stop and never ended/);
+    expect(r.report.findings.find((f) => f.kind === 'possible_ghost_commit')?.detail).toMatch(/^send_email \(effect unknown\) may have committed after Stop: it started [\d.]+ ms before Stop and never ended/);
     const job = (...flags: string[]) => spawnSync(process.execPath, [CLI, 'leak-report', r.traces, '--db', ':memory:', '--format', 'json', '--max-ghost-commits', '0', ...flags], { encoding: 'utf8' });
     const strict = job();
     expect(strict.status).toBe(1);

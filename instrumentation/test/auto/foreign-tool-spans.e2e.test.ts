@@ -27,7 +27,9 @@ const stopOf = (r: AppRun): bigint => BigInt(String(r.out['stopNs']));
 function expectAcrossStop(r: AppRun): void {
   expect(r.report.totals).toMatchObject({ ghost_commits: 0, ghost_commits_possible: 1 });
   expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail)).toEqual([
-    expect.stringMatching(/^send_email \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/),
+    expect.stringMatching(
+      /^send_email \(effect unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/,
+    ),
   ]);
 }
 

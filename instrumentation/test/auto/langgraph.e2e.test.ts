@@ -13,7 +13,7 @@ const run = (scenario: string) => runApp(app('langgraph-app.mjs'), scenario);
 
 /** A possible ghost whose POST's round trip holds the Stop (possible_kind across_stop): sent before Stop, answered after it. */
 const acrossStop = (tool: string): RegExp =>
-  new RegExp(`^${tool} \\(unknown\\) may have committed after Stop: its effect happened between [\\d.]+ ms before Stop and [\\d.]+ ms after Stop \\(its request was sent before Stop and answered after it\\)$`);
+  new RegExp(`^${tool} \\(effect unknown\\) may have committed after Stop: its effect happened between [\\d.]+ ms before Stop and [\\d.]+ ms after Stop \\(its request was sent before Stop and answered after it\\)$`);
 const possibleGhosts = (r: AppRun): string[] => r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail);
 
 /** Side effects committed more than once: the replays that really happened. */

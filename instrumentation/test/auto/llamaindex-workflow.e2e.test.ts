@@ -42,7 +42,9 @@ describe('LlamaIndex Workflows under afterstop/register', () => {
     expect(r.report.totals).toMatchObject({ runs: 1, cancelled_runs: 1, unacknowledged_cancels: 0, ghost_commits: 1, ghost_commits_possible: 1 });
     expect(r.report.findings.filter((f) => f.kind === 'ghost_commit').map((f) => f.tool)).toEqual(['notify']);
     expect(r.report.findings.filter((f) => f.kind === 'possible_ghost_commit').map((f) => f.detail)).toEqual([
-      expect.stringMatching(/^charge \(unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/),
+      expect.stringMatching(
+        /^charge \(effect unknown\) may have committed after Stop: its effect happened between [\d.]+ ms before Stop and [\d.]+ ms after Stop \(its request was sent before Stop and answered after it\)$/,
+      ),
     ]);
     agreesWithTruth(r);
   });
