@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '@afterstop/analyzer';
 import { startSimulator, type Simulator } from '@afterstop/analyzer/simulator';
 import { verdict } from '../../analyzer/render/verdict.js';
-import { appEnv } from '../../scorecard/run-app.js';
+import { type ChildResult, runFile } from '../helpers/child.js';
 
 /**
  * The README's path from one's own agent to a report: docs/examples/ai-sdk-agent.mjs (the AI SDK's
@@ -16,31 +15,18 @@ import { appEnv } from '../../scorecard/run-app.js';
  * traces it wrote, held to the simulator's ledger.
  */
 const example = fileURLToPath(new URL('../../docs/examples/ai-sdk-agent.mjs', import.meta.url));
-
-function runExample(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'afterstop/register', example], { env: appEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    const bound = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => {
-      clearTimeout(bound);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('docs/examples/ai-sdk-agent.mjs under afterstop/register', () => {
   let sim: Simulator;
   let traces: string;
-  let out: { code: number | null; stdout: string; stderr: string };
+  let out: ChildResult;
   let report: LeakReport;
   beforeAll(async () => {
     traces = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-ai-sdk-example-'));
     sim = await startSimulator({ tokenDelayMs: 5 });
-    out = await runExample({ SIMULATOR_URL: sim.url, AFTERSTOP_TRACES_DIR: traces });
+    // From the repository's root, where `afterstop/register` resolves as from a user's project.
+    out = await runFile(example, [], { nodeArgs: ['--import', 'afterstop/register'], env: { SIMULATOR_URL: sim.url, AFTERSTOP_TRACES_DIR: traces }, cwd: root, timeoutMs: 60_000 });
     await sim.idle();
     report = await analyze({ inputs: [traces], db: ':memory:' });
   });

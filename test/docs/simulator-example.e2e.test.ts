@@ -1,29 +1,16 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@afterstop/analyzer/simulator';
+import { type ChildResult, runFile } from '../helpers/child.js';
 
 /** docs/simulator.md's example agent, run as its reader runs it, against a simulator this test started. */
 const example = fileURLToPath(new URL('../../docs/examples/simulator-agent.mjs', import.meta.url));
 
-function runExample(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [example], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const bound = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('close', (code) => {
-      clearTimeout(bound);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runExample = (env: Record<string, string>): Promise<ChildResult> => runFile(example, [], { env, timeoutMs: 60_000 });
 
 describe('docs/examples/simulator-agent.mjs', () => {
   let sim: Simulator;
-  let out: { code: number | null; stdout: string; stderr: string };
+  let out: ChildResult;
   beforeAll(async () => {
     sim = await startSimulator({ tokenDelayMs: 5 });
     out = await runExample({ SIMULATOR_URL: sim.url });

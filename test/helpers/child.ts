@@ -52,9 +52,18 @@ export const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 /** Run `script` as an ES module in a fresh Node process (asynchronously: the test process keeps serving). */
 export function runModule(script: string, options: ChildOptions = {}): Promise<ChildResult> {
+  return runNode(['--input-type=module', '-e', script], options);
+}
+
+/** Run the program `file` (and its `args`) in a fresh Node process, as a user runs it with `node file`. */
+export function runFile(file: string, args: string[] = [], options: ChildOptions = {}): Promise<ChildResult> {
+  return runNode([file, ...args], options);
+}
+
+function runNode(args: string[], options: ChildOptions): Promise<ChildResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--input-type=module', '-e', script], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
       env: cleanEnv(options.env),
       cwd: options.cwd ?? os.tmpdir(),
       stdio: ['ignore', 'pipe', 'pipe'],
