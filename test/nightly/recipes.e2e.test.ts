@@ -89,12 +89,12 @@ describe('the cron recipe, run as cron runs it', () => {
   /** The crontab's paths moved under this test's folder: where the script is saved, PATH, the log. */
   const moved = (s: string): string => s.replaceAll('/usr/local/bin', path.join(dir, 'usr', 'local', 'bin')).replaceAll('/var/log/afterstop', path.join(dir, 'var', 'log', 'afterstop'));
   /** One night: the script saved where the page says, the crontab's command through sh, with the crontab's environment and the script's four paths and URL. */
-  async function night(folders: { traces: string; store: string; reports: string }): Promise<{ status: number | null; log: string }> {
+  async function night(folders: { traces: string; store: string; reports: string }, pathPrefix?: string): Promise<{ status: number | null; log: string }> {
     fs.writeFileSync(path.join(bin, 'afterstop-nightly.sh'), recipe('script').text, { mode: 0o755 });
     const log = path.join(dir, 'var', 'log', 'afterstop', 'nightly.log');
     fs.mkdirSync(path.dirname(log), { recursive: true });
     fs.rmSync(log, { force: true });
-    const env = {
+    const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(cronEnv).map(([k, v]) => [k, moved(v)])),
       HOME: dir,
       AFTERSTOP_TRACES: folders.traces,
@@ -102,6 +102,7 @@ describe('the cron recipe, run as cron runs it', () => {
       AFTERSTOP_REPORTS: folders.reports,
       AFTERSTOP_PUSHGATEWAY: stack.pushgateway,
     };
+    if (pathPrefix !== undefined) env['PATH'] = `${pathPrefix}:${env['PATH']}`;
     const r = await run(['/bin/sh', '-c', moved(command)], env, dir);
     return { status: r.status, log: r.output + fs.readFileSync(log, 'utf8') };
   }
@@ -151,6 +152,20 @@ describe('the cron recipe, run as cron runs it', () => {
     expect(await pushed('afterstop_report_nothing_to_judge', 'nightly')).toEqual([{ labels: 'instance="nightly",job="afterstop",status="runs"', value: 0 }]);
   });
 
+  it("a night whose report passed and whose retention failed exits with prune's code, not a budget's 1", async () => {
+    // The store's volume full at retention, after a report that passed: \`afterstop prune\` exits 74 (storage). Here a
+    // wrapper in front of the installed command gives prune that exit (a full disk cannot be made on cue); every other
+    // command is the real one.
+    const wrapper = path.join(dir, 'prune-fails');
+    fs.mkdirSync(wrapper, { recursive: true });
+    fs.writeFileSync(path.join(wrapper, 'afterstop'), `#!/bin/sh\n[ "$1" = prune ] && exit 74\nexec "${path.join(bin, 'afterstop')}" "$@"\n`, { mode: 0o755 });
+    const f = { traces: path.join(dir, 'full', 'traces'), store: path.join(dir, 'full', 'store'), reports: path.join(dir, 'full', 'reports') };
+    traceFile(f.traces, 'g3-repaired', 3_600_000_000_000n);
+    const r = await night(f, wrapper);
+    expect(r.status, r.log).toBe(74);
+    expect(fs.existsSync(path.join(f.reports, `afterstop-${today()}.html`))).toBe(true);
+  });
+
   it('a night within budget exits 0; a night with no traces exits 3 and pushes nothing_to_judge', async () => {
     const good = { traces: path.join(dir, 'good', 'traces'), store: path.join(dir, 'good', 'store'), reports: path.join(dir, 'good', 'reports') };
     traceFile(good.traces, 'g3-repaired', 3_600_000_000_000n);
@@ -188,7 +203,7 @@ describe('the Kubernetes CronJob, its container command run with its environment
     const env = Object.fromEntries(container.env.map(({ name, value }) => [name, value.startsWith('http') ? stack.pushgateway : moved(value)]));
     const tracesMount = container.volumeMounts.find((m) => m.name === 'traces')!;
     traceFile(mounts[tracesMount.mountPath]!, 'g2-ghost-email', 3_600_000_000_000n);
-    const [install, command] = container.command[2]!.split(' && ');
+    const [install, command] = container.command[2]!.split(' || exit 75; ');
     expect(install).toContain(INSTALL.split(' ').at(-1));
     const r = await run([container.command[0]!, container.command[1]!, moved(command!)], { ...env, PATH: `${bin}:/usr/bin:/bin`, HOME: data }, data);
     expect(r.status, r.output).toBe(1);
