@@ -28,6 +28,23 @@ const unpricedSpend = (r: LeakReport, o: Record<string, unknown>): string | null
   return `the unpriced spend: ${k.unpriced_calls} model call(s) after Stop without a price (${k.unpriced_tokens.input} input, ${k.unpriced_tokens.output} output tokens) are not in the ghost tax; price their models with --prices, or give --ghost-tax-budget-allows-unpriced`;
 };
 
+/**
+ * Tokens after Stop, and the ghost tax priced from them, are not known to be within a budget while model calls
+ * after Stop reported no usage (their tokens are not known, not 0), unless the user says they may be.
+ */
+const unreportedUsage = (r: LeakReport, o: Record<string, unknown>): string | null => {
+  const n = r.totals.tokens_after_stop.calls_without_usage ?? 0;
+  if (n === 0 || o['tokenBudgetsAllowUnreported'] === true) return null;
+  return `the unreported usage: ${n} model call(s) after Stop reported no usage, so their tokens are not in the figure; give --token-budgets-allow-unreported to judge on the tokens reported`;
+};
+const eitherReason =
+  (...reasons: ((r: LeakReport, o: Record<string, unknown>) => string | null)[]) =>
+  (r: LeakReport, o: Record<string, unknown>): string | null =>
+    reasons
+      .map((reason) => reason(r, o))
+      .filter((x): x is string => x !== null)
+      .join('; and ') || null;
+
 const BUDGETS: BudgetDefinition[] = [
   {
     flag: '--max-ghost-commits <n>',
@@ -38,11 +55,17 @@ const BUDGETS: BudgetDefinition[] = [
   {
     flag: '--max-ghost-tax-usd <usd>',
     key: 'maxGhostTaxUsd',
-    description: 'most dollars billed after Stop (not passed while model calls after Stop had no price, unless --ghost-tax-budget-allows-unpriced)',
+    description: 'most dollars billed after Stop (not passed while model calls after Stop had no price, unless --ghost-tax-budget-allows-unpriced, or reported no usage, unless --token-budgets-allow-unreported)',
     figure: (r) => r.totals.ghost_tax_usd,
-    unknown: unpricedSpend,
+    unknown: eitherReason(unpricedSpend, unreportedUsage),
   },
-  { flag: '--max-tokens-after-stop <n>', key: 'maxTokensAfterStop', description: 'most tokens billed after Stop (input + output)', figure: (r) => r.totals.tokens_after_stop.input + r.totals.tokens_after_stop.output },
+  {
+    flag: '--max-tokens-after-stop <n>',
+    key: 'maxTokensAfterStop',
+    description: 'most tokens billed after Stop (input + output; not passed while model calls after Stop reported no usage, unless --token-budgets-allow-unreported)',
+    figure: (r) => r.totals.tokens_after_stop.input + r.totals.tokens_after_stop.output,
+    unknown: unreportedUsage,
+  },
   { flag: '--max-orphans <n>', key: 'maxOrphans', description: 'most orphan tool calls', figure: (r) => r.totals.orphan_tool_calls },
   { flag: '--max-post-cancel-errors <n>', key: 'maxPostCancelErrors', description: 'most errors after a cancel', figure: (r) => r.totals.post_cancel_errors.orphan_tool_call_rejected + r.totals.post_cancel_errors.other },
   { flag: '--max-replays <n>', key: 'maxReplays', description: 'most replayed side effects', figure: (r) => r.totals.replay_duplicates },
@@ -63,6 +86,7 @@ export function addBudgetOptions(command: Command): Command {
   for (const b of BUDGETS) command.addOption(new Option(b.flag, `budget: ${b.description}; exit 1 above it`).argParser(nonNegativeNumber));
   command.addOption(new Option('--ghost-budget-excludes-possible', '--max-ghost-commits counts only the commits known to have landed after Stop'));
   command.addOption(new Option('--ghost-tax-budget-allows-unpriced', '--max-ghost-tax-usd is passed on the priced spend alone, though model calls after Stop had no price'));
+  command.addOption(new Option('--token-budgets-allow-unreported', '--max-tokens-after-stop and --max-ghost-tax-usd are judged on the tokens reported, though model calls after Stop reported no usage'));
   return command;
 }
 

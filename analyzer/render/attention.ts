@@ -86,6 +86,12 @@ export function judgeFigures(report: LeakReport, budgets: readonly BudgetStatus[
   };
 }
 
+/** Whether any figure needs attention without a budget (not zero where zero is healthy, or a slow acknowledgement). */
+export function anyFigureNeedsAttention(report: LeakReport): boolean {
+  const judge = judgeFigures(report);
+  return [...(Object.keys(ZERO_IS_HEALTHY) as FigureKey[]), 'cancel_ack_p95_ms' as const].some((key) => judge(key).attention);
+}
+
 /** A budget's value as its figure is written. */
 const budgetValue = (b: Pick<BudgetStatus, 'budget'>, value: number): string => (b.budget === 'max-ghost-tax-usd' ? usd(value) : b.budget === 'max-cancel-ack-p95-ms' ? ms(value) : int(value));
 
@@ -94,14 +100,20 @@ export function budgetNote(b: BudgetStatus): string {
   const option = `--${b.budget} ${b.limit}`;
   if (!b.exceeded) return `within budget ${option}`;
   if (b.actual !== null && b.actual > b.limit) return `over budget ${option}`;
-  return `budget ${option} not passed: ${b.budget === 'max-ghost-tax-usd' ? 'model calls after Stop had no price' : (b.reason ?? 'its figure is not known')}`;
+  return `budget ${option} not passed: ${unknownPart(b)}`;
+}
+
+/** What of a budget's figure is not known, in words (cli/budgets.ts gives the reason). */
+function unknownPart(b: BudgetStatus): string {
+  const why = [b.reason?.includes('unpriced spend') ? 'model calls after Stop had no price' : '', b.reason?.includes('unreported usage') ? 'model calls after Stop reported no usage' : ''].filter((w) => w !== '');
+  return why.length > 0 ? why.join(', and ') : 'a figure it judges is not known';
 }
 
 /** A broken budget, with the figure that broke it: `--max-ghost-commits 0 (the report has 1)`. */
 export function budgetBreach(b: BudgetStatus): string {
   const option = `--${b.budget} ${b.limit}`;
   if (b.actual !== null && b.actual > b.limit) return `${option} (the report has ${budgetValue(b, b.actual)})`;
-  return `${option} (${b.budget === 'max-ghost-tax-usd' ? 'not passed: model calls after Stop had no price' : 'not passed'})`;
+  return `${option} (not passed: ${unknownPart(b)})`;
 }
 
 /** The budgets' notes of one figure, in one phrase ('' without budgets). */

@@ -35,6 +35,17 @@ describe('budgets', () => {
     expect(brokenBudgets(r, {})).toEqual([]);
   });
 
+  it('the token and ghost-tax budgets are not passed while calls after Stop reported no usage (their tokens are not known, not 0), unless told they may be', () => {
+    const r = report({ tokens_after_stop: { input: 10, output: 5, calls_without_usage: 2, unpriced_calls: 0, unpriced_tokens: { input: 0, output: 0 } } });
+    const broken = brokenBudgets(r, { maxTokensAfterStop: 100, maxGhostTaxUsd: 1, maxOrphans: 0 });
+    expect(broken.map((b) => b.option)).toEqual(['--max-ghost-tax-usd', '--max-tokens-after-stop']);
+    for (const b of broken) expect(b.reason).toContain('the unreported usage: 2 model call(s) after Stop reported no usage');
+    expect(brokenBudgets(r, { maxTokensAfterStop: 100, maxGhostTaxUsd: 1, tokenBudgetsAllowUnreported: true })).toEqual([]);
+    const command = addBudgetOptions(new Command('x').exitOverride());
+    command.parse(['--max-tokens-after-stop', '100', '--token-budgets-allow-unreported'], { from: 'user' });
+    expect(command.opts()).toEqual({ maxTokensAfterStop: 100, tokenBudgetsAllowUnreported: true });
+  });
+
   it('the ghost-tax budget is not passed while calls after Stop had no price, unless told it may be; other budgets are not touched', () => {
     const r = report({ ghost_tax_usd: 0.1, tokens_after_stop: { input: 1300, output: 100, unpriced_calls: 2, unpriced_tokens: { input: 1200, output: 100 } } });
     const [broken, ...rest] = brokenBudgets(r, { maxGhostTaxUsd: 1, maxTokensAfterStop: 5000 });

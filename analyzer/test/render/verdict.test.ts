@@ -141,6 +141,10 @@ describe('never more certain than the evidence', () => {
     const v = verdict(report);
     expect(v.status).toBe('attention');
     expect(v.sentence).toMatch(/model calls? ran past Stop without reporting usage \(tokens not known\)/);
+    // A token budget is not passed on tokens that were never reported: the verdict names it, never "within".
+    const budgets = budgetStatus(report, { maxTokensAfterStop: 1000 });
+    expect(verdict(report, budgets).sentence).toMatch(/Budget broken: --max-tokens-after-stop 1000 \(not passed: model calls after Stop reported no usage\)\.$/);
+    expect(verdict(report, budgets).sentence).not.toMatch(/Within the/);
   });
 
   it('beside a framework afterstop does not instrument: a lower bound, not an all-clear; with leaks, the figures are lower bounds', async () => {
