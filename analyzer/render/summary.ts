@@ -1,6 +1,6 @@
 import type { BudgetStatus } from '../metrics/metric-families.js';
 import type { Figures, Finding, LeakReport } from '../types.js';
-import { budgetNotes, type FigureKey, judgeFigures } from './attention.js';
+import { anyFigureNeedsAttention, budgetNotes, type FigureKey, judgeFigures } from './attention.js';
 import { int, ms, usd } from './format.js';
 
 /**
@@ -121,6 +121,8 @@ export function zeroLine(lines: readonly SummaryLine[]): string | undefined {
 export function noFindings(report: LeakReport): string {
   if (report.evidence.status !== 'runs') return 'No findings, because there was nothing to judge: this is not an all-clear.';
   if (report.totals.cancelled_runs === 0) return `No run was stopped in this window (${int(report.totals.runs)} run(s)): nothing to measure after Stop.`;
+  // A figure above zero with no finding listed: the list was cut (leak-report --findings), not empty of leaks.
+  if (anyFigureNeedsAttention(report)) return 'No finding is listed here (leak-report --findings sets how many are): the figures above say what was found.';
   return 'No findings: nothing kept running after Stop in this window.';
 }
 

@@ -26,6 +26,13 @@ describe('the terminal report', () => {
     expect(text).not.toContain(report.findings[3]!.detail === report.findings[0]!.detail ? '\u0000' : report.findings[3]!.trace_id + ' ' + report.findings[3]!.detail);
   });
 
+  it('a report whose findings list was cut to none does not read as free of leaks under its verdict', () => {
+    const none = { ...report, findings: [] };
+    const text = renderTerminal(none, { color: false });
+    expect(text).toContain('No finding is listed here (leak-report --findings sets how many are): the figures above say what was found.');
+    expect(text).not.toContain('nothing kept running after Stop');
+  });
+
   it('leads with the verdict, then the figures that need attention, the others, the findings by kind with their remedy, then the tables', () => {
     const budgets = budgetStatus(report, { maxGhostCommits: 0, maxOrphans: 5 });
     const text = renderTerminal(report, { color: false, findings: 3, budgets });
