@@ -13,11 +13,13 @@ export const REMEDIES: Readonly<Record<FindingKind, string>> = {
     "Make the effect safe to repeat and check it: the guard's `idempotencyKeys: { hosts: ['api.example.com'] }` puts an Idempotency-Key on the request, and a service traced with OpenTelemetry confirms or rules the commit out.",
   ghost_commit_inferred:
     'Instrument the framework (`node --import afterstop/register`, at a version docs/instrumentations.md lists) or mark the commit (`commit()`), so the ghost is known, not inferred; then fence the tool.',
-  replay_duplicate: "Key the side effect: the guard's `idempotencyKeys: { hosts: [...], scope: 'conversation' }` gives a resumed call the key of its first try, and the service drops the replay.",
+  replay_duplicate:
+    "Key the side effect: the guard's `idempotencyKeys: { hosts: [...], scope: 'conversation', secret }` gives a resumed call its first try's key and the service drops the replay (in another process only under a shared `secret`).",
   tokens_after_stop:
     "Pass the Stop's signal to the model call (`streamText({ abortSignal })`, `client.chat.completions.create(body, { signal })`) so the provider's stream is closed at Stop; the guard's `deadlineMs` caps a run that never hears it.",
   orphan_tool_call: 'Answer every unanswered tool call before the next turn (a synthetic tool result for each, or drop the turn), and record it with `run.repairHistory({ strategy, toolCallIds })`.',
-  unacknowledged_cancel: "Let the loop hear Stop: hand the run's signal to every model and tool call and check `signal.aborted` between steps; the guard's `deadlineMs` cancels a run that never acknowledges.",
+  unacknowledged_cancel:
+    "Let the loop hear Stop: hand the run's signal to every model and tool call and check `signal.aborted` between steps; with the guard's `deadlineMs` set, the framework's calls follow the run's signal, `run.cancel()` included.",
   post_cancel_error:
     'The next turn failed on the history Stop left: repair it before resuming (a synthetic tool result for each unanswered call, recorded with `run.repairHistory(...)`; PydanticAI >= 2.10 repairs it itself).',
   unended_run: "End the run in a `finally` and flush the tracer on shutdown (`sdk.shutdown()` on SIGTERM); the guard's `deadlineMs` cancels a run that hangs.",
