@@ -4,23 +4,28 @@
 -- @param until_ns BIGINT? runs that start before this time (NULL: no upper bound)
 -- @returns nothing; creates report_commit_verdicts (DuckDB: a temporary view; ClickHouse: a temporary table): each fact with verdict (known | possible | none), possible_kind, earliest_ns / latest_ns (agent clock; latest NULL: open), the bound d_min_ns / d_max_ns, witness, witness_verdict, confirmed, ruled_out, compensated and in_window
 @session_view(report_commit_verdicts)
-WITH mapped AS (
+WITH bounded AS (
   SELECT g.*, b.d_min_ns, b.d_max_ns,
     -- A service in another process that no pair bounds (its request's client span lost): no bound at all, so its
     -- work's time decides nothing (its failure still does). An MCP server's markers without a pair are dated as
     -- they are (a server run without its client is stopped by the cancel it received itself: one clock).
-    CASE WHEN g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process THEN NULL
-         WHEN b.d_max_ns IS NULL THEN g.witness_received_ns ELSE g.witness_received_ns - b.d_max_ns END AS received_lo,
-    CASE WHEN g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process THEN NULL
-         WHEN b.d_max_ns IS NULL THEN g.witness_start_ns ELSE g.witness_start_ns - b.d_max_ns END AS work_lo,
-    CASE WHEN g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process THEN NULL
-         WHEN b.d_max_ns IS NULL THEN g.witness_end_ns WHEN b.d_min_ns IS NULL THEN NULL ELSE g.witness_end_ns - b.d_min_ns END AS work_hi,
-    -- A point in the agent's clock for what the report dates by one time (an MCP server's marker): the bound's midpoint.
-    CASE WHEN b.d_max_ns IS NULL THEN g.witness_end_ns
-         WHEN b.d_min_ns IS NULL THEN g.witness_end_ns - b.d_max_ns
-         ELSE g.witness_end_ns - @int_div(b.d_max_ns + b.d_min_ns, CAST(2 AS BIGINT)) END AS work_mid
+    coalesce(g.witness = 'service' AND b.d_max_ns IS NULL AND g.server_process <> g.client_process, false) AS unbounded
   FROM ghost_commit_facts AS g
   LEFT JOIN report_clock_bounds AS b ON b.client_process = g.client_process AND b.server_process = g.server_process
+),
+mapped AS (
+  SELECT g.*,
+    CASE WHEN g.unbounded THEN NULL
+         WHEN g.d_max_ns IS NULL THEN g.witness_received_ns ELSE g.witness_received_ns - g.d_max_ns END AS received_lo,
+    CASE WHEN g.unbounded THEN NULL
+         WHEN g.d_max_ns IS NULL THEN g.witness_start_ns ELSE g.witness_start_ns - g.d_max_ns END AS work_lo,
+    CASE WHEN g.unbounded THEN NULL
+         WHEN g.d_max_ns IS NULL THEN g.witness_end_ns WHEN g.d_min_ns IS NULL THEN NULL ELSE g.witness_end_ns - g.d_min_ns END AS work_hi,
+    -- A point in the agent's clock for what the report dates by one time (an MCP server's marker): the bound's midpoint.
+    CASE WHEN g.d_max_ns IS NULL THEN g.witness_end_ns
+         WHEN g.d_min_ns IS NULL THEN g.witness_end_ns - g.d_max_ns
+         ELSE g.witness_end_ns - @int_div(g.d_max_ns + g.d_min_ns, CAST(2 AS BIGINT)) END AS work_mid
+  FROM bounded AS g
 ),
 intervals AS (
   SELECT m.*,
