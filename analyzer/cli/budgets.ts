@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { BudgetStatus } from '../metrics/metric-families.js';
+import { BUDGET_FIGURES } from '../render/attention.js';
 import type { LeakReport } from '../types.js';
 import { nonNegativeNumber } from './options.js';
 
@@ -18,32 +19,46 @@ interface BudgetDefinition {
    * Why the budget is not passed whatever the figure: spend the figure cannot hold (the ghost tax of calls
    * without a price), said on stderr; null when there is none.
    */
-  unknown?: (report: LeakReport, options: Record<string, unknown>) => string | null;
+  unknown?: (report: LeakReport, options: Record<string, unknown>) => Unknown | null;
+  /** Figures it counts besides its own (BUDGET_FIGURES): the possible ghost commits in --max-ghost-commits, unless excluded. */
+  alsoCounts?: (options: Record<string, unknown>) => string[];
+}
+
+/** A part of a budget's figure that is not known: the words for the report, the sentence for stderr. */
+interface Unknown {
+  words: string[];
+  text: string;
 }
 
 /** The ghost tax is not known to be within a budget while calls after Stop had no price, unless the user says it may be. */
-const unpricedSpend = (r: LeakReport, o: Record<string, unknown>): string | null => {
+const unpricedSpend = (r: LeakReport, o: Record<string, unknown>): Unknown | null => {
   const k = r.totals.tokens_after_stop;
   if (k.unpriced_calls === 0 || o['ghostTaxBudgetAllowsUnpriced'] === true) return null;
-  return `the unpriced spend: ${k.unpriced_calls} model call(s) after Stop without a price (${k.unpriced_tokens.input} input, ${k.unpriced_tokens.output} output tokens) are not in the ghost tax; price their models with --prices, or give --ghost-tax-budget-allows-unpriced`;
+  return {
+    words: ['model calls after Stop had no price'],
+    text: `the unpriced spend: ${k.unpriced_calls} model call(s) after Stop without a price (${k.unpriced_tokens.input} input, ${k.unpriced_tokens.output} output tokens) are not in the ghost tax; price their models with --prices, or give --ghost-tax-budget-allows-unpriced`,
+  };
 };
 
 /**
  * Tokens after Stop, and the ghost tax priced from them, are not known to be within a budget while model calls
  * after Stop reported no usage (their tokens are not known, not 0), unless the user says they may be.
  */
-const unreportedUsage = (r: LeakReport, o: Record<string, unknown>): string | null => {
+const unreportedUsage = (r: LeakReport, o: Record<string, unknown>): Unknown | null => {
   const n = r.totals.tokens_after_stop.calls_without_usage ?? 0;
   if (n === 0 || o['tokenBudgetsAllowUnreported'] === true) return null;
-  return `the unreported usage: ${n} model call(s) after Stop reported no usage, so their tokens are not in the figure; give --token-budgets-allow-unreported to judge on the tokens reported`;
+  return {
+    words: ['model calls after Stop reported no usage'],
+    text: `the unreported usage: ${n} model call(s) after Stop reported no usage, so their tokens are not in the figure; give --token-budgets-allow-unreported to judge on the tokens reported`,
+  };
 };
+/** Every cause of a budget's figure not being known: their sentences joined for stderr, their words kept apart. */
 const eitherReason =
-  (...reasons: ((r: LeakReport, o: Record<string, unknown>) => string | null)[]) =>
-  (r: LeakReport, o: Record<string, unknown>): string | null =>
-    reasons
-      .map((reason) => reason(r, o))
-      .filter((x): x is string => x !== null)
-      .join('; and ') || null;
+  (...reasons: ((r: LeakReport, o: Record<string, unknown>) => Unknown | null)[]) =>
+  (r: LeakReport, o: Record<string, unknown>): Unknown | null => {
+    const found = reasons.map((reason) => reason(r, o)).filter((x): x is Unknown => x !== null);
+    return found.length === 0 ? null : { words: found.flatMap((u) => u.words), text: found.map((u) => u.text).join('; and ') };
+  };
 
 const BUDGETS: BudgetDefinition[] = [
   {
@@ -51,6 +66,7 @@ const BUDGETS: BudgetDefinition[] = [
     key: 'maxGhostCommits',
     description: 'most ghost commits (side effects committed after Stop, and the possible ones: in flight at Stop, outcome not seen, unless --ghost-budget-excludes-possible)',
     figure: (r, o) => r.totals.ghost_commits + (o['ghostBudgetExcludesPossible'] === true ? 0 : r.totals.ghost_commits_possible),
+    alsoCounts: (o) => (o['ghostBudgetExcludesPossible'] === true ? [] : ['ghost_commits_possible']),
   },
   {
     flag: '--max-ghost-tax-usd <usd>',
@@ -97,13 +113,15 @@ export function budgetStatus(report: LeakReport, options: Record<string, unknown
     const limit = options[b.key];
     if (typeof limit !== 'number') continue;
     const actual = b.figure(report, options);
-    const reason = b.unknown?.(report, options) ?? null;
+    const unknown = b.unknown?.(report, options) ?? null;
+    const budget = (b.flag.split(' ')[0] ?? b.flag).replace(/^--/, '');
     status.push({
-      budget: (b.flag.split(' ')[0] ?? b.flag).replace(/^--/, ''),
+      budget,
       limit,
       actual,
-      exceeded: (actual !== null && actual > limit) || reason !== null,
-      ...(reason !== null ? { reason } : {}),
+      exceeded: (actual !== null && actual > limit) || unknown !== null,
+      ...(unknown !== null ? { reason: unknown.text, unknown: unknown.words } : {}),
+      figures: [BUDGET_FIGURES[budget] ?? budget, ...(b.alsoCounts?.(options) ?? [])],
     });
   }
   return status;

@@ -30,8 +30,12 @@ export interface BudgetStatus {
   actual: number | null;
   /** Not passed: above it, or a spend the figure cannot hold (`reason`). */
   exceeded: boolean;
-  /** Why it is not passed though the figure is within it: the ghost tax's unpriced spend. */
+  /** Why it is not passed though the figure is within it: the ghost tax's unpriced spend, the tokens' unreported usage. */
   reason?: string;
+  /** What of its figure is not known, in words, one entry per cause of `reason` ("model calls after Stop had no price"). */
+  unknown?: readonly string[];
+  /** The report's figures it counts (the HTML report's `data-figure` keys): the first its own, the others counted in it too. */
+  figures: readonly string[];
 }
 
 export interface MetricOptions {

@@ -44,7 +44,7 @@ export const BUDGET_FIGURES: Readonly<Record<string, FigureKey>> = {
 };
 
 /** A cancel acknowledged later than this at p95 needs attention without a budget (the default cancel-depth budget). */
-export const ACK_P95_HEALTHY_MS = 1000;
+const ACK_P95_HEALTHY_MS = 1000;
 
 /**
  * The figures whose healthy value is zero, and the value that must be zero; the ghost tax and the tokens are
@@ -79,7 +79,8 @@ export interface FigureJudgement {
 export function judgeFigures(report: LeakReport, budgets: readonly BudgetStatus[] = []): (key: FigureKey) => FigureJudgement {
   const t = report.totals;
   return (key) => {
-    const mine = budgets.filter((b) => BUDGET_FIGURES[b.budget] === key || (key === 'ghost_commits_possible' && b.budget === 'max-ghost-commits' && b.exceeded && t.ghost_commits_possible > 0));
+    // A budget beside its own figure always; beside another figure it counts, when it broke and that figure is not zero.
+    const mine = budgets.filter((b) => b.figures[0] === key || (b.figures.includes(key) && b.exceeded && (ZERO_IS_HEALTHY[key]?.(t) ?? 0) > 0));
     const zeroValue = ZERO_IS_HEALTHY[key]?.(t);
     const unhealthy = zeroValue !== undefined ? zeroValue > 0 : key === 'cancel_ack_p95_ms' && (t.cancel_ack_ms.p95 ?? 0) > ACK_P95_HEALTHY_MS;
     return { attention: unhealthy || mine.some((b) => b.exceeded), zero: zeroValue === 0, budgets: mine };
@@ -96,18 +97,15 @@ export function anyFigureNeedsAttention(report: LeakReport): boolean {
 const budgetValue = (b: Pick<BudgetStatus, 'budget'>, value: number): string => (b.budget === 'max-ghost-tax-usd' ? usd(value) : b.budget === 'max-cancel-ack-p95-ms' ? ms(value) : int(value));
 
 /** A budget beside its figure: `over budget --max-ghost-commits 0`, `budget --max-ghost-tax-usd 5 not passed: model calls after Stop had no price`, `within budget --max-orphans 2`. */
-export function budgetNote(b: BudgetStatus): string {
+function budgetNote(b: BudgetStatus): string {
   const option = `--${b.budget} ${b.limit}`;
   if (!b.exceeded) return `within budget ${option}`;
   if (b.actual !== null && b.actual > b.limit) return `over budget ${option}`;
   return `budget ${option} not passed: ${unknownPart(b)}`;
 }
 
-/** What of a budget's figure is not known, in words (cli/budgets.ts gives the reason). */
-function unknownPart(b: BudgetStatus): string {
-  const why = [b.reason?.includes('unpriced spend') ? 'model calls after Stop had no price' : '', b.reason?.includes('unreported usage') ? 'model calls after Stop reported no usage' : ''].filter((w) => w !== '');
-  return why.length > 0 ? why.join(', and ') : 'a figure it judges is not known';
-}
+/** What of a budget's figure is not known, in words (cli/budgets.ts names each cause). */
+const unknownPart = (b: BudgetStatus): string => (b.unknown !== undefined && b.unknown.length > 0 ? b.unknown.join(', and ') : 'a figure it judges is not known');
 
 /** A broken budget, with the figure that broke it: `--max-ghost-commits 0 (the report has 1)`. */
 export function budgetBreach(b: BudgetStatus): string {

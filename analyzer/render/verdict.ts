@@ -1,9 +1,9 @@
 import { MODEL_CALL_RUN_FRAMEWORKS } from '@afterstop/span-contract';
 import type { BudgetStatus } from '../metrics/metric-families.js';
 import type { LeakReport, ReportVerdict, ToolGhostCommits } from '../types.js';
-import { ACK_P95_HEALTHY_MS, budgetBreach } from './attention.js';
+import { budgetBreach, judgeFigures } from './attention.js';
 import { int, ms, usd } from './format.js';
-import { findingGroups } from './remedies.js';
+import { REMEDIES } from './remedies.js';
 
 /**
  * The report's verdict: what went wrong, in words a manager can forward, said first by every human-readable
@@ -41,7 +41,6 @@ function list(items: string[]): string {
   return `${items.slice(0, -1).join(', ')}, and ${items.at(-1)}`;
 }
 
-const stopped_ = (n: number): string => count(n, 'stopped run');
 const sentence = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 
 /** What is known to have gone wrong, worst first, each a clause. */
@@ -68,8 +67,8 @@ function problems(report: LeakReport, budgets: readonly BudgetStatus[]): string[
   }
   if (k.calls_without_usage > 0) out.push(`${count(k.calls_without_usage, 'model call')} ran past Stop without reporting usage (tokens not known)`);
   if (t.unacknowledged_cancels > 0) out.push(`${count(t.unacknowledged_cancels, 'Stop')} ${was(t.unacknowledged_cancels)} never acknowledged`);
-  const ackBudget = budgets.find((b) => b.budget === 'max-cancel-ack-p95-ms' && b.exceeded);
-  if (t.cancel_ack_ms.p95 !== null && (t.cancel_ack_ms.p95 > ACK_P95_HEALTHY_MS || ackBudget !== undefined)) out.push(`Stop took ${ms(t.cancel_ack_ms.p95)} to be acknowledged (p95)`);
+  // Slow at p95 (above a second, or over its budget): the figure's own judgement (attention.ts).
+  if (t.cancel_ack_ms.p95 !== null && judgeFigures(report, budgets)('cancel_ack_p95_ms').attention) out.push(`Stop took ${ms(t.cancel_ack_ms.p95)} to be acknowledged (p95)`);
   const kinds = (kind: string): number => report.findings.filter((f) => f.kind === kind).length;
   const untold = kinds('mcp_cancel_not_propagated');
   if (untold > 0) out.push(`${count(untold, 'MCP tool call')} in flight at Stop ${was(untold)} never told of it`);
@@ -106,14 +105,14 @@ export function verdict(report: LeakReport, budgets: readonly BudgetStatus[] = [
   }
   const u = t.uninstrumented;
   const frameworks = u.packages.map(name).join(', ');
+  const stopped = count(t.cancelled_runs, 'stopped run');
   // Stopped runs that are one model call each (a model SDK used directly): afterstop saw no loop and no tool there.
   const callOnly = t.cancel_depth_by_framework.filter((f) => f.framework !== null && MODEL_CALL_RUN_FRAMEWORKS.includes(f.framework));
   const callOnlyStopped = callOnly.reduce((n, f) => n + f.cancelled_runs, 0);
   const callOnlyNote =
     callOnlyStopped === 0
       ? ''
-      : `${callOnlyStopped === t.cancelled_runs ? (callOnlyStopped === 1 ? 'The stopped run was' : `All ${int(callOnlyStopped)} stopped runs were`) : `${int(callOnlyStopped)} of the ${stopped_(t.cancelled_runs)} ${callOnlyStopped === 1 ? 'was' : 'were'}`} a model call made with ${list(callOnly.filter((f) => f.cancelled_runs > 0).map((f) => name(f.framework ?? '')))} outside any afterstop run: afterstop saw neither the agent's loop nor its tools there, so a tool's side effect after that Stop would not be in this report (run the loop in an afterstop run, \`startRun\`, or under a framework afterstop instruments).`;
-  const stopped = count(t.cancelled_runs, 'stopped run');
+      : `${callOnlyStopped === t.cancelled_runs ? (callOnlyStopped === 1 ? 'The stopped run was' : `All ${int(callOnlyStopped)} stopped runs were`) : `${int(callOnlyStopped)} of the ${stopped} ${callOnlyStopped === 1 ? 'was' : 'were'}`} a model call made with ${list(callOnly.filter((f) => f.cancelled_runs > 0).map((f) => name(f.framework ?? '')))} outside any afterstop run: afterstop saw neither the agent's loop nor its tools there, so a tool's side effect after that Stop would not be in this report (run the loop in an afterstop run, \`startRun\`, or under a framework afterstop instruments).`;
   const broken = budgets.filter((b) => b.exceeded);
   let status: Verdict['status'];
   if (known.length > 0 || broken.length > 0) status = 'attention';
@@ -144,6 +143,6 @@ export function verdict(report: LeakReport, budgets: readonly BudgetStatus[] = [
 /** The report as `leak-report --format json` gives it: its figures as they are, the verdict (with the remedies of its findings' kinds) after the evidence. */
 export function withVerdict(report: LeakReport, budgets: readonly BudgetStatus[] = []): LeakReport {
   const { schema, window, evidence, ...rest } = report;
-  const remedies = Object.fromEntries(findingGroups(report).map((g) => [g.kind, g.remedy]));
+  const remedies = Object.fromEntries(report.findings.map((f) => [f.kind, REMEDIES[f.kind]]));
   return { schema, window, evidence, verdict: { ...verdict(report, budgets), remedies }, ...rest };
 }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addBudgetOptions, brokenBudgets, budgetStatus } from '../../cli/budgets.js';
 import type { LeakReport } from '../../index.js';
+import { judgeFigures } from '../../render/attention.js';
 
 const report = (totals: Record<string, unknown>) =>
   ({
@@ -44,6 +45,18 @@ describe('budgets', () => {
     const command = addBudgetOptions(new Command('x').exitOverride());
     command.parse(['--max-tokens-after-stop', '100', '--token-budgets-allow-unreported'], { from: 'user' });
     expect(command.opts()).toEqual({ maxTokensAfterStop: 100, tokenBudgetsAllowUnreported: true });
+  });
+
+  it('each budget names the figures it counts: --max-ghost-commits the possible ones too, unless told to exclude them', () => {
+    const r = report({ ghost_commits: 1, ghost_commits_possible: 1 });
+    const counting = budgetStatus(r, { maxGhostCommits: 0 });
+    expect(counting.map((b) => b.figures)).toEqual([['ghost_commits', 'ghost_commits_possible']]);
+    expect(judgeFigures(r, counting)('ghost_commits_possible').budgets.map((b) => b.budget)).toEqual(['max-ghost-commits']);
+    const excluding = budgetStatus(r, { maxGhostCommits: 0, ghostBudgetExcludesPossible: true });
+    expect(excluding.map((b) => b.figures)).toEqual([['ghost_commits']]);
+    // Broken by the known commit alone: not marked beside the possible ones it did not count.
+    expect(judgeFigures(r, excluding)('ghost_commits_possible').budgets).toEqual([]);
+    expect(judgeFigures(r, excluding)('ghost_commits').budgets.map((b) => b.exceeded)).toEqual([true]);
   });
 
   it('the ghost-tax budget is not passed while calls after Stop had no price, unless told it may be; other budgets are not touched', () => {
