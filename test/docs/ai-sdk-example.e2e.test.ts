@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '@afterstop/analyzer';
 import { startSimulator, type Simulator } from '@afterstop/analyzer/simulator';
 import { verdict } from '../../analyzer/render/verdict.js';
-import { type ChildResult, runFile } from '../helpers/child.js';
+import { type ChildResult, lastJson, runFile } from '../helpers/child.js';
 
 /**
  * The README's path from one's own agent to a report: docs/examples/ai-sdk-agent.mjs (the AI SDK's
@@ -42,7 +42,7 @@ describe('docs/examples/ai-sdk-agent.mjs under afterstop/register', () => {
   });
 
   it('the report finds the e-mail the ledger saw committed after Stop, and says so first', () => {
-    const facts = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { stopNs: string; effects: { name: string; outcome: string; committedNs: string }[] };
+    const facts = lastJson<{ stopNs: string; effects: { name: string; outcome: string; committedNs: string }[] }>(out);
     const email = facts.effects.find((e) => e.name === 'send_email')!;
     expect(email.outcome).toBe('committed');
     expect(BigInt(email.committedNs)).toBeGreaterThan(BigInt(facts.stopNs));

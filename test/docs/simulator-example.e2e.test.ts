@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '@afterstop/analyzer/simulator';
-import { type ChildResult, runFile } from '../helpers/child.js';
+import { type ChildResult, lastJson, runFile } from '../helpers/child.js';
 
 /** docs/simulator.md's example agent, run as its reader runs it, against a simulator this test started. */
 const example = fileURLToPath(new URL('../../docs/examples/simulator-agent.mjs', import.meta.url));
@@ -50,7 +50,7 @@ describe('docs/examples/simulator-agent.mjs', () => {
     expect(sim.ledger.effects).toHaveLength(1);
     const email = sim.ledger.effects[0]!;
     expect(email).toMatchObject({ name: 'send_email', outcome: 'committed', idempotencyKey: `mail:${sim.ledger.modelRequests[1]!.toolCalls[0]!.id}` });
-    const facts = JSON.parse(out.stdout.trim().split('\n').at(-1)!) as { stopNs: string; effects: { committedNs: string }[]; requests: { sent: number }[] };
+    const facts = lastJson<{ stopNs: string; effects: { committedNs: string }[]; requests: { sent: number }[] }>(out);
     expect(email.committedNs! - BigInt(facts.stopNs)).toBeGreaterThan(0n);
     // delayMs=300: the service worked 300 ms after it received the request
     expect(Number(email.committedNs! - email.receivedNs) / 1e6).toBeGreaterThanOrEqual(299);
@@ -62,7 +62,7 @@ describe('docs/examples/simulator-agent.mjs', () => {
   it('starts its own simulator when given none, and reads the same facts from it', async () => {
     const own = await runExample({ SIMULATOR_URL: '' });
     expect(own.code, own.stderr).toBe(0);
-    const facts = JSON.parse(own.stdout.trim().split('\n').at(-1)!) as { outcomes: string[]; requests: { toolCalls: string[]; clientClosedEarly: boolean }[]; effects: { name: string; outcome: string }[] };
+    const facts = lastJson<{ outcomes: string[]; requests: { toolCalls: string[]; clientClosedEarly: boolean }[]; effects: { name: string; outcome: string }[] }>(own);
     expect(facts.outcomes).toEqual(['stopped', 'stopped']);
     expect(facts.requests.map((r) => [r.toolCalls, r.clientClosedEarly])).toEqual([
       [['lookup_order'], false],

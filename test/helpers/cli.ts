@@ -1,14 +1,9 @@
 import { spawn, type SpawnOptions } from 'node:child_process';
-import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
-import * as path from 'node:path';
+
+import { CLI_PATH } from '../../docs-tools/screenshot-sources.js';
 
 /** The `afterstop` command as installed: the analyzer package's bin, found through node_modules (the packed copy in the e2e tier). */
-export const cliPath = ((): string => {
-  const manifest = createRequire(import.meta.url).resolve('@afterstop/analyzer/package.json');
-  const { bin } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { bin: { afterstop: string } };
-  return path.join(path.dirname(manifest), bin.afterstop);
-})();
+export const cliPath = CLI_PATH;
 
 export interface CliResult {
   status: number | null;
