@@ -142,3 +142,14 @@ async function startOnce(options: StackOptions): Promise<PrometheusStack> {
     close,
   };
 }
+
+/** `fn`'s value once it has one (not undefined), asked again every 250 ms; an Error naming `what` after `ms`. */
+export async function eventually<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await fn();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

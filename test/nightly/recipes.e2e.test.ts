@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { ALERTS_FILE } from '../../analyzer/dashboards/src/alerts.js';
 import { cliPath } from '../helpers/cli.js';
 import { clickhouseHttp, type ClickHouseHttp } from '../helpers/clickhouse-http.js';
-import { startPrometheusStack, type PrometheusStack } from '../helpers/prometheus.js';
+import { eventually, startPrometheusStack, type PrometheusStack } from '../helpers/prometheus.js';
 import { cronJob, crontab, earliestStartNs, INSTALL, kubernetesObjects, recipe, root, shiftedTraces } from './recipes.js';
 
 /**
@@ -70,15 +70,9 @@ async function pushed(metric: string, instance: string): Promise<{ labels: strin
 }
 
 /** The alert `name` of the nightly job's instance once Prometheus fires it (it has no `for`: at the first evaluation after the scrape). */
-async function firing(name: string, instance: string): Promise<{ labels: Record<string, string>; annotations: Record<string, string> }> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const alert = (await stack.alerts()).find((a) => a.labels['alertname'] === name && a.labels['instance'] === instance && a.state === 'firing');
-    if (alert !== undefined) return alert;
-    if (Date.now() > deadline) throw new Error(`${name} did not fire`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** The alert `name` of `instance` once Prometheus fires it. */
+const firing = (name: string, instance: string): Promise<{ labels: Record<string, string>; annotations: Record<string, string> }> =>
+  eventually(`${name} firing`, async () => (await stack.alerts()).find((a) => a.labels['alertname'] === name && a.labels['instance'] === instance && a.state === 'firing'));
 
 const today = (): string => new Date().toISOString().slice(0, 10);
 /** The prune's JSON in a job's output (the one JSON object it prints). */

@@ -8,7 +8,7 @@ import { analyze, type LeakReport } from '../../index.js';
 import { ALERTS_FILE } from '../../dashboards/src/alerts.js';
 import { appEnv } from '../../../scorecard/run-app.js';
 import { startSimulator, type Simulator } from '../../simulator/index.js';
-import { freePort, startPrometheusStack, type PrometheusStack } from '../../../test/helpers/prometheus.js';
+import { eventually, freePort, startPrometheusStack, type PrometheusStack } from '../../../test/helpers/prometheus.js';
 
 /**
  * The live metrics end to end: a chat backend (the AI SDK app) under
@@ -37,16 +37,6 @@ afterAll(async () => {
   await sim?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 type Series = { labels: Record<string, string>; value: number }[];
 const LIVE = {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeakReport } from '../../index.js';
-import { startPrometheusStack, type PrometheusStack } from '../../../test/helpers/prometheus.js';
+import { eventually, startPrometheusStack, type PrometheusStack } from '../../../test/helpers/prometheus.js';
 import { runCli, type CliResult } from '../../../test/helpers/cli.js';
 
 /**
@@ -31,16 +31,6 @@ afterAll(async () => {
 
 /** The built CLI over the golden traces, in a child process (not spawnSync: the test's own timers go on). */
 const run = (args: string[], files = inputs): Promise<CliResult> => runCli(['leak-report', ...files, '--db', ':memory:', ...args]);
-
-async function eventually<T>(fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('leak-report as Prometheus metrics', () => {
   it('--prometheus-file writes the text exposition format (atomically) that promtool accepts, with the JSON report’s figures', async () => {
@@ -73,10 +63,14 @@ describe('leak-report as Prometheus metrics', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(`pushed the metrics to ${stack.pushgateway}`);
     const report = JSON.parse(r.stdout) as LeakReport;
-    const runs = await eventually(async () => {
-      const v = await stack.query('sum(afterstop_runs{job="afterstop",instance="nightly-1"})');
-      return v.length > 0 ? Number(v[0]!.value[1]) : undefined;
-    });
+    const runs = await eventually(
+      'the runs scraped',
+      async () => {
+        const v = await stack.query('sum(afterstop_runs{job="afterstop",instance="nightly-1"})');
+        return v.length > 0 ? Number(v[0]!.value[1]) : undefined;
+      },
+      20_000,
+    );
     expect(runs).toBe(report.totals.runs);
     const ghosts = await stack.query('sum(afterstop_ghost_commits)');
     expect(Number(ghosts[0]!.value[1])).toBe(report.totals.ghost_commits);
@@ -125,12 +119,12 @@ describe('leak-report as Prometheus metrics', () => {
     const first = await run(['--format', 'json', '--push-gateway', stack.pushgateway, '--push-instance', 'replaced']);
     expect(first.status, first.stderr).toBe(0);
     const all = JSON.parse(first.stdout) as LeakReport;
-    await eventually(async () => ((await stack.query('sum(afterstop_runs{instance="replaced"})'))[0]?.value[1] === String(all.totals.runs) ? true : undefined));
+    await eventually('the first push scraped', async () => ((await stack.query('sum(afterstop_runs{instance="replaced"})'))[0]?.value[1] === String(all.totals.runs) ? true : undefined), 20_000);
     const second = await run(['--format', 'json', '--push-gateway', stack.pushgateway, '--push-instance', 'replaced'], inputs.slice(0, 1));
     expect(second.status, second.stderr).toBe(0);
     const one = JSON.parse(second.stdout) as LeakReport;
     expect(one.totals.runs).toBeLessThan(all.totals.runs);
-    await eventually(async () => ((await stack.query('sum(afterstop_runs{instance="replaced"})'))[0]?.value[1] === String(one.totals.runs) ? true : undefined));
+    await eventually('the second push replacing it', async () => ((await stack.query('sum(afterstop_runs{instance="replaced"})'))[0]?.value[1] === String(one.totals.runs) ? true : undefined), 20_000);
     const services = (await stack.query('count by (service) (afterstop_runs{instance="replaced"})')).map((x) => x.metric['service']).sort();
     expect(services).toEqual([...new Set(one.groups.map((g) => g.service ?? '(none)'))].sort());
   });
