@@ -25,12 +25,19 @@ export function formatComparison(c: Comparison): string {
   return `${c.verdict}: ${c.text}${c.why ? `\n      why: ${c.why}` : ''}`;
 }
 
+/** The Stop (its cancel request span) of the run `span` belongs to, among `cancels`. */
+export const stopOfRun = (cancels: readonly FlatSpan[], span: FlatSpan): FlatSpan | undefined =>
+  cancels.find((c) => c.name === 'afterstop.cancel.request' && c.attributes['afterstop.run.id'] === span.attributes['afterstop.run.id']);
+
+/** afterstop's commit mark of an effect the ledger saw: its tool's, with its Idempotency-Key (none of `used`). */
+export const commitMarkOf = (marks: readonly FlatSpan[], effect: EffectRecord, used: ReadonlySet<FlatSpan> = new Set()): FlatSpan | undefined =>
+  marks.find((m) => !used.has(m) && m.attributes['gen_ai.tool.name'] === effect.name && str(m.attributes['afterstop.tool.idempotency_key']) === (effect.idempotencyKey ?? ''));
+
 /** Compares afterstop's spans of the runs against the ledger of the same simulator, fact by fact. */
 export function compareWithLedger(spans: readonly FlatSpan[], ledger: LedgerSnapshot): Comparison[] {
   const cancels = spans.filter((s) => s.name === 'afterstop.cancel.request').sort((a, b) => Number(a.startNs - b.startNs));
   const calls = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat').sort((a, b) => Number(a.startNs - b.startNs));
   const requests = [...ledger.modelRequests].sort((a, b) => Number(a.startNs - b.startNs));
-  const cancelOfRun = (span: FlatSpan): FlatSpan | undefined => cancels.find((c) => c.attributes['afterstop.run.id'] === span.attributes['afterstop.run.id']);
   const out: Comparison[] = [];
 
   // Model calls, one to one: afterstop's model call spans and the requests the provider received, in order.
@@ -42,7 +49,7 @@ export function compareWithLedger(spans: readonly FlatSpan[], ledger: LedgerSnap
     out.push(...compareAnswered(pairs.filter((p) => p.span.attributes['afterstop.model.usage_source'] === 'provider')));
     for (const { span, request } of pairs) {
       if (span.attributes['error.type'] !== undefined || request.status >= 400) out.push(compareRefused(span, request));
-      else if (span.attributes['afterstop.model.aborted'] === true || request.clientClosedEarly) out.push(...compareStopped(span, request, cancelOfRun(span)));
+      else if (span.attributes['afterstop.model.aborted'] === true || request.clientClosedEarly) out.push(...compareStopped(span, request, stopOfRun(cancels, span)));
     }
   }
 
@@ -162,7 +169,7 @@ function compareCommits(spans: readonly FlatSpan[], effects: readonly EffectReco
   const used = new Set<FlatSpan>();
   const out: Comparison[] = [];
   for (const effect of effects.filter((e) => e.outcome === 'committed' && e.committedNs !== null)) {
-    const mark = marks.find((m) => !used.has(m) && m.attributes['gen_ai.tool.name'] === effect.name && str(m.attributes['afterstop.tool.idempotency_key']) === (effect.idempotencyKey ?? ''));
+    const mark = commitMarkOf(marks, effect, used);
     if (!mark) {
       out.push({ verdict: 'DISAGREE', text: `${effect.name} committed (ledger), afterstop recorded no commit` });
       continue;

@@ -17,7 +17,7 @@ import { defaultTracesDir } from '@afterstop/span-contract';
 import { exportStats, flush, setup, shutdown } from 'afterstop';
 import { startSimulator, type LedgerSnapshot } from '@afterstop/analyzer/simulator';
 import { DemoAgent, type TurnResult } from './agent.js';
-import { compareWithLedger, formatComparison, type Comparison } from './agreement.js';
+import { commitMarkOf, compareWithLedger, formatComparison, stopOfRun, type Comparison } from './agreement.js';
 
 const ms = (ns: bigint): string => `${(Number(ns) / 1e6).toFixed(0)} ms`;
 
@@ -77,7 +77,6 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
   const commits = spans.filter((s) => s.name === 'afterstop.tool.commit' && s.attributes['afterstop.cancel.state'] !== 'none');
   const models = spans.filter((s) => s.attributes['afterstop.model.output_tokens_after_cancel'] !== undefined);
   const repairs = spans.filter((s) => s.name === 'afterstop.history.repair');
-  const cancelOf = (span: FlatSpan): FlatSpan | undefined => cancels.find((c) => c.attributes['afterstop.run.id'] === span.attributes['afterstop.run.id']);
 
   say(`\nWhat afterstop recorded (${spans.length} spans in ${tracesDir}/):`);
   for (const cancel of cancels) {
@@ -85,7 +84,7 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
     say(`  Stop in run ${String(cancel.attributes['afterstop.run.id'])}: acknowledged ${ack ? `after ${(Number(ack.startNs - cancel.startNs) / 1e6).toFixed(1)} ms` : 'never'}`);
   }
   for (const commit of commits) {
-    const cancel = cancelOf(commit);
+    const cancel = stopOfRun(cancels, commit);
     say(`  ghost commit: ${String(commit.attributes['gen_ai.tool.name'])} committed ${cancel ? ms(commit.startNs - cancel.startNs) : '?'} after Stop (run state: ${String(commit.attributes['afterstop.cancel.state'])})`);
   }
   for (const model of models) {
@@ -98,8 +97,8 @@ export async function runDemo(tracesDir = defaultTracesDir()): Promise<DemoResul
   say("\nWhat really happened (the simulator's ledger):");
   for (const effect of sim.ledger.effects) {
     // The Stop of the run whose tool asked for it (its Idempotency-Key), not whichever Stop came last.
-    const mark = commits.find((c) => c.attributes['afterstop.tool.idempotency_key'] === effect.idempotencyKey);
-    const before = (mark ? cancelOf(mark) : undefined)?.startNs;
+    const mark = commitMarkOf(commits, effect);
+    const before = (mark ? stopOfRun(cancels, mark) : undefined)?.startNs;
     say(
       `  ${effect.name}: ${effect.outcome}${effect.committedNs !== null && before !== undefined && before <= effect.committedNs ? `, ${ms(effect.committedNs - before)} after Stop` : ''}${effect.clientClosedBeforeCommit ? ' (the client had gone)' : ''}`,
     );
