@@ -3,7 +3,21 @@ import { futureRunsNote } from '../report-evidence.js';
 import { terminalLine, terminalSafe } from './text-table.js';
 import type { BudgetStatus } from '../metrics/metric-families.js';
 import { findingGroups } from './remedies.js';
-import { FINDINGS_HEADER, findingRow, findingsTitle, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, lowerBound, noFindings, provenance, SCORECARD_HEADER, scorecard, type SummaryLine, zeroLine } from './summary.js';
+import {
+  FINDINGS_HEADER,
+  findingRow,
+  figureParts,
+  findingsTitle,
+  GHOST_COMMITS_HEADER,
+  ghostCommitsByTool,
+  headline,
+  lowerBound,
+  noFindings,
+  provenance,
+  SCORECARD_HEADER,
+  scorecard,
+  type SummaryLine,
+} from './summary.js';
 import { verdict } from './verdict.js';
 
 /** Markdown and the HTML it may carry, escaped: trace content cannot break a table, inject a link or markup. */
@@ -56,7 +70,7 @@ export function renderMarkdown(report: LeakReport, options: MarkdownOptions = {}
   if (bound !== undefined) out.push(`> **${bound}**`, '');
   const lines = headline(report, options.budgets);
   const value = (l: SummaryLine): string => (l.budget === '' ? l.value : `${l.value} (${l.budget})`);
-  const attention = lines.filter((l) => l.attention);
+  const { attention, other, zero } = figureParts(lines);
   if (attention.length > 0) {
     out.push(
       '### Needs attention',
@@ -73,16 +87,14 @@ export function renderMarkdown(report: LeakReport, options: MarkdownOptions = {}
     '',
     ...markdownTable(
       ['figure', 'value'],
-      lines.filter((l) => !l.attention && !l.zero).map((l) => [l.label, value(l)]),
+      other.map((l) => [l.label, value(l)]),
     ),
   );
-  const zero = zeroLine(lines);
   if (zero !== undefined) out.push('', `${zero}.`);
 
   const groups = findingGroups(report, options.findings ?? 10);
   if (groups.length > 0) {
-    const listed = groups.reduce((n, g) => n + g.rows.length, 0);
-    out.push('', `### ${findingsTitle(report, listed, groups.length)}`);
+    out.push('', `### ${findingsTitle(report, groups)}`);
     for (const g of groups) {
       // The remedy is afterstop's own text (its code spans kept); the rows are trace content, escaped.
       out.push('', `**\`${g.kind}\` × ${g.count}**: ${g.remedy}`);

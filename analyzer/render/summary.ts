@@ -2,6 +2,7 @@ import type { BudgetStatus } from '../metrics/metric-families.js';
 import type { Figures, Finding, LeakReport } from '../types.js';
 import { anyFigureNeedsAttention, budgetNotes, type FigureKey, judgeFigures } from './attention.js';
 import { int, ms, usd } from './format.js';
+import type { FindingGroup } from './remedies.js';
 
 /**
  * What the human-readable formats (terminal, Markdown) show: the report's
@@ -104,14 +105,18 @@ export const FINDINGS_HEADER = ['#', 'severity', 'time', 'tool', 'trace id', 'de
 export const findingRow = (number: number, f: Finding): string[] => [String(number), String(f.severity), f.time, f.tool ?? '', f.trace_id, f.detail];
 
 /** The findings section's title: how many are listed of how many, and of how many kinds. */
-export function findingsTitle(report: LeakReport, listed: number, kinds: number): string {
-  return `Findings by kind (${int(listed)} of ${int(report.findings.length)} listed, ${int(kinds)} kind${kinds === 1 ? '' : 's'}; \`afterstop explain N\` draws finding N)`;
+export function findingsTitle(report: LeakReport, groups: readonly FindingGroup[]): string {
+  const listed = groups.reduce((n, g) => n + g.rows.length, 0);
+  return `Findings by kind (${int(listed)} of ${int(report.findings.length)} listed, ${int(groups.length)} kind${groups.length === 1 ? '' : 's'}; \`afterstop explain N\` draws finding N)`;
 }
 
-/** The figures at zero where zero is healthy, named in one line; undefined when there is none. */
-export function zeroLine(lines: readonly SummaryLine[]): string | undefined {
+/**
+ * The headline's figures as every text format lays them out: those that need attention, the others, and those at
+ * zero where zero is healthy, named in one line (undefined when there is none).
+ */
+export function figureParts(lines: readonly SummaryLine[]): { attention: SummaryLine[]; other: SummaryLine[]; zero: string | undefined } {
   const zero = lines.filter((l) => l.zero).map((l) => `${l.label.charAt(0).toLowerCase()}${l.label.slice(1)}`);
-  return zero.length === 0 ? undefined : `At zero: ${zero.join(', ')}`;
+  return { attention: lines.filter((l) => l.attention), other: lines.filter((l) => !l.attention && !l.zero), zero: zero.length === 0 ? undefined : `At zero: ${zero.join(', ')}` };
 }
 
 /**

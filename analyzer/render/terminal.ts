@@ -3,7 +3,21 @@ import type { LeakReport } from '../types.js';
 import { futureRunsNote } from '../report-evidence.js';
 import type { BudgetStatus } from '../metrics/metric-families.js';
 import { findingGroups } from './remedies.js';
-import { FINDINGS_HEADER, findingRow, findingsTitle, GHOST_COMMITS_HEADER, ghostCommitsByTool, headline, lowerBound, noFindings, provenance, SCORECARD_HEADER, scorecard, type SummaryLine, zeroLine } from './summary.js';
+import {
+  FINDINGS_HEADER,
+  findingRow,
+  figureParts,
+  findingsTitle,
+  GHOST_COMMITS_HEADER,
+  ghostCommitsByTool,
+  headline,
+  lowerBound,
+  noFindings,
+  provenance,
+  SCORECARD_HEADER,
+  scorecard,
+  type SummaryLine,
+} from './summary.js';
 import { type Verdict, verdict } from './verdict.js';
 import { columns, terminalLine, terminalSafe } from './text-table.js';
 
@@ -66,21 +80,19 @@ export function renderTerminal(report: LeakReport, options: TerminalOptions): st
   const lines = headline(report, options.budgets);
   const width = Math.max(...lines.map((l) => l.label.length));
   const row = (l: SummaryLine, value: string): string => `  ${l.label.padEnd(width)}  ${value}${l.budget === '' ? '' : `  ${paint('dim', `(${l.budget})`)}`}`;
-  const attention = lines.filter((l) => l.attention);
+  const { attention, other, zero } = figureParts(lines);
   if (attention.length > 0) {
     out.push(heading('Needs attention'));
     for (const l of attention) out.push(row(l, paint(['bold', 'red'], l.value)));
     out.push('');
   }
   out.push(heading('Other figures'));
-  for (const l of lines.filter((x) => !x.attention && !x.zero)) out.push(row(l, l.value));
-  const zero = zeroLine(lines);
+  for (const l of other) out.push(row(l, l.value));
   if (zero !== undefined) out.push(paint('dim', `  ${zero}`));
 
   const groups = findingGroups(report, options.findings ?? 10);
   if (groups.length > 0) {
-    const listed = groups.reduce((n, g) => n + g.rows.length, 0);
-    out.push('', heading(findingsTitle(report, listed, groups.length)));
+    out.push('', heading(findingsTitle(report, groups)));
     for (const g of groups) {
       out.push(`  ${paint('bold', g.kind)} ×${g.count}  ${g.remedy}`);
       if (g.rows.length > 0) {
