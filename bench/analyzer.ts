@@ -33,6 +33,10 @@ export interface AnalyzerBench {
   /** The store's Parquet files on disk, and the OTLP/JSON read. */
   parquetMb: number;
   inputMb: number;
+  /** Interleaved rounds of every measurement; each figure is the median of its rounds. */
+  rounds: number;
+  /** cold ÷ the floor (the bare read kept in a DuckDB file): the ingest row's ratio. */
+  ratioToFloor: number;
   /** cold ÷ bare read. */
   ratioToBareRead: number;
   /** The floor under it: the bare read kept (into a DuckDB file, into Parquet) ÷ the bare read. */
@@ -127,6 +131,13 @@ function analyzeOnce(file: string, db: string): Measurement {
     ${FOOTER}`);
 }
 
+/** The measurement of median time (its own peak memory with it); peak memory is the largest of any round. */
+function medianOf(ms: Measurement[]): Measurement {
+  const sorted = [...ms].sort((a, b) => a.seconds - b.seconds);
+  const mid = sorted[Math.floor(sorted.length / 2)]!;
+  return { seconds: mid.seconds, peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) };
+}
+
 function sizeMb(dir: string): number {
   let bytes = 0;
   for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
@@ -140,14 +151,30 @@ export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
   const store = path.join(workDir, `store-${spans}`);
   fs.rmSync(store, { recursive: true, force: true });
   try {
-    const read = bareRead(file, 'memory', workDir);
-    const intoFile = bareRead(file, 'duckdb-file', workDir);
-    const intoParquet = bareRead(file, 'parquet', workDir);
-    const cold = analyzeOnce(file, store);
-    const warm = analyzeOnce(file, store);
-    const scan = bareScan(store);
+    // Interleaved rounds (the cold ingest beside its floor in each), the median of each: at 1,000,000 spans a
+    // round is about 30 s, at 10,000,000 about 5 minutes (BENCH_ANALYZER_ROUNDS sets them).
+    const rounds = Number(process.env['BENCH_ANALYZER_ROUNDS'] ?? (spans > 1_000_000 ? 1 : 3));
+    const samples: Record<'read' | 'intoFile' | 'intoParquet' | 'cold' | 'warm' | 'scan', Measurement[]> = { read: [], intoFile: [], intoParquet: [], cold: [], warm: [], scan: [] };
+    for (let r = 0; r < rounds; r++) {
+      samples.intoFile.push(bareRead(file, 'duckdb-file', workDir));
+      fs.rmSync(store, { recursive: true, force: true });
+      samples.cold.push(analyzeOnce(file, store));
+      samples.warm.push(analyzeOnce(file, store));
+      samples.scan.push(bareScan(store));
+      samples.read.push(bareRead(file, 'memory', workDir));
+      samples.intoParquet.push(bareRead(file, 'parquet', workDir));
+    }
+    const [read, intoFile, intoParquet, cold, warm, scan] = (['read', 'intoFile', 'intoParquet', 'cold', 'warm', 'scan'] as const).map((k) => medianOf(samples[k])) as [
+      Measurement,
+      Measurement,
+      Measurement,
+      Measurement,
+      Measurement,
+      Measurement,
+    ];
     return {
       spans,
+      rounds,
       bareRead: read,
       bareReadIntoFile: intoFile,
       bareReadIntoParquet: intoParquet,
@@ -156,6 +183,7 @@ export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
       bareScan: scan,
       parquetMb: sizeMb(path.join(store, 'spans')),
       inputMb: fs.statSync(file).size / 1024 / 1024,
+      ratioToFloor: cold.seconds / intoFile.seconds,
       ratioToBareRead: cold.seconds / read.seconds,
       intoFileRatioToBareRead: intoFile.seconds / read.seconds,
       intoParquetRatioToBareRead: intoParquet.seconds / read.seconds,
