@@ -31,6 +31,15 @@ export class OverlayContext implements Context {
     return new OverlayContext(own ? base.base : base, values);
   }
 
+  /** `base` with `key` and then `key2` set (`undefined`: deleted): what two `set`s make, in one new context (a tool call's span and call). */
+  static setTwo(base: Context, key: symbol, value: unknown, key2: symbol, value2: unknown): OverlayContext {
+    const own = base instanceof OverlayContext;
+    const values = own ? new Map(base.values) : new Map<symbol, unknown>();
+    values.set(key, value === undefined ? DELETED : value);
+    values.set(key2, value2 === undefined ? DELETED : value2);
+    return new OverlayContext(own ? base.base : base, values);
+  }
+
   getValue(key: symbol): unknown {
     const value = this.values.get(key);
     if (value === undefined) return this.base.getValue(key);
