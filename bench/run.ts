@@ -50,6 +50,7 @@ if (want('tool-call')) {
     ['tool-call', tool.hotPath, 'cost to the caller'],
     ['tool-call-with-export', tool.withExport, 'with the export of its spans'],
   ] as const) {
+    // Against the contract's floor: afterstop's own code over a bare span carrying what SEMCONV.md requires of a tool span.
     rows.push(
       ratioRow(
         {
@@ -57,19 +58,19 @@ if (want('tool-call')) {
           work: `one tool call, run.tool(), ${what} (median of ${tool.rounds} × ${tool.iterations})`,
           value: f.afterstopNs,
           unit: 'ns',
-          baseline: 'a bare OpenTelemetry span',
-          baselineValue: f.bareSpanNs,
+          baseline: 'the contract floor: a bare span with the attributes SEMCONV.md requires of a tool span',
+          baselineValue: f.contractSpanNs,
           peakRssMb: null,
         },
-        1.2,
+        1.1,
       ),
     );
-    // The floor under that ratio: the attributes SEMCONV.md requires of a tool span, on a bare span, no afterstop code.
+    // The floor itself, against a bare span of three attributes: what the contract costs, whoever writes the span.
     rows.push(
       ratioRow(
         {
           id: `${id}-contract-floor`,
-          work: `the same, a bare span with the attributes SEMCONV.md requires of a tool span (no afterstop code: the contract's own cost)`,
+          work: `the same, the contract floor (a bare span with the attributes SEMCONV.md requires of a tool span, no afterstop code)`,
           value: f.contractSpanNs,
           unit: 'ns',
           baseline: 'a bare OpenTelemetry span',
@@ -221,8 +222,9 @@ if (want('collector-faults')) {
   const faults = await benchCollectorFaults();
   details['collectorFaults'] = faults;
   const healthy = faults.byFault.healthy;
+  // The first export runs Node's HTTP client cold (no floor in the app alone): shown against the app, no target.
   rows.push(
-    valueRow(
+    ratioRow(
       {
         id: 'exporter-pause',
         work: `longest event-loop pause, an agent loop exporting over OTLP/HTTP, its first export included (median of ${faults.rounds} × ${faults.runs} runs)`,
@@ -232,21 +234,21 @@ if (want('collector-faults')) {
         baselineValue: faults.bare.maxLoopDelayMs,
         peakRssMb: healthy.peakRssMb,
       },
-      { text: '≤ 5 ms', met: (v) => v <= 5 },
+      null,
     ),
   );
   rows.push(
-    valueRow(
+    ratioRow(
       {
         id: 'exporter-pause-steady',
         work: 'longest event-loop pause, the same loop from its 100th run on (past the first export)',
         value: healthy.steadyMaxLoopDelayMs,
         unit: 'ms',
-        baseline: 'the app without afterstop',
+        baseline: 'the app without afterstop, from its 100th run on',
         baselineValue: faults.bare.steadyMaxLoopDelayMs,
         peakRssMb: healthy.peakRssMb,
       },
-      { text: '≤ 5 ms', met: (v) => v <= 5 },
+      1.1,
     ),
   );
   rows.push(

@@ -27,11 +27,19 @@ export function addHrTimes(a: HrTime, b: HrTime): HrTime {
   return out;
 }
 
+/** `performance.timeOrigin` as HrTime: fixed for the process, converted once (every span's start and end add it). */
+const ORIGIN = millisToHrTime(performance.timeOrigin);
+
 /** Now (or `performanceNow`, a `performance.now()` reading) as epoch HrTime: `performance.timeOrigin` + `performance.now()`, as core's `hrTime`. */
 export function hrTime(performanceNow?: number): HrTime {
-  const origin = millisToHrTime(performance.timeOrigin);
-  const now = millisToHrTime(typeof performanceNow === 'number' ? performanceNow : performance.now());
-  return addHrTimes(origin, now);
+  const now = typeof performanceNow === 'number' ? performanceNow : performance.now();
+  // addHrTimes(ORIGIN, millisToHrTime(now)), without the intermediate array.
+  const out: HrTime = [ORIGIN[0] + Math.trunc(now / 1000), ORIGIN[1] + Math.round((now % 1000) * NANOS_PER_MILLI)];
+  if (out[1] >= NANOS_PER_SECOND) {
+    out[1] -= NANOS_PER_SECOND;
+    out[0] += 1;
+  }
+  return out;
 }
 
 /** `end - start`, the nanoseconds borrowed from the seconds when negative (core's `hrTimeDuration`). */

@@ -1,4 +1,4 @@
-import { context, createContextKey, trace, type Attributes, type Context, type HrTime, type SpanContext, type Tracer } from '@opentelemetry/api';
+import { context, createContextKey, trace, type Attributes, type Context, type HrTime, type Span, type SpanContext, type Tracer } from '@opentelemetry/api';
 import { isTracingSuppressed } from './otel-compat.js';
 import { OverlayContext } from './overlay-context.js';
 import type { CommitEvidence, Run, ToolEffect } from './types.js';
@@ -65,6 +65,14 @@ export function contextWithRun(ctx: Context, run: Run): Context {
 
 export function contextWithTool(ctx: Context, tool: CommitSink): Context {
   return OverlayContext.set(ctx, TOOL_KEY, tool);
+}
+
+/** The API's key of the active span (`trace.setSpan`'s): `createContextKey` is `Symbol.for` based. */
+const SPAN_KEY = createContextKey('OpenTelemetry Context Key SPAN');
+
+/** `contextWithTool(trace.setSpan(ctx, span), tool)`, made in one step (a tool call's body context, made on every call). */
+export function contextWithSpanAndTool(ctx: Context, span: Span, tool: CommitSink): Context {
+  return OverlayContext.setTwo(ctx, SPAN_KEY, span, TOOL_KEY, tool);
 }
 
 /**

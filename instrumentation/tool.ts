@@ -37,7 +37,7 @@ import {
 } from './semconv.js';
 import { detectHttpCommitsForManualTools, httpCommitsDetected } from './commit-detection.js';
 import { traceContextOn } from './request-span.js';
-import { contextWithTool, type CommitSink } from './run-context.js';
+import { contextWithSpanAndTool, type CommitSink } from './run-context.js';
 import type { CommitEvidence, Run, ToolCall, ToolCallOptions, ToolContext, ToolEffect, ToolEndOptions, ToolResultDelivery } from './types.js';
 
 const RESOLVED = Promise.resolve();
@@ -108,13 +108,12 @@ export class InstrumentedToolCall implements ToolCall, CommitSink, DeferredMarke
     if (options.kind === 'step' || options.kind === 'compensate') attributes[ATTR_TOOL_KIND] = options.kind;
     setContent(attributes, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, options.arguments, 'tool.arguments', options.name);
     this.span = run.tracer.startSpan(`${GEN_AI_OPERATION_EXECUTE_TOOL} ${options.name}`, { kind: SpanKind.INTERNAL, startTime: this.startTime, attributes }, run.context);
-    const ctx = trace.setSpan(run.context, this.span);
     // With detection on, the HTTP commit detector (commit-detection.ts) finds this call in the body's context.
     // (While the http-commits instrumentation is on, its subscription serves; the auto-instrumentations ask only then.)
     this.detects = options.detectCommits === true;
     if (this.detects && !httpCommitsDetected()) detectHttpCommitsForManualTools();
     // The guard's fence and keys, and trace context on its requests (request-span.ts), find the call in the body's context too, detection or not.
-    this.context = this.detects || httpGuardOn() || traceContextOn() ? contextWithTool(ctx, this) : ctx;
+    this.context = this.detects || httpGuardOn() || traceContextOn() ? contextWithSpanAndTool(run.context, this.span, this) : trace.setSpan(run.context, this.span);
     this.started = run.childStarted('tool');
   }
 

@@ -41,6 +41,8 @@ export class DeferredMarkers {
     if (entry.marker === undefined) return false;
     entry.marker = undefined;
     this.open--;
+    // The last one added (calls one after another): out of the list at once, which then never grows.
+    if (this.entries[this.entries.length - 1] === entry) this.entries.pop();
     return true;
   }
 

@@ -351,8 +351,13 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     }
   }
 
+  /**
+   * An export within `scheduledDelayMs`: unless one is under way or kicked already (each, when it is over, arms again
+   * while spans wait). A tool call defers its start marker, which arms: with an export kicked, that was a timer
+   * made and cleared on every call until the export ran (4 % of a tool call's time).
+   */
   private arm(): void {
-    if (this.timer !== undefined || this.exporting !== undefined) return;
+    if (this.timer !== undefined || this.exporting !== undefined || this.immediate !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.kick();

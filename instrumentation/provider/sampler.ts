@@ -3,8 +3,9 @@
  * reads them (config.ts there): always_on, always_off, traceidratio and their parentbased_ forms; the
  * default and the fallback for an unknown name is parentbased_always_on.
  */
-import { diag, isSpanContextValid, isValidTraceId, SamplingDecision, trace, TraceFlags, type Context, type Sampler, type SamplingResult } from '@opentelemetry/api';
+import { diag, isValidTraceId, SamplingDecision, trace, TraceFlags, type Context, type Sampler, type SamplingResult } from '@opentelemetry/api';
 import { inspect } from 'node:util';
+import { isValidParent } from './valid-parent.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -33,7 +34,7 @@ function parentBased(root: Sampler): Sampler {
   return {
     shouldSample(context: Context, ...rest): SamplingResult {
       const parent = trace.getSpanContext(context);
-      if (!parent || !isSpanContextValid(parent)) return root.shouldSample(context, ...rest);
+      if (!parent || !isValidParent(parent)) return root.shouldSample(context, ...rest);
       return ((parent.traceFlags & TraceFlags.SAMPLED) !== 0 ? ALWAYS_ON : ALWAYS_OFF).shouldSample(context, ...rest);
     },
     toString: () => `ParentBased{root=${root.toString()}, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}`,

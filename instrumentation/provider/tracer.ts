@@ -3,7 +3,6 @@ import {
   context as contextApi,
   diag,
   INVALID_SPAN_CONTEXT,
-  isSpanContextValid,
   SamplingDecision,
   SpanKind,
   trace,
@@ -21,6 +20,7 @@ import { newSpanId, newTraceId } from './ids.js';
 import type { SpanLimits } from './limits.js';
 import type { InstrumentationScope, Resource, SpanProcessor } from './sdk-types.js';
 import { RecordingSpanImpl } from './span.js';
+import { isValidParent } from './valid-parent.js';
 
 export interface TracerOptions {
   resource: Resource;
@@ -46,7 +46,7 @@ export class AfterstopTracer implements Tracer {
     let validParent: SpanContext | undefined;
     let traceId: string;
     let traceState;
-    if (!parentSpanContext || !isSpanContextValid(parentSpanContext)) {
+    if (!parentSpanContext || !isValidParent(parentSpanContext)) {
       traceId = newTraceId();
     } else {
       traceId = parentSpanContext.traceId;

@@ -45,6 +45,17 @@ describe('OverlayContext', () => {
     expect((ctx as unknown as { base: unknown }).base).toBe(base);
   });
 
+  it('sets two values in one step as two sets do, over an overlay or an API context', () => {
+    for (const base of [ROOT_CONTEXT.setValue(A, 'app'), OverlayContext.set(ROOT_CONTEXT.setValue(A, 'app'), B, 'old')]) {
+      const C = createContextKey('test.c');
+      const two = OverlayContext.setTwo(base, B, 'b', C, undefined);
+      const one = base.setValue(B, 'b').deleteValue(C);
+      for (const key of [A, B, C]) expect(two.getValue(key)).toBe(one.getValue(key));
+      expect(two.getValue(B)).toBe('b');
+      expect(base.getValue(B)).not.toBe('b');
+    }
+  });
+
   it('carries spans for the trace API', () => {
     const span = trace.wrapSpanContext({ traceId: '1'.repeat(32), spanId: '2'.repeat(16), traceFlags: 1 });
     const ctx = trace.setSpan(OverlayContext.set(ROOT_CONTEXT, A, 1), span);
