@@ -513,6 +513,20 @@ for (const c of clickhouse) {
       2,
     ),
   );
+  rows.push(
+    ratioRow(
+      {
+        id: `clickhouse-report-cpu-${c.spans}`,
+        work: `the same, CPU time of the process (all of ClickHouse's threads): less moved than wall time by other work on the machine`,
+        value: c.report.cpuSeconds,
+        unit: 's',
+        baseline: 'the bare scan',
+        baselineValue: c.floor.cpuSeconds,
+        peakRssMb: null,
+      },
+      null,
+    ),
+  );
 }
 if (clickhouse.length > 1) {
   const [small, large] = [clickhouse[0]!, clickhouse[clickhouse.length - 1]!];
