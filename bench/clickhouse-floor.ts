@@ -48,9 +48,9 @@ export function ddlColumns(ddl: string): TraceColumn[] {
   return columns;
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A name as an identifier (backquoted or not), not part of a longer one. */
-const identifier = (name: string): RegExp => new RegExp(`(?<![\\w.\`])\`?${escape(name)}\`?(?![\\w.\`])`, 'g');
+const identifier = (name: string): RegExp => new RegExp(`(?<![\\w.\`])\`?${escapeRegExp(name)}\`?(?![\\w.\`])`, 'g');
 
 /** The text's comments and string literals blanked (same length), so names are found in code only. */
 function codeOnly(sql: string): string {
@@ -120,7 +120,7 @@ export function columnsRead(sql: string, columns: TraceColumn[]): ColumnRead[] {
       // The body, after its params and arrow.
       const bodyStart = code.indexOf('->', lambda!.start) + 2;
       const body = code.slice(bodyStart, lambda!.end);
-      for (const use of body.matchAll(new RegExp(`(?<![\\w.])${escape(param)}(?![\\w.])(\\s*\\[\\s*'[^']*'\\s*\\])?`, 'g'))) {
+      for (const use of body.matchAll(new RegExp(`(?<![\\w.])${escapeRegExp(param)}(?![\\w.])(\\s*\\[\\s*'[^']*'\\s*\\])?`, 'g'))) {
         if (use[1] === undefined) read(column).whole = true;
         else addKey(column, /'([^']*)'/.exec(sql.slice(bodyStart + use.index, bodyStart + use.index + use[0].length))![1]!);
       }

@@ -49,9 +49,11 @@ describe('ClickHouse benchmark', () => {
       expect(first.floorSeconds).toHaveLength(2);
       for (const m of [first.report, first.floor]) {
         expect(m.seconds).toBeGreaterThan(0);
+        expect(m.cpuSeconds).toBeGreaterThan(0);
         expect(m.peakRssMb).toBeGreaterThan(0);
       }
       expect(first.ratio).toBeCloseTo(first.report.seconds / first.floor.seconds, 9);
+      expect(first.cpuRatio).toBeCloseTo(first.report.cpuSeconds / first.floor.cpuSeconds, 9);
       expect(first.statements.map((s) => s.file)).toContain('clickhouse/spans.sql');
       const again = await benchClickHouse(1000, dir, 1);
       expect(again.load).toEqual({ ...first.load, cached: true });
