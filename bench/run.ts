@@ -6,15 +6,17 @@
  *                (docs/benchmarks.md: docs/benchmarks.json)
  *   --only RE    run only the sections whose name matches the regular expression RE
  *                (tool-call, live-metrics, guard, sdk-stream, register-startup, install-size, collector-faults,
- *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer, large-inputs); with
+ *                collector-exit, stop-burst, stop-markers, hung-exit, analyzer, clickhouse, large-inputs); with
  *                --doc, its rows replace those of the doc's JSON, the others stay
- * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes.
+ * BENCH_SPANS (default 1000000,10000000) sets the analyzer's sizes, and ClickHouse's (BENCH_CLICKHOUSE_ROUNDS
+ * alternating rounds each, default 3).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { memoryLimitSetting } from '@afterstop/analyzer';
 import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
+import { benchClickHouse, type ClickHouseBench } from './clickhouse.js';
 import { benchCollectorFaults, benchRefusedExit, FAULTS } from './collector-faults.js';
 import { mergeResults, renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
@@ -488,6 +490,64 @@ if (analyzer.length > 1) {
       ),
     );
   }
+}
+
+// The leak model inside ClickHouse (bench/clickhouse.ts): chdb over the exporter's table, at the analyzer's sizes.
+const clickhouseSizes = want('clickhouse') ? (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number) : [];
+const clickhouse: ClickHouseBench[] = [];
+for (const n of clickhouseSizes) {
+  progress(`the leak model inside ClickHouse (chdb) over ${n} spans`);
+  clickhouse.push(await benchClickHouse(n, work, Number(process.env['BENCH_CLICKHOUSE_ROUNDS'] ?? 3)));
+}
+if (clickhouse.length > 0) details['clickhouse'] = clickhouse;
+for (const c of clickhouse) {
+  const keys = c.columnsRead.reduce((n, r) => n + r.keys.length, 0);
+  rows.push(
+    ratioRow(
+      {
+        id: `clickhouse-report-${c.spans}`,
+        work: `the leak report inside ClickHouse (chdb, on disk), ${spans(c.spans)} spans in the exporter's otel_traces (${c.load.tableMb.toFixed(0)} MB), through ClickHouseSource, median of ${c.rounds} alternating rounds`,
+        value: c.report.seconds,
+        unit: 's',
+        baseline: `a bare scan of what the model reads (${c.columnsRead.length} columns, ${keys} keys of their maps)`,
+        baselineValue: c.floor.seconds,
+        peakRssMb: c.report.peakRssMb,
+      },
+      2,
+    ),
+  );
+  rows.push(
+    ratioRow(
+      {
+        id: `clickhouse-report-cpu-${c.spans}`,
+        work: `the same, CPU time of the process (all of ClickHouse's threads): less moved than wall time by other work on the machine`,
+        value: c.report.cpuSeconds,
+        unit: 's',
+        baseline: 'the bare scan',
+        baselineValue: c.floor.cpuSeconds,
+        peakRssMb: null,
+      },
+      null,
+    ),
+  );
+}
+if (clickhouse.length > 1) {
+  const [small, large] = [clickhouse[0]!, clickhouse[clickhouse.length - 1]!];
+  const perSpan = (c: ClickHouseBench): number => c.report.seconds / c.spans;
+  rows.push(
+    valueRow(
+      {
+        id: 'growth-clickhouse-report',
+        work: `the leak report inside ClickHouse: time per span at ${spans(large.spans)} over ${spans(small.spans)} (1.00 = linear)`,
+        value: perSpan(large) / perSpan(small),
+        unit: 'x',
+        baseline: `per span at ${spans(small.spans)}`,
+        baselineValue: null,
+        peakRssMb: null,
+      },
+      { text: '≤ 1.10× (linear)', met: (v) => v <= 1.1 },
+    ),
+  );
 }
 
 // Inputs that grow in one direction (bench/large-inputs.ts): each at a small and a large size.
