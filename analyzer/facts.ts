@@ -23,6 +23,12 @@ export const FACTS = [
 ] as const;
 
 /**
+ * The statements that compute FACTS, in order: each fact's query, after the statement that makes a table it reads
+ * several times (ghost-spans.sql: ClickHouse evaluates a CTE again at each reference).
+ */
+export const FACT_STATEMENTS: readonly string[] = FACTS.flatMap((name) => (name === 'ghost-commit-facts' ? ['ghost-spans', name] : [name]));
+
+/**
  * What the steering marks and the commits come to per scope (a conversation's lie in several traces), after
  * FACTS: recomputed in DuckDB for the scopes an ingest or a prune touched (touched_scopes), from the marks
  * and commits of every trace of the scope the store keeps; per report in ClickHouse.
@@ -37,7 +43,7 @@ export const SCOPE_FACTS = ['steer-facts', 'replay-facts'] as const;
 export async function deriveTouchedFacts(store: Store): Promise<void> {
   await store.script(query('forget-facts'));
   await store.run(query('assign-runs'));
-  for (const name of FACTS) await store.run(query(name));
+  for (const name of FACT_STATEMENTS) await store.run(query(name));
   await store.script(query('note-touched-scopes'));
   for (const name of SCOPE_FACTS) await store.run(query(name));
 }

@@ -217,6 +217,12 @@ export const CONSTRUCTS: Record<string, Construct> = {
     duckdb: (a) => `CREATE OR REPLACE TEMP VIEW ${arg(a, 0)} AS`,
     clickhouse: (a) => chSessionTable(arg(a, 0)),
   },
+  statement_table: {
+    arity: 1,
+    doc: "the statement's head for a table of rows a later statement of the facts reads several times: the session's temporary table in both engines (ClickHouse evaluates a CTE again at each reference)",
+    duckdb: (a) => `CREATE OR REPLACE TEMP TABLE ${arg(a, 0)} AS`,
+    clickhouse: (a) => chSessionTable(arg(a, 0)),
+  },
   store_insert: {
     arity: 1,
     doc: "the statement's head for a table of facts: inserted into the store's table in DuckDB, the session's temporary table in ClickHouse",

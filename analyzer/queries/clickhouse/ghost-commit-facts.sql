@@ -3,27 +3,17 @@
 -- @description Ghost side effects (METRICS.md §2) of the runs of the traces just touched (DuckDB: touched_traces, inserted into the store's ghost_commit_facts at ingest; ClickHouse: every trace read, the session's ghost_commit_facts), one row each. Known: an afterstop.tool.commit marker of a cancelled run later than C whose evidence shows the effect landed (manual, response), but for one the guard's fence let through as the Stop propagating or cleanup (afterstop.guard.fence.passed: cancel, cleanup), which is not a leak. Possible (the outcome cannot be seen): a commit known only as request_sent whose answer was lost after C (the request reached the service at sent_ns, the answer was lost at time_ns), a tool call that is not read-only, started (afterstop.tool.start) and never ended, with no commit marker (the tool never ended: the process died or hung), and a tool call that is not read-only, in flight at C (started before, ended at or after it), whose effect happened out of afterstop's sight (its span has afterstop.tool.out_of_sight: an MCP tools/call, the MCP server's effect in another process), with no commit marker after C (out_of_sight; its time is the call's end), and a call of a run afterstop recorded the tools of, not read-only, that ended after C with no commit after C kept, whose span counts more commits (afterstop.tool.commit.count, and the requests still unanswered at its end, afterstop.tool.commit.pending) than the store holds markers of, or, without the count, that ran its course after Stop (no cancelled result, no ERROR) with no marker at all, or whose caller stopped waiting for its body, which may have gone on (afterstop.tool.body_detached) (unrecorded: a marker lost to a crash or an export; at its end; a known ghost when its span counts a commit and it started after C; never a compensation). An MCP tools/call whose server side afterstop watched (issue 48: afterstop's server span joined to the call by assign-runs.sql, holding the commits it counts) is judged by the server's commit markers, which are the call's (a server commit after C is known): the client's own evidence of it (request_sent of the tools/call, mcp_result, out_of_sight) is superseded, never counted beside them. A commit marker without a tool call id is of its parent tool span (a foreign execute_tool span's, afterstop.tool.foreign). Inferred: for runs whose tools afterstop did not record (no tool_evidence in cancel_span_facts: foreign traces), a tool span that ended after C without ERROR and without a commit after C its detector saw. Whether a known or possible one was compensated is a compensation anywhere in the store (compensation-facts.sql): prepare-ghost-commits.sql says, at report time.
 -- @returns nothing; fills ghost_commit_facts (with the run's service, agent, framework, conversation_id and start, run_start_ns; compensable: a compensation of its tool call id counts; possible_kind: request_sent | unended | out_of_sight | unrecorded for a possible one, else NULL)
 CREATE OR REPLACE TEMPORARY TABLE ghost_commit_facts AS
--- The spans the three kinds read, of the cancelled runs, with C: one pass over the spans.
-WITH RECURSIVE spans_of_runs AS (
-  SELECT sp.run_id AS run_id, sp.trace_id AS trace_id, sp.span_id AS span_id, sp.parent_span_id AS parent_span_id, sp.name AS name, sp.role AS role, sp.status_code AS status_code, sp.start_ns AS start_ns, sp.end_ns AS end_ns, sp.tool_call_id AS tool_call_id,
-    sp.tool_name AS tool_name, sp.effect AS effect, sp.commit_evidence AS commit_evidence, sp.commit_unanswered_ms AS commit_unanswered_ms, sp.out_of_sight AS out_of_sight, sp.commit_count AS commit_count, sp.commit_pending AS commit_pending, sp.body_detached AS body_detached, sp.fence_passed AS fence_passed, sp.result AS result, sp.tool_kind AS tool_kind, r.c_ns AS c_ns,
-    sp.process_key AS process_key, sp.request_span_id AS request_span_id, sp.commit_round_trip_ms AS commit_round_trip_ms, sp.service AS span_service,
-    r.service AS service, r.agent AS agent, r.framework AS framework, r.conversation_id AS conversation_id, r.start_ns AS run_start_ns, sp.mcp_side AS mcp_side,
-    -- What an MCP client alone knows of its tools/call (issue 48): the request written and its answer lost
-    -- (request_sent with mcp.method.name), the server's answer (mcp_result).
-    coalesce(sp.commit_evidence = 'mcp_result' OR (sp.commit_evidence = 'request_sent' AND sp.mcp_method IS NOT NULL), false) AS client_mcp_evidence
-  FROM report_spans AS sp JOIN run_facts AS r ON r.run_id = sp.run_id
-  WHERE true AND r.cancelled AND (sp.name IN ('afterstop.tool.commit', 'afterstop.tool.start') OR sp.role IN ('tool', 'mcp_server'))
-),
+-- The spans the three kinds read, of the cancelled runs, with C, are ghost_spans (ghost-spans.sql).
+WITH RECURSIVE
 -- The call a commit marker or tool span is of: its tool call id (a tool span without one: its span id); a commit
 -- marker without one is of its parent tool span (a foreign execute_tool span's markers, afterstop.tool.foreign: Google
 -- ADK sets the span's gen_ai.tool.call.id only at its end, after the marker was written).
 s AS (
   SELECT x.*,
     CASE WHEN x.name = 'afterstop.tool.commit' THEN coalesce(x.tool_call_id, p.parent_key, x.parent_span_id) ELSE coalesce(x.tool_call_id, x.span_id) END AS call_key
-  FROM spans_of_runs AS x
+  FROM ghost_spans AS x
   LEFT JOIN (
-    SELECT run_id AS parent_run, span_id AS parent_span, coalesce(tool_call_id, span_id) AS parent_key FROM spans_of_runs WHERE role IN ('tool', 'mcp_server')
+    SELECT run_id AS parent_run, span_id AS parent_span, coalesce(tool_call_id, span_id) AS parent_key FROM ghost_spans WHERE role IN ('tool', 'mcp_server')
   ) AS p ON p.parent_run = x.run_id AND p.parent_span = x.parent_span_id
 ),
 -- Tool calls that ended (their execute_tool span was exported) or committed, by run and call id.

@@ -146,8 +146,8 @@ describe('the dialect constructs give one value on both engines', () => {
       'array_join',
       'tuple_get',
     ];
-    // The store/session constructs (touched, touched_scope, assigned_spans, store_insert, update_spans, session_view) are run by assign-runs, run-facts, steer-facts and prepare-runs on both engines (test/analyzer/clickhouse/report.test.ts).
-    const session = ['touched', 'touched_scope', 'assigned_spans', 'store_insert', 'update_spans', 'session_view'];
+    // The store/session constructs (touched, touched_scope, assigned_spans, store_insert, update_spans, session_view, statement_table) are run by assign-runs, run-facts, steer-facts, prepare-runs and ghost-spans on both engines (test/analyzer/clickhouse/report.test.ts).
+    const session = ['touched', 'touched_scope', 'assigned_spans', 'store_insert', 'update_spans', 'session_view', 'statement_table'];
     expect(Object.keys(CONSTRUCTS).sort()).toEqual([...tested, ...session].sort());
   });
 });
