@@ -69,6 +69,26 @@ export function valueRow(row: Measured, target: { text: string; met: (value: num
   return { ...row, ratio: ratioOf(row), target: target.text, met: target.met(row.value) };
 }
 
+/**
+ * A row of growth: time per span at the larger size over the smaller (1.00 = linear), `seconds` of each measured
+ * at `spans`. Target ≤ 1.10×.
+ */
+export function growthRow(id: string, what: string, small: { spans: number; seconds: number }, large: { spans: number; seconds: number }): BenchRow {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  return valueRow(
+    {
+      id,
+      work: `${what}: time per span at ${n(large.spans)} over ${n(small.spans)} (1.00 = linear)`,
+      value: large.seconds / large.spans / (small.seconds / small.spans),
+      unit: 'x',
+      baseline: `per span at ${n(small.spans)}`,
+      baselineValue: null,
+      peakRssMb: null,
+    },
+    { text: '≤ 1.10× (linear)', met: (v) => v <= 1.1 },
+  );
+}
+
 const number = (n: number, unit: Unit): string => {
   if (unit === 's') return `${n.toFixed(2)} s`;
   if (unit === 'ms') return `${n.toFixed(1)} ms`;

@@ -18,7 +18,7 @@ import { memoryLimitSetting } from '@afterstop/analyzer';
 import { benchAnalyzer, type AnalyzerBench } from './analyzer.js';
 import { benchClickHouse, type ClickHouseBench } from './clickhouse.js';
 import { benchCollectorFaults, benchRefusedExit, FAULTS } from './collector-faults.js';
-import { mergeResults, renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
+import { growthRow, mergeResults, renderTable, ratioRow, valueRow, type BenchResults, type BenchRow } from './results.js';
 import { benchSdkStream } from './sdk-stream.js';
 import { benchRegisterStartup } from './register-startup.js';
 import { benchInstallSize, INSTALL_LIMIT_BYTES } from './install-size.js';
@@ -379,7 +379,9 @@ if (want('hung-exit'))
   }
 
 // The analyzer: BENCH_SPANS (default 1,000,000 and 10,000,000) generated spans, each in its own process.
-const sizes = want('analyzer') ? (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number) : [];
+/** BENCH_SPANS: the analyzer's and ClickHouse's sizes. */
+const benchSizes = (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number);
+const sizes = want('analyzer') ? benchSizes : [];
 const analyzer: AnalyzerBench[] = sizes.map((n) => {
   progress(`the analyzer over ${n} spans`);
   return benchAnalyzer(n, work);
@@ -470,30 +472,12 @@ if (largest !== undefined) {
 }
 if (analyzer.length > 1) {
   const [small, large] = [analyzer[0]!, largest!];
-  for (const [id, what, time] of [
-    ['growth-ingest', 'ingest + report', (a: AnalyzerBench) => a.cold.seconds],
-    ['growth-report', 'report from the store', (a: AnalyzerBench) => a.warm.seconds],
-  ] as const) {
-    const perSpan = (a: AnalyzerBench): number => time(a) / a.spans;
-    rows.push(
-      valueRow(
-        {
-          id,
-          work: `${what}: time per span at ${spans(large.spans)} over ${spans(small.spans)} (1.00 = linear)`,
-          value: perSpan(large) / perSpan(small),
-          unit: 'x',
-          baseline: `per span at ${spans(small.spans)}`,
-          baselineValue: null,
-          peakRssMb: null,
-        },
-        { text: '≤ 1.10× (linear)', met: (v) => v <= 1.1 },
-      ),
-    );
-  }
+  rows.push(growthRow('growth-ingest', 'ingest + report', { spans: small.spans, seconds: small.cold.seconds }, { spans: large.spans, seconds: large.cold.seconds }));
+  rows.push(growthRow('growth-report', 'report from the store', { spans: small.spans, seconds: small.warm.seconds }, { spans: large.spans, seconds: large.warm.seconds }));
 }
 
 // The leak model inside ClickHouse (bench/clickhouse.ts): chdb over the exporter's table, at the analyzer's sizes.
-const clickhouseSizes = want('clickhouse') ? (process.env['BENCH_SPANS'] ?? '1000000,10000000').split(',').map(Number) : [];
+const clickhouseSizes = want('clickhouse') ? benchSizes : [];
 const clickhouse: ClickHouseBench[] = [];
 for (const n of clickhouseSizes) {
   progress(`the leak model inside ClickHouse (chdb) over ${n} spans`);
@@ -533,21 +517,7 @@ for (const c of clickhouse) {
 }
 if (clickhouse.length > 1) {
   const [small, large] = [clickhouse[0]!, clickhouse[clickhouse.length - 1]!];
-  const perSpan = (c: ClickHouseBench): number => c.report.seconds / c.spans;
-  rows.push(
-    valueRow(
-      {
-        id: 'growth-clickhouse-report',
-        work: `the leak report inside ClickHouse: time per span at ${spans(large.spans)} over ${spans(small.spans)} (1.00 = linear)`,
-        value: perSpan(large) / perSpan(small),
-        unit: 'x',
-        baseline: `per span at ${spans(small.spans)}`,
-        baselineValue: null,
-        peakRssMb: null,
-      },
-      { text: '≤ 1.10× (linear)', met: (v) => v <= 1.1 },
-    ),
-  );
+  rows.push(growthRow('growth-clickhouse-report', 'the leak report inside ClickHouse', { spans: small.spans, seconds: small.report.seconds }, { spans: large.spans, seconds: large.report.seconds }));
 }
 
 // Inputs that grow in one direction (bench/large-inputs.ts): each at a small and a large size.

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { mergeResults, ratioRow, renderMarkdown, renderTable, valueRow, withResults, type BenchResults } from '../../bench/results.js';
+import { growthRow, mergeResults, ratioRow, renderMarkdown, renderTable, valueRow, withResults, type BenchResults } from '../../bench/results.js';
 
 const docs = fileURLToPath(new URL('../../docs/', import.meta.url));
 const base = { work: 'w', unit: 'ms' as const, baseline: 'bare', peakRssMb: null };
@@ -13,6 +13,12 @@ describe('the bench results', () => {
     expect(ratioRow({ ...base, id: 'b', value: 14, baselineValue: 10 }, 1.3)).toMatchObject({ ratio: 1.4, met: false });
     expect(ratioRow({ ...base, id: 'c', value: 14, baselineValue: 10 }, null)).toMatchObject({ target: null, met: null });
     expect(valueRow({ ...base, id: 'd', value: 6, baselineValue: 3 }, { text: '≤ 5 ms', met: (v) => v <= 5 })).toMatchObject({ ratio: 2, met: false });
+  });
+
+  it('a growth row is time per span at the larger size over the smaller: linear is 1.00, met up to 1.10', () => {
+    const linear = growthRow('g', 'work', { spans: 1_000, seconds: 2 }, { spans: 10_000, seconds: 20 });
+    expect(linear).toMatchObject({ value: 1, met: true, work: 'work: time per span at 10,000 over 1,000 (1.00 = linear)' });
+    expect(growthRow('g', 'work', { spans: 1_000, seconds: 2 }, { spans: 10_000, seconds: 30 })).toMatchObject({ value: 1.5, met: false });
   });
 
   it('renders one table, every row in it, columns aligned, and Markdown with its cells escaped', () => {
