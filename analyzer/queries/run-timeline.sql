@@ -54,7 +54,9 @@ WITH s AS (
   -- The call whose outcome a tool span or a tool's start marker shows (NULL for any other span): the join
   -- below on it alone is a hash join; with the condition written into it, DuckDB compared every span of a run with
   -- every call of it (a nested loop: 100,000 calls took 48 s).
-  SELECT *, CASE WHEN role = 'tool' OR name = 'afterstop.tool.start' THEN coalesce(tool_call_id, span_id) END AS outcome_call
+  SELECT *, CASE WHEN role = 'tool' OR name = 'afterstop.tool.start' THEN coalesce(tool_call_id, span_id) END AS outcome_call,
+    -- A commit marker's span, for its verdict (NULL for any other span), for the same reason.
+    CASE WHEN name = 'afterstop.tool.commit' THEN span_id END AS commit_span
   FROM report_spans
   WHERE run_id IN (SELECT unnest($runs)) AND role IN ('model', 'tool', 'marker', 'mcp_server')
 ),
@@ -80,7 +82,7 @@ SELECT
 FROM s
 LEFT JOIN report_ghost_commits AS g ON g.run_id = s.run_id AND g.span_id = s.span_id
 -- What the report concluded of each commit of a cancelled run, a ruled-out one too (prepare-commit-verdicts.sql).
-LEFT JOIN report_commit_verdicts AS v ON v.run_id = s.run_id AND v.span_id = s.span_id AND s.name = 'afterstop.tool.commit'
+LEFT JOIN report_commit_verdicts AS v ON v.run_id = s.run_id AND v.span_id = s.commit_span
 LEFT JOIN report_tokens AS t ON t.run_id = s.run_id AND t.span_id = s.span_id
 LEFT JOIN outcomes AS o ON o.run_id = s.run_id AND o.call_id = s.outcome_call
 ORDER BY s.run_id, s.start_ns, s.end_ns, s.span_id;
