@@ -2,15 +2,17 @@ import { query } from './queries.js';
 import type { Store } from './store.js';
 
 /**
- * The facts kept per run (queries/*-facts.sql), after assign-runs: computed at ingest for the traces it
- * touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them), per
- * report in ClickHouse.
+ * The statements that compute the facts kept per run, in order, after assign-runs: computed at ingest for the
+ * traces it touched in DuckDB (kept in the store, so that a report over an unchanged store does not redo them),
+ * per report in ClickHouse. Each queries/*-facts.sql fills a table of facts; ghost-spans.sql makes the table
+ * ghost-commit-facts.sql reads several times (ClickHouse evaluates a CTE again at each reference).
  */
-export const FACTS = [
+export const FACT_STATEMENTS = [
   'run-facts',
   'cancel-span-facts',
   'tool-call-facts',
   'clock-pair-facts',
+  'ghost-spans',
   'ghost-commit-facts',
   'compensation-facts',
   'steer-mark-facts',
@@ -22,11 +24,8 @@ export const FACTS = [
   'prevented-commit-facts',
 ] as const;
 
-/**
- * The statements that compute FACTS, in order: each fact's query, after the statement that makes a table it reads
- * several times (ghost-spans.sql: ClickHouse evaluates a CTE again at each reference).
- */
-export const FACT_STATEMENTS: readonly string[] = FACTS.flatMap((name) => (name === 'ghost-commit-facts' ? ['ghost-spans', name] : [name]));
+/** Of FACT_STATEMENTS, those that fill a table of facts (queries/*-facts.sql), forgotten with their traces and runs. */
+export const FACTS = FACT_STATEMENTS.filter((name) => name.endsWith('-facts'));
 
 /**
  * What the steering marks and the commits come to per scope (a conversation's lie in several traces), after

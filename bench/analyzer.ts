@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { memoryLimitSetting } from '@afterstop/analyzer';
-import { projectRoot } from './child.js';
+import { median, projectRoot } from './child.js';
 import { generateTraces } from './generate-traces.js';
 
 /**
@@ -131,12 +131,8 @@ function analyzeOnce(file: string, db: string): Measurement {
     ${FOOTER}`);
 }
 
-/** The measurement of median time (its own peak memory with it); peak memory is the largest of any round. */
-function medianOf(ms: Measurement[]): Measurement {
-  const sorted = [...ms].sort((a, b) => a.seconds - b.seconds);
-  const mid = sorted[Math.floor(sorted.length / 2)]!;
-  return { seconds: mid.seconds, peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) };
-}
+/** Median seconds of the rounds, and the highest peak memory of any (as bench/clickhouse.ts). */
+const medianOf = (ms: Measurement[]): Measurement => ({ seconds: median(ms.map((m) => m.seconds)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) });
 
 function sizeMb(dir: string): number {
   let bytes = 0;
