@@ -1,6 +1,9 @@
 import { diag } from '@opentelemetry/api';
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { loadOptionalPeer, type OptionalPeer } from '../optional-peer.js';
+import type { ExportResult } from '../otel-compat.js';
+import type { ReadableSpan } from '../provider/sdk-types.js';
+import { encodeTraceRequest } from './otlp-json-encoder.js';
 import type { SyncCapableExporter } from './queue.js';
 
 /** The OTLP/HTTP exporter's package: an optional peer dependency, loaded only when spans go to a collector. */
@@ -31,7 +34,52 @@ interface RetryingTransportShape {
 export function createOtlpExporter(config: ConstructorParameters<typeof OTLPTraceExporter>[0]): OptionalPeer<SyncCapableExporter> {
   const peer = loadOptionalPeer<typeof import('@opentelemetry/exporter-trace-otlp-http')>(OTLP_EXPORTER_PACKAGE);
   if (!('module' in peer)) return peer;
-  return { module: retryingOffTheLoop(concurrent(new peer.module.OTLPTraceExporter({ concurrencyLimit: OTLP_CONCURRENCY, ...config }))) };
+  return { module: retryingOffTheLoop(takingEncoded(concurrent(new peer.module.OTLPTraceExporter({ concurrencyLimit: OTLP_CONCURRENCY, ...config })))) };
+}
+
+/** Where a batch handed to the client carries its request, encoded beforehand. */
+const ENCODED = Symbol('afterstop.encoded');
+
+interface SerializerShape {
+  serializeRequest(items: unknown): Uint8Array | undefined;
+  deserializeResponse(data: Uint8Array): unknown;
+}
+
+/**
+ * An OTLP/HTTP trace exporter that takes a request encoded beforehand (the queue's `exportEncoded`: its
+ * OTLP/JSON made a few spans a macrotask, otlp-json-encoder.ts, the same bytes as the client's
+ * JsonTraceSerializer): its client then only sends it, and the serialising no longer shares a macrotask
+ * with the request. The client's serialiser returns those bytes for the batch that carries them, and
+ * serialises any other batch itself.
+ *
+ * The one internal shape relied on (checked at run time, with the serialiser found to write this JSON;
+ * without it, export() serialises as before): the exporter's delegate's `_serializer`, with
+ * `serializeRequest` and `deserializeResponse` (@opentelemetry/otlp-exporter-base 0.2xx).
+ */
+function takingEncoded(exporter: SyncCapableExporter): SyncCapableExporter {
+  const delegate = (exporter as unknown as { _delegate?: { _serializer?: Partial<SerializerShape> } })._delegate;
+  const serializer = delegate?._serializer;
+  if (delegate === undefined || typeof serializer?.serializeRequest !== 'function' || typeof serializer.deserializeResponse !== 'function') {
+    diag.debug('afterstop: the OTLP exporter has no serialiser where expected; it serialises each export itself');
+    return exporter;
+  }
+  const own = serializer as SerializerShape;
+  try {
+    const empty = own.serializeRequest([]);
+    if (empty === undefined || new TextDecoder().decode(empty) !== encodeTraceRequest([])) return exporter;
+  } catch {
+    return exporter;
+  }
+  delegate._serializer = {
+    serializeRequest: (items: unknown) => (items as { [ENCODED]?: Uint8Array })[ENCODED] ?? own.serializeRequest(items),
+    deserializeResponse: (data: Uint8Array) => own.deserializeResponse(data),
+  };
+  const encoder = new TextEncoder();
+  return Object.assign(exporter, {
+    exportEncoded(spans: ReadableSpan[], json: string, resultCallback: (result: ExportResult) => void): void {
+      exporter.export(Object.assign([...spans], { [ENCODED]: encoder.encode(json) }), resultCallback);
+    },
+  });
 }
 
 /**

@@ -14,8 +14,45 @@ import type { ReadableSpan, TimedEvent } from '../provider/sdk-types.js';
  * is the file format's own encoding.
  */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): string {
-  return JSON.stringify({ resourceSpans: resourceSpans(spans) });
+  const parts = encodeTraceRequestInParts(spans, Number.POSITIVE_INFINITY);
+  for (;;) {
+    const next = parts.next();
+    if (next.done === true) return next.value;
+  }
 }
+
+/**
+ * The same text as {@link encodeTraceRequest}, made `partSize` spans at a time: the generator yields after
+ * each part and returns the request. The export queue runs a part per macrotask (queue.ts), so that
+ * serialising a batch never holds the app's event loop for long.
+ */
+export function* encodeTraceRequestInParts(spans: readonly ReadableSpan[], partSize: number): Generator<void, string, void> {
+  // JSON.stringify of an object is its members' texts joined: each span is stringified alone (a part's
+  // work) and the request put together around them, byte for byte what stringifying the whole gives.
+  const resources: string[] = [];
+  let inPart = 0;
+  for (const [res, byScope] of grouped(spans)) {
+    const scopes: string[] = [];
+    for (const list of byScope.values()) {
+      const encoded: string[] = [];
+      for (const s of list) {
+        encoded.push(JSON.stringify(span(s)));
+        if (++inPart >= partSize) {
+          inPart = 0;
+          yield;
+        }
+      }
+      const first = list[0]!.instrumentationScope;
+      scopes.push(`{"scope":${JSON.stringify(scope(first))},"spans":[${encoded.join(',')}]${member('schemaUrl', first.schemaUrl)}}`);
+    }
+    const encoded = resource(res);
+    resources.push(`{"resource":${JSON.stringify(encoded)},"scopeSpans":[${scopes.join(',')}]${member('schemaUrl', encoded.schemaUrl)}}`);
+  }
+  return `{"resourceSpans":[${resources.join(',')}]}`;
+}
+
+/** `,"key":value` as JSON.stringify writes an object's member; nothing for undefined (which it leaves out). */
+const member = (key: string, value: string | undefined): string => (value === undefined ? '' : `,${JSON.stringify(key)}:${JSON.stringify(value)}`);
 
 type AnyValue =
   | { stringValue: string }
@@ -120,8 +157,8 @@ function resource(of: ReadableSpan['resource']): { attributes: KeyValue[]; dropp
   return result;
 }
 
-function resourceSpans(spans: readonly ReadableSpan[]): object[] {
-  // Insertion-ordered maps: resources and scopes in the order their first span comes.
+/** Spans by resource (the same object), then by scope (name, version, schema URL), each in the order its first span comes. */
+function grouped(spans: readonly ReadableSpan[]): Map<ReadableSpan['resource'], Map<string, ReadableSpan[]>> {
   const byResource = new Map<ReadableSpan['resource'], Map<string, ReadableSpan[]>>();
   for (const s of spans) {
     let byScope = byResource.get(s.resource);
@@ -132,15 +169,5 @@ function resourceSpans(spans: readonly ReadableSpan[]): object[] {
     if (list === undefined) byScope.set(key, [s]);
     else list.push(s);
   }
-  const out: object[] = [];
-  for (const [res, byScope] of byResource) {
-    const scopeSpans: object[] = [];
-    for (const list of byScope.values()) {
-      const first = list[0]!.instrumentationScope;
-      scopeSpans.push({ scope: scope(first), spans: list.map(span), schemaUrl: first.schemaUrl });
-    }
-    const encoded = resource(res);
-    out.push({ resource: encoded, scopeSpans, schemaUrl: encoded.schemaUrl });
-  }
-  return out;
+  return byResource;
 }

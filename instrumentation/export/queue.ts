@@ -5,6 +5,7 @@ import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
 import type { DeferredEntry, DeferredMarker } from '../internal-types.js';
 import { DeferredMarkers } from './deferred-markers.js';
+import { encodeTraceRequestInParts } from './otlp-json-encoder.js';
 import { SpanQueue } from './span-queue.js';
 
 export interface QueueOptions {
@@ -37,6 +38,16 @@ export const COLD_SLICE = 8;
  */
 export const EXPORT_AT = EXPORT_SLICE;
 
+/**
+ * A slice's request is encoded this many spans a macrotask, for an exporter that takes it encoded
+ * (`exportEncoded`): encoding a slice of 64 spans in one went with the request's send into one macrotask,
+ * the longest pause an exporting agent loop saw (bench/collector-faults.ts).
+ */
+export const ENCODE_PART = 16;
+
+/** The next turn of the event loop (a macrotask): what the app has waiting runs first. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** `batch` cut in slices: the first `first` spans long, the others {@link EXPORT_SLICE}. */
 function slices(batch: ReadableSpan[], first: number): ReadableSpan[][] {
   const out = [batch.slice(0, first)];
@@ -57,6 +68,12 @@ export interface SyncCapableExporter extends SpanExporter {
   readonly acceptsConcurrentExports?: boolean;
   /** The most exports (requests) the exporter takes at once; beyond it, it refuses them (the OTLP client). */
   readonly maxConcurrentExports?: number;
+  /**
+   * Export spans whose request the queue encoded beforehand (their OTLP/JSON, encodeTraceRequestInParts, made
+   * {@link ENCODE_PART} spans a macrotask): the export then only sends or writes it. Without it, the
+   * exporter serialises a slice inside export(), in one macrotask.
+   */
+  exportEncoded?(spans: ReadableSpan[], json: string, resultCallback: (result: ExportResult) => void): void;
   /** Whether a batch handed now would be taken (false: the exporter holds its limit already; the queue keeps it). */
   hasRoom?(): boolean;
   /**
@@ -458,45 +475,91 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     // 23 ms (512 spans, the first export). The slices still waiting stay where flushSync sees them.
     // (The first slice of all is small: the exporter's code is still cold.)
     const [first, ...rest] = slices(batch, this.handed === 0 ? COLD_SLICE : EXPORT_SLICE);
+    if (this.exporter.exportEncoded !== undefined) {
+      // Each slice encoded a part per macrotask, and sent in one of its own.
+      const all = first === undefined ? rest : [first, ...rest];
+      for (const slice of all) this.handing.add(slice);
+      const sent: Promise<boolean>[] = [];
+      for (const slice of all) {
+        const json = await this.encodeInTurns(slice);
+        await nextTurn();
+        if (this.handing.delete(slice)) sent.push(this.exportSlice(slice, json));
+      }
+      this.lastFailed = (await Promise.all(sent)).some((ok) => !ok);
+      return;
+    }
     for (const slice of rest) this.handing.add(slice);
     const sent = [this.exportSlice(first ?? [])];
     for (const slice of rest) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (this.handing.delete(slice)) sent.push(this.exportSlice(slice));
     }
     this.lastFailed = (await Promise.all(sent)).some((ok) => !ok);
   }
 
-  /** Hand one slice of a batch to the exporter; resolves (never rejects) with whether it was exported. */
-  private exportSlice(batch: ReadableSpan[]): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      let done = false;
-      const finish = (result: ExportResult, timeout = false): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        if (result.code === ExportResultCode.SUCCESS) {
-          this.counters.exported += batch.length;
-          this.stalled = false;
-        } else {
-          this.counters.dropped += batch.length;
-          this.counters.failedExports++;
-          if (timeout) this.timedOut += batch.length;
-          this.stall();
-          if (result.error) reportInternalError('export', result.error);
-        }
-        resolve(result.code === ExportResultCode.SUCCESS);
-      };
-      const timer = setTimeout(() => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true), this.options.exportTimeoutMs);
-      timer.unref();
-      this.handed += batch.length;
-      try {
-        // Out of the app's context: an export started from a tool body (a flush after its commit) is not the
-        // tool's HTTP request (the commit detector and the guard's fence look for the tool in the context).
-        context.with(suppressTracing(ROOT_CONTEXT), () => this.exporter.export(batch, finish));
-      } catch (error) {
-        finish({ code: ExportResultCode.FAILED, error: error as Error });
+  /** The slice's OTLP/JSON, {@link ENCODE_PART} spans a macrotask; what the encoder threw, if it did. */
+  private async encodeInTurns(slice: ReadableSpan[]): Promise<string | Error> {
+    try {
+      const parts = encodeTraceRequestInParts(slice, ENCODE_PART);
+      for (;;) {
+        const next = parts.next();
+        if (next.done === true) return next.value;
+        await nextTurn();
       }
-    });
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  }
+
+  /**
+   * Hand one slice of a batch to the exporter, encoded beforehand when `json` is given (an Error: its
+   * encoding failed, and the slice with it); resolves (never rejects) with whether it was exported.
+   */
+  private exportSlice(batch: ReadableSpan[], json?: string | Error): Promise<boolean> {
+    const { settled, finish } = this.exportOutcome(batch.length);
+    this.handed += batch.length;
+    try {
+      // Out of the app's context: an export started from a tool body (a flush after its commit) is not the
+      // tool's HTTP request (the commit detector and the guard's fence look for the tool in the context).
+      if (json instanceof Error) finish({ code: ExportResultCode.FAILED, error: json });
+      else if (json !== undefined && this.exporter.exportEncoded !== undefined) {
+        const { exporter } = this;
+        context.with(suppressTracing(ROOT_CONTEXT), () => exporter.exportEncoded?.(batch, json, finish));
+      } else context.with(suppressTracing(ROOT_CONTEXT), () => this.exporter.export(batch, finish));
+    } catch (error) {
+      finish({ code: ExportResultCode.FAILED, error: error as Error });
+    }
+    return settled;
+  }
+
+  /**
+   * What becomes of an export of `count` spans: `finish` (the exporter's callback, or the timeout's) counts
+   * it once, and `settled` resolves with whether it succeeded. Made apart from the spans: the callback,
+   * held until the collector answers, does not hold them (they would outlive minor GCs, each copying them,
+   * and be promoted: longer pauses for the app).
+   */
+  private exportOutcome(count: number): { settled: Promise<boolean>; finish: (result: ExportResult, timeout?: boolean) => void } {
+    let resolve: (ok: boolean) => void = () => {};
+    const settled = new Promise<boolean>((r) => (resolve = r));
+    let done = false;
+    const finish = (result: ExportResult, timeout = false): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (result.code === ExportResultCode.SUCCESS) {
+        this.counters.exported += count;
+        this.stalled = false;
+      } else {
+        this.counters.dropped += count;
+        this.counters.failedExports++;
+        if (timeout) this.timedOut += count;
+        this.stall();
+        if (result.error) reportInternalError('export', result.error);
+      }
+      resolve(result.code === ExportResultCode.SUCCESS);
+    };
+    const timer = setTimeout(() => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true), this.options.exportTimeoutMs);
+    timer.unref();
+    return { settled, finish };
   }
 }

@@ -5,7 +5,7 @@ import { TraceState } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { encodeTraceRequest } from '../../export/otlp-json-encoder.js';
+import { encodeTraceRequest, encodeTraceRequestInParts } from '../../export/otlp-json-encoder.js';
 
 /**
  * The trace files' encoder against the OpenTelemetry transformer it replaces (a devDependency, kept for
@@ -13,12 +13,27 @@ import { encodeTraceRequest } from '../../export/otlp-json-encoder.js';
  */
 const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
 
+/** The request made `partSize` spans at a time (as the export queue runs it, a part per macrotask), and the parts it took. */
+function inParts(spans: readonly ReadableSpan[], partSize: number): { text: string; pauses: number } {
+  const parts = encodeTraceRequestInParts(spans, partSize);
+  for (let pauses = 0; ; pauses++) {
+    const next = parts.next();
+    if (next.done === true) return { text: next.value, pauses };
+  }
+}
+
 function expectSameBytes(spans: ReadableSpan[]): void {
   const ours = Buffer.from(encodeTraceRequest(spans));
   const theirs = Buffer.from(JsonTraceSerializer.serializeRequest(spans)!);
   // As strings first: a difference is then shown where it is.
   expect(ours.toString()).toBe(theirs.toString());
   expect(ours.equals(theirs)).toBe(true);
+  // Made in parts, the same text, with a pause after each part.
+  for (const partSize of [1, 3]) {
+    const { text, pauses } = inParts(spans, partSize);
+    expect(text).toBe(theirs.toString());
+    expect(pauses).toBe(Math.floor(spans.length / partSize));
+  }
 }
 
 const hex = (bytes: number): fc.Arbitrary<string> => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));

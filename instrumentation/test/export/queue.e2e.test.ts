@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ExportResultCode } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { BoundedBatchSpanProcessor, COLD_SLICE, EXPORT_AT, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../export/queue.js';
+import { BoundedBatchSpanProcessor, COLD_SLICE, ENCODE_PART, EXPORT_AT, EXPORT_SLICE, type QueueOptions, type SyncCapableExporter } from '../../export/queue.js';
+import { encodeTraceRequest } from '../../export/otlp-json-encoder.js';
+import type { ReadableSpan } from '../../provider/sdk-types.js';
 import { AFTERSTOP_SCOPE, SPAN_CANCEL_REQUEST } from '../../semconv.js';
 import { distModule, runModule, tempDir } from '../../../test/helpers/child.js';
 import { TestExporter, type ExporterMode } from '../../../test/helpers/test-exporter.js';
@@ -312,6 +314,38 @@ describe('BoundedBatchSpanProcessor: a batch in slices', () => {
     expect(queue.stats()).toEqual({ queued: 0, exported: 1024, dropped: 0, failedExports: 0 });
   });
 
+  it(`encodes a slice's request ${ENCODE_PART} spans a macrotask for an exporter that takes it encoded, and hands it over in a turn of its own`, async () => {
+    const encoded: { spans: ReadableSpan[]; json: string; turns: number }[] = [];
+    let turns = 0;
+    const exporter = Object.assign(testExporter('ok'), {
+      exportEncoded(spans: ReadableSpan[], json: string, done: (result: { code: ExportResultCode }) => void): void {
+        encoded.push({ spans, json, turns });
+        done({ code: ExportResultCode.SUCCESS });
+      },
+    });
+    const { queue, end } = setupQueue(exporter, big);
+    for (let i = 0; i < 200; i++) end(`s${i}`);
+    // The app's own macrotasks, counted: each part of the encoding, and each hand-over, waits for a turn.
+    let done = false;
+    const watch = (): void => {
+      turns++;
+      if (!done) setImmediate(watch);
+    };
+    setImmediate(watch);
+    await queue.flushSoon(5000);
+    done = true;
+    expect(exporter.batches).toEqual([]);
+    expect(encoded.map((e) => e.spans.length)).toEqual([COLD_SLICE, EXPORT_SLICE, EXPORT_SLICE, 200 - COLD_SLICE - 2 * EXPORT_SLICE]);
+    expect(encoded.flatMap((e) => e.spans.map((s) => s.name))).toEqual(names(0, 200));
+    // The request is the spans' own, as the exporter would write it.
+    for (const e of encoded) expect(e.json).toBe(encodeTraceRequest(e.spans));
+    // Between two hand-overs, the app had a turn for every part of the next slice and one for the hand-over.
+    for (let i = 1; i < encoded.length; i++) {
+      expect(encoded[i]!.turns - encoded[i - 1]!.turns).toBeGreaterThanOrEqual(Math.floor(encoded[i]!.spans.length / ENCODE_PART) + 1);
+    }
+    expect(queue.stats()).toEqual({ queued: 0, exported: 200, dropped: 0, failedExports: 0 });
+  });
+
   it('a slice still waiting its turn when the process exits is written by flushSync, once', async () => {
     const exporter = testExporter('hang');
     const { queue, end } = setupQueue(exporter, big);
@@ -327,6 +361,24 @@ describe('BoundedBatchSpanProcessor: a batch in slices', () => {
     await tick();
     await tick();
     expect([...exporter.batches.flat(), ...exporter.syncBatches.flat()]).toHaveLength(200);
+  });
+
+  it('a slice still being encoded when the process exits is written by flushSync, once, and not handed over after', async () => {
+    const encoded: ReadableSpan[][] = [];
+    const exporter = Object.assign(testExporter('ok'), {
+      exportEncoded(spans: ReadableSpan[], _json: string, done: (result: { code: ExportResultCode }) => void): void {
+        encoded.push(spans);
+        done({ code: ExportResultCode.SUCCESS });
+      },
+    });
+    const { queue, end } = setupQueue(exporter, big);
+    for (let i = 0; i < 200; i++) end(`s${i}`);
+    await tick(); // the drain starts: the first slice is being encoded, the others wait
+    queue.flushSync();
+    expect(exporter.syncBatches.flat().length).toBeGreaterThan(0);
+    await queue.flushSoon(5000);
+    const handed = [...encoded.flat(), ...exporter.syncBatches.flat()].map((s) => s.name);
+    expect(handed.sort()).toEqual(names(0, 200).sort());
   });
 
   it('a batch one of whose slices failed counts those spans as dropped and the batch as failed', async () => {
