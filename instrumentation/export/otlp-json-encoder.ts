@@ -87,7 +87,8 @@ function anyValue(value: unknown): AnyValue {
       return { boolValue: value };
   }
   if (value instanceof Uint8Array) return { bytesValue: Buffer.from(value).toString('base64') };
-  if (Array.isArray(value)) return { arrayValue: { values: value.map(anyValue) } };
+  // Array.from, not map: a hole is an empty value, as the transformer writes it (map keeps it, and JSON writes null).
+  if (Array.isArray(value)) return { arrayValue: { values: Array.from(value, anyValue) } };
   if (typeof value === 'object' && value !== null) {
     return { kvlistValue: { values: Object.keys(value).map((key) => ({ key, value: anyValue((value as Record<string, unknown>)[key]) })) } };
   }

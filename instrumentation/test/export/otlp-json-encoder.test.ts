@@ -178,6 +178,12 @@ describe('the OTLP/JSON encoder of the trace files', () => {
       ],
       [{ ...base, kind: undefined as unknown as SpanKind, status: { code: SpanStatusCode.ERROR, message: '' } }],
       [{ ...base, startTime: [1.9, 999_999_999.7], endTime: [0, 0] }],
+      // Times written without BigInt when normal, with it otherwise (nanoseconds past a second, seconds past 2^53).
+      [{ ...base, startTime: [0, 5], endTime: [1, 1_500_000_000] }],
+      [{ ...base, startTime: [2 ** 53 + 2, 7], endTime: [3, 0] }],
+      // A hole in an array attribute: an empty value, as the transformer writes it.
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the case
+      [{ ...base, attributes: { sparse: [1, , 3] } as unknown as Attributes }],
       [
         { ...base, resource: resources[0]! },
         { ...base, resource: resources[3]! },
