@@ -468,37 +468,31 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       this.handing.add(batch);
       await Promise.all([...pending].map((resource) => resource.waitForAsyncAttributes?.())).catch((error: unknown) => reportInternalError('resource attributes', error));
       // The wait's continuations and the first slice's serialising, each in its own macrotask.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (!this.handing.delete(batch)) return; // written at exit meanwhile
     }
     // Handed in slices, a macrotask apart: serialising a whole batch at once held the app's event loop
     // 23 ms (512 spans, the first export). The slices still waiting stay where flushSync sees them.
     // (The first slice of all is small: the exporter's code is still cold.)
-    const [first, ...rest] = slices(batch, this.handed === 0 ? COLD_SLICE : EXPORT_SLICE);
-    if (this.exporter.exportEncoded !== undefined) {
-      // Each slice encoded a part per macrotask, and sent in one of its own.
-      const all = first === undefined ? rest : [first, ...rest];
-      for (const slice of all) this.handing.add(slice);
-      const sent: Promise<boolean>[] = [];
-      for (const slice of all) {
-        const json = await this.encodeInTurns(slice);
-        await nextTurn();
-        if (this.handing.delete(slice)) sent.push(this.exportSlice(slice, json));
-      }
-      this.lastFailed = (await Promise.all(sent)).some((ok) => !ok);
-      return;
-    }
-    for (const slice of rest) this.handing.add(slice);
-    const sent = [this.exportSlice(first ?? [])];
-    for (const slice of rest) {
-      await nextTurn();
-      if (this.handing.delete(slice)) sent.push(this.exportSlice(slice));
+    const all = slices(batch, this.handed === 0 ? COLD_SLICE : EXPORT_SLICE);
+    // An exporter that takes a request encoded has each slice encoded a part per macrotask, and handed over in
+    // one of its own; any other is handed a slice a macrotask, the first at once.
+    const encodes = this.exporter.exportEncoded !== undefined;
+    for (const slice of all) this.handing.add(slice);
+    const sent: Promise<boolean>[] = [];
+    for (const [i, slice] of all.entries()) {
+      const json = encodes ? await this.encodeInTurns(slice) : undefined;
+      if (encodes || i > 0) await nextTurn();
+      if (this.handing.delete(slice)) sent.push(this.exportSlice(slice, json));
     }
     this.lastFailed = (await Promise.all(sent)).some((ok) => !ok);
   }
 
-  /** The slice's OTLP/JSON, {@link ENCODE_PART} spans a macrotask; what the encoder threw, if it did. */
-  private async encodeInTurns(slice: ReadableSpan[]): Promise<string | Error> {
+  /**
+   * The slice's OTLP/JSON, {@link ENCODE_PART} spans a macrotask; undefined if the encoder threw (reported:
+   * the exporter then serialises the slice itself).
+   */
+  private async encodeInTurns(slice: ReadableSpan[]): Promise<string | undefined> {
     try {
       const parts = encodeTraceRequestInParts(slice, ENCODE_PART);
       for (;;) {
@@ -507,25 +501,23 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
         await nextTurn();
       }
     } catch (error) {
-      return error instanceof Error ? error : new Error(String(error));
+      reportInternalError('export encoding', error);
+      return undefined;
     }
   }
 
   /**
-   * Hand one slice of a batch to the exporter, encoded beforehand when `json` is given (an Error: its
-   * encoding failed, and the slice with it); resolves (never rejects) with whether it was exported.
+   * Hand one slice of a batch to the exporter, as the request `json` when it was encoded beforehand; resolves
+   * (never rejects) with whether it was exported.
    */
-  private exportSlice(batch: ReadableSpan[], json?: string | Error): Promise<boolean> {
+  private exportSlice(batch: ReadableSpan[], json?: string): Promise<boolean> {
     const { settled, finish } = this.exportOutcome(batch.length);
     this.handed += batch.length;
+    const { exporter } = this;
     try {
       // Out of the app's context: an export started from a tool body (a flush after its commit) is not the
       // tool's HTTP request (the commit detector and the guard's fence look for the tool in the context).
-      if (json instanceof Error) finish({ code: ExportResultCode.FAILED, error: json });
-      else if (json !== undefined && this.exporter.exportEncoded !== undefined) {
-        const { exporter } = this;
-        context.with(suppressTracing(ROOT_CONTEXT), () => exporter.exportEncoded?.(batch, json, finish));
-      } else context.with(suppressTracing(ROOT_CONTEXT), () => this.exporter.export(batch, finish));
+      context.with(suppressTracing(ROOT_CONTEXT), () => (json !== undefined && exporter.exportEncoded !== undefined ? exporter.exportEncoded(batch, json, finish) : exporter.export(batch, finish)));
     } catch (error) {
       finish({ code: ExportResultCode.FAILED, error: error as Error });
     }
