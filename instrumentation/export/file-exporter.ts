@@ -5,7 +5,7 @@ import type { ReadableSpan } from '../provider/sdk-types.js';
 import { say } from '../safe.js';
 import type { SyncCapableExporter } from './queue.js';
 import { isStop } from './span-queue.js';
-import { encodeTraceRequest } from './otlp-json-encoder.js';
+import { traceRequestPieces, utf8 } from './otlp-json-encoder.js';
 
 export interface FileExporterOptions {
   /** Folder the trace files go to; created when missing. */
@@ -95,14 +95,14 @@ export class FileSpanExporter implements SyncCapableExporter {
   }
 
   /** The same, the spans' OTLP/JSON encoded beforehand (the queue encodes it a few spans a macrotask). */
-  exportEncoded(spans: ReadableSpan[], json: string, resultCallback: (result: ExportResult) => void): void {
-    this.write(spans, json, resultCallback);
+  exportEncoded(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void {
+    this.write(spans, request, resultCallback);
   }
 
-  private write(spans: ReadableSpan[], json: string | undefined, resultCallback: (result: ExportResult) => void): void {
+  private write(spans: ReadableSpan[], request: readonly string[] | undefined, resultCallback: (result: ExportResult) => void): void {
     let line: Buffer | undefined;
     try {
-      line = this.lineFor(spans, json);
+      line = this.lineFor(spans, request);
     } catch (error) {
       resultCallback({ code: ExportResultCode.FAILED, error: error as Error });
       return;
@@ -231,14 +231,11 @@ export class FileSpanExporter implements SyncCapableExporter {
   }
 
   /** One OTLP/JSON line, or undefined when there is nothing to write. */
-  private lineFor(spans: ReadableSpan[], encoded?: string): Buffer | undefined {
+  private lineFor(spans: ReadableSpan[], encoded?: readonly string[]): Buffer | undefined {
     if (this.isShutdown) throw new Error('file exporter is shut down');
     if (spans.length === 0) return undefined;
-    const json = encoded ?? encodeTraceRequest(spans);
-    const bytes = Buffer.byteLength(json);
-    const line = Buffer.allocUnsafe(bytes + 1);
-    line.write(json, 0);
-    line[bytes] = NEWLINE;
+    const line = utf8(encoded ?? traceRequestPieces(spans), 1);
+    line[line.length - 1] = NEWLINE;
     return line;
   }
 

@@ -14,6 +14,11 @@ import type { ReadableSpan, TimedEvent } from '../provider/sdk-types.js';
  * is the file format's own encoding.
  */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): string {
+  return traceRequestPieces(spans).join('');
+}
+
+/** {@link encodeTraceRequest}'s text as pieces in order, at once (an exporter writes them as bytes: {@link utf8}). */
+export function traceRequestPieces(spans: readonly ReadableSpan[]): string[] {
   const parts = encodeTraceRequestInParts(spans, Number.POSITIVE_INFINITY);
   for (;;) {
     const next = parts.next();
@@ -22,33 +27,51 @@ export function encodeTraceRequest(spans: readonly ReadableSpan[]): string {
 }
 
 /**
- * The same text as {@link encodeTraceRequest}, made `partSize` spans at a time: the generator yields after
- * each part and returns the request. The export queue runs a part per macrotask (queue.ts), so that
- * serialising a batch never holds the app's event loop for long.
+ * The request's text as pieces in order ({@link encodeTraceRequest}'s text once joined), made `partSize`
+ * spans at a time: the generator yields after each part and returns the pieces. The export queue runs a
+ * part per macrotask (queue.ts), so that serialising a batch never holds the app's event loop for long.
+ * The pieces are not joined here: an exporter writes them as bytes ({@link utf8}), and the joined text was
+ * one more copy of every request in the app's heap.
  */
-export function* encodeTraceRequestInParts(spans: readonly ReadableSpan[], partSize: number): Generator<void, string, void> {
+export function* encodeTraceRequestInParts(spans: readonly ReadableSpan[], partSize: number): Generator<void, string[], void> {
   // JSON.stringify of an object is its members' texts joined: each span is stringified alone (a part's
-  // work) and the request put together around them, byte for byte what stringifying the whole gives.
-  const resources: string[] = [];
+  // work) and the request's text put around them, byte for byte what stringifying the whole gives.
+  const out: string[] = ['{"resourceSpans":['];
   let inPart = 0;
+  let firstResource = true;
   for (const [res, byScope] of grouped(spans)) {
-    const scopes: string[] = [];
+    const encoded = resource(res);
+    out.push(firstResource ? '{"resource":' : ',{"resource":', JSON.stringify(encoded), ',"scopeSpans":[');
+    firstResource = false;
+    let firstScope = true;
     for (const list of byScope.values()) {
-      const encoded: string[] = [];
-      for (const s of list) {
-        encoded.push(JSON.stringify(span(s)));
+      const first = list[0]!.instrumentationScope;
+      out.push(firstScope ? '{"scope":' : ',{"scope":', JSON.stringify(scope(first)), ',"spans":[');
+      firstScope = false;
+      for (let i = 0; i < list.length; i++) {
+        if (i > 0) out.push(',');
+        out.push(JSON.stringify(span(list[i]!)));
         if (++inPart >= partSize) {
           inPart = 0;
           yield;
         }
       }
-      const first = list[0]!.instrumentationScope;
-      scopes.push(`{"scope":${JSON.stringify(scope(first))},"spans":[${encoded.join(',')}]${member('schemaUrl', first.schemaUrl)}}`);
+      out.push(']', member('schemaUrl', first.schemaUrl), '}');
     }
-    const encoded = resource(res);
-    resources.push(`{"resource":${JSON.stringify(encoded)},"scopeSpans":[${scopes.join(',')}]${member('schemaUrl', encoded.schemaUrl)}}`);
+    out.push(']', member('schemaUrl', encoded.schemaUrl), '}');
   }
-  return `{"resourceSpans":[${resources.join(',')}]}`;
+  out.push(']}');
+  return out;
+}
+
+/** Pieces of text as UTF-8 in one buffer, with `trailing` bytes left after them (unset) for the caller. */
+export function utf8(pieces: readonly string[], trailing = 0): Buffer {
+  let length = trailing;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const bytes = Buffer.allocUnsafe(length);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at);
+  return bytes;
 }
 
 /** `,"key":value` as JSON.stringify writes an object's member; nothing for undefined (which it leaves out). */

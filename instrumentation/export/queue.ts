@@ -73,7 +73,7 @@ export interface SyncCapableExporter extends SpanExporter {
    * {@link ENCODE_PART} spans a macrotask): the export then only sends or writes it. Without it, the
    * exporter serialises a slice inside export(), in one macrotask.
    */
-  exportEncoded?(spans: ReadableSpan[], json: string, resultCallback: (result: ExportResult) => void): void;
+  exportEncoded?(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void;
   /** Whether a batch handed now would be taken (false: the exporter holds its limit already; the queue keeps it). */
   hasRoom?(): boolean;
   /**
@@ -481,18 +481,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     for (const slice of all) this.handing.add(slice);
     const sent: Promise<boolean>[] = [];
     for (const [i, slice] of all.entries()) {
-      const json = encodes ? await this.encodeInTurns(slice) : undefined;
+      const request = encodes ? await this.encodeInTurns(slice) : undefined;
       if (encodes || i > 0) await nextTurn();
-      if (this.handing.delete(slice)) sent.push(this.exportSlice(slice, json));
+      if (this.handing.delete(slice)) sent.push(this.exportSlice(slice, request));
     }
     this.lastFailed = (await Promise.all(sent)).some((ok) => !ok);
   }
 
   /**
-   * The slice's OTLP/JSON, {@link ENCODE_PART} spans a macrotask; undefined if the encoder threw (reported:
-   * the exporter then serialises the slice itself).
+   * The slice's OTLP/JSON (its pieces), {@link ENCODE_PART} spans a macrotask; undefined if the encoder threw
+   * (reported: the exporter then serialises the slice itself).
    */
-  private async encodeInTurns(slice: ReadableSpan[]): Promise<string | undefined> {
+  private async encodeInTurns(slice: ReadableSpan[]): Promise<readonly string[] | undefined> {
     try {
       const parts = encodeTraceRequestInParts(slice, ENCODE_PART);
       for (;;) {
@@ -507,17 +507,17 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Hand one slice of a batch to the exporter, as the request `json` when it was encoded beforehand; resolves
-   * (never rejects) with whether it was exported.
+   * Hand one slice of a batch to the exporter, as the `request` (its OTLP/JSON's pieces) when it was encoded
+   * beforehand; resolves (never rejects) with whether it was exported.
    */
-  private exportSlice(batch: ReadableSpan[], json?: string): Promise<boolean> {
+  private exportSlice(batch: ReadableSpan[], request?: readonly string[]): Promise<boolean> {
     const { settled, finish } = this.exportOutcome(batch.length);
     this.handed += batch.length;
     const { exporter } = this;
     try {
       // Out of the app's context: an export started from a tool body (a flush after its commit) is not the
       // tool's HTTP request (the commit detector and the guard's fence look for the tool in the context).
-      context.with(suppressTracing(ROOT_CONTEXT), () => (json !== undefined && exporter.exportEncoded !== undefined ? exporter.exportEncoded(batch, json, finish) : exporter.export(batch, finish)));
+      context.with(suppressTracing(ROOT_CONTEXT), () => (request !== undefined && exporter.exportEncoded !== undefined ? exporter.exportEncoded(batch, request, finish) : exporter.export(batch, finish)));
     } catch (error) {
       finish({ code: ExportResultCode.FAILED, error: error as Error });
     }
