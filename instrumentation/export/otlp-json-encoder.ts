@@ -248,11 +248,17 @@ function resource(out: JsonBytes, of: ReadableSpan['resource']): void {
 /** Spans by resource (the same object), then by scope (name, version, schema URL), each in the order its first span comes. */
 function grouped(spans: readonly ReadableSpan[]): Map<ReadableSpan['resource'], Map<string, ReadableSpan[]>> {
   const byResource = new Map<ReadableSpan['resource'], Map<string, ReadableSpan[]>>();
+  // A tracer's spans share its scope object: its key is made once for a run of them.
+  let lastScope: ReadableSpan['instrumentationScope'] | undefined;
+  let key = '';
   for (const s of spans) {
     let byScope = byResource.get(s.resource);
     if (byScope === undefined) byResource.set(s.resource, (byScope = new Map()));
-    const { name, version, schemaUrl } = s.instrumentationScope;
-    const key = `${name}@${version || ''}:${schemaUrl || ''}`;
+    if (s.instrumentationScope !== lastScope) {
+      lastScope = s.instrumentationScope;
+      const { name, version, schemaUrl } = lastScope;
+      key = `${name}@${version || ''}:${schemaUrl || ''}`;
+    }
     const list = byScope.get(key);
     if (list === undefined) byScope.set(key, [s]);
     else list.push(s);
