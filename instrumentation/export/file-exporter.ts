@@ -5,7 +5,7 @@ import type { ReadableSpan } from '../provider/sdk-types.js';
 import { say } from '../safe.js';
 import type { SyncCapableExporter } from './queue.js';
 import { isStop } from './span-queue.js';
-import { encodeTraceRequestBytes } from './otlp-json-encoder.js';
+import { traceRequestPieces, utf8 } from './otlp-json-encoder.js';
 
 export interface FileExporterOptions {
   /** Folder the trace files go to; created when missing. */
@@ -19,7 +19,7 @@ export interface FileExporterOptions {
   maxPendingBytes?: number;
 }
 
-const NEWLINE = Buffer.from('\n');
+const NEWLINE = 0x0a;
 
 /** On a write error: part of the line went into the file (it must not be written to again). */
 const PARTIAL = Symbol('afterstop.partialWrite');
@@ -95,11 +95,11 @@ export class FileSpanExporter implements SyncCapableExporter {
   }
 
   /** The same, the spans' OTLP/JSON encoded beforehand (the queue encodes it a few spans a macrotask). */
-  exportEncoded(spans: ReadableSpan[], request: Uint8Array, resultCallback: (result: ExportResult) => void): void {
+  exportEncoded(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void {
     this.write(spans, request, resultCallback);
   }
 
-  private write(spans: ReadableSpan[], request: Uint8Array | undefined, resultCallback: (result: ExportResult) => void): void {
+  private write(spans: ReadableSpan[], request: readonly string[] | undefined, resultCallback: (result: ExportResult) => void): void {
     let line: Buffer | undefined;
     try {
       line = this.lineFor(spans, request);
@@ -231,10 +231,12 @@ export class FileSpanExporter implements SyncCapableExporter {
   }
 
   /** One OTLP/JSON line, or undefined when there is nothing to write. */
-  private lineFor(spans: ReadableSpan[], encoded?: Uint8Array): Buffer | undefined {
+  private lineFor(spans: ReadableSpan[], encoded?: readonly string[]): Buffer | undefined {
     if (this.isShutdown) throw new Error('file exporter is shut down');
     if (spans.length === 0) return undefined;
-    return Buffer.concat([encoded ?? encodeTraceRequestBytes(spans), NEWLINE]);
+    const line = utf8(encoded ?? traceRequestPieces(spans), 1);
+    line[line.length - 1] = NEWLINE;
+    return line;
   }
 
   /**

@@ -3,7 +3,7 @@ import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { loadOptionalPeer, type OptionalPeer } from '../optional-peer.js';
 import type { ExportResult } from '../otel-compat.js';
 import type { ReadableSpan } from '../provider/sdk-types.js';
-import { encodeTraceRequest } from './otlp-json-encoder.js';
+import { encodeTraceRequest, utf8 } from './otlp-json-encoder.js';
 import type { SyncCapableExporter } from './queue.js';
 
 /** The OTLP/HTTP exporter's package: an optional peer dependency, loaded only when spans go to a collector. */
@@ -75,8 +75,8 @@ function takingEncoded(exporter: SyncCapableExporter): SyncCapableExporter {
     deserializeResponse: (data: Uint8Array) => own.deserializeResponse(data),
   };
   return Object.assign(exporter, {
-    exportEncoded(spans: ReadableSpan[], request: Uint8Array, resultCallback: (result: ExportResult) => void): void {
-      exporter.export(Object.assign([...spans], { [ENCODED]: request }), resultCallback);
+    exportEncoded(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void {
+      exporter.export(Object.assign([...spans], { [ENCODED]: utf8(request) }), resultCallback);
     },
   });
 }

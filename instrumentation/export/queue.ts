@@ -73,7 +73,7 @@ export interface SyncCapableExporter extends SpanExporter {
    * {@link ENCODE_PART} spans a macrotask): the export then only sends or writes it. Without it, the
    * exporter serialises a slice inside export(), in one macrotask.
    */
-  exportEncoded?(spans: ReadableSpan[], request: Uint8Array, resultCallback: (result: ExportResult) => void): void;
+  exportEncoded?(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void;
   /** Whether a batch handed now would be taken (false: the exporter holds its limit already; the queue keeps it). */
   hasRoom?(): boolean;
   /**
@@ -489,10 +489,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * The slice's OTLP/JSON (its bytes), {@link ENCODE_PART} spans a macrotask; undefined if the encoder threw
+   * The slice's OTLP/JSON (its pieces), {@link ENCODE_PART} spans a macrotask; undefined if the encoder threw
    * (reported: the exporter then serialises the slice itself).
    */
-  private async encodeInTurns(slice: ReadableSpan[]): Promise<Uint8Array | undefined> {
+  private async encodeInTurns(slice: ReadableSpan[]): Promise<readonly string[] | undefined> {
     try {
       const parts = encodeTraceRequestInParts(slice, ENCODE_PART);
       for (;;) {
@@ -507,10 +507,10 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   }
 
   /**
-   * Hand one slice of a batch to the exporter, as the `request` (its OTLP/JSON's bytes) when it was encoded
+   * Hand one slice of a batch to the exporter, as the `request` (its OTLP/JSON's pieces) when it was encoded
    * beforehand; resolves (never rejects) with whether it was exported.
    */
-  private exportSlice(batch: ReadableSpan[], request?: Uint8Array): Promise<boolean> {
+  private exportSlice(batch: ReadableSpan[], request?: readonly string[]): Promise<boolean> {
     const { settled, finish } = this.exportOutcome(batch.length);
     this.handed += batch.length;
     const { exporter } = this;

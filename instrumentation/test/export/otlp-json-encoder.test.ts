@@ -5,7 +5,7 @@ import { TraceState } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type TimedEvent } from '@opentelemetry/sdk-trace-base';
-import { encodeTraceRequest, encodeTraceRequestInParts } from '../../export/otlp-json-encoder.js';
+import { encodeTraceRequest, encodeTraceRequestInParts, utf8 } from '../../export/otlp-json-encoder.js';
 
 /**
  * The trace files' encoder against the OpenTelemetry transformer it replaces (a devDependency, kept for
@@ -13,12 +13,15 @@ import { encodeTraceRequest, encodeTraceRequestInParts } from '../../export/otlp
  */
 const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 300);
 
-/** The request made `partSize` spans at a time (as the export queue runs it, a part per macrotask), as bytes, and the parts it took. */
+/**
+ * The request made `partSize` spans at a time (as the export queue runs it, a part per macrotask), as the
+ * exporters write it (its pieces as UTF-8 in one buffer), and the parts it took.
+ */
 function inParts(spans: readonly ReadableSpan[], partSize: number): { bytes: Buffer; pauses: number } {
   const parts = encodeTraceRequestInParts(spans, partSize);
   for (let pauses = 0; ; pauses++) {
     const next = parts.next();
-    if (next.done === true) return { bytes: next.value, pauses };
+    if (next.done === true) return { bytes: utf8(next.value), pauses };
   }
 }
 

@@ -318,8 +318,8 @@ describe('BoundedBatchSpanProcessor: a batch in slices', () => {
     const encoded: { spans: ReadableSpan[]; json: string; turns: number }[] = [];
     let turns = 0;
     const exporter = Object.assign(testExporter('ok'), {
-      exportEncoded(spans: ReadableSpan[], request: Uint8Array, done: (result: { code: ExportResultCode }) => void): void {
-        encoded.push({ spans, json: Buffer.from(request).toString(), turns });
+      exportEncoded(spans: ReadableSpan[], request: readonly string[], done: (result: { code: ExportResultCode }) => void): void {
+        encoded.push({ spans, json: request.join(''), turns });
         done({ code: ExportResultCode.SUCCESS });
       },
     });
@@ -366,7 +366,7 @@ describe('BoundedBatchSpanProcessor: a batch in slices', () => {
   it('a slice still being encoded when the process exits is written by flushSync, once, and not handed over after', async () => {
     const encoded: ReadableSpan[][] = [];
     const exporter = Object.assign(testExporter('ok'), {
-      exportEncoded(spans: ReadableSpan[], _request: Uint8Array, done: (result: { code: ExportResultCode }) => void): void {
+      exportEncoded(spans: ReadableSpan[], _request: readonly string[], done: (result: { code: ExportResultCode }) => void): void {
         encoded.push(spans);
         done({ code: ExportResultCode.SUCCESS });
       },
