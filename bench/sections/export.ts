@@ -75,7 +75,7 @@ export const EXPORT_SECTIONS: Section[] = [
           ratioRow(
             {
               id: `collector-${f}`,
-              work: `time per run, a collector that ${({ '500': 'answers 500', reset: 'resets every connection', hang: 'never answers', down: 'is not there' } as const)[f]} (${t.dropped} spans dropped)`,
+              work: `time per run, a collector that ${({ '500': 'answers 500', reset: 'resets every connection', hang: 'never answers', down: 'is not there' } as const)[f]} (${t.dropped} spans dropped; median of ${faults.faultRounds})`,
               value: t.msPerRun,
               unit: 'ms',
               baseline: 'a healthy collector',
