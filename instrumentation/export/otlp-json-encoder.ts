@@ -32,6 +32,10 @@ export function traceRequestPieces(spans: readonly ReadableSpan[]): string[] {
  * part per macrotask (queue.ts), so that serialising a batch never holds the app's event loop for long.
  * The pieces are not joined here: an exporter writes them as bytes ({@link utf8}), and the joined text was
  * one more copy of every request in the app's heap.
+ *
+ * Each span goes through JSON.stringify, native from its first call, rather than a writer in JS: an agent
+ * exports seldom (some 125 slices in the bench's loop of 2,000 runs), so JS code here runs cold, and a byte
+ * writer took 1-5 ms a part while still interpreted, against 0.1-0.6 ms (docs/benchmarks.md).
  */
 export function* encodeTraceRequestInParts(spans: readonly ReadableSpan[], partSize: number): Generator<void, string[], void> {
   // JSON.stringify of an object is its members' texts joined: each span is stringified alone (a part's
