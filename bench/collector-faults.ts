@@ -113,9 +113,10 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
 });
 
 /**
- * The pause is the single worst stall of a 2.5 s loop, on shared CPUs: the app alone's varied 2.5-5.9 ms
- * from run to run, and the median of 3 rounds moved by a fifth between two runs of the bench. Hence 9
- * rounds of the three the pause rows compare, and 3 of each collector in trouble.
+ * The pause is the single worst stall of a 2.5 s loop, on shared CPUs: the app alone's varied 1.9-5.9 ms
+ * from run to run, and the steady ratio of 3 rounds was 1.25x, 1.30x, 1.38x and 1.39x in four runs of the
+ * bench on the same code. Hence 9 rounds of the three the pause rows compare, and 3 of each collector in
+ * trouble.
  */
 export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;

@@ -19,8 +19,6 @@ export interface FileExporterOptions {
   maxPendingBytes?: number;
 }
 
-const NEWLINE = 0x0a;
-
 /** On a write error: part of the line went into the file (it must not be written to again). */
 const PARTIAL = Symbol('afterstop.partialWrite');
 
@@ -234,9 +232,7 @@ export class FileSpanExporter implements SyncCapableExporter {
   private lineFor(spans: ReadableSpan[], encoded?: readonly string[]): Buffer | undefined {
     if (this.isShutdown) throw new Error('file exporter is shut down');
     if (spans.length === 0) return undefined;
-    const line = utf8(encoded ?? traceRequestPieces(spans), 1);
-    line[line.length - 1] = NEWLINE;
-    return line;
+    return utf8(encoded ?? traceRequestPieces(spans), '\n');
   }
 
   /**

@@ -68,13 +68,14 @@ export function* encodeTraceRequestInParts(spans: readonly ReadableSpan[], partS
   return out;
 }
 
-/** Pieces of text as UTF-8 in one buffer, with `trailing` bytes left after them (unset) for the caller. */
-export function utf8(pieces: readonly string[], trailing = 0): Buffer {
-  let length = trailing;
+/** Pieces of text, then `end` (a trace file's newline), as UTF-8 in one buffer. */
+export function utf8(pieces: readonly string[], end = ''): Buffer {
+  let length = Buffer.byteLength(end);
   for (const piece of pieces) length += Buffer.byteLength(piece);
   const bytes = Buffer.allocUnsafe(length);
   let at = 0;
   for (const piece of pieces) at += bytes.write(piece, at);
+  bytes.write(end, at);
   return bytes;
 }
 

@@ -69,9 +69,10 @@ export interface SyncCapableExporter extends SpanExporter {
   /** The most exports (requests) the exporter takes at once; beyond it, it refuses them (the OTLP client). */
   readonly maxConcurrentExports?: number;
   /**
-   * Export spans whose request the queue encoded beforehand (their OTLP/JSON, encodeTraceRequestInParts, made
-   * {@link ENCODE_PART} spans a macrotask): the export then only sends or writes it. Without it, the
-   * exporter serialises a slice inside export(), in one macrotask.
+   * Export spans whose request the queue encoded beforehand (their OTLP/JSON as the pieces
+   * encodeTraceRequestInParts returns, made {@link ENCODE_PART} spans a macrotask): the export then only writes
+   * them as bytes (`utf8`) and sends or writes those. Without it, the exporter serialises a slice inside
+   * export(), in one macrotask.
    */
   exportEncoded?(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void;
   /** Whether a batch handed now would be taken (false: the exporter holds its limit already; the queue keeps it). */
