@@ -1,6 +1,7 @@
 import * as dc from 'node:diagnostics_channel';
 import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
 import { parseTraceParent } from './provider/propagator.js';
+import { hrTime } from './otel-compat.js';
 import { safely } from './safe.js';
 import { activeTool, type CommitSink } from './run-context.js';
 import { headerValue, MCP_PROTOCOL_HEADER, streamedContentType } from './http-message.js';
@@ -102,7 +103,7 @@ function startSpan(tool: CommitSink, target: Target): { span: Span; headers: [st
   const port = target.port ?? DEFAULT_PORTS[target.scheme];
   if (port !== undefined) attributes[ATTR_SERVER_PORT] = port;
   const parent = trace.setSpanContext(context.active(), tool.spanContext);
-  const span = tool.tracer.startSpan(known ? target.method : 'HTTP', { kind: SpanKind.CLIENT, attributes }, parent);
+  const span = tool.tracer.startSpan(known ? target.method : 'HTTP', { kind: SpanKind.CLIENT, startTime: hrTime(), attributes }, parent);
   const sc = span.spanContext();
   if (!isSpanContextValid(sc)) return undefined;
   return { span, headers: contextHeaders(sc, span) };
@@ -145,7 +146,7 @@ function end(request: object, r: RequestSpan, status: number | undefined, lost: 
     span.setAttribute(ATTR_ERROR_TYPE, String(status));
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
-  span.end();
+  span.end(hrTime());
 }
 
 function answered(request: unknown, status: unknown, contentType: unknown): void {

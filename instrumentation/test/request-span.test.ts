@@ -95,6 +95,7 @@ describe('trace context on the HTTP requests a tool makes', () => {
     await run.tool({ name: 'read', callId: 'call_get' }, () => httpCall(url('/get'), 'GET'));
     run.end();
     const { spans, tool } = await traceOf(run.id);
+    const requests: FlatSpan[] = [];
     for (const [path, callId, method] of [
       ['/fetch', 'call_fetch', 'POST'],
       ['/undici', 'call_undici', 'POST'],
@@ -102,11 +103,14 @@ describe('trace context on the HTTP requests a tool makes', () => {
       ['/get', 'call_get', 'GET'],
     ] as const) {
       const got = received.get(path)!;
+      requests.push(spans.find((s) => s.spanId === spanIdOf(got.traceparent[0]))!);
       expect(got.traceparent, path).toHaveLength(1);
       const request = spans.find((s) => s.spanId === spanIdOf(got.traceparent[0]))!;
       expect(request, path).toBeDefined();
       expect(got.traceparent[0]).toBe(`00-${request.traceId}-${request.spanId}-01`);
       expect(request.parentSpanId).toBe(tool(callId).spanId);
+      // On the clock of every afterstop span (hrTime): inside its tool span, as it happened.
+      expect(request.startNs >= tool(callId).startNs && request.endNs <= tool(callId).endNs, path).toBe(true);
       expect(request.name).toBe(method);
       expect(request.kind).toBe(3);
       expect(request.statusCode).not.toBe(2);
@@ -119,6 +123,9 @@ describe('trace context on the HTTP requests a tool makes', () => {
         'http.response.status_code': 200,
       });
     }
+    // Dated by Date.now(), every start would fall on a whole millisecond (and a marker could sort after a span
+    // that started after it).
+    expect(requests.every((r) => r.startNs % 1_000_000n === 0n)).toBe(false);
     expect(traceContextOn()).toBe(true);
   });
 
@@ -158,19 +165,23 @@ describe('trace context on the HTTP requests a tool makes', () => {
   it('a streamed answer’s span ends when its body ends, not at its headers', async () => {
     answers.set('/sse', 'stream');
     const run = startRun({ framework: 'manual' });
-    let headersAt = 0n;
+    let exportedAtHeaders: FlatSpan[] = [];
     await run.tool({ name: 'watch', callId: 'call_sse' }, async () => {
       const res = await fetch(url('/sse'), { method: 'POST', body: '{}' });
-      headersAt = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
-      // The body ends only now, after the client had the headers.
+      // Every span ended so far, flushed and read back while the client holds the headers only. (Compared by
+      // event, not by time: a span's clock is anchored to Date.now() at its start, the test's is not.)
+      exportedAtHeaders = await capture.spans();
+      // The body ends only now.
       endStream();
       await res.text();
     });
     run.end();
     const { spans } = await traceOf(run.id);
-    const span = spans.find((s) => s.spanId === spanIdOf(received.get('/sse')!.traceparent[0]))!;
-    // Ended at the headers, the span would have ended before the client had them.
-    expect(span.endNs).toBeGreaterThan(headersAt);
+    const id = spanIdOf(received.get('/sse')!.traceparent[0]);
+    // Ended at the headers, the span would have been exported before the body ended.
+    expect(exportedAtHeaders.some((s) => s.spanId === id)).toBe(false);
+    const span = spans.find((s) => s.spanId === id)!;
+    expect(span.endNs).toBeGreaterThan(span.startNs);
     expect(span.attributes['http.response.status_code']).toBe(200);
   });
 
