@@ -6,7 +6,8 @@ import { detectedResource, resourceFromAttributes } from './provider/resource.js
 import type { Resource, SpanProcessor } from './provider/sdk-types.js';
 import { AfterstopTracerProvider } from './provider/tracer-provider.js';
 import { ForeignToolSpanProcessor } from './foreign-tool-spans.js';
-import { BoundedBatchSpanProcessor, type SyncCapableExporter } from './export/queue.js';
+import { BoundedBatchSpanProcessor } from './export/queue.js';
+import type { SyncCapableExporter } from './export/sync-capable-exporter.js';
 import { hookProcessExit } from './export/exit-flush.js';
 import { FileSpanExporter } from './export/file-exporter.js';
 import { createOtlpExporter, OTLP_EXPORTER_PACKAGE } from './export/otlp-exporter.js';

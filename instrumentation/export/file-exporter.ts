@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ExportResultCode, type ExportResult } from '../otel-compat.js';
 import type { ReadableSpan } from '../provider/sdk-types.js';
 import { say } from '../safe.js';
-import type { SyncCapableExporter } from './queue.js';
+import type { SyncCapableExporter } from './sync-capable-exporter.js';
 import { isStop } from './span-queue.js';
 import { traceRequestPieces, utf8 } from './otlp-json-encoder.js';
 

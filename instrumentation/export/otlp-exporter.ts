@@ -4,7 +4,7 @@ import { loadOptionalPeer, type OptionalPeer } from '../optional-peer.js';
 import type { ExportResult } from '../otel-compat.js';
 import type { ReadableSpan } from '../provider/sdk-types.js';
 import { encodeTraceRequest, utf8 } from './otlp-json-encoder.js';
-import type { SyncCapableExporter } from './queue.js';
+import type { SyncCapableExporter } from './sync-capable-exporter.js';
 
 /** The OTLP/HTTP exporter's package: an optional peer dependency, loaded only when spans go to a collector. */
 export const OTLP_EXPORTER_PACKAGE = '@opentelemetry/exporter-trace-otlp-http';

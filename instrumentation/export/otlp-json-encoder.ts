@@ -29,7 +29,7 @@ export function traceRequestPieces(spans: readonly ReadableSpan[]): string[] {
 /**
  * The request's text as pieces in order ({@link encodeTraceRequest}'s text once joined), made `partSize`
  * spans at a time: the generator yields after each part and returns the pieces. The export queue runs a
- * part per macrotask (queue.ts), so that serialising a batch never holds the app's event loop for long.
+ * part per macrotask (slices.ts), so that serialising a batch never holds the app's event loop for long.
  * The pieces are not joined here: an exporter writes them as bytes ({@link utf8}), and the joined text was
  * one more copy of every request in the app's heap.
  *

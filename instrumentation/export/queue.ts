@@ -1,12 +1,13 @@
-import { ROOT_CONTEXT, TraceFlags, context } from '@opentelemetry/api';
-import { ExportResultCode, suppressTracing, type ExportResult } from '../otel-compat.js';
-import type { ReadableSpan, SpanExporter, SpanProcessor } from '../provider/sdk-types.js';
+import { TraceFlags } from '@opentelemetry/api';
+import type { ReadableSpan, SpanProcessor } from '../provider/sdk-types.js';
 import type { ExportStats } from '../types.js';
 import { reportInternalError, settleWithin } from '../safe.js';
 import type { DeferredEntry, DeferredMarker } from '../internal-types.js';
 import { DeferredMarkers } from './deferred-markers.js';
-import { encodeTraceRequestInParts } from './otlp-json-encoder.js';
+import { ExportLedger } from './export-ledger.js';
+import { EXPORT_SLICE, handInSlices, nextTurn, type SliceHost } from './slices.js';
 import { SpanQueue } from './span-queue.js';
+import type { SyncCapableExporter } from './sync-capable-exporter.js';
 
 export interface QueueOptions {
   maxQueueSize: number;
@@ -16,20 +17,6 @@ export interface QueueOptions {
 }
 
 /**
- * The most spans handed to the exporter at once: a larger batch goes in slices
- * this size, a macrotask apart, so that serialising it never holds the app's
- * event loop for long.
- */
-export const EXPORT_SLICE = 64;
-
-/**
- * The first slice a queue hands over is this small: the exporter's code runs cold then (serialising 64
- * spans took 3.5-4.2 ms the first time and 1.1 ms afterwards, and the first request opens its socket in
- * the same macrotask).
- */
-export const COLD_SLICE = 8;
-
-/**
  * An export starts once this many spans wait (or the timer fires), however large a batch may be: spans then
  * leave the app's heap soon, and the answers to their requests come back spread out. At 512, each full batch
  * went out as eight requests at once whose answers were handled in one turn of the event loop, and the
@@ -37,52 +24,6 @@ export const COLD_SLICE = 8;
  * gather, and the next takes up to a whole batch: the throughput to a distant collector is a batch per round trip.
  */
 export const EXPORT_AT = EXPORT_SLICE;
-
-/**
- * A slice's request is encoded this many spans a macrotask, for an exporter that takes it encoded
- * (`exportEncoded`): encoding a slice of 64 spans in one went with the request's send into one macrotask,
- * the longest pause an exporting agent loop saw (bench/collector-faults.ts).
- */
-export const ENCODE_PART = 16;
-
-/** The next turn of the event loop (a macrotask): what the app has waiting runs first. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** `batch` cut in slices: the first `first` spans long, the others {@link EXPORT_SLICE}. */
-function slices(batch: ReadableSpan[], first: number): ReadableSpan[][] {
-  const out = [batch.slice(0, first)];
-  for (let at = first; at < batch.length; at += EXPORT_SLICE) out.push(batch.slice(at, at + EXPORT_SLICE));
-  return out;
-}
-
-/** An exporter that can also write synchronously, for the last flush at process exit. */
-export interface SyncCapableExporter extends SpanExporter {
-  exportSync?(spans: ReadableSpan[]): boolean;
-  /** Write synchronously whatever the exporter still holds (lines waiting for the disk). */
-  drainSync?(): void;
-  /**
-   * The exporter takes an export while another runs, and bounds what it holds itself (the file exporter
-   * queues lines up to its pending-bytes limit): a full queue then hands it a batch at once instead of
-   * dropping spans ({@link BoundedBatchSpanProcessor}).
-   */
-  readonly acceptsConcurrentExports?: boolean;
-  /** The most exports (requests) the exporter takes at once; beyond it, it refuses them (the OTLP client). */
-  readonly maxConcurrentExports?: number;
-  /**
-   * Export spans whose request the queue encoded beforehand (their OTLP/JSON as the pieces
-   * encodeTraceRequestInParts returns, made {@link ENCODE_PART} spans a macrotask): the export then only writes
-   * them as bytes (`utf8`) and sends or writes those. Without it, the exporter serialises a slice inside
-   * export(), in one macrotask.
-   */
-  exportEncoded?(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void;
-  /** Whether a batch handed now would be taken (false: the exporter holds its limit already; the queue keeps it). */
-  hasRoom?(): boolean;
-  /**
-   * Set by the queue: the exporter calls it when an export failed and it tries again later (the collector
-   * refused it, or answered 5xx): the collector is failing, and a flush for a Stop stops waiting for it.
-   */
-  onRetrying?: (() => void) | undefined;
-}
 
 /** How much earlier than asked a flush may end when it joins one under way. */
 const FLUSH_JOIN_MS = 100;
@@ -121,26 +62,16 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
    * client's retry timers would hold the process for each).
    */
   private lastFailed = false;
-  /**
-   * The collector is failing: an export was refused and is being retried, failed, or was still unanswered
-   * when a flush's time ran out; cleared by the next export that succeeds. A flush for a Stop
-   * (`flushSoon(…, true)`) does not wait for it: `await run.cancel()` never waits on a collector in trouble.
-   */
-  private stalled = false;
-  private readonly stallWaiters = new Set<() => void>();
   /** The flush under way that later ones may join (flushSoon). */
   private openFlush: OpenFlush | undefined;
-  /** A batch taken from the ring and waiting for resource attributes before export. */
+  /** A batch taken from the ring and waiting for resource attributes before export, and slices not yet handed over. */
   private readonly handing = new Set<ReadableSpan[]>();
   /** Markers written only if their fact is still open when spans are next taken for export. */
   private readonly deferred = new DeferredMarkers();
-  private readonly counters = { exported: 0, dropped: 0, failedExports: 0 };
-  /** Of `dropped`, the spans the full queue evicted (the rest were in failed exports), and those of exports that timed out. */
-  private queueFull = 0;
-  private timedOut = 0;
-  /** Spans handed to the exporter (whatever came of it), and spans that ended after shutdown (not taken). */
-  private handed = 0;
-  private afterShutdown = 0;
+  /** What became of the spans taken, and whether the collector is failing. */
+  private readonly ledger: ExportLedger;
+  /** What handing a batch in slices needs (slices.ts). */
+  private readonly host: SliceHost;
   /** Batches being exported (the drain's, and those a full queue handed over). */
   private batchesOut = 0;
 
@@ -158,23 +89,18 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     this.options = { ...options, maxQueueSize, maxExportBatchSize };
     this.exportAt = Math.min(EXPORT_AT, maxExportBatchSize);
     this.ring = new SpanQueue(maxQueueSize);
-    this.exporter.onRetrying = () => this.stall();
+    this.ledger = new ExportLedger(options.exportTimeoutMs);
+    this.host = { exporter, ledger: this.ledger, handing: this.handing };
+    this.exporter.onRetrying = () => this.ledger.stall();
   }
 
   /** Whether the last export failed, or the collector is failing (refused, retried, unanswered past a flush), and no export has succeeded since. */
   collectorFailing(): boolean {
-    return this.lastFailed || this.stalled;
-  }
-
-  /** The collector is failing: flushes for a Stop that wait for it settle now. */
-  private stall(): void {
-    this.stalled = true;
-    for (const wake of this.stallWaiters) wake();
-    this.stallWaiters.clear();
+    return this.lastFailed || this.ledger.stalled;
   }
 
   stats(): ExportStats {
-    return { queued: this.waiting(), ...this.counters };
+    return { queued: this.waiting(), ...this.ledger.counters };
   }
 
   /**
@@ -209,7 +135,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
 
   /** What the self-metrics report: the stats, the queue's capacity, the spans handed to the exporter, and the drops by cause. */
   detail(): ExportStats & { capacity: number; handed: number; queueFull: number; timedOut: number; afterShutdown: number } {
-    return { ...this.stats(), capacity: this.ring.capacity, handed: this.handed, queueFull: this.queueFull, timedOut: this.timedOut, afterShutdown: this.afterShutdown };
+    const { handed, queueFull, timedOut, afterShutdown } = this.ledger;
+    return { ...this.stats(), capacity: this.ring.capacity, handed, queueFull, timedOut, afterShutdown };
   }
 
   onStart(): void {}
@@ -217,7 +144,7 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
     if (this.isShutdown) {
-      this.afterShutdown++;
+      this.ledger.afterShutdown++;
       return;
     }
     // A burst (thousands of Stops at once) fills the queue before any export can run: an exporter that
@@ -228,8 +155,8 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       void this.exportBatch(this.ring.takeShared(this.options.maxExportBatchSize));
     }
     if (this.ring.push(span)) {
-      this.counters.dropped++;
-      this.queueFull++;
+      this.ledger.counters.dropped++;
+      this.ledger.queueFull++;
     }
     if (this.ring.length >= this.exportAt) this.kick();
     else this.arm();
@@ -289,23 +216,20 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       }
     };
     flush.promise = new Promise<void>((resolve) => {
-      let wake: (() => void) | undefined;
+      let forget: (() => void) | undefined;
       const done = (): void => {
         flush.draining = false;
         clearTimeout(hold);
-        if (wake !== undefined) this.stallWaiters.delete(wake);
+        forget?.();
         if (this.openFlush === flush) this.openFlush = undefined;
         resolve();
       };
       const hold = setTimeout(() => {
         // Time up with an export still unanswered: the collector hangs.
-        if (this.exporting !== undefined) this.stall();
+        if (this.exporting !== undefined) this.ledger.stall();
         done();
       }, timeoutMs);
-      if (prompt) {
-        wake = done;
-        this.stallWaiters.add(wake);
-      }
+      if (prompt) forget = this.ledger.onStall(done);
       loop().then(done, (error: unknown) => {
         reportInternalError('flush', error);
         done();
@@ -355,17 +279,12 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
     for (let batch = this.takeBatch(); batch.length > 0; batch = this.takeBatch()) batches.push(batch);
     for (const batch of batches) {
       let written = false;
-      this.handed += batch.length;
       try {
         written = this.exporter.exportSync(batch);
       } catch (error) {
         reportInternalError('export at exit', error);
       }
-      if (written) this.counters.exported += batch.length;
-      else {
-        this.counters.dropped += batch.length;
-        this.counters.failedExports++;
-      }
+      this.ledger.written(batch.length, written);
     }
   }
 
@@ -472,87 +391,6 @@ export class BoundedBatchSpanProcessor implements SpanProcessor {
       await nextTurn();
       if (!this.handing.delete(batch)) return; // written at exit meanwhile
     }
-    // Handed in slices, a macrotask apart: serialising a whole batch at once held the app's event loop
-    // 23 ms (512 spans, the first export). The slices still waiting stay where flushSync sees them.
-    // (The first slice of all is small: the exporter's code is still cold.)
-    const all = slices(batch, this.handed === 0 ? COLD_SLICE : EXPORT_SLICE);
-    // An exporter that takes a request encoded has each slice encoded a part per macrotask, and handed over in
-    // one of its own; any other is handed a slice a macrotask, the first at once.
-    const encodes = this.exporter.exportEncoded !== undefined;
-    for (const slice of all) this.handing.add(slice);
-    const sent: Promise<boolean>[] = [];
-    for (const [i, slice] of all.entries()) {
-      const request = encodes ? await this.encodeInTurns(slice) : undefined;
-      if (encodes || i > 0) await nextTurn();
-      if (this.handing.delete(slice)) sent.push(this.exportSlice(slice, request));
-    }
-    this.lastFailed = (await Promise.all(sent)).some((ok) => !ok);
-  }
-
-  /**
-   * The slice's OTLP/JSON (its pieces), {@link ENCODE_PART} spans a macrotask; undefined if the encoder threw
-   * (reported: the exporter then serialises the slice itself).
-   */
-  private async encodeInTurns(slice: ReadableSpan[]): Promise<readonly string[] | undefined> {
-    try {
-      const parts = encodeTraceRequestInParts(slice, ENCODE_PART);
-      for (;;) {
-        const next = parts.next();
-        if (next.done === true) return next.value;
-        await nextTurn();
-      }
-    } catch (error) {
-      reportInternalError('export encoding', error);
-      return undefined;
-    }
-  }
-
-  /**
-   * Hand one slice of a batch to the exporter, as the `request` (its OTLP/JSON's pieces) when it was encoded
-   * beforehand; resolves (never rejects) with whether it was exported.
-   */
-  private exportSlice(batch: ReadableSpan[], request?: readonly string[]): Promise<boolean> {
-    const { settled, finish } = this.exportOutcome(batch.length);
-    this.handed += batch.length;
-    const { exporter } = this;
-    try {
-      // Out of the app's context: an export started from a tool body (a flush after its commit) is not the
-      // tool's HTTP request (the commit detector and the guard's fence look for the tool in the context).
-      context.with(suppressTracing(ROOT_CONTEXT), () => (request !== undefined && exporter.exportEncoded !== undefined ? exporter.exportEncoded(batch, request, finish) : exporter.export(batch, finish)));
-    } catch (error) {
-      finish({ code: ExportResultCode.FAILED, error: error as Error });
-    }
-    return settled;
-  }
-
-  /**
-   * What becomes of an export of `count` spans: `finish` (the exporter's callback, or the timeout's) counts
-   * it once, and `settled` resolves with whether it succeeded. Made apart from the spans: the callback,
-   * held until the collector answers, does not hold them (they would outlive minor GCs, each copying them,
-   * and be promoted: longer pauses for the app).
-   */
-  private exportOutcome(count: number): { settled: Promise<boolean>; finish: (result: ExportResult, timeout?: boolean) => void } {
-    let resolve: (ok: boolean) => void = () => {};
-    const settled = new Promise<boolean>((r) => (resolve = r));
-    let done = false;
-    const finish = (result: ExportResult, timeout = false): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (result.code === ExportResultCode.SUCCESS) {
-        this.counters.exported += count;
-        this.stalled = false;
-      } else {
-        this.counters.dropped += count;
-        this.counters.failedExports++;
-        if (timeout) this.timedOut += count;
-        this.stall();
-        if (result.error) reportInternalError('export', result.error);
-      }
-      resolve(result.code === ExportResultCode.SUCCESS);
-    };
-    const timer = setTimeout(() => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true), this.options.exportTimeoutMs);
-    timer.unref();
-    return { settled, finish };
+    this.lastFailed = !(await handInSlices(this.host, batch));
   }
 }

@@ -1,6 +1,6 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import type { SyncCapableExporter } from '../../instrumentation/export/queue.js';
+import type { SyncCapableExporter } from '../../instrumentation/export/sync-capable-exporter.js';
 
 export type ExporterMode = 'ok' | 'fail' | 'throw' | 'hang';
 
