@@ -36,9 +36,13 @@ export class ExportLedger {
     return () => this.stallWaiters.delete(wake);
   }
 
-  /** `count` spans written straight away (at exit): exported or dropped. */
+  /** `count` spans handed to the exporter and written straight away (at exit): exported or dropped. */
   written(count: number, ok: boolean): void {
     this.handed += count;
+    this.tally(count, ok);
+  }
+
+  private tally(count: number, ok: boolean): void {
     if (ok) this.counters.exported += count;
     else {
       this.counters.dropped += count;
@@ -47,12 +51,14 @@ export class ExportLedger {
   }
 
   /**
-   * What becomes of an export of `count` spans: `finish` (the exporter's callback, or the timeout's) counts
-   * it once, and `settled` resolves with whether it succeeded. Made apart from the spans: the callback,
+   * `count` spans handed to the exporter, and what becomes of their export: `finish` (the exporter's
+   * callback, or the timeout's) counts it once, and `settled` resolves with whether it succeeded. Made apart
+   * from the spans: the callback,
    * held until the collector answers, does not hold them (they would outlive minor GCs, each copying them,
    * and be promoted: longer pauses for the app).
    */
   outcome(count: number): { settled: Promise<boolean>; finish: (result: ExportResult, timeout?: boolean) => void } {
+    this.handed += count;
     let resolve: (ok: boolean) => void = () => {};
     const settled = new Promise<boolean>((r) => (resolve = r));
     let done = false;
@@ -60,17 +66,15 @@ export class ExportLedger {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (result.code === ExportResultCode.SUCCESS) {
-        this.counters.exported += count;
-        this.stalled = false;
-      } else {
-        this.counters.dropped += count;
-        this.counters.failedExports++;
+      const ok = result.code === ExportResultCode.SUCCESS;
+      this.tally(count, ok);
+      if (ok) this.stalled = false;
+      else {
         if (timeout) this.timedOut += count;
         this.stall();
         if (result.error) reportInternalError('export', result.error);
       }
-      resolve(result.code === ExportResultCode.SUCCESS);
+      resolve(ok);
     };
     const timer = setTimeout(() => finish({ code: ExportResultCode.FAILED, error: new Error('export timed out') }, true), this.exportTimeoutMs);
     timer.unref();

@@ -92,7 +92,7 @@ export class FileSpanExporter implements SyncCapableExporter {
     this.write(spans, undefined, resultCallback);
   }
 
-  /** The same, the spans' OTLP/JSON encoded beforehand (the queue encodes it a few spans a macrotask). */
+  /** The same, the spans' OTLP/JSON encoded beforehand (slices.ts encodes it a few spans a macrotask). */
   exportEncoded(spans: ReadableSpan[], request: readonly string[], resultCallback: (result: ExportResult) => void): void {
     this.write(spans, request, resultCallback);
   }

@@ -90,7 +90,6 @@ async function encodeInTurns(slice: ReadableSpan[]): Promise<readonly string[] |
  */
 function exportSlice(host: SliceHost, batch: ReadableSpan[], request?: readonly string[]): Promise<boolean> {
   const { settled, finish } = host.ledger.outcome(batch.length);
-  host.ledger.handed += batch.length;
   const { exporter } = host;
   try {
     // Out of the app's context: an export started from a tool body (a flush after its commit) is not the

@@ -103,10 +103,10 @@ describe('trace context on the HTTP requests a tool makes', () => {
       ['/get', 'call_get', 'GET'],
     ] as const) {
       const got = received.get(path)!;
-      requests.push(spans.find((s) => s.spanId === spanIdOf(got.traceparent[0]))!);
       expect(got.traceparent, path).toHaveLength(1);
       const request = spans.find((s) => s.spanId === spanIdOf(got.traceparent[0]))!;
       expect(request, path).toBeDefined();
+      requests.push(request);
       expect(got.traceparent[0]).toBe(`00-${request.traceId}-${request.spanId}-01`);
       expect(request.parentSpanId).toBe(tool(callId).spanId);
       // On the clock of every afterstop span (hrTime): inside its tool span, as it happened.

@@ -11,6 +11,7 @@ describe('the export ledger', () => {
     ok.finish({ code: ExportResultCode.FAILED, error: new Error('late') });
     expect(await ok.settled).toBe(true);
     expect(ledger.counters).toEqual({ exported: 5, dropped: 0, failedExports: 0 });
+    expect(ledger.handed).toBe(5);
     expect(ledger.stalled).toBe(false);
   });
 
