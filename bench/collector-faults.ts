@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { median, projectRoot, runScript } from './child.js';
+import { median, projectRoot, quartiles, runScript } from './child.js';
 
 /**
  * What a collector in trouble costs the app: the same agent loop (runs, each
@@ -18,6 +18,8 @@ export const FAULTS: Fault[] = ['healthy', '500', 'reset', 'hang', 'down'];
 
 export interface FaultTiming {
   msPerRun: number;
+  /** The process's CPU time (all threads) per run from the 100th run on, ms: what the app and afterstop do per run. */
+  steadyCpuMsPerRun: number;
   /** The longest the event loop was held (ms), and its 99th percentile, from perf_hooks' event-loop delay histogram. */
   maxLoopDelayMs: number;
   /** The same from the 100th run on: past the first export (its cold HTTP request), in steady state. */
@@ -38,6 +40,12 @@ export interface CollectorFaultsBench {
   /** The same app under afterstop with its export off (`OTEL_TRACES_EXPORTER=none`): afterstop loaded, no span exported. */
   exportOff: FaultTiming;
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
+  /**
+   * The steady pause's ratios round by round (each round's sides run one after another), their middle half:
+   * exporting and export off against the app alone, exporting against export off. The median hides how far
+   * one round's worst stall moves from the next's.
+   */
+  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff', { low: number; high: number }>;
 }
 
 /** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
@@ -62,19 +70,24 @@ async function agent(i) {
   }
 }
 const steady = monitorEventLoopDelay({ resolution: 1 });
+let steadyCpu;
 // A short warm-up (afterstop's set-up at the first run, the app's first calls), over before the first
 // export: the first export, cold, is inside the measured runs.
 for (let i = 0; i < 5; i++) await agent(i);
 loop.enable();
 const started = performance.now();
 for (let i = 0; i < Number(process.env.RUNS); i++) {
-  if (i === 100) steady.enable();
+  if (i === 100) {
+    steady.enable();
+    steadyCpu = process.cpuUsage();
+  }
   await agent(i);
 }
+const cpu = process.cpuUsage(steadyCpu);
 const ms = performance.now() - started;
 loop.disable();
 steady.disable();
-console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), maxLoopDelayMs: loop.max / 1e6, steadyMaxLoopDelayMs: steady.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'}, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), steadyCpuMsPerRun: (cpu.user + cpu.system) / 1000 / (Number(process.env.RUNS) - 100), maxLoopDelayMs: loop.max / 1e6, steadyMaxLoopDelayMs: steady.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'}, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
 process.exit(0);
 `;
 
@@ -105,6 +118,7 @@ const runApp = (instrumented: boolean, env: Record<string, string>): Promise<Fau
 
 const medianOf = (xs: FaultTiming[]): FaultTiming => ({
   msPerRun: median(xs.map((x) => x.msPerRun)),
+  steadyCpuMsPerRun: median(xs.map((x) => x.steadyCpuMsPerRun)),
   maxLoopDelayMs: median(xs.map((x) => x.maxLoopDelayMs)),
   steadyMaxLoopDelayMs: median(xs.map((x) => x.steadyMaxLoopDelayMs)),
   p99LoopDelayMs: median(xs.map((x) => x.p99LoopDelayMs)),
@@ -138,7 +152,13 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
         return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
       }),
     ) as CollectorFaultsBench['byFault'];
-    return { runs, rounds, faultRounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), byFault };
+    const paired = (a: FaultTiming[], b: FaultTiming[]) => quartiles(a.map((x, i) => x.steadyMaxLoopDelayMs / b[i]!.steadyMaxLoopDelayMs));
+    const steadyPauseSpread = {
+      exporting: paired(timings.healthy, timings.bare),
+      exportOff: paired(timings.off, timings.bare),
+      exportingOverOff: paired(timings.healthy, timings.off),
+    };
+    return { runs, rounds, faultRounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), byFault, steadyPauseSpread };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }

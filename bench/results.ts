@@ -91,7 +91,8 @@ export function growthRow(id: string, what: string, small: { spans: number; seco
 
 const number = (n: number, unit: Unit): string => {
   if (unit === 's') return `${n.toFixed(2)} s`;
-  if (unit === 'ms') return `${n.toFixed(1)} ms`;
+  // Below a millisecond (CPU time per run), three decimals: one would round 0.155 ms to 0.2.
+  if (unit === 'ms') return n < 1 ? `${n.toFixed(3)} ms` : `${n.toFixed(1)} ms`;
   if (unit === 'ns') return `${n.toFixed(0)} ns`;
   if (unit === 'x') return `${n.toFixed(2)}×`;
   if (unit === 'MB') return `${n.toFixed(0)} MB`;

@@ -3,6 +3,9 @@ import { ratioRow, valueRow } from '../results.js';
 import { benchHungCollector, benchStopBurst, benchStopMarkers } from '../stop-burst.js';
 import type { Section } from './section.js';
 
+/** Where the middle half of paired rounds' ratios lies, as the row's text gives it. */
+const spread = (q: { low: number; high: number }): string => `${q.low.toFixed(2)}–${q.high.toFixed(2)}×`;
+
 /** The export: an agent loop's pauses and time with collectors in trouble, the exit, bursts of Stops. */
 export const EXPORT_SECTIONS: Section[] = [
   {
@@ -31,7 +34,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady',
-            work: 'longest event-loop pause, the same loop from its 100th run on (past the first export)',
+            work: `longest event-loop pause, the same loop from its 100th run on (past the first export); the middle half of the rounds' ratios ${spread(faults.steadyPauseSpread.exporting)}`,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -51,6 +54,58 @@ export const EXPORT_SECTIONS: Section[] = [
             baseline: 'afterstop loaded, nothing exported',
             baselineValue: faults.exportOff.maxLoopDelayMs,
             peakRssMb: faults.exportOff.peakRssMb,
+          },
+          null,
+        ),
+      );
+      // The steady pause taken apart: afterstop's spans with nothing exported against the app alone, then the
+      // export over those spans; and the CPU each side spends a run, which the longest stall follows.
+      rows.push(
+        ratioRow(
+          {
+            id: 'exporter-pause-steady-export-off',
+            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported); rounds' middle half ${spread(faults.steadyPauseSpread.exportOff)}`,
+            value: faults.exportOff.steadyMaxLoopDelayMs,
+            unit: 'ms',
+            baseline: 'the app without afterstop, from its 100th run on',
+            baselineValue: faults.bare.steadyMaxLoopDelayMs,
+            peakRssMb: faults.exportOff.peakRssMb,
+          },
+          null,
+        ),
+        ratioRow(
+          {
+            id: 'exporter-pause-steady-over-export-off',
+            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone; rounds' middle half ${spread(faults.steadyPauseSpread.exportingOverOff)}`,
+            value: healthy.steadyMaxLoopDelayMs,
+            unit: 'ms',
+            baseline: 'afterstop loaded, nothing exported, from its 100th run on',
+            baselineValue: faults.exportOff.steadyMaxLoopDelayMs,
+            peakRssMb: healthy.peakRssMb,
+          },
+          null,
+        ),
+        ratioRow(
+          {
+            id: 'run-cpu-export-off',
+            work: 'CPU time of the process (all threads) per run from the 100th run on, afterstop loaded with its export off',
+            value: faults.exportOff.steadyCpuMsPerRun,
+            unit: 'ms',
+            baseline: 'the app without afterstop',
+            baselineValue: faults.bare.steadyCpuMsPerRun,
+            peakRssMb: null,
+          },
+          null,
+        ),
+        ratioRow(
+          {
+            id: 'run-cpu-exporting',
+            work: 'the same, exporting over OTLP/HTTP to a healthy local collector',
+            value: healthy.steadyCpuMsPerRun,
+            unit: 'ms',
+            baseline: 'afterstop loaded, nothing exported',
+            baselineValue: faults.exportOff.steadyCpuMsPerRun,
+            peakRssMb: null,
           },
           null,
         ),

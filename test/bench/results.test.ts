@@ -28,6 +28,8 @@ describe('the bench results', () => {
     expect(lines[2]).toContain('1.20×');
     expect(lines[3]).toContain('NOT MET');
     expect(lines[2]!.indexOf('12.0 ms')).toBe(lines[3]!.indexOf('30.0 ms'));
+    // Below a millisecond (CPU per run), three decimals: 0.155 ms is not rounded to 0.2.
+    expect(renderTable(results([ratioRow({ ...base, id: 'c', value: 0.155, baselineValue: 0.075 }, null)]))).toContain('0.155 ms');
     const md = renderMarkdown(r, 'x.json');
     expect(md).toContain('a much longer \\| piped name');
     expect(md.split('\n').filter((l) => l.startsWith('|'))).toHaveLength(4);
