@@ -34,7 +34,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady',
-            work: `longest event-loop pause, the same loop from its 100th run on (past the first export); the middle half of the rounds' ratios ${spread(faults.steadyPauseSpread.exporting)}`,
+            work: `longest event-loop pause, the same loop from its 100th run on (past the first export); paired rounds' middle half ${spread(faults.steadyPauseSpread.exporting)}`,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -64,7 +64,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady-export-off',
-            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported); rounds' middle half ${spread(faults.steadyPauseSpread.exportOff)}`,
+            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported); paired rounds' middle half ${spread(faults.steadyPauseSpread.exportOff)}`,
             value: faults.exportOff.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -76,7 +76,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady-over-export-off',
-            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone; rounds' middle half ${spread(faults.steadyPauseSpread.exportingOverOff)}`,
+            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone; paired rounds' middle half ${spread(faults.steadyPauseSpread.exportingOverOff)}`,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'afterstop loaded, nothing exported, from its 100th run on',
