@@ -1,3 +1,4 @@
+import { quartiles } from './child.js';
 import { median, timeIt } from './tool-call.js';
 
 /** The same work with a feature on and off: the medians, ns a call, and their ratio. */
@@ -5,6 +6,8 @@ export interface OnOff {
   onNs: number;
   offNs: number;
   ratio: number;
+  /** The middle half of the rounds' ratios, each round's on over its own off: how far one round moves from the next. */
+  spread: { low: number; high: number };
 }
 
 /**
@@ -35,5 +38,5 @@ export async function measureOnOff(on: () => void, off: () => void, f: (i: numbe
   }
   const onNs = median(samples.on);
   const offNs = median(samples.off);
-  return { onNs, offNs, ratio: onNs / offNs };
+  return { onNs, offNs, ratio: onNs / offNs, spread: quartiles(samples.on.map((on, r) => on / samples.off[r]!)) };
 }

@@ -89,6 +89,9 @@ export function growthRow(id: string, what: string, small: { spans: number; seco
   );
 }
 
+/** Where the middle half of paired rounds' ratios lies, as a row's text gives it. */
+export const spreadText = (q: { low: number; high: number }): string => `paired rounds' middle half ${q.low.toFixed(2)}–${q.high.toFixed(2)}×`;
+
 const number = (n: number, unit: Unit): string => {
   if (unit === 's') return `${n.toFixed(2)} s`;
   // Below a millisecond (CPU time per run), three decimals: one would round 0.155 ms to 0.2.

@@ -1,10 +1,7 @@
 import { benchCollectorFaults, benchRefusedExit, FAULTS } from '../collector-faults.js';
-import { ratioRow, valueRow } from '../results.js';
+import { ratioRow, spreadText, valueRow } from '../results.js';
 import { benchHungCollector, benchStopBurst, benchStopMarkers } from '../stop-burst.js';
 import type { Section } from './section.js';
-
-/** Where the middle half of paired rounds' ratios lies, as the row's text gives it. */
-const spread = (q: { low: number; high: number }): string => `${q.low.toFixed(2)}–${q.high.toFixed(2)}×`;
 
 /** The export: an agent loop's pauses and time with collectors in trouble, the exit, bursts of Stops. */
 export const EXPORT_SECTIONS: Section[] = [
@@ -34,7 +31,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady',
-            work: `longest event-loop pause, the same loop from its 100th run on (past the first export); paired rounds' middle half ${spread(faults.steadyPauseSpread.exporting)}`,
+            work: `longest event-loop pause, the same loop from its 100th run on (past the first export); ${spreadText(faults.steadyPauseSpread.exporting)}`,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -64,7 +61,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady-export-off',
-            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported); paired rounds' middle half ${spread(faults.steadyPauseSpread.exportOff)}`,
+            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported); ${spreadText(faults.steadyPauseSpread.exportOff)}`,
             value: faults.exportOff.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -76,7 +73,7 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady-over-export-off',
-            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone; paired rounds' middle half ${spread(faults.steadyPauseSpread.exportingOverOff)}`,
+            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone; ${spreadText(faults.steadyPauseSpread.exportingOverOff)}`,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'afterstop loaded, nothing exported, from its 100th run on',

@@ -25,5 +25,8 @@ describe('measureOnOff', () => {
     expect(order).toEqual(['on', 'off', 'on', 'off', 'off', 'on', 'on', 'off', 'off', 'on']);
     expect(r.ratio).toBeGreaterThan(2);
     expect(r.onNs / r.offNs).toBe(r.ratio);
+    // Each round's on over its own off: every one is over 2 here, so the middle half of them is too.
+    expect(r.spread.low).toBeGreaterThan(2);
+    expect(r.spread.low).toBeLessThanOrEqual(r.spread.high);
   });
 });
