@@ -40,9 +40,18 @@ export function runScript<T>(script: string, options: { nodeArgs?: string[]; env
 /** The middle value (the upper one of an even count). */
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-/** The lower and upper quartiles (nearest rank): where the middle half of the values lies. */
-export function quartiles(xs: number[]): { low: number; high: number } {
+/** Where the middle half of some values lies: their lower and upper quartiles. */
+export interface Spread {
+  low: number;
+  high: number;
+}
+
+/** The lower and upper quartiles (nearest rank). */
+export function quartiles(xs: number[]): Spread {
   const sorted = [...xs].sort((a, b) => a - b);
   const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   return { low: at(0.25), high: at(0.75) };
 }
+
+/** The quartiles of paired rounds' ratios, each round's `a` over the same round's `b`: how far one round moves from the next. */
+export const pairedSpread = (a: number[], b: number[]): Spread => quartiles(a.map((x, i) => x / b[i]!));

@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { median, projectRoot, quartiles, runScript } from './child.js';
+import { median, pairedSpread, projectRoot, runScript, type Spread } from './child.js';
 
 /**
  * What a collector in trouble costs the app: the same agent loop (runs, each
@@ -45,7 +45,7 @@ export interface CollectorFaultsBench {
    * exporting and export off against the app alone, exporting against export off. The median hides how far
    * one round's worst stall moves from the next's.
    */
-  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff', { low: number; high: number }>;
+  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff', Spread>;
 }
 
 /** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
@@ -70,6 +70,8 @@ async function agent(i) {
   }
 }
 const steady = monitorEventLoopDelay({ resolution: 1 });
+// The steady window: from this run on, past the first export.
+const STEADY_FROM = 100;
 let steadyCpu;
 // A short warm-up (afterstop's set-up at the first run, the app's first calls), over before the first
 // export: the first export, cold, is inside the measured runs.
@@ -77,7 +79,7 @@ for (let i = 0; i < 5; i++) await agent(i);
 loop.enable();
 const started = performance.now();
 for (let i = 0; i < Number(process.env.RUNS); i++) {
-  if (i === 100) {
+  if (i === STEADY_FROM) {
     steady.enable();
     steadyCpu = process.cpuUsage();
   }
@@ -87,7 +89,7 @@ const cpu = process.cpuUsage(steadyCpu);
 const ms = performance.now() - started;
 loop.disable();
 steady.disable();
-console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), steadyCpuMsPerRun: (cpu.user + cpu.system) / 1000 / (Number(process.env.RUNS) - 100), maxLoopDelayMs: loop.max / 1e6, steadyMaxLoopDelayMs: steady.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'}, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), steadyCpuMsPerRun: (cpu.user + cpu.system) / 1000 / (Number(process.env.RUNS) - STEADY_FROM), maxLoopDelayMs: loop.max / 1e6, steadyMaxLoopDelayMs: steady.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'}, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
 process.exit(0);
 `;
 
@@ -152,7 +154,8 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
         return [f, { ...m, ratioToHealthy: m.msPerRun / healthy.msPerRun }];
       }),
     ) as CollectorFaultsBench['byFault'];
-    const paired = (a: FaultTiming[], b: FaultTiming[]) => quartiles(a.map((x, i) => x.steadyMaxLoopDelayMs / b[i]!.steadyMaxLoopDelayMs));
+    const steadyPause = (xs: FaultTiming[]): number[] => xs.map((x) => x.steadyMaxLoopDelayMs);
+    const paired = (a: FaultTiming[], b: FaultTiming[]): Spread => pairedSpread(steadyPause(a), steadyPause(b));
     const steadyPauseSpread = {
       exporting: paired(timings.healthy, timings.bare),
       exportOff: paired(timings.off, timings.bare),

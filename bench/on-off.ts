@@ -1,13 +1,13 @@
-import { quartiles } from './child.js';
-import { median, timeIt } from './tool-call.js';
+import { median, pairedSpread, type Spread } from './child.js';
+import { timeIt } from './tool-call.js';
 
 /** The same work with a feature on and off: the medians, ns a call, and their ratio. */
 export interface OnOff {
   onNs: number;
   offNs: number;
   ratio: number;
-  /** The middle half of the rounds' ratios, each round's on over its own off: how far one round moves from the next. */
-  spread: { low: number; high: number };
+  /** The middle half of the rounds' ratios, each round's on over its own off. */
+  spread: Spread;
 }
 
 /**
@@ -38,5 +38,5 @@ export async function measureOnOff(on: () => void, off: () => void, f: (i: numbe
   }
   const onNs = median(samples.on);
   const offNs = median(samples.off);
-  return { onNs, offNs, ratio: onNs / offNs, spread: quartiles(samples.on.map((on, r) => on / samples.off[r]!)) };
+  return { onNs, offNs, ratio: onNs / offNs, spread: pairedSpread(samples.on, samples.off) };
 }

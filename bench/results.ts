@@ -4,6 +4,8 @@
  * is met. Written as JSON (the record); the terminal table and the docs'
  * table are both rendered from it, so the docs' figures are that file's.
  */
+import type { Spread } from './child.js';
+
 export type Unit = 'ns' | 'ms' | 's' | 'MB' | 'spans' | 'x';
 
 export interface BenchRow {
@@ -18,6 +20,8 @@ export interface BenchRow {
   baselineValue: number | null;
   /** value ÷ baselineValue (null without a baseline). */
   ratio: number | null;
+  /** When the rounds were paired (each round's side beside its baseline): the middle half of their ratios. */
+  spread?: Spread;
   /** The target as said (`≤ 1.3×`, `≤ 5 ms`), and whether this run met it (null: no target). */
   target: string | null;
   met: boolean | null;
@@ -89,9 +93,6 @@ export function growthRow(id: string, what: string, small: { spans: number; seco
   );
 }
 
-/** Where the middle half of paired rounds' ratios lies, as a row's text gives it. */
-export const spreadText = (q: { low: number; high: number }): string => `paired rounds' middle half ${q.low.toFixed(2)}–${q.high.toFixed(2)}×`;
-
 const number = (n: number, unit: Unit): string => {
   if (unit === 's') return `${n.toFixed(2)} s`;
   // Below a millisecond (CPU time per run), three decimals: one would round 0.155 ms to 0.2.
@@ -108,14 +109,14 @@ function cells(r: BenchRow): string[] {
     r.work,
     number(r.value, r.unit),
     r.baselineValue === null ? r.baseline : `${number(r.baselineValue, r.unit)} ${r.baseline}`,
-    r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
+    r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×${r.spread === undefined ? '' : ` (${r.spread.low.toFixed(2)}–${r.spread.high.toFixed(2)}×)`}`,
     r.target ?? '—',
     r.met === null ? '—' : r.met ? 'met' : 'NOT MET',
     r.peakRssMb === null ? '—' : `${r.peakRssMb.toFixed(0)} MB`,
   ];
 }
 
-const HEADER = ['work', 'measured', 'baseline (same run)', 'ratio', 'target', 'status', 'peak RSS'];
+const HEADER = ['work', 'measured', 'baseline (same run)', "ratio (paired rounds' middle half)", 'target', 'status', 'peak RSS'];
 
 /** The table for a terminal: columns padded to their widest cell. */
 export function renderTable(results: BenchResults): string {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { setup, shutdown, startRun } from 'afterstop';
+import { median } from './child.js';
 import {
   AFTERSTOP_SCOPE,
   ATTR_FRAMEWORK,
@@ -68,11 +69,6 @@ export async function timeIt(iterations: number, call: (i: number) => Promise<un
     if (yieldEvery > 0 && i % yieldEvery === yieldEvery - 1) await new Promise((resolve) => setImmediate(resolve));
   }
   return ((performance.now() - start) * 1e6) / iterations;
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 export async function benchToolCall(iterations = 50_000, rounds = 11): Promise<ToolCallBench> {

@@ -1,5 +1,5 @@
 import { benchCollectorFaults, benchRefusedExit, FAULTS } from '../collector-faults.js';
-import { ratioRow, spreadText, valueRow } from '../results.js';
+import { ratioRow, valueRow } from '../results.js';
 import { benchHungCollector, benchStopBurst, benchStopMarkers } from '../stop-burst.js';
 import type { Section } from './section.js';
 
@@ -31,7 +31,8 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady',
-            work: `longest event-loop pause, the same loop from its 100th run on (past the first export); ${spreadText(faults.steadyPauseSpread.exporting)}`,
+            work: `longest event-loop pause, the same loop from its 100th run on (past the first export)`,
+            spread: faults.steadyPauseSpread.exporting,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -61,7 +62,8 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady-export-off',
-            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported); ${spreadText(faults.steadyPauseSpread.exportOff)}`,
+            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off (its spans made, none exported)`,
+            spread: faults.steadyPauseSpread.exportOff,
             value: faults.exportOff.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'the app without afterstop, from its 100th run on',
@@ -73,7 +75,8 @@ export const EXPORT_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'exporter-pause-steady-over-export-off',
-            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone; ${spreadText(faults.steadyPauseSpread.exportingOverOff)}`,
+            work: `longest event-loop pause from the 100th run on, exporting, against afterstop with its export off: the export alone`,
+            spread: faults.steadyPauseSpread.exportingOverOff,
             value: healthy.steadyMaxLoopDelayMs,
             unit: 'ms',
             baseline: 'afterstop loaded, nothing exported, from its 100th run on',

@@ -2,7 +2,7 @@ import { INSTALL_LIMIT_BYTES, benchInstallSize } from '../install-size.js';
 import { benchGuard } from '../guard.js';
 import { benchLiveMetrics } from '../live-metrics.js';
 import { benchRegisterStartup } from '../register-startup.js';
-import { ratioRow, spreadText, valueRow } from '../results.js';
+import { ratioRow, valueRow } from '../results.js';
 import { benchSdkStream } from '../sdk-stream.js';
 import { benchToolCall } from '../tool-call.js';
 import type { Section } from './section.js';
@@ -62,7 +62,8 @@ export const INSTRUMENTATION_SECTIONS: Section[] = [
         ratioRow(
           {
             id: 'tool-call-live-metrics',
-            work: `one tool call, run.tool(), a MeterProvider registered (the live metrics on), median of ${live.rounds} × ${live.iterations}; ${spreadText(live.toolCall.spread)}`,
+            work: `one tool call, run.tool(), a MeterProvider registered (the live metrics on), median of ${live.rounds} × ${live.iterations}`,
+            spread: live.toolCall.spread,
             value: live.toolCall.onNs,
             unit: 'ns',
             baseline: 'the same call, no MeterProvider',
@@ -108,7 +109,8 @@ export const INSTRUMENTATION_SECTIONS: Section[] = [
             ratioRow(
               {
                 id: `tool-call-guard-${via === 'fetch' ? 'fetch' : 'http'}${r.replyDelayMs === 0 ? '-loopback' : ''}`,
-                work: `one tool call POSTing through ${via} to ${where}, the guard on (commit fence, an idempotency key added: ${r.keyed.withKey} of ${r.keyed.whileOn} requests keyed; ${Math.round((f.onNs - f.offNs) / 1000)} µs a call), median of ${r.rounds} × ${r.iterations}; ${spreadText(f.spread)}`,
+                work: `one tool call POSTing through ${via} to ${where}, the guard on (commit fence, an idempotency key added: ${r.keyed.withKey} of ${r.keyed.whileOn} requests keyed; ${Math.round((f.onNs - f.offNs) / 1000)} µs a call), median of ${r.rounds} × ${r.iterations}`,
+                spread: f.spread,
                 value: f.onNs,
                 unit: 'ns',
                 baseline: 'the same call, the guard off',

@@ -30,6 +30,11 @@ describe('the bench results', () => {
     expect(lines[2]!.indexOf('12.0 ms')).toBe(lines[3]!.indexOf('30.0 ms'));
     // Below a millisecond (CPU per run), three decimals: 0.155 ms is not rounded to 0.2.
     expect(renderTable(results([ratioRow({ ...base, id: 'c', value: 0.155, baselineValue: 0.075 }, null)]))).toContain('0.155 ms');
+    // Paired rounds: the middle half of their ratios beside the ratio, in both tables; none shown without it.
+    const paired = results([ratioRow({ ...base, id: 'p', value: 12, baselineValue: 10, spread: { low: 1.05, high: 1.4 } }, 1.1)]);
+    expect(renderTable(paired)).toContain('1.20× (1.05–1.40×)');
+    expect(renderMarkdown(paired, 'x.json')).toContain('| 1.20× (1.05–1.40×) |');
+    expect(lines[2]).not.toContain('(');
     const md = renderMarkdown(r, 'x.json');
     expect(md).toContain('a much longer \\| piped name');
     expect(md.split('\n').filter((l) => l.startsWith('|'))).toHaveLength(4);
