@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, INTEGER, JSDuckDBValueConverter, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
 import { sessionVariable } from './sql/dialect.js';
 import type { QueryRows } from './sql/query-rows.js';
-import { typedRows } from './sql/typed-rows.js';
+import { appendTypedRows } from './sql/typed-rows.js';
 import { query, type Query } from './queries.js';
 import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 
@@ -214,7 +214,13 @@ export class Store {
   /** A query's rows as its header declares them (queries/<name>.sql's -- @column lines; analyzer/sql/query-rows.ts). */
   async typedRows<N extends keyof QueryRows>(name: N, params: Params = {}): Promise<QueryRows[N][]> {
     const q = query(name);
-    return typedRows<QueryRows[N]>(q, await this.rows(q, params));
+    // Streamed and typed a chunk at a time: the engine's rows as read are garbage once typed, so a query of
+    // hundreds of thousands of rows (a long run's timeline) holds one copy of them, not three.
+    const result = await this.connection.stream(q.sql, this.bind(q, params), listTypes(q));
+    const names = result.columnNames();
+    const out: QueryRows[N][] = [];
+    for await (const chunk of result) appendTypedRows(q, names, chunk.convertColumns(JSDuckDBValueConverter), chunk.rowCount, out);
+    return out;
   }
 
   /**

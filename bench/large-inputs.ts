@@ -21,7 +21,8 @@ export interface Measurement {
 }
 
 export interface LargeInputsBench {
-  explain: { calls: number; measured: Measurement }[];
+  /** `measured`: the explain; `ingested`: the ingest of the same run into its store, before it (not timed into it). */
+  explain: { calls: number; measured: Measurement; ingested: Measurement }[];
   manyFiles: { files: number; measured: Measurement }[];
   /** The spans of the largest many-files run, in one file: what holding the spans costs, with no per-file cost. */
   oneFile: { spans: number; measured: Measurement };
@@ -49,8 +50,8 @@ function run(args: string[]): Measurement {
   return { seconds, peakRssMb, status: out.status ?? -1 };
 }
 
-/** `afterstop explain` of one run of `calls` tool calls, as HTML, from a store that holds it (the ingest not timed). */
-function explainRun(calls: number, workDir: string): Measurement {
+/** `afterstop explain` of one run of `calls` tool calls, as HTML, from a store that holds it; the ingest that made it apart. */
+function explainRun(calls: number, workDir: string): { measured: Measurement; ingested: Measurement } {
   const file = path.join(workDir, `long-run-${calls}.jsonl`);
   const db = path.join(workDir, `long-run-${calls}-store`);
   fs.rmSync(db, { recursive: true, force: true });
@@ -58,7 +59,7 @@ function explainRun(calls: number, workDir: string): Measurement {
   try {
     const ingested = run(['ingest', '--db', db, '--no-progress', file]);
     if (ingested.status !== 0) throw new Error(`bench: ingest of ${file} failed`);
-    return run(['explain', LONG_RUN_ID, '--db', db, '--format', 'html', '--out', path.join(workDir, `long-run-${calls}.html`), '--no-progress']);
+    return { measured: run(['explain', LONG_RUN_ID, '--db', db, '--format', 'html', '--out', path.join(workDir, `long-run-${calls}.html`), '--no-progress']), ingested };
   } finally {
     fs.rmSync(file, { force: true });
     fs.rmSync(db, { recursive: true, force: true });
@@ -150,7 +151,7 @@ export function benchLargeInputs(workDir: string, env: NodeJS.ProcessEnv = proce
   const counts = list('BENCH_MANY_FILES', '20000,200000');
   const largest = Math.max(...counts);
   return {
-    explain: list('BENCH_EXPLAIN_CALLS', '10000,100000').map((calls) => ({ calls, measured: explainRun(calls, workDir) })),
+    explain: list('BENCH_EXPLAIN_CALLS', '10000,100000').map((calls) => ({ calls, ...explainRun(calls, workDir) })),
     manyFiles: counts.map((files) => ({ files, measured: manyFiles(files, workDir) })),
     oneFile: { spans: largest, measured: manyFiles(largest, workDir, true) },
     longLine: ((mb) => ({ mb, measured: longLine(mb, workDir) }))(Number(env['BENCH_LONG_LINE_MB'] ?? 150)),

@@ -27,6 +27,18 @@ export const LARGE_INPUT_SECTIONS: Section[] = [
             },
             scale * 1.5,
           ),
+          ratioRow(
+            {
+              id: `explain-${manyCalls.calls}-calls-memory`,
+              work: "the same explain: peak memory (a run's rows typed as they stream from DuckDB: one copy of them held)",
+              value: manyCalls.measured.peakRssMb,
+              unit: 'MB',
+              baseline: 'afterstop ingest of the same run, into the store explain reads',
+              baselineValue: manyCalls.ingested.peakRssMb,
+              peakRssMb: manyCalls.measured.peakRssMb,
+            },
+            1.5,
+          ),
         );
       }
       const [fewFiles, manyFilesRow] = [large.manyFiles[0], large.manyFiles[large.manyFiles.length - 1]];
