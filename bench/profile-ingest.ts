@@ -39,17 +39,21 @@ interface ProfileNode {
   children?: ProfileNode[];
 }
 
-type Method = 'run' | 'rows' | 'script';
+type Method = 'run' | 'rows' | 'script' | 'typedRows';
+
+/** A statement's name in the profile: its query's `@name` (typedRows takes the file's name, kebab-case, instead of the query). */
+const statementName = (q: { name: string } | string): string => (typeof q === 'string' ? q.replaceAll('-', '_') : q.name);
 
 /** Every statement the analyzer sends through the Store, timed by its query's name; with a profile folder, DuckDB's profile of each. */
 function instrumentStore(times: Map<string, Timed>, profileDir: string | undefined): void {
-  const proto = Store.prototype as unknown as Record<Method, (this: Store, q: { name: string }, ...rest: unknown[]) => Promise<unknown>>;
-  for (const method of ['run', 'rows', 'script'] as const) {
+  const proto = Store.prototype as unknown as Record<Method, (this: Store, q: { name: string } | string, ...rest: unknown[]) => Promise<unknown>>;
+  for (const method of ['run', 'rows', 'script', 'typedRows'] as const) {
     const original = proto[method];
-    proto[method] = async function (this: Store, q: { name: string }, ...rest: unknown[]): Promise<unknown> {
-      const seen = times.get(q.name) ?? { ms: 0, calls: 0 };
+    proto[method] = async function (this: Store, q: { name: string } | string, ...rest: unknown[]): Promise<unknown> {
+      const name = statementName(q);
+      const seen = times.get(name) ?? { ms: 0, calls: 0 };
       if (profileDir !== undefined) {
-        const file = path.join(profileDir, `${q.name}-${seen.calls}.json`);
+        const file = path.join(profileDir, `${name}-${seen.calls}.json`);
         await this.connection.run(`SET enable_profiling = 'json'; SET profiling_output = '${file}'`);
       }
       const started = performance.now();
@@ -58,7 +62,7 @@ function instrumentStore(times: Map<string, Timed>, profileDir: string | undefin
       } finally {
         seen.ms += performance.now() - started;
         seen.calls += 1;
-        times.set(q.name, seen);
+        times.set(name, seen);
         if (profileDir !== undefined) await this.connection.run("SET enable_profiling = 'no_output'");
       }
     };
