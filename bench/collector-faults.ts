@@ -37,7 +37,7 @@ export interface CollectorFaultsBench {
   /** Rounds of the collectors in trouble (their time per run is steady; the pause, an extreme, is not). */
   faultRounds: number;
   bare: FaultTiming;
-  /** The same app under afterstop with its export off (`OTEL_TRACES_EXPORTER=none`): afterstop loaded, no span exported. */
+  /** The same app under afterstop with its export off (`OTEL_TRACES_EXPORTER=none`): afterstop's pipeline off, its calls on the API's no-op tracer, no span recorded. */
   exportOff: FaultTiming;
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
   /**

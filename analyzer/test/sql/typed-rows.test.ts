@@ -82,5 +82,7 @@ describe('typed rows from streamed columns', () => {
     const error = await streamed(strict).catch((e: unknown) => e);
     expect(QueryColumnError.isInstance(error)).toBe(true);
     expect((error as Error).message).toBe('queries/test.sql: column tool is declared text, and the engine gave NULL');
+    // The stream left unread does not hold the connection.
+    expect((await streamed(q)).rows).toHaveLength(ROWS);
   });
 });
