@@ -39,19 +39,30 @@ export interface CollectorFaultsBench {
   bare: FaultTiming;
   /** The same app under afterstop with its export off (`OTEL_TRACES_EXPORTER=none`): afterstop's pipeline off, its calls on the API's no-op tracer, no span recorded. */
   exportOff: FaultTiming;
+  /**
+   * The same with the spans recorded and not exported: the app registers the SDK's NodeTracerProvider (no span
+   * processor) and afterstop's export is off, so afterstop joins that provider and exports nothing.
+   */
+  recorded: FaultTiming;
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
   /**
    * The steady pause's ratios round by round (each round's sides run one after another), their middle half:
    * exporting and export off against the app alone, exporting against export off. The median hides how far
    * one round's worst stall moves from the next's.
    */
-  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff', Spread>;
+  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff' | 'recorded' | 'exportingOverRecorded', Spread>;
 }
 
+/** Who runs the app: nobody (the app alone), afterstop, or afterstop joining an SDK the app registered. */
+type AppSide = 'bare' | 'afterstop' | 'app-sdk';
+
 /** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
-const app = (instrumented: boolean): string => `
+const app = (side: AppSide): string => {
+  const instrumented = side !== 'bare';
+  return `
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 ${instrumented ? "import { startRun, exportStats } from 'afterstop';" : ''}
+${side === 'app-sdk' ? "import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';\n// Before the first run, when afterstop sets up its pipeline (it joins a provider registered by then).\nnew NodeTracerProvider().register();" : ''}
 const work = () => new Promise((r) => setImmediate(r));
 const io = () => new Promise((r) => setTimeout(r, 1)); // the tool's own I/O: a millisecond
 const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -92,6 +103,7 @@ steady.disable();
 console.log(JSON.stringify({ msPerRun: ms / Number(process.env.RUNS), steadyCpuMsPerRun: (cpu.user + cpu.system) / 1000 / (Number(process.env.RUNS) - STEADY_FROM), maxLoopDelayMs: loop.max / 1e6, steadyMaxLoopDelayMs: steady.max / 1e6, p99LoopDelayMs: loop.percentile(99) / 1e6, dropped: ${instrumented ? 'exportStats().dropped' : '0'}, peakRssMb: process.resourceUsage().maxRSS / 1024 }));
 process.exit(0);
 `;
+};
 
 /** A local collector that misbehaves as told. */
 async function collector(fault: Fault): Promise<{ url: string; close(): Promise<void> }> {
@@ -116,7 +128,7 @@ async function collector(fault: Fault): Promise<{ url: string; close(): Promise<
   };
 }
 
-const runApp = (instrumented: boolean, env: Record<string, string>): Promise<FaultTiming> => runScript<FaultTiming>(app(instrumented), { env, what: 'app' });
+const runApp = (side: AppSide, env: Record<string, string>): Promise<FaultTiming> => runScript<FaultTiming>(app(side), { env, what: 'app' });
 
 const medianOf = (xs: FaultTiming[]): FaultTiming => ({
   msPerRun: median(xs.map((x) => x.msPerRun)),
@@ -137,14 +149,15 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
 export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;
   try {
-    const timings: Record<Fault | 'bare' | 'off', FaultTiming[]> = { bare: [], off: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
+    const timings: Record<Fault | 'bare' | 'off' | 'recorded', FaultTiming[]> = { bare: [], off: [], recorded: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
     for (let i = 0; i < rounds; i++) {
-      timings.bare.push(await runApp(false, { RUNS: String(runs) }));
-      timings.off.push(await runApp(true, { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
+      timings.bare.push(await runApp('bare', { RUNS: String(runs) }));
+      timings.off.push(await runApp('afterstop', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
+      timings.recorded.push(await runApp('app-sdk', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
       for (const f of FAULTS) {
         if (f !== 'healthy' && i >= faultRounds) continue;
         // The pipeline's defaults, but for a short export timeout: a hung collector then fails exports every 2 s.
-        timings[f].push(await runApp(true, { RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }));
+        timings[f].push(await runApp('afterstop', { RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }));
       }
     }
     const healthy = medianOf(timings.healthy);
@@ -160,8 +173,10 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
       exporting: paired(timings.healthy, timings.bare),
       exportOff: paired(timings.off, timings.bare),
       exportingOverOff: paired(timings.healthy, timings.off),
+      recorded: paired(timings.recorded, timings.bare),
+      exportingOverRecorded: paired(timings.healthy, timings.recorded),
     };
-    return { runs, rounds, faultRounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), byFault, steadyPauseSpread };
+    return { runs, rounds, faultRounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), recorded: medianOf(timings.recorded), byFault, steadyPauseSpread };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }
