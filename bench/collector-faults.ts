@@ -47,8 +47,8 @@ export interface CollectorFaultsBench {
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
   /**
    * The steady pause's ratios round by round (each round's sides run one after another), their middle half:
-   * exporting and export off against the app alone, exporting against export off. The median hides how far
-   * one round's worst stall moves from the next's.
+   * exporting, export off and the spans recorded against the app alone, exporting against export off and
+   * against the spans recorded. The median hides how far one round's worst stall moves from the next's.
    */
   steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff' | 'recorded' | 'exportingOverRecorded', Spread>;
 }

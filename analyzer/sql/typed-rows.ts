@@ -36,8 +36,8 @@ function convert(q: Query, c: QueryColumn, value: unknown): unknown {
 
 /**
  * An object of the query's columns, each null, whose properties V8 keeps in fixed slots (JSON.parse makes it
- * so): each typed row starts as a copy of it. A row built by adding some fifty properties one name at a time
- * becomes a hash table, slower to fill and to read, and larger.
+ * so): each typed row starts as a copy of it, and its values are set in place. A row built by adding some fifty
+ * properties by computed name, one at a time, is kept as a hash table (V8's dictionary mode), slower to read.
  */
 const templates = new WeakMap<Query, Record<string, unknown>>();
 function rowTemplate(q: Query): Record<string, unknown> {
