@@ -47,10 +47,11 @@ export interface CollectorFaultsBench {
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
   /**
    * The steady pause's ratios round by round (each round's sides run one after another), their middle half:
-   * exporting, export off and the spans recorded against the app alone, exporting against export off and
-   * against the spans recorded. The median hides how far one round's worst stall moves from the next's.
+   * exporting against the app alone (the target's), and each step of the way there: export off against the app
+   * alone, the spans recorded against export off, exporting against the spans recorded. The median hides how
+   * far one round's worst stall moves from the next's.
    */
-  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'exportingOverOff' | 'recorded' | 'exportingOverRecorded', Spread>;
+  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'recordedOverOff' | 'exportingOverRecorded', Spread>;
 }
 
 /** Who runs the app: nobody (the app alone), afterstop, or afterstop joining an SDK the app registered. */
@@ -172,8 +173,7 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
     const steadyPauseSpread = {
       exporting: paired(timings.healthy, timings.bare),
       exportOff: paired(timings.off, timings.bare),
-      exportingOverOff: paired(timings.healthy, timings.off),
-      recorded: paired(timings.recorded, timings.bare),
+      recordedOverOff: paired(timings.recorded, timings.off),
       exportingOverRecorded: paired(timings.healthy, timings.recorded),
     };
     return { runs, rounds, faultRounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), recorded: medianOf(timings.recorded), byFault, steadyPauseSpread };

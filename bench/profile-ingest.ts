@@ -41,7 +41,7 @@ interface ProfileNode {
 
 type Method = 'run' | 'rows' | 'script' | 'typedRows';
 
-/** A statement's name in the profile: its query's `@name` (typedRows takes the file's name, kebab-case, instead of the query). */
+/** A statement's name in the profile: its query's `@name`, which is its file's name with _ for - (typedRows takes the file's; analyzer/test/queries.test.ts holds every query to that). */
 const statementName = (q: { name: string } | string): string => (typeof q === 'string' ? q.replaceAll('-', '_') : q.name);
 
 /** Every statement the analyzer sends through the Store, timed by its query's name; with a profile folder, DuckDB's profile of each. */

@@ -49,32 +49,34 @@ function rowTemplate(q: Query): Record<string, unknown> {
   return template;
 }
 
-const missing = (q: Query, name: string, gave: readonly string[]): QueryColumnError => new QueryColumnError(`${q.file}: the engine gave no column ${name} (it gave ${gave.join(', ')})`);
-
-/** The rows as the query's header declares them: each declared column there, of its type; a missing one is an error, not 0. */
+/**
+ * The rows as the query's header declares them: each declared column there, of its type; a missing one is an
+ * error, not 0. From whole row objects (the ClickHouse source's), as columns for appendTypedRows.
+ */
 export function typedRows<T>(q: Query, rows: readonly Record<string, unknown>[]): T[] {
-  if (q.columns.length === 0) throw new QueryColumnError(`${q.file}: declares no columns (-- @column)`);
-  const template = rowTemplate(q);
-  return rows.map((row) => {
-    const out = { ...template };
-    for (const c of q.columns) {
-      if (!(c.name in row)) throw missing(q, c.name, Object.keys(row));
-      out[c.name] = convert(q, c, row[c.name]);
-    }
-    return out as T;
-  });
+  const out: T[] = [];
+  // No row: no column to miss.
+  const names = rows.length === 0 ? q.columns.map((c) => c.name) : Object.keys(rows[0]!);
+  appendTypedRows(
+    q,
+    names,
+    names.map((name) => rows.map((row) => row[name])),
+    rows.length,
+    out,
+  );
+  return out;
 }
 
 /**
- * The same, from a chunk of the engine's result held as columns (`names[j]`'s values are `columns[j]`, `count`
- * rows), appended to `out`: no object is made per row but the typed one.
+ * A chunk of the engine's result held as columns (`names[j]`'s values are `columns[j]`, `count` rows), typed as
+ * the query's header declares and appended to `out`: no object is made per row but the typed one.
  */
 export function appendTypedRows<T>(q: Query, names: readonly string[], columns: readonly (readonly unknown[])[], count: number, out: T[]): void {
   if (q.columns.length === 0) throw new QueryColumnError(`${q.file}: declares no columns (-- @column)`);
   const template = rowTemplate(q);
   const at = q.columns.map((c) => {
     const j = names.indexOf(c.name);
-    if (j < 0) throw missing(q, c.name, names);
+    if (j < 0) throw new QueryColumnError(`${q.file}: the engine gave no column ${c.name} (it gave ${names.join(', ')})`);
     return columns[j]!;
   });
   for (let i = 0; i < count; i++) {

@@ -41,3 +41,19 @@ describe('every query has a test', () => {
     expect(unnamed).toEqual([]);
   });
 });
+
+describe('a query is named after its file', () => {
+  it("each query's -- @name is its file's name with _ for - (profile:ingest names a Store.typedRows statement, given by file, so)", () => {
+    const dir = fileURLToPath(new URL('../queries/', import.meta.url));
+    const files = [
+      ...listQueries().map((l) => l.file),
+      ...fs
+        .readdirSync(path.join(dir, 'clickhouse'))
+        .filter((f) => f.endsWith('.sql'))
+        .map((f) => `clickhouse/${f.slice(0, -'.sql'.length)}`),
+    ];
+    expect(files.length).toBeGreaterThan(100);
+    const misnamed = files.filter((file) => query(file).name !== path.basename(file).replaceAll('-', '_'));
+    expect(misnamed).toEqual([]);
+  });
+});

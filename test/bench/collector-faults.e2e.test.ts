@@ -3,9 +3,10 @@ import { benchCollectorFaults, FAULTS } from '../../bench/collector-faults.js';
 
 /**
  * The collector-faults bench runs (one short round of each side): the app alone, afterstop with its export
- * off, afterstop joining an SDK the app registered (spans recorded, none exported), and afterstop exporting to each local collector, each in a process of its own. The figures are bench
- * rows (docs/benchmarks.md), never asserted here; only their shape, and what does not depend on the
- * machine: a healthy collector loses no span, one that answers 500 loses them.
+ * off, afterstop joining an SDK the app registered (spans recorded, none exported), and afterstop exporting
+ * to each local collector, each in a process of its own. The figures are bench rows (docs/benchmarks.md),
+ * never asserted here; only their shape, and what does not depend on the machine: a healthy collector loses
+ * no span, one that answers 500 loses them.
  */
 describe('bench collector-faults', () => {
   it('measures each side past its 100th run: pauses, CPU a run, and the spread of paired rounds', async () => {

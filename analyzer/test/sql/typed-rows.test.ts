@@ -64,6 +64,7 @@ describe('typed rows from streamed columns', () => {
     expect(rows[3]).toEqual({ span_id: 'span-3', tool: null, start_ns: 3_000_000_000n, status: 3, ms: 0.75, ended: false, ids: [] });
     expect(rows[ROWS - 1]).toEqual({ span_id: `span-${ROWS - 1}`, tool: `tool_${(ROWS - 1) % 7}`, start_ns: BigInt(ROWS - 1) * 1_000_000_000n, status: (ROWS - 1) % 100, ms: (ROWS - 1) / 4, ended: false, ids: [] });
     expect(rows[5]!['ids']).toEqual(['a', 'b']);
+    expect(typedRows(q, [])).toEqual([]);
   });
 
   it('have the declared columns only, in the declared order', async () => {
