@@ -36,6 +36,11 @@ export interface CollectorFaultsBench {
   rounds: number;
   /** Rounds of the collectors in trouble (their time per run is steady; the pause, an extreme, is not). */
   faultRounds: number;
+  /**
+   * An idle loop: the app's 1 ms timer alone, run after run, nothing else: the worst stall
+   * the machine gives a process that does nothing, the statistic's own floor.
+   */
+  idle: FaultTiming;
   bare: FaultTiming;
   /** The same app under afterstop with its export off (`OTEL_TRACES_EXPORTER=none`): afterstop's pipeline off, its calls on the API's no-op tracer, no span recorded. */
   exportOff: FaultTiming;
@@ -48,18 +53,21 @@ export interface CollectorFaultsBench {
   /**
    * The steady pause's ratios round by round (each round's sides run one after another), their middle half:
    * exporting against the app alone (the target's), and each step of the way there: export off against the app
-   * alone, the spans recorded against export off, exporting against the spans recorded. The median hides how
-   * far one round's worst stall moves from the next's.
+   * alone, the spans recorded against export off, exporting against the spans recorded; and the app alone
+   * against the idle loop. The median hides how far one round's worst stall moves from the next's.
    */
-  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'recordedOverOff' | 'exportingOverRecorded', Spread>;
+  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'recordedOverOff' | 'exportingOverRecorded' | 'bareOverIdle', Spread>;
 }
 
-/** Who runs the app: nobody (the app alone), afterstop, or afterstop joining an SDK the app registered. */
-type AppSide = 'bare' | 'afterstop' | 'app-sdk';
+/**
+ * Who runs the app: nobody (the app alone), afterstop, or afterstop joining an SDK the app registered; or no
+ * app at all (`idle`: the loop's 1 ms timer alone).
+ */
+type AppSide = 'idle' | 'bare' | 'afterstop' | 'app-sdk';
 
 /** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
 const app = (side: AppSide): string => {
-  const instrumented = side !== 'bare';
+  const instrumented = side === 'afterstop' || side === 'app-sdk';
   return `
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 ${instrumented ? "import { startRun, exportStats } from 'afterstop';" : ''}
@@ -77,7 +85,9 @@ async function agent(i) {
   model.usage({ inputTokens: 10, outputTokens: 20 });
   model.end({ finishReasons: ['stop'] });
   run.end();`
-      : `await (async () => { await io(); return i; })();
+      : side === 'idle'
+        ? `await io();`
+        : `await (async () => { await io(); return i; })();
   for (let c = 0; c < 20; c++) { if (c % 5 === 0) await work(); }`
   }
 }
@@ -150,8 +160,9 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
 export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;
   try {
-    const timings: Record<Fault | 'bare' | 'off' | 'recorded', FaultTiming[]> = { bare: [], off: [], recorded: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
+    const timings: Record<Fault | 'idle' | 'bare' | 'off' | 'recorded', FaultTiming[]> = { idle: [], bare: [], off: [], recorded: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
     for (let i = 0; i < rounds; i++) {
+      timings.idle.push(await runApp('idle', { RUNS: String(runs) }));
       timings.bare.push(await runApp('bare', { RUNS: String(runs) }));
       timings.off.push(await runApp('afterstop', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
       timings.recorded.push(await runApp('app-sdk', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
@@ -175,8 +186,9 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
       exportOff: paired(timings.off, timings.bare),
       recordedOverOff: paired(timings.recorded, timings.off),
       exportingOverRecorded: paired(timings.healthy, timings.recorded),
+      bareOverIdle: paired(timings.bare, timings.idle),
     };
-    return { runs, rounds, faultRounds, bare: medianOf(timings.bare), exportOff: medianOf(timings.off), recorded: medianOf(timings.recorded), byFault, steadyPauseSpread };
+    return { runs, rounds, faultRounds, idle: medianOf(timings.idle), bare: medianOf(timings.bare), exportOff: medianOf(timings.off), recorded: medianOf(timings.recorded), byFault, steadyPauseSpread };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }

@@ -60,7 +60,21 @@ export const EXPORT_SECTIONS: Section[] = [
       // (OTEL_TRACES_EXPORTER=none: the API's no-op tracer, no span recorded) against the app alone; its spans
       // recorded and not exported (an SDK the app registered) against that; exporting against the spans recorded.
       // Then the CPU each side spends a run, which the longest stall follows, step by step the same way.
+      // Under the chain, the statistic's own floor: the app alone against a loop of its 1 ms timer alone.
       rows.push(
+        ratioRow(
+          {
+            id: 'exporter-pause-steady-app-over-idle',
+            work: `longest event-loop pause from the 100th run on, the app without afterstop, against an idle loop: the app's 1 ms timer alone, nothing else (the machine's own stalls)`,
+            spread: faults.steadyPauseSpread.bareOverIdle,
+            value: faults.bare.steadyMaxLoopDelayMs,
+            unit: 'ms',
+            baseline: 'an idle loop (the 1 ms timer alone), from its 100th run on',
+            baselineValue: faults.idle.steadyMaxLoopDelayMs,
+            peakRssMb: faults.bare.peakRssMb,
+          },
+          null,
+        ),
         ratioRow(
           {
             id: 'exporter-pause-steady-export-off',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { benchCollectorFaults, FAULTS } from '../../bench/collector-faults.js';
 
 /**
- * The collector-faults bench runs (one short round of each side): the app alone, afterstop with its export
+ * The collector-faults bench runs (one short round of each side): an idle loop, the app alone, afterstop with its export
  * off, afterstop joining an SDK the app registered (spans recorded, none exported), and afterstop exporting
  * to each local collector, each in a process of its own. The figures are bench rows (docs/benchmarks.md),
  * never asserted here; only their shape, and what does not depend on the machine: a healthy collector loses
@@ -11,7 +11,7 @@ import { benchCollectorFaults, FAULTS } from '../../bench/collector-faults.js';
 describe('bench collector-faults', () => {
   it('measures each side past its 100th run: pauses, CPU a run, and the spread of paired rounds', async () => {
     const r = await benchCollectorFaults(160, 1, 1);
-    for (const side of [r.bare, r.exportOff, r.recorded, ...FAULTS.map((f) => r.byFault[f])]) {
+    for (const side of [r.idle, r.bare, r.exportOff, r.recorded, ...FAULTS.map((f) => r.byFault[f])]) {
       expect(side.msPerRun).toBeGreaterThan(0);
       expect(side.steadyCpuMsPerRun).toBeGreaterThan(0);
       expect(Number.isFinite(side.steadyCpuMsPerRun)).toBe(true);
@@ -27,5 +27,8 @@ describe('bench collector-faults', () => {
     }
     // One round: its one paired ratio is both quartiles.
     expect(r.steadyPauseSpread.exporting.low).toBeCloseTo(r.byFault.healthy.steadyMaxLoopDelayMs / r.bare.steadyMaxLoopDelayMs, 10);
+    expect(r.steadyPauseSpread.bareOverIdle.low).toBeCloseTo(r.bare.steadyMaxLoopDelayMs / r.idle.steadyMaxLoopDelayMs, 10);
+    // The idle loop runs nothing of afterstop's: nothing dropped, as nothing is exported.
+    expect(r.idle.dropped).toBe(0);
   }, 180_000);
 });
