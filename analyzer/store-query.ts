@@ -36,11 +36,18 @@ export function coerceParam(q: Query, name: string, value: string): DuckDBValue 
   return value;
 }
 
+/** Where a query's rows go as they are read: its columns first, then its rows a chunk at a time. */
+export interface RowSink {
+  columns(names: readonly string[]): void | Promise<void>;
+  rows(chunk: Record<string, unknown>[]): void | Promise<void>;
+}
+
 /**
- * Run the query `name` over the store and return its rows. Bad parameters are InputErrors; the store is
- * always closed.
+ * Run the query `name` over the store and hand its rows to `sink` as DuckDB reads them (what is held is a
+ * chunk's). Bad parameters are InputErrors, and so is the query's failure on the values given (a negative
+ * limit); what the sink throws is its own. The store is always closed.
  */
-export async function runStoreQuery(name: string, options: StoreQueryOptions): Promise<Record<string, unknown>[]> {
+export async function streamStoreQuery(name: string, options: StoreQueryOptions, sink: RowSink): Promise<void> {
   const q = query(name);
   const params: Record<string, DuckDBValue> = {};
   for (const p of options.params) {
@@ -56,7 +63,7 @@ export async function runStoreQuery(name: string, options: StoreQueryOptions): P
   Object.assign(params, fromOptions);
   const missing = q.params.filter((p) => !(p.name in params)).map((p) => p.name);
   if (missing.length > 0) throw new InputError(`${name}: give --param ${missing.map((m) => `${m}=...`).join(' --param ')}`);
-  return withStore(options.db, async (store) => {
+  await withStore(options.db, async (store) => {
     // Queries over the report's tables (report_runs, report_tokens, ...) need them prepared first.
     if (q.sql.includes('report_')) {
       await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, ...(options.prices !== undefined ? { prices: loadPrices(options.prices) } : {}) });
@@ -66,11 +73,19 @@ export async function runStoreQuery(name: string, options: StoreQueryOptions): P
       const window = windowParams({ since: options.since, until: options.until });
       await prepareReportSpans(store, window.since_ns, window.until_ns);
     }
-    try {
-      return await store.rows(q, params);
-    } catch (error) {
-      // The query is ours and ran in the tests; what fails here is the values the user gave it (a negative limit).
-      throw new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error });
+    // The query is ours and ran in the tests; what fails in DuckDB here is the values the user gave it.
+    const userValues = (error: unknown): InputError => new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error });
+    const result = await store.streamRows(q, params).catch((error: unknown) => {
+      throw userValues(error);
+    });
+    await sink.columns(result.columns);
+    const chunks = result.chunks[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await chunks.next().catch((error: unknown) => {
+        throw userValues(error);
+      });
+      if (next.done === true) return;
+      await sink.rows(next.value);
     }
   });
 }

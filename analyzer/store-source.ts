@@ -3,7 +3,7 @@ import type { ExplainOptions } from './explain.js';
 import type { IngestSummary } from './ingest/ingest.js';
 import { isReadOnly, listQueries, type Query } from './queries.js';
 import type { PruneSummary } from './span-files.js';
-import type { StoreQueryOptions } from './store-query.js';
+import type { RowSink, StoreQueryOptions } from './store-query.js';
 import type { Explanation } from './types.js';
 
 /**
@@ -17,7 +17,7 @@ import type { Explanation } from './types.js';
 
 export { DEFAULT_DB } from './default-store.js';
 export { parseExplainTarget } from './explain-target.js';
-export type { StoreQueryOptions } from './store-query.js';
+export type { RowSink, StoreQueryOptions } from './store-query.js';
 
 /** Only read the inputs into the store (what `afterstop ingest` does); the store is always closed. */
 export async function ingestTraces(options: Pick<AnalyzeOptions, 'inputs' | 'db' | 'progress' | 'trackProgress'>): Promise<IngestSummary> {
@@ -38,7 +38,7 @@ export async function explainRuns(options: ExplainOptions): Promise<Explanation>
 /** The read-only queries of queries/ (`afterstop query` runs only those). */
 export const readOnlyQueries = (): { file: string; query: Query }[] => listQueries().filter((q) => isReadOnly(q.query));
 
-/** Run the read-only query `name` over the store (store-query.ts). */
-export async function runStoreQuery(name: string, options: StoreQueryOptions): Promise<Record<string, unknown>[]> {
-  return (await import('./store-query.js')).runStoreQuery(name, options);
+/** Run the read-only query `name` over the store, its rows handed to `sink` as they are read (store-query.ts). */
+export async function streamStoreQuery(name: string, options: StoreQueryOptions, sink: RowSink): Promise<void> {
+  return (await import('./store-query.js')).streamStoreQuery(name, options, sink);
 }

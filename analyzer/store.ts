@@ -211,6 +211,29 @@ export class Store {
     return reader.getRowObjectsJS() as T[];
   }
 
+  /**
+   * A query's rows as {@link rows} gives them, a chunk of the result at a time (about 2,048 rows), and its
+   * columns (known before any row: an empty result still has them). What is held is a chunk's, so a query over a
+   * long run's timeline (hundreds of thousands of rows) can be printed as it is read.
+   */
+  async streamRows(q: Query, params: Params = {}): Promise<{ columns: string[]; chunks: AsyncIterable<Record<string, unknown>[]> }> {
+    const result = await this.connection.stream(q.sql, this.bind(q, params), listTypes(q));
+    const columns = result.deduplicatedColumnNames();
+    async function* chunks(): AsyncGenerator<Record<string, unknown>[]> {
+      for await (const chunk of result) {
+        const values = chunk.convertColumns(JSDuckDBValueConverter);
+        const rows = new Array<Record<string, unknown>>(chunk.rowCount);
+        for (let r = 0; r < chunk.rowCount; r++) {
+          const row: Record<string, unknown> = {};
+          for (let c = 0; c < columns.length; c++) row[columns[c]!] = values[c]![r];
+          rows[r] = row;
+        }
+        yield rows;
+      }
+    }
+    return { columns, chunks: chunks() };
+  }
+
   /** A query's rows as its header declares them (queries/<name>.sql's -- @column lines; analyzer/sql/query-rows.ts). */
   async typedRows<N extends keyof QueryRows>(name: N, params: Params = {}): Promise<QueryRows[N][]> {
     const q = query(name);

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { projectRoot } from './child.js';
-import { LONG_RUN_ID, writeLongRun } from './generate-long-run.js';
+import { LONG_RUN_ID, LONG_RUN_TRACE, writeLongRun } from './generate-long-run.js';
 
 /**
  * Inputs that grow in one direction (issue 46): a run of many tool calls drawn
@@ -21,8 +21,12 @@ export interface Measurement {
 }
 
 export interface LargeInputsBench {
-  /** `measured`: the explain; `ingested`: the ingest of the same run into its store, before it (not timed into it). */
-  explain: { calls: number; measured: Measurement; ingested: Measurement }[];
+  /**
+   * `measured`: the explain; `ingested`: the ingest of the same run into its store, before it (not timed into it);
+   * `queried`: `afterstop query run-timeline --format json` of the run, from the same store (its rows printed as
+   * they are read).
+   */
+  explain: { calls: number; measured: Measurement; ingested: Measurement; queried: Measurement }[];
   manyFiles: { files: number; measured: Measurement }[];
   /** The spans of the largest many-files run, in one file: what holding the spans costs, with no per-file cost. */
   oneFile: { spans: number; measured: Measurement };
@@ -33,14 +37,21 @@ const root = projectRoot();
 const cli = path.join(root, 'analyzer', 'dist', 'cli', 'main.js');
 
 /**
- * Run the built CLI in a child under GNU time (`/usr/bin/time -f %M`: the child's own peak RSS), timed here.
- * Without GNU time the peak is NaN.
+ * Run the built CLI in a child under GNU time (`/usr/bin/time -f %M`: the child's own peak RSS), timed here;
+ * its stdout into `stdoutFile` when given. Without GNU time the peak is NaN.
  */
-function run(args: string[]): Measurement {
+function run(args: string[], stdoutFile?: string): Measurement {
   const timeFile = path.join(os.tmpdir(), `afterstop-bench-time-${process.pid}`);
   const hasTime = fs.existsSync('/usr/bin/time');
+  const stdout = stdoutFile === undefined ? 'ignore' : fs.openSync(stdoutFile, 'w');
+  const stdio: ('ignore' | number)[] = ['ignore', stdout, 'ignore'];
   const started = performance.now();
-  const out = hasTime ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%M', process.execPath, cli, ...args], { stdio: 'ignore' }) : spawnSync(process.execPath, [cli, ...args], { stdio: 'ignore' });
+  let out: ReturnType<typeof spawnSync>;
+  try {
+    out = hasTime ? spawnSync('/usr/bin/time', ['-o', timeFile, '-f', '%M', process.execPath, cli, ...args], { stdio }) : spawnSync(process.execPath, [cli, ...args], { stdio });
+  } finally {
+    if (typeof stdout === 'number') fs.closeSync(stdout);
+  }
   const seconds = (performance.now() - started) / 1000;
   let peakRssMb = Number.NaN;
   if (hasTime) {
@@ -50,8 +61,11 @@ function run(args: string[]): Measurement {
   return { seconds, peakRssMb, status: out.status ?? -1 };
 }
 
-/** `afterstop explain` of one run of `calls` tool calls, as HTML, from a store that holds it; the ingest that made it apart. */
-function explainRun(calls: number, workDir: string): { measured: Measurement; ingested: Measurement } {
+/**
+ * `afterstop explain` of one run of `calls` tool calls, as HTML, from a store that holds it; the ingest that made
+ * it apart; and the run's timeline rows printed by `afterstop query` (`long-run-N-timeline.json`).
+ */
+function explainRun(calls: number, workDir: string): { measured: Measurement; ingested: Measurement; queried: Measurement } {
   const file = path.join(workDir, `long-run-${calls}.jsonl`);
   const db = path.join(workDir, `long-run-${calls}-store`);
   fs.rmSync(db, { recursive: true, force: true });
@@ -59,7 +73,9 @@ function explainRun(calls: number, workDir: string): { measured: Measurement; in
   try {
     const ingested = run(['ingest', '--db', db, '--no-progress', file]);
     if (ingested.status !== 0) throw new Error(`bench: ingest of ${file} failed`);
-    return { measured: run(['explain', LONG_RUN_ID, '--db', db, '--format', 'html', '--out', path.join(workDir, `long-run-${calls}.html`), '--no-progress']), ingested };
+    const measured = run(['explain', LONG_RUN_ID, '--db', db, '--format', 'html', '--out', path.join(workDir, `long-run-${calls}.html`), '--no-progress']);
+    const queried = run(['query', 'run-timeline', '--db', db, '--param', `runs=${LONG_RUN_TRACE}:${LONG_RUN_ID}`, '--format', 'json'], path.join(workDir, `long-run-${calls}-timeline.json`));
+    return { measured, ingested, queried };
   } finally {
     fs.rmSync(file, { force: true });
     fs.rmSync(db, { recursive: true, force: true });

@@ -25,13 +25,28 @@ const csvField = (v: unknown): string => {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
+/** Rows as elements of a JSON array indented by 2, as `JSON.stringify(rows, bigints, 2)` writes them, each after a comma but the very first. */
+const jsonElements = (rows: readonly Row[], first: boolean): string => {
+  let out = '';
+  rows.forEach((row, i) => {
+    out += `${first && i === 0 ? '[\n' : ',\n'}  ${JSON.stringify(row, bigints, 2).replace(/\n/g, '\n  ')}`;
+  });
+  return out;
+};
+
+const csvLines = (header: readonly string[], rows: readonly Row[]): string => {
+  let out = '';
+  for (const r of rows) out += `${header.map((h) => csvField(r[h])).join(',')}\r\n`;
+  return out;
+};
+
 export function renderRows(rows: Row[], format: RowFormat): string {
   const header = Object.keys(rows[0] ?? {});
   switch (format) {
     case 'json':
-      return `${JSON.stringify(rows, bigints, 2)}\n`;
+      return rows.length === 0 ? '[]\n' : `${jsonElements(rows, true)}\n]\n`;
     case 'csv':
-      return `${[header.map(csvField).join(','), ...rows.map((r) => header.map((h) => csvField(r[h])).join(','))].join('\r\n')}\r\n`;
+      return `${header.map(csvField).join(',')}\r\n${csvLines(header, rows)}`;
     case 'markdown':
       return `${markdownTable(
         header,
@@ -45,4 +60,35 @@ export function renderRows(rows: Row[], format: RowFormat): string {
             rows.map((r) => header.map((h) => text(r[h]))),
           ).join('\n')}\n`;
   }
+}
+
+/** Where rows are written as text; resolves when the text may be followed by more (a stream's backpressure). */
+export type TextOut = (text: string) => Promise<void>;
+
+/**
+ * Rows written in `format` as they come, a chunk at a time: JSON and CSV as they are read, in bounded memory,
+ * the same text renderRows gives (CSV's header from the columns, so an empty result still has one); a table
+ * and Markdown align their columns over every row, so they are held and written at the end.
+ */
+export function rowWriter(format: RowFormat, out: TextOut): { columns(names: readonly string[]): Promise<void>; rows(chunk: Row[]): Promise<void>; end(): Promise<void> } {
+  let header: readonly string[] = [];
+  let count = 0;
+  const held: Row[] = [];
+  return {
+    async columns(names) {
+      header = names;
+      if (format === 'csv') await out(`${names.map(csvField).join(',')}\r\n`);
+    },
+    async rows(chunk) {
+      if (chunk.length === 0) return;
+      if (format === 'json') await out(jsonElements(chunk, count === 0));
+      else if (format === 'csv') await out(csvLines(header, chunk));
+      else for (const row of chunk) held.push(row);
+      count += chunk.length;
+    },
+    async end() {
+      if (format === 'json') await out(count === 0 ? '[]\n' : '\n]\n');
+      else if (format === 'table' || format === 'markdown') await out(renderRows(held, format));
+    },
+  };
 }

@@ -39,6 +39,18 @@ export const LARGE_INPUT_SECTIONS: Section[] = [
             },
             1.5,
           ),
+          ratioRow(
+            {
+              id: `query-run-timeline-${manyCalls.calls}-calls-memory`,
+              work: 'afterstop query run-timeline --format json of the same run: peak memory (the rows printed as DuckDB reads them, a chunk held at a time)',
+              value: manyCalls.queried.peakRssMb,
+              unit: 'MB',
+              baseline: 'afterstop ingest of the same run, into the store the query reads',
+              baselineValue: manyCalls.ingested.peakRssMb,
+              peakRssMb: manyCalls.queried.peakRssMb,
+            },
+            1.5,
+          ),
         );
       }
       const [fewFiles, manyFilesRow] = [large.manyFiles[0], large.manyFiles[large.manyFiles.length - 1]];

@@ -16,7 +16,7 @@ describe('large inputs benchmark', () => {
       expect(result.oneFile.spans).toBe(60);
       expect(JSON.parse(fs.readFileSync(path.join(dir, 'many-files-60-one.json'), 'utf8')).input).toMatchObject({ files: 1, spans_read: 60 });
       expect(JSON.parse(fs.readFileSync(path.join(dir, 'many-files-60.json'), 'utf8')).input).toMatchObject({ files: 60, spans_read: 60 });
-      for (const m of [...result.explain.flatMap((e) => [e.measured, e.ingested]), ...result.manyFiles.map((m) => m.measured), result.oneFile.measured, result.longLine.measured]) {
+      for (const m of [...result.explain.flatMap((e) => [e.measured, e.ingested, e.queried]), ...result.manyFiles.map((m) => m.measured), result.oneFile.measured, result.longLine.measured]) {
         expect(m.status).toBe(0);
         expect(m.seconds).toBeGreaterThan(0);
         expect(m.peakRssMb).toBeGreaterThan(0);
@@ -25,6 +25,10 @@ describe('large inputs benchmark', () => {
       expect(report.input.skipped).toEqual([expect.objectContaining({ line: 2, reason: expect.stringMatching(/^line too long: 73\.4 MB/) })]);
       const explained = fs.readFileSync(path.join(dir, 'long-run-400.html'), 'utf8');
       expect(explained).toContain('What the run did after Stop');
+      // The run's timeline as `afterstop query` printed it: every tool call once.
+      const timeline = JSON.parse(fs.readFileSync(path.join(dir, 'long-run-400-timeline.json'), 'utf8')) as { role: string; span_id: string }[];
+      const tools = timeline.filter((r) => r.role === 'tool');
+      expect(new Set(tools.map((t) => t.span_id)).size).toBe(400);
       expect(fs.readdirSync(dir).filter((f) => !f.endsWith('.json') && !f.endsWith('.html'))).toEqual([]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

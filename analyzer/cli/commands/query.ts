@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { renderRows, ROW_FORMATS, type RowFormat } from '../../render/rows.js';
+import { ROW_FORMATS, rowWriter, type RowFormat } from '../../render/rows.js';
 import { columns } from '../../render/text-table.js';
-import { DEFAULT_DB, readOnlyQueries, runStoreQuery } from '../../store-source.js';
+import { DEFAULT_DB, readOnlyQueries, streamStoreQuery } from '../../store-source.js';
 import { inputErrorExit } from '../stderr.js';
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from '../exit-codes.js';
 import { nonNegativeNumber } from '../options.js';
@@ -46,6 +46,9 @@ Examples:
     .action((name: string | undefined, options: QueryOptions) => done(runQuery(name, options)));
 }
 
+/** Write to stdout, resolving once it takes more (its 'drain'); a reader gone (EPIPE) ends the process quietly (main.ts). */
+const toStdout = (text: string): Promise<void> => (process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)));
+
 function listing(): string {
   const rows = readOnlyQueries().map((q) => [q.file, q.query.params.map((p) => p.name).join(', '), q.query.description.slice(0, 100)]);
   return `${columns(['query', 'params', 'description'], rows).join('\n')}\n`;
@@ -61,9 +64,12 @@ async function runQuery(name: string | undefined, options: QueryOptions): Promis
     return EXIT_USAGE;
   }
   const format = options.format ?? (process.stdout.isTTY ? 'table' : 'json');
+  // JSON and CSV are written as DuckDB reads the rows (a long run's timeline is hundreds of thousands), each
+  // write waiting for stdout to take the last; a table and Markdown are aligned over all of them first.
+  const writer = rowWriter(format, toStdout);
   try {
-    const rows = await runStoreQuery(name, { db: options.db, params: options.param, since: options.since, until: options.until, budgetMs: options.budgetMs, prices: options.prices });
-    process.stdout.write(renderRows(rows, format));
+    await streamStoreQuery(name, { db: options.db, params: options.param, since: options.since, until: options.until, budgetMs: options.budgetMs, prices: options.prices }, writer);
+    await writer.end();
     return EXIT_OK;
   } catch (error) {
     return inputErrorExit(error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderRows } from '../../render/rows.js';
+import { renderRows, rowWriter } from '../../render/rows.js';
 
 const rows = [
   { name: 'a,b', n: 12n, note: 'say "hi"\nthere', list: ['x'] },
@@ -37,5 +37,49 @@ describe('query rows', () => {
     }
     // The machine formats keep the values whole.
     expect(JSON.parse(renderRows(tricky, 'json'))[0].long).toHaveLength(100_000);
+  });
+});
+
+describe('rows written as they come (afterstop query)', () => {
+  const write = async (format: 'json' | 'csv' | 'table' | 'markdown', columns: string[], chunks: Record<string, unknown>[][]): Promise<string> => {
+    let out = '';
+    const writer = rowWriter(format, async (text) => {
+      out += text;
+    });
+    await writer.columns(columns);
+    for (const chunk of chunks) await writer.rows(chunk);
+    await writer.end();
+    return out;
+  };
+  const many = Array.from({ length: 5 }, (_v, i) => ({ i: BigInt(i), text: `line ${i}\nnext, "quoted"`, list: [i], nested: { a: i === 3 ? null : [1, 2] } }));
+
+  it('json, in any chunks, is exactly the whole array as JSON.stringify indents it (bigints as numbers when exact)', async () => {
+    const plain = many.map((r) => ({ ...r, i: Number(r.i) }));
+    for (const chunks of [[many], [many.slice(0, 2), [], many.slice(2)], many.map((r) => [r])]) {
+      expect(await write('json', ['i', 'text', 'list', 'nested'], chunks)).toBe(`${JSON.stringify(plain, null, 2)}\n`);
+    }
+    expect(renderRows(many, 'json')).toBe(`${JSON.stringify(plain, null, 2)}\n`);
+    expect(await write('json', ['i'], [])).toBe('[]\n');
+    expect(renderRows([], 'json')).toBe('[]\n');
+  });
+
+  it('csv, in any chunks, is what renderRows gives; an empty result still has its header', async () => {
+    const whole = renderRows(many, 'csv');
+    expect(await write('csv', ['i', 'text', 'list', 'nested'], [many.slice(0, 3), many.slice(3)])).toBe(whole);
+    expect(await write('csv', ['i', 'text'], [[], []])).toBe('i,text\r\n');
+  });
+
+  it('a table and Markdown are aligned over every row: held, and written once at the end', async () => {
+    const texts: string[] = [];
+    const writer = rowWriter('table', async (text) => {
+      texts.push(text);
+    });
+    await writer.columns(['i', 'text', 'list', 'nested']);
+    await writer.rows(many.slice(0, 2));
+    await writer.rows(many.slice(2));
+    expect(texts).toEqual([]);
+    await writer.end();
+    expect(texts).toEqual([renderRows(many, 'table')]);
+    expect(await write('markdown', ['i'], [many.slice(0, 1), many.slice(1)])).toBe(renderRows(many, 'markdown'));
   });
 });

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliPath } from '../../../../test/helpers/cli.js';
+import { LONG_RUN_ID, LONG_RUN_TRACE, writeLongRun } from '../../../../bench/generate-long-run.js';
 
 /** `afterstop ingest` and `afterstop query`, the built CLI, over one store file. */
 const cli = cliPath;
@@ -16,7 +17,7 @@ beforeAll(() => {
   db = path.join(dir, 'store');
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-const afterstop = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000 });
+const afterstop = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 60_000, maxBuffer: 256 * 1024 * 1024 });
 
 describe('afterstop ingest', () => {
   it('loads traces into the store and says what it read; a second run reads nothing new', () => {
@@ -78,6 +79,29 @@ describe('afterstop query', () => {
     const byHand = afterstop('query', 'steering', '--db', db, '--param', 'since_ns=0');
     expect(byHand.status).toBe(2);
     expect(byHand.stderr).toMatch(/since_ns is the window: give --since and --until/);
+  });
+
+  it('prints a long result as DuckDB reads it, chunk after chunk, as one JSON array or one CSV table', () => {
+    // A run of 1,000 tool calls: its timeline is some 3,000 rows, more than one of DuckDB's chunks (2,048).
+    const file = path.join(dir, 'long-run.jsonl');
+    const longDb = path.join(dir, 'long-store');
+    writeLongRun(file, 1_000);
+    expect(afterstop('ingest', file, '--db', longDb).status).toBe(0);
+    const runs = `runs=${LONG_RUN_TRACE}:${LONG_RUN_ID}`;
+    const json = afterstop('query', 'run-timeline', '--db', longDb, '--param', runs, '--format', 'json');
+    expect(json.status, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout) as Record<string, unknown>[];
+    expect(rows.length).toBeGreaterThan(2_048);
+    // One array, indented throughout as a whole one would be, across the chunks' seams.
+    expect(json.stdout).toBe(`${JSON.stringify(rows, null, 2)}\n`);
+    expect(new Set(rows.filter((r) => r['role'] === 'tool').map((r) => r['span_id'])).size).toBe(1_000);
+    const csv = afterstop('query', 'run-timeline', '--db', longDb, '--param', runs, '--format', 'csv');
+    expect(csv.status, csv.stderr).toBe(0);
+    const lines = csv.stdout.split('\r\n');
+    expect(lines[0]).toBe(Object.keys(rows[0]!).join(','));
+    // Each row once (no field of these rows holds a line break), and nothing after the last.
+    expect(lines).toHaveLength(rows.length + 2);
+    expect(lines.at(-1)).toBe('');
   });
 
   it('usage errors: an unknown or writing query, a parameter it does not take or of the wrong type, a missing one', () => {

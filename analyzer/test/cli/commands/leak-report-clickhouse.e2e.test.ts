@@ -1,4 +1,6 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze, type LeakReport } from '../../../index.js';
@@ -66,7 +68,14 @@ describe('leak-report --clickhouse', () => {
     const both = await run([golden, '--clickhouse', server.url]);
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('give trace paths, or --clickhouse URL (not both)');
-    const neither = await run([]);
-    expect(neither.status).toBe(2);
+    // Neither, in a folder without the default ./afterstop-traces (the repository's root has one once `npm start`
+    // has run the demo: leak-report would read it).
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-neither-'));
+    try {
+      const neither = await runCli(['leak-report'], { cwd: empty });
+      expect(neither.status).toBe(2);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
