@@ -1,5 +1,5 @@
 import { listValue, type DuckDBValue } from '@duckdb/node-api';
-import { InputError, firstLine } from './errors.js';
+import { InputError, firstLine, isOutOfMemory, isStorageFailure } from './errors.js';
 import { loadPrices } from './prices.js';
 import { query, type Query } from './queries.js';
 import { prepareReport, prepareReportSpans } from './report.js';
@@ -36,6 +36,19 @@ export function coerceParam(q: Query, name: string, value: string): DuckDBValue 
   return value;
 }
 
+/** What a sink threw, carried past withStore's mapping of disk errors (a full disk under stdout is not the store's). */
+class SinkFailure {
+  constructor(readonly error: unknown) {}
+}
+
+const fed = async (feed: () => void | Promise<void>): Promise<void> => {
+  try {
+    await feed();
+  } catch (error) {
+    throw new SinkFailure(error);
+  }
+};
+
 /** Where a query's rows go as they are read: its columns first, then its rows a chunk at a time. */
 export interface RowSink {
   columns(names: readonly string[]): void | Promise<void>;
@@ -45,7 +58,8 @@ export interface RowSink {
 /**
  * Run the query `name` over the store and hand its rows to `sink` as DuckDB reads them (what is held is a
  * chunk's). Bad parameters are InputErrors, and so is the query's failure on the values given (a negative
- * limit); what the sink throws is its own. The store is always closed.
+ * limit); the memory limit and a full disk are thrown as DuckDB says them, and what the sink throws as it
+ * threw it. A failure after rows were handed over leaves the sink with part of them. The store is always closed.
  */
 export async function streamStoreQuery(name: string, options: StoreQueryOptions, sink: RowSink): Promise<void> {
   const q = query(name);
@@ -63,29 +77,41 @@ export async function streamStoreQuery(name: string, options: StoreQueryOptions,
   Object.assign(params, fromOptions);
   const missing = q.params.filter((p) => !(p.name in params)).map((p) => p.name);
   if (missing.length > 0) throw new InputError(`${name}: give --param ${missing.map((m) => `${m}=...`).join(' --param ')}`);
-  await withStore(options.db, async (store) => {
-    // Queries over the report's tables (report_runs, report_tokens, ...) need them prepared first.
-    if (q.sql.includes('report_')) {
-      await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, ...(options.prices !== undefined ? { prices: loadPrices(options.prices) } : {}) });
-    }
-    // And those over the window's spans (run-timeline.sql), the view of its Parquet files.
-    if (q.sql.includes('report_spans')) {
-      const window = windowParams({ since: options.since, until: options.until });
-      await prepareReportSpans(store, window.since_ns, window.until_ns);
-    }
-    // The query is ours and ran in the tests; what fails in DuckDB here is the values the user gave it.
-    const userValues = (error: unknown): InputError => new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error });
-    const result = await store.streamRows(q, params).catch((error: unknown) => {
-      throw userValues(error);
-    });
-    await sink.columns(result.columns);
-    const chunks = result.chunks[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await chunks.next().catch((error: unknown) => {
+  try {
+    await withStore(options.db, async (store) => {
+      // Queries over the report's tables (report_runs, report_tokens, ...) need them prepared first.
+      if (q.sql.includes('report_')) {
+        await prepareReport(store, { since: options.since, until: options.until, budgetMs: options.budgetMs, ...(options.prices !== undefined ? { prices: loadPrices(options.prices) } : {}) });
+      }
+      // And those over the window's spans (run-timeline.sql), the view of its Parquet files.
+      if (q.sql.includes('report_spans')) {
+        const window = windowParams({ since: options.since, until: options.until });
+        await prepareReportSpans(store, window.since_ns, window.until_ns);
+      }
+      // The query is ours and ran in the tests: what fails in DuckDB here is the values the user gave it (a
+      // negative limit), unless it is the memory limit or the disk (said as such by the CLI).
+      const userValues = (error: unknown): unknown => (isOutOfMemory(error) || isStorageFailure(error) ? error : new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error }));
+      const result = await store.streamRows(q, params).catch((error: unknown) => {
         throw userValues(error);
       });
-      if (next.done === true) return;
-      await sink.rows(next.value);
-    }
-  });
+      const chunks = result.chunks[Symbol.asyncIterator]();
+      try {
+        await fed(() => sink.columns(result.columns));
+        for (;;) {
+          const next = await chunks.next().catch((error: unknown) => {
+            throw userValues(error);
+          });
+          if (next.done === true) return;
+          await fed(() => sink.rows(next.value));
+        }
+      } finally {
+        // A sink that failed leaves the stream unread: closed here, before the store is.
+        await chunks.return?.();
+      }
+    });
+  } catch (error) {
+    // What the sink threw, as it threw it: not the user's values, nor the store's disk.
+    if (error instanceof SinkFailure) throw error.error;
+    throw error;
+  }
 }

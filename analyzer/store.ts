@@ -205,33 +205,20 @@ export class Store {
     await this.connection.run(q.sql);
   }
 
-  /** Run a query and return its rows as plain JSON-like objects (BIGINT as string, see DuckDB's JSON conversion). */
+  /** Run a query and return its rows as plain JS objects (DuckDB's JS conversion: BIGINT as bigint, lists as arrays). */
   async rows<T = Record<string, unknown>>(q: Query, params: Params = {}): Promise<T[]> {
     const reader = await this.connection.runAndReadAll(q.sql, this.bind(q, params), listTypes(q));
     return reader.getRowObjectsJS() as T[];
   }
 
   /**
-   * A query's rows as {@link rows} gives them, a chunk of the result at a time (about 2,048 rows), and its
+   * A query's rows as {@link rows} gives them, a chunk of the result at a time (at most 2,048 rows), and its
    * columns (known before any row: an empty result still has them). What is held is a chunk's, so a query over a
    * long run's timeline (hundreds of thousands of rows) can be printed as it is read.
    */
   async streamRows(q: Query, params: Params = {}): Promise<{ columns: string[]; chunks: AsyncIterable<Record<string, unknown>[]> }> {
     const result = await this.connection.stream(q.sql, this.bind(q, params), listTypes(q));
-    const columns = result.deduplicatedColumnNames();
-    async function* chunks(): AsyncGenerator<Record<string, unknown>[]> {
-      for await (const chunk of result) {
-        const values = chunk.convertColumns(JSDuckDBValueConverter);
-        const rows = new Array<Record<string, unknown>>(chunk.rowCount);
-        for (let r = 0; r < chunk.rowCount; r++) {
-          const row: Record<string, unknown> = {};
-          for (let c = 0; c < columns.length; c++) row[columns[c]!] = values[c]![r];
-          rows[r] = row;
-        }
-        yield rows;
-      }
-    }
-    return { columns, chunks: chunks() };
+    return { columns: result.deduplicatedColumnNames(), chunks: result.yieldRowObjectJs() };
   }
 
   /** A query's rows as its header declares them (queries/<name>.sql's -- @column lines; analyzer/sql/query-rows.ts). */

@@ -65,7 +65,10 @@ export interface CollectorFaultsBench {
  */
 type AppSide = 'idle' | 'bare' | 'afterstop' | 'app-sdk';
 
-/** The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks. */
+/**
+ * The app: RUNS agent runs, each a tool call doing a millisecond of I/O and a model call of 20 chunks; on the
+ * idle side, RUNS sleeps of a millisecond and nothing else. Each side prints its timings as JSON.
+ */
 const app = (side: AppSide): string => {
   const instrumented = side === 'afterstop' || side === 'app-sdk';
   return `
@@ -154,8 +157,8 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
 /**
  * The pause is the single worst stall of a 2.5 s loop, on shared CPUs: the app alone's varied 1.9-5.9 ms
  * from run to run, and the steady ratio of 3 rounds was 1.25x, 1.30x, 1.38x and 1.39x in four runs of the
- * bench on the same code. Hence 9 rounds of the three the pause rows compare, and 3 of each collector in
- * trouble.
+ * bench on the same code. Hence 9 rounds of the sides the pause rows compare (the idle loop, the app alone,
+ * export off, the spans recorded, a healthy collector), and 3 of each collector in trouble.
  */
 export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;

@@ -3,7 +3,7 @@
  * the report had nothing to judge (no span read, or no agent run in the window: nothing read is not nothing
  * found; `--allow-empty` makes such a night a pass), 2 bad usage or
  * unreadable input, or a memory limit (AFTERSTOP_MEMORY_LIMIT) DuckDB cannot work within (one line on stderr naming what), 70 an internal error (a bug: the stack on stderr;
- * EX_SOFTWARE of sysexits.h), 74 the store or a temporary file could not be written (a full disk, a quota,
+ * EX_SOFTWARE of sysexits.h), 74 the store, a temporary file or the output could not be written (a full disk, a quota,
  * a read-only file system: EX_IOERR; nothing was marked read, the same command reads it all again), so that a nightly job never reads a crash as a breached budget.
  */
 export const EXIT_OK = 0;

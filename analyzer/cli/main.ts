@@ -12,7 +12,7 @@ import { leakReportCommand } from './commands/leak-report.js';
 import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
 import { simulatorCommand } from './commands/simulator.js';
-import { InputError, StorageError, firstLine, isOutOfMemory } from '../errors.js';
+import { InputError, StorageError, firstLine, isOutOfMemory, isStorageFailure } from '../errors.js';
 import { redactSecrets } from '../redact.js';
 import { analyzerVersion } from '../version.js';
 import { EXIT_INTERNAL, EXIT_STORAGE, EXIT_USAGE, type ExitCode } from './exit-codes.js';
@@ -85,12 +85,16 @@ export function failed(error: unknown): ExitCode {
 
 /**
  * A reader that closed stdout early (`afterstop query ... | head`) is not an error of ours: stop writing and
- * exit with what the command had, quietly. Any other error of the stream is.
+ * exit with what the command had, quietly. Output the machine cannot write (stdout on a full disk, `> /dev/full`)
+ * is one line and exit 74, as a store it cannot write is; any other error of the stream is internal. Never exit 1,
+ * which is a broken budget's.
  */
 function quietOnClosedStdout(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-    process.exit(process.exitCode ?? 0);
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    if (!isStorageFailure(error)) process.exit(internalError(error));
+    process.stderr.write(`afterstop: could not write the output to stdout (${firstLine(error)}); what was written is incomplete\n`);
+    process.exit(EXIT_STORAGE);
   });
 }
 

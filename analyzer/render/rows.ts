@@ -40,35 +40,31 @@ const csvLines = (header: readonly string[], rows: readonly Row[]): string => {
   return out;
 };
 
-export function renderRows(rows: Row[], format: RowFormat): string {
+/** Rows as a table or Markdown, their columns aligned over every row (the header from the first row's keys). */
+export function renderAligned(rows: Row[], format: 'table' | 'markdown'): string {
   const header = Object.keys(rows[0] ?? {});
-  switch (format) {
-    case 'json':
-      return rows.length === 0 ? '[]\n' : `${jsonElements(rows, true)}\n]\n`;
-    case 'csv':
-      return `${header.map(csvField).join(',')}\r\n${csvLines(header, rows)}`;
-    case 'markdown':
-      return `${markdownTable(
+  if (format === 'markdown') {
+    return `${markdownTable(
+      header,
+      rows.map((r) => header.map((h) => text(r[h]))),
+    ).join('\n')}\n`;
+  }
+  return rows.length === 0
+    ? '(no rows)\n'
+    : `${columns(
         header,
         rows.map((r) => header.map((h) => text(r[h]))),
       ).join('\n')}\n`;
-    case 'table':
-      return rows.length === 0
-        ? '(no rows)\n'
-        : `${columns(
-            header,
-            rows.map((r) => header.map((h) => text(r[h]))),
-          ).join('\n')}\n`;
-  }
 }
 
 /** Where rows are written as text; resolves when the text may be followed by more (a stream's backpressure). */
 export type TextOut = (text: string) => Promise<void>;
 
 /**
- * Rows written in `format` as they come, a chunk at a time: JSON and CSV as they are read, in bounded memory,
- * the same text renderRows gives (CSV's header from the columns, so an empty result still has one); a table
- * and Markdown align their columns over every row, so they are held and written at the end.
+ * Rows written in `format` as they come, a chunk at a time: JSON (one array, indented as `JSON.stringify(rows,
+ * …, 2)` would) and CSV (its header from the columns, so an empty result still has one) as they are read, in
+ * bounded memory; a table and Markdown align their columns over every row, so they are held and written at the
+ * end.
  */
 export function rowWriter(format: RowFormat, out: TextOut): { columns(names: readonly string[]): Promise<void>; rows(chunk: Row[]): Promise<void>; end(): Promise<void> } {
   let header: readonly string[] = [];
@@ -88,7 +84,7 @@ export function rowWriter(format: RowFormat, out: TextOut): { columns(names: rea
     },
     async end() {
       if (format === 'json') await out(count === 0 ? '[]\n' : '\n]\n');
-      else if (format === 'table' || format === 'markdown') await out(renderRows(held, format));
+      else if (format === 'table' || format === 'markdown') await out(renderAligned(held, format));
     },
   };
 }

@@ -39,6 +39,10 @@ export const LARGE_INPUT_SECTIONS: Section[] = [
             },
             1.5,
           ),
+        );
+      }
+      if (manyCalls?.queried !== undefined) {
+        rows.push(
           ratioRow(
             {
               id: `query-run-timeline-${manyCalls.calls}-calls-memory`,

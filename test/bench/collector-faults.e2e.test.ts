@@ -28,7 +28,5 @@ describe('bench collector-faults', () => {
     // One round: its one paired ratio is both quartiles.
     expect(r.steadyPauseSpread.exporting.low).toBeCloseTo(r.byFault.healthy.steadyMaxLoopDelayMs / r.bare.steadyMaxLoopDelayMs, 10);
     expect(r.steadyPauseSpread.bareOverIdle.low).toBeCloseTo(r.bare.steadyMaxLoopDelayMs / r.idle.steadyMaxLoopDelayMs, 10);
-    // The idle loop runs nothing of afterstop's: nothing dropped, as nothing is exported.
-    expect(r.idle.dropped).toBe(0);
   }, 180_000);
 });

@@ -46,8 +46,23 @@ Examples:
     .action((name: string | undefined, options: QueryOptions) => done(runQuery(name, options)));
 }
 
-/** Write to stdout, resolving once it takes more (its 'drain'); a reader gone (EPIPE) ends the process quietly (main.ts). */
-const toStdout = (text: string): Promise<void> => (process.stdout.write(text) ? Promise.resolve() : new Promise((resolve) => process.stdout.once('drain', resolve)));
+/**
+ * Write to stdout, resolving once it takes more (its 'drain'), rejecting if it fails or closes first. (Its errors
+ * also end the process, main.ts: a reader gone quietly, a full disk with exit 74.)
+ */
+const toStdout = (text: string): Promise<void> => {
+  if (process.stdout.write(text)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const settle = (error?: Error): void => {
+      process.stdout.off('drain', onDrain).off('error', settle).off('close', onClose);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = (): void => settle();
+    const onClose = (): void => settle(new Error('stdout closed'));
+    process.stdout.once('drain', onDrain).once('error', settle).once('close', onClose);
+  });
+};
 
 function listing(): string {
   const rows = readOnlyQueries().map((q) => [q.file, q.query.params.map((p) => p.name).join(', '), q.query.description.slice(0, 100)]);

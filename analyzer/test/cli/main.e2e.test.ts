@@ -101,6 +101,16 @@ describe('exit codes', () => {
     expect(out.stderr).toMatch(/exit 0/);
   });
 
+  it('stdout the machine cannot write (> /dev/full): exit 74, one line, never the exit 1 of a broken budget', () => {
+    const db = path.join(dir, 'full-stdout');
+    expect(afterstop(['ingest', `${golden}g2-ghost-email.jsonl`, '--db', db]).status).toBe(0);
+    for (const command of ['leak-report', 'query runs']) {
+      const args = command === 'leak-report' ? `leak-report ${JSON.stringify(`${golden}g2-ghost-email.jsonl`)} --db :memory: --format json --no-progress` : `query runs --db ${JSON.stringify(db)} --format json`;
+      const out = afterstop([], { shell: `node ${JSON.stringify(CLI)} ${args} > /dev/full; echo "exit $?" >&2` });
+      expect(out.stderr, command).toMatch(/^afterstop: could not write the output to stdout \(ENOSPC[^\n]*\nexit 74\n$/);
+    }
+  });
+
   it('a store the machine cannot write (past the file size limit, as a full disk): exit 74, one line; nothing marked read, so the next run reads it all', () => {
     const t = traces();
     for (let i = 0; i < 3000; i++) {

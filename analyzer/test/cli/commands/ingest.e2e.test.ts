@@ -102,6 +102,15 @@ describe('afterstop query', () => {
     // Each row once (no field of these rows holds a line break), and nothing after the last.
     expect(lines).toHaveLength(rows.length + 2);
     expect(lines.at(-1)).toBe('');
+    // A row past the first chunk, field by field as JSON gave it (lists and objects as JSON text, NULL empty).
+    const field = (v: unknown): string => (v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+    const quoted = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+    const at = 2_500;
+    expect(lines[at + 1]).toBe(
+      Object.values(rows[at]!)
+        .map((v) => quoted(field(v)))
+        .join(','),
+    );
   });
 
   it('usage errors: an unknown or writing query, a parameter it does not take or of the wrong type, a missing one', () => {

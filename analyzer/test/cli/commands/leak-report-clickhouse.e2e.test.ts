@@ -68,12 +68,13 @@ describe('leak-report --clickhouse', () => {
     const both = await run([golden, '--clickhouse', server.url]);
     expect(both.status).toBe(2);
     expect(both.stderr).toContain('give trace paths, or --clickhouse URL (not both)');
-    // Neither, in a folder without the default ./afterstop-traces (the repository's root has one once `npm start`
-    // has run the demo: leak-report would read it).
+    // Neither: leak-report reads the default folder, here absent (run in an empty folder, AFTERSTOP_TRACES_DIR
+    // unset: the repository's root has ./afterstop-traces once `npm start` has run the demo).
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-neither-'));
     try {
-      const neither = await runCli(['leak-report'], { cwd: empty });
+      const neither = await runCli(['leak-report'], { cwd: empty, env: { AFTERSTOP_TRACES_DIR: '' } });
       expect(neither.status).toBe(2);
+      expect(neither.stderr).toContain('afterstop-traces: no such folder');
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }
