@@ -90,17 +90,16 @@ export async function streamStoreQuery(name: string, options: StoreQueryOptions,
       }
       // The query is ours and ran in the tests: what fails in DuckDB here is the values the user gave it (a
       // negative limit), unless it is the memory limit or the disk (said as such by the CLI).
-      const userValues = (error: unknown): unknown => (isOutOfMemory(error) || isStorageFailure(error) ? error : new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error }));
-      const result = await store.streamRows(q, params).catch((error: unknown) => {
-        throw userValues(error);
-      });
+      const fromDuckDB = <T>(step: Promise<T>): Promise<T> =>
+        step.catch((error: unknown) => {
+          throw isOutOfMemory(error) || isStorageFailure(error) ? error : new InputError(`${name}: ${firstLine(error)} (check the --param values)`, { cause: error });
+        });
+      const result = await fromDuckDB(store.streamRows(q, params));
       const chunks = result.chunks[Symbol.asyncIterator]();
       try {
         await fed(() => sink.columns(result.columns));
         for (;;) {
-          const next = await chunks.next().catch((error: unknown) => {
-            throw userValues(error);
-          });
+          const next = await fromDuckDB(chunks.next());
           if (next.done === true) return;
           await fed(() => sink.rows(next.value));
         }

@@ -217,8 +217,13 @@ export class Store {
    * long run's timeline (hundreds of thousands of rows) can be printed as it is read.
    */
   async streamRows(q: Query, params: Params = {}): Promise<{ columns: string[]; chunks: AsyncIterable<Record<string, unknown>[]> }> {
-    const result = await this.connection.stream(q.sql, this.bind(q, params), listTypes(q));
+    const result = await this.stream(q, params);
     return { columns: result.deduplicatedColumnNames(), chunks: result.yieldRowObjectJs() };
+  }
+
+  /** A query's result, its parameters bound, read a chunk at a time. */
+  private stream(q: Query, params: Params) {
+    return this.connection.stream(q.sql, this.bind(q, params), listTypes(q));
   }
 
   /** A query's rows as its header declares them (queries/<name>.sql's -- @column lines; analyzer/sql/query-rows.ts). */
@@ -226,7 +231,7 @@ export class Store {
     const q = query(name);
     // Streamed and typed a chunk at a time: the engine's rows as read are garbage once typed, so a query of
     // hundreds of thousands of rows (a long run's timeline) holds one copy of them, not three.
-    const result = await this.connection.stream(q.sql, this.bind(q, params), listTypes(q));
+    const result = await this.stream(q, params);
     const names = result.columnNames();
     const out: QueryRows[N][] = [];
     for await (const chunk of result) appendTypedRows(q, names, chunk.convertColumns(JSDuckDBValueConverter), chunk.rowCount, out);

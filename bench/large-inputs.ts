@@ -169,8 +169,10 @@ export function benchLargeInputs(workDir: string, env: NodeJS.ProcessEnv = proce
   const list = (name: string, fallback: string): number[] => (env[name] ?? fallback).split(',').map(Number);
   const counts = list('BENCH_MANY_FILES', '20000,200000');
   const largest = Math.max(...counts);
+  const runs = list('BENCH_EXPLAIN_CALLS', '10000,100000');
+  const longest = Math.max(...runs);
   return {
-    explain: ((sizes) => sizes.map((calls) => ({ calls, ...explainRun(calls, workDir, calls === Math.max(...sizes)) })))(list('BENCH_EXPLAIN_CALLS', '10000,100000')),
+    explain: runs.map((calls) => ({ calls, ...explainRun(calls, workDir, calls === longest) })),
     manyFiles: counts.map((files) => ({ files, measured: manyFiles(files, workDir) })),
     oneFile: { spans: largest, measured: manyFiles(largest, workDir, true) },
     longLine: ((mb) => ({ mb, measured: longLine(mb, workDir) }))(Number(env['BENCH_LONG_LINE_MB'] ?? 150)),

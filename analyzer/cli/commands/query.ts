@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ROW_FORMATS, rowWriter, type RowFormat } from '../../render/rows.js';
 import { columns } from '../../render/text-table.js';
@@ -47,21 +48,11 @@ Examples:
 }
 
 /**
- * Write to stdout, resolving once it takes more (its 'drain'), rejecting if it fails or closes first. (Its errors
- * also end the process, main.ts: a reader gone quietly, a full disk with exit 74.)
+ * Write to stdout, waiting for its 'drain' when it is full (`once` rejects if it emits 'error' first). Its errors
+ * also end the process, main.ts: a reader gone quietly, a full disk with exit 74.
  */
-const toStdout = (text: string): Promise<void> => {
-  if (process.stdout.write(text)) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const settle = (error?: Error): void => {
-      process.stdout.off('drain', onDrain).off('error', settle).off('close', onClose);
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onDrain = (): void => settle();
-    const onClose = (): void => settle(new Error('stdout closed'));
-    process.stdout.once('drain', onDrain).once('error', settle).once('close', onClose);
-  });
+const toStdout = async (text: string): Promise<void> => {
+  if (!process.stdout.write(text)) await once(process.stdout, 'drain');
 };
 
 function listing(): string {
