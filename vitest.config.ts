@@ -1,9 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Two tiers per package. `unit`: in-process, any OS, the whole tier in about a minute.
+ * Two tiers per package. `unit`: in-process, any OS, the whole tier in minutes.
  * `e2e` (`*.e2e.test.ts`): real apps, children, Chromium, Prometheus, chdb, other Node lines; Linux.
- * `npm test` runs both; `npm run test:unit` / `npm run test:e2e` one tier.
+ * A property hunt (`*.hunt.test.ts`, test/helpers/hunt.ts) runs in both: its first cases in `unit`, all of
+ * them in `e2e`. `npm test` runs both tiers; `npm run test:unit` / `npm run test:e2e` one.
  */
 const packages = [
   ['span-contract', 'contract/test'],
@@ -21,8 +22,11 @@ export default defineConfig({
     // vite transforms it instead of Node loading it (test/nightly/ parses the documented workflow with it).
     server: { deps: { inline: ['@actions/workflow-parser'] } },
     projects: packages.flatMap(([name, dir]) => [
-      { extends: true, test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`] } },
-      { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`] } },
+      {
+        extends: true,
+        test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`], env: { AFTERSTOP_TEST_TIER: 'unit' } },
+      },
+      { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`, `${dir}/**/*.hunt.test.ts`], env: { AFTERSTOP_TEST_TIER: 'e2e' } } },
     ]),
   },
 });

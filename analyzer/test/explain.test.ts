@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../analyze.js';
 import { InputError } from '../errors.js';
 import { explain, parseExplainTarget } from '../explain.js';
@@ -22,7 +24,22 @@ const goldenFiles = fs
   .map((f) => golden + f);
 const spans = writtenSpans([golden, aiSdk]);
 
-const over = (target: string, inputs: string[] = goldenFiles) => explain({ target: parseExplainTarget(target), inputs, db: ':memory:' });
+/**
+ * A store per set of inputs, read by its first explain or analyze: the next ones read nothing new (explain, like
+ * leak-report, ingests only what its store has not seen), so a test draws every finding without reading the
+ * traces again for each.
+ */
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-explain-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const stores = new Map<string, string>();
+const storeOf = (inputs: string[]): string => {
+  const key = inputs.join('\n');
+  if (!stores.has(key)) stores.set(key, path.join(root, `store-${stores.size}`));
+  return stores.get(key)!;
+};
+const goldenStore = storeOf(goldenFiles);
+
+const over = (target: string, inputs: string[] = goldenFiles) => explain({ target: parseExplainTarget(target), inputs, db: storeOf(inputs) });
 
 describe('parseExplainTarget', () => {
   it('a number (or #number) is a finding; anything else an id', () => {
@@ -37,7 +54,7 @@ describe('parseExplainTarget', () => {
 
 describe('explain', () => {
   it('finding 1 of the golden report: the ghost email, drawn against its Stop, with the next run that failed beside it', async () => {
-    const report = await analyze({ inputs: goldenFiles, db: ':memory:' });
+    const report = await analyze({ inputs: goldenFiles, db: goldenStore });
     const e = await over('1');
     expect(e.finding).toEqual(report.findings[0]);
     expect(e.timelines).toHaveLength(1);
@@ -66,7 +83,7 @@ describe('explain', () => {
   });
 
   it('a post-cancel error finding draws the cancelled run, its failed next run beside it; the finding numbers follow the report', async () => {
-    const report = await analyze({ inputs: goldenFiles, db: ':memory:' });
+    const report = await analyze({ inputs: goldenFiles, db: goldenStore });
     const n = report.findings.findIndex((f) => f.kind === 'post_cancel_error') + 1;
     const e = await over(String(n));
     expect(e.finding?.kind).toBe('post_cancel_error');
@@ -80,7 +97,7 @@ describe('explain', () => {
   });
 
   it('the tokens billed after Stop, and how they are known; a loop that went on is depth 0 with the calls it started', async () => {
-    const report = await analyze({ inputs: goldenFiles, db: ':memory:' });
+    const report = await analyze({ inputs: goldenFiles, db: goldenStore });
     const runOf = (kind: string, pick = 0) => report.findings.filter((f) => f.kind === kind)[pick]!;
     const stream = (await over(runOf('tokens_after_stop', 0).run_id)).timelines[0]!;
     expect(stream.items.find((i) => i.kind === 'model_call')).toMatchObject({ after_stop: { output: 30, how: 'estimated' } });
@@ -93,7 +110,7 @@ describe('explain', () => {
   });
 
   it('a trace id draws each of its runs; a key (trace:run) the one', async () => {
-    const report = await analyze({ inputs: goldenFiles, db: ':memory:' });
+    const report = await analyze({ inputs: goldenFiles, db: goldenStore });
     const replay = report.findings.find((f) => f.kind === 'replay_duplicate')!;
     const byTrace = await over(replay.trace_id.toUpperCase());
     expect(byTrace.finding).toBeNull();

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FACTS, SCOPE_FACTS } from '../facts.js';
 import { analyze } from '../index.js';
 import { query } from '../queries.js';
@@ -64,11 +64,16 @@ async function setVersion(db: string, version: string): Promise<void> {
 const figuresOf = (r: LeakReport) => ({ totals: r.totals, groups: r.groups, findings: r.findings, distributions: r.distributions, timeline: r.timeline });
 
 describe('a store of an earlier release (versions 12, 13, 14 and 15)', () => {
+  // The report of a store that read the golden traces afresh, once for the four versions (each an analyze).
+  let fresh: LeakReport;
+  beforeAll(async () => {
+    fresh = await analyze({ inputs: [golden], db: ':memory:', pricesFile: prices });
+  });
+
   it.each(['12', '13', '14', '15'] as const)('of version %s is migrated on open and gives the report of a store that read the same traces afresh', async (version) => {
     const db = storeV12('store', version);
     const before = Object.keys(snapshot(db)).filter((f) => f.endsWith('.parquet'));
     const migrated = await analyze({ inputs: [], db, pricesFile: prices });
-    const fresh = await analyze({ inputs: [golden], db: path.join(dir, 'fresh'), pricesFile: prices });
     expect(fresh.totals.runs).toBe(9);
     expect(figuresOf(migrated)).toEqual(figuresOf(fresh));
     expect(migrated.input.spans_in_store).toBe(41);
@@ -110,7 +115,6 @@ describe('a store of an earlier release (versions 12, 13, 14 and 15)', () => {
     const stray = path.join(db, 'spans', 'day=2026-09-21', 'service_folder=billing-graph', 'part-1796530220099-0123abcd-0.parquet');
     fs.copyFileSync(path.join(db, Object.keys(snapshot(db)).find((f) => f.includes('billing-graph'))!), stray);
     const migrated = await analyze({ inputs: [], db, pricesFile: prices });
-    const fresh = await analyze({ inputs: [golden], db: ':memory:', pricesFile: prices });
     expect(figuresOf(migrated)).toEqual(figuresOf(fresh));
     expect(fs.existsSync(path.join(db, `catalog.duckdb.migrating-${dead}`))).toBe(false);
   });

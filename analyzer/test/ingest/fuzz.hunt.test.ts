@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../index.js';
+import { huntRuns } from '../../../test/helpers/hunt.js';
 
 /**
  * The golden traces, mutated at random (fast-check): lines truncated, bytes
@@ -87,8 +88,9 @@ const isJson = (b: Buffer): boolean => {
   }
 };
 
+// Each case is an analyze of about a second: the unit tier tries the first 6, the e2e tier 60 (the same seed).
 // FUZZ_RUNS and FUZZ_SEED for a longer hunt than the suite's (the time limit grows with the runs).
-const RUNS = Number(process.env['FUZZ_RUNS'] ?? 60);
+const RUNS = huntRuns('FUZZ_RUNS', { unit: 6, full: 60 });
 
 const finite = (v: unknown): boolean => (typeof v === 'number' ? Number.isFinite(v) : v === null || typeof v !== 'object' ? true : Object.values(v as object).every(finite));
 

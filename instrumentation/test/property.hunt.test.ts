@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CancelledError, startRun, type ModelCall, type Run, type ToolCall } from '../index.js';
 import { captureTraces, type TraceCapture } from '../../test/helpers/capture.js';
+import { huntRuns } from '../../test/helpers/hunt.js';
 
 /**
  * The manual API driven in random orders (fast-check): cancel before and after
@@ -11,8 +12,9 @@ import { captureTraces, type TraceCapture } from '../../test/helpers/capture.js'
  * CancelledError, which is the API), the caller's results and errors pass
  * through unchanged, and every span is exported once.
  */
-// PROPERTY_RUNS and PROPERTY_SEED for a longer hunt (each run reads back every trace written so far: the time limit grows).
-const RUNS = Number(process.env['PROPERTY_RUNS'] ?? 40);
+// The unit tier tries the first 10 cases, the e2e tier 40 (the same seed). PROPERTY_RUNS and PROPERTY_SEED for a
+// longer hunt (each run reads back every trace written so far: the time limit grows).
+const RUNS = huntRuns('PROPERTY_RUNS', { unit: 10, full: 40 });
 let capture: TraceCapture;
 beforeAll(() => {
   capture = captureTraces();
