@@ -3,7 +3,8 @@ import { listValue } from '@duckdb/node-api';
 import { deriveTouchedFacts } from './facts.js';
 import { query } from './queries.js';
 import { removeEmptyFolders, reportSpanFiles, writeSpanFiles } from './span-files.js';
-import { removeCatalogFile, type Store } from './store.js';
+import { removeCatalogFile } from './store-folder.js';
+import type { Store } from './store.js';
 
 /**
  * A store written by the previous release, brought to this one's layout

@@ -1,46 +1,21 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBInstance, INTEGER, JSDuckDBValueConverter, LIST, UBIGINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, JSDuckDBValueConverter, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
 import { sessionVariable } from './sql/dialect.js';
+import { declaredType, listTypes } from './sql/param-types.js';
 import type { QueryRows } from './sql/query-rows.js';
 import { appendTypedRows } from './sql/typed-rows.js';
 import { query, type Query } from './queries.js';
+import { CATALOG, CREATING, createWaitingForLock, onlyFirstOpenLeftovers, removeCatalogFile, removeDeadCreations } from './store-folder.js';
+import { memoryLimitSetting } from './store-memory.js';
 import { MIGRATES_FROM, migrateStore } from './store-migration.js';
 
 export type Params = Record<string, DuckDBValue>;
 
 /** The layout of the store's tables; a store of a version in {@link MIGRATES_FROM} is migrated to it (store-migration.ts), one of another version refused. */
 export const STORE_VERSION = '16';
-
-/**
- * What DuckDB's read of OTLP/JSON needs per thread: it parses each thread's
- * buffer of lines whole (measured at 10,000,000 spans: 1 thread needs about
- * 290 MB, 2 about 380 MB, 4 over 700 MB, 8 over 1 GB; the same with lines 16
- * times as long).
- */
-const READ_MB_PER_THREAD = 192;
-
-/** The smallest default: the ingest of 10,000,000 spans on 2 threads peaks at 958–997 MB with it (1.6–1.7 GB with 1 GB). */
-const MIN_DEFAULT_MEMORY_MB = 512;
-
-/**
- * DuckDB's memory limit unless AFTERSTOP_MEMORY_LIMIT says otherwise: 512 MB,
- * or 192 MB per thread where DuckDB runs more than two (it uses a thread per
- * CPU), so that the JSON read runs on every thread. The process peaks about
- * 0.45–0.5 GB above the limit. The smaller limit was not slower here: 10,000,000
- * spans, cold, 102–121 s with 512 MB against 121–128 s with 1 GB.
- */
-export function defaultMemoryLimit(threads = os.availableParallelism()): string {
-  return `${Math.max(MIN_DEFAULT_MEMORY_MB, READ_MB_PER_THREAD * threads)}MB`;
-}
-
-/** The memory limit a store opens with: AFTERSTOP_MEMORY_LIMIT, else {@link defaultMemoryLimit}. */
-export const memoryLimitSetting = (): string => process.env['AFTERSTOP_MEMORY_LIMIT'] ?? defaultMemoryLimit();
-
-/** The catalog's file in a store's folder. */
-const CATALOG = 'catalog.duckdb';
 
 /**
  * The store: a folder that accumulates spans across runs, or `:memory:` (a
@@ -376,99 +351,6 @@ export class Store {
     }
     return bound;
   }
-}
-
-/** How long opening a store waits for another afterstop that holds it (AFTERSTOP_LOCK_WAIT_MS, default 30 s). */
-export const DEFAULT_LOCK_WAIT_MS = 30_000;
-
-/**
- * Open the catalog; while another process holds it (a nightly job still
- * running when the next starts, an `afterstop query` left open), wait for it,
- * then fail clearly. DuckDB lets one process write a database file at a time:
- * nothing is shared, so nothing is corrupted.
- */
-async function createWaitingForLock(file: string, options: Record<string, string>, where: string): Promise<DuckDBInstance> {
-  const waitMs = Number(process.env['AFTERSTOP_LOCK_WAIT_MS'] ?? DEFAULT_LOCK_WAIT_MS);
-  const deadline = Date.now() + (Number.isFinite(waitMs) && waitMs >= 0 ? waitMs : DEFAULT_LOCK_WAIT_MS);
-  for (;;) {
-    try {
-      return await DuckDBInstance.create(file, options);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      if (!/Could not set lock on file/.test(message)) throw error;
-      if (Date.now() >= deadline) {
-        const holder = /Conflicting lock is held in (.+?)(?: \(PID (\d+)\))?[.\s]/.exec(message);
-        throw new InputError(`${where}: the store is in use by another process${holder?.[2] ? ` (pid ${holder[2]})` : ''}; waited ${Math.round((waitMs || 0) / 1000)} s (AFTERSTOP_LOCK_WAIT_MS)`, {
-          path: where,
-          cause: error,
-        });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE, BOOLEAN };
-
-/** A parameter's type as its header declares it (`BIGINT`, `VARCHAR[]`), as DuckDB's; undefined for a name not here. */
-function declaredType(declared: string): DuckDBType | undefined {
-  const item = /^(\w+)\[\]$/.exec(declared)?.[1];
-  if (item === undefined) return ITEM_TYPES[declared];
-  const type = ITEM_TYPES[item];
-  return type === undefined ? undefined : LIST(type);
-}
-
-/**
- * The types of a query's list parameters, from its header (`VARCHAR[]`): a list
- * value alone is typed by its first item, so a list that starts with NULL, or
- * is empty, would lose its type.
- */
-function listTypes(q: Query): Record<string, DuckDBType> | undefined {
-  const types = q.params.flatMap((p) => {
-    const type = p.type.endsWith('[]') ? declaredType(p.type) : undefined;
-    return type === undefined ? [] : [[p.name, type] as const];
-  });
-  return types.length > 0 ? Object.fromEntries(types) : undefined;
-}
-
-/** The suffix, before a pid, of a catalog being created (Store.createCatalog; creationPid reads it back). */
-const CREATING = '.creating-';
-
-/** A catalog file (one being created, a migration's copy) and its write-ahead log, removed. */
-export function removeCatalogFile(file: string): void {
-  for (const f of [file, `${file}.wal`]) fs.rmSync(f, { force: true });
-}
-
-/** What a first open or a migration left when it was killed before its catalog was in place: its creation or copy, when its process is gone. */
-function removeDeadCreations(folder: string): void {
-  for (const name of fs.readdirSync(folder)) {
-    const pid = creationPid(name);
-    if (pid !== undefined && !isAlive(pid)) fs.rmSync(path.join(folder, name), { force: true });
-  }
-}
-
-/** The pid in the name of a catalog being created or migrated (or its write-ahead log); undefined for any other name. */
-function creationPid(name: string): number | undefined {
-  const pid = /^catalog\.duckdb\.(?:creating|migrating)-(\d+)(?:\.wal)?$/.exec(name)?.[1];
-  return pid === undefined ? undefined : Number(pid);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Whether a folder holds nothing, or only what a first open leaves before its
- * catalog is in place: an empty `tmp` folder and catalogs being created.
- */
-function onlyFirstOpenLeftovers(folder: string): boolean {
-  const entries = fs.readdirSync(folder, { withFileTypes: true });
-  return entries.every((e) => (e.isDirectory() ? e.name === 'tmp' && fs.readdirSync(path.join(folder, 'tmp')).length === 0 : e.isFile() && creationPid(e.name) !== undefined));
 }
 
 /** The store (or DuckDB's spill in it, or a temporary file) could not be written. */

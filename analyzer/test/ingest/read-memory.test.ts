@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTraces } from '../../../bench/generate-traces.js';
 import { InputError } from '../../errors.js';
 import { ingest } from '../../ingest/ingest.js';
-import { Store, defaultMemoryLimit } from '../../store.js';
+import { Store } from '../../store.js';
+import { defaultMemoryLimit } from '../../store-memory.js';
 import { query } from '../../queries.js';
 
 // DuckDB's JSON read parses each thread's buffer of lines whole (store.ts): 150 lines of 512 spans (56 MB) need
