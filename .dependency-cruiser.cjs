@@ -89,7 +89,7 @@ const instrumentationRules = [
 const ENGINES = '(^|/)node_modules/(@duckdb|@clickhouse)/';
 const DUCKDB = '(^|/)node_modules/@duckdb/';
 /** The modules that hold or open an engine: only report-source.ts and store-source.ts reach them for a command. */
-const ENGINE_MODULES = [ENGINES, '^analyzer/(store|store-migration|store-query|span-files|queries|report|report-assembly|analyze|explain|run-timeline)\\.ts$', '^analyzer/(clickhouse|ingest)/'];
+const ENGINE_MODULES = [ENGINES, '^analyzer/(store|store-folder|store-params|store-migration|store-query|span-files|queries|report|report-assembly|analyze|explain|run-timeline)\\.ts$', '^analyzer/(clickhouse|ingest)/'];
 
 const analyzerRules = [
   {
@@ -141,7 +141,7 @@ const analyzerRules = [
       "ClickHouse's report and the engine-neutral report assembly import neither DuckDB, the store nor its span files (a type import is free). Transitively, at run time: test/analyzer/cli/commands/leak-report-clickhouse-engines.test.ts (a reachable rule here would follow type imports too).",
     severity: 'error',
     from: { path: ['^analyzer/clickhouse/', '^analyzer/report-assembly\\.ts$'] },
-    to: { path: [DUCKDB, '^analyzer/(store|store-migration|span-files|report|analyze)\\.ts$'], dependencyTypesNot: ['type-only'] },
+    to: { path: [DUCKDB, '^analyzer/(store|store-folder|store-params|store-migration|span-files|report|analyze)\\.ts$'], dependencyTypesNot: ['type-only'] },
   },
   {
     name: 'contract-only-node',

@@ -13,6 +13,9 @@ const packages = [
   ['kit', 'test'],
 ] as const;
 
+/** One seed per vitest run for the hunts that explore (test/helpers/hunt.ts huntSeed): both tiers draw the same cases. */
+const huntSeed = process.env['AFTERSTOP_HUNT_SEED'] || String(Date.now() % 2 ** 31);
+
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts', 'test/packed-setup.ts'],
@@ -24,9 +27,9 @@ export default defineConfig({
     projects: packages.flatMap(([name, dir]) => [
       {
         extends: true,
-        test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`], env: { AFTERSTOP_TEST_TIER: 'unit' } },
+        test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`], env: { AFTERSTOP_TEST_TIER: 'unit', AFTERSTOP_HUNT_SEED: huntSeed } },
       },
-      { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`, `${dir}/**/*.hunt.test.ts`], env: { AFTERSTOP_TEST_TIER: 'e2e' } } },
+      { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`, `${dir}/**/*.hunt.test.ts`], env: { AFTERSTOP_TEST_TIER: 'e2e', AFTERSTOP_HUNT_SEED: huntSeed } } },
     ]),
   },
 });

@@ -1,7 +1,7 @@
 /**
  * The files of a store's folder around its catalog: the catalog being created or migrated (named with its
- * process's pid, so that what a killed one left is known and removed), a folder that is someone else's, and
- * the wait for another process that holds the catalog.
+ * process's pid, so that what a killed one left is known and removed), what a first open leaves in a folder
+ * before its catalog is in place, and the wait for another process that holds the catalog.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

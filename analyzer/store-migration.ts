@@ -37,7 +37,7 @@ import type { Store } from './store.js';
 /** The versions this release migrates (to STORE_VERSION); any other is refused, unchanged. */
 export const MIGRATES_FROM: readonly string[] = ['12', '13', '14', '15'];
 
-/** The suffix, before a pid, of a catalog being migrated (store.ts removes one whose process is gone). */
+/** The suffix, before a pid, of a catalog being migrated (store-folder.ts removes one whose process is gone). */
 export const MIGRATING = '.migrating-';
 
 /**

@@ -4,13 +4,13 @@ import * as path from 'node:path';
 import { DuckDBInstance, JSDuckDBValueConverter, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { InputError, StorageError, firstLine, isStorageFailure } from './errors.js';
 import { sessionVariable } from './sql/dialect.js';
-import { declaredType, listTypes } from './sql/param-types.js';
 import type { QueryRows } from './sql/query-rows.js';
 import { appendTypedRows } from './sql/typed-rows.js';
 import { query, type Query } from './queries.js';
 import { CATALOG, CREATING, createWaitingForLock, onlyFirstOpenLeftovers, removeCatalogFile, removeDeadCreations } from './store-folder.js';
 import { memoryLimitSetting } from './store-memory.js';
 import { MIGRATES_FROM, migrateStore } from './store-migration.js';
+import { declaredType, listTypes } from './store-params.js';
 
 export type Params = Record<string, DuckDBValue>;
 
@@ -45,7 +45,7 @@ export class Store {
 
   /**
    * `memoryLimit`: DuckDB's memory_limit (default AFTERSTOP_MEMORY_LIMIT or
-   * {@link defaultMemoryLimit}); beyond it DuckDB spills to the store's `tmp`
+   * store-memory.ts's defaultMemoryLimit); beyond it DuckDB spills to the store's `tmp`
    * folder, so a report over millions of spans stays within a small machine.
    */
   static async open(where: string, memoryLimit = memoryLimitSetting()): Promise<Store> {

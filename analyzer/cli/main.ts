@@ -73,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
  */
 export function failed(error: unknown): ExitCode {
   if (isOutOfMemory(error)) {
-    // The memory limit is the user's setting (or its default, store.ts): usage, not a bug.
+    // The memory limit is the user's setting (or its default, store-memory.ts): usage, not a bug.
     process.stderr.write(`afterstop: DuckDB ran out of memory (${firstLine(error)}); raise AFTERSTOP_MEMORY_LIMIT\n`);
     return EXIT_USAGE;
   }

@@ -91,7 +91,7 @@ async function storeFiles(store: Store, ingestId: number, files: string[], compr
 
 /**
  * Run DuckDB's read of `files`; when it runs out of memory (it needs about
- * 190 MB per thread, store.ts), again on half the threads. Out of memory on
+ * 192 MB per thread, store-memory.ts), again on half the threads. Out of memory on
  * one thread is the memory limit's fault, not the files': an InputError that
  * names the setting. (The statement is one transaction: a read that failed
  * stored nothing.)

@@ -94,6 +94,8 @@ describe('explain', () => {
       expect(each.finding).toEqual(f);
       for (const t of each.timelines) expectTimelineMatchesSpans(t, spans);
     }
+    // Over a fresh read of the same traces (explain --db :memory:), the finding has its number and is drawn the same.
+    expect(await explain({ target: { finding: n }, inputs: goldenFiles, db: ':memory:' })).toEqual(e);
   });
 
   it('the tokens billed after Stop, and how they are known; a loop that went on is depth 0 with the calls it started', async () => {

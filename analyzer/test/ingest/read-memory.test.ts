@@ -9,7 +9,7 @@ import { Store } from '../../store.js';
 import { defaultMemoryLimit } from '../../store-memory.js';
 import { query } from '../../queries.js';
 
-// DuckDB's JSON read parses each thread's buffer of lines whole (store.ts): 150 lines of 512 spans (56 MB) need
+// DuckDB's JSON read parses each thread's buffer of lines whole (store-memory.ts): 150 lines of 512 spans (56 MB) need
 // about 300 MB on 8 threads and fit in 300 MB on one. Measured on the CI machine's kind: 8 threads within 300 MB
 // run out of memory in the first second.
 const SPANS = 150 * 512;

@@ -1,6 +1,6 @@
 /** A query's parameters as DuckDB types, from the types its header declares (queries/<name>.sql's -- @param lines). */
 import { BIGINT, BOOLEAN, DOUBLE, INTEGER, LIST, UBIGINT, VARCHAR, type DuckDBType } from '@duckdb/node-api';
-import type { Query } from '../queries.js';
+import type { Query } from './queries.js';
 
 const ITEM_TYPES: Record<string, DuckDBType> = { VARCHAR, BIGINT, UBIGINT, INTEGER, DOUBLE, BOOLEAN };
 
