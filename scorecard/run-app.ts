@@ -79,6 +79,13 @@ export interface GroundTruth {
   ghostCommits: number;
   modelCallsStarted: number;
   outputTokensSent: number;
+  /**
+   * Of those, the tokens sent between the app's Stop and the moment it acted on it, when the app says when
+   * (`actedNs`: a loop that checks a flag leaves the stream at its next chunk). Nothing marks the press before
+   * that moment, so no trace can date these tokens after it: the agreement counts them as out of sight
+   * (scorecard.ts tokensAgree), not as afterstop's miss. Undefined: the app acts at its Stop.
+   */
+  outputTokensOutOfSight?: number;
   /** Side effects committed more than once (by name): the replays that really happened. */
   replays: number;
   /** Requests the service answered as a repeat of a committed one (the same Idempotency-Key): replays it did once. */
@@ -99,6 +106,7 @@ function orphansOf(ran: unknown[], kept: unknown[]): number {
 
 export function truthAfterStop(r: AppRun): GroundTruth {
   const stop = r.out['stopNs'] === undefined ? undefined : BigInt(String(r.out['stopNs']));
+  const acted = r.out['actedNs'] === undefined ? undefined : BigInt(String(r.out['actedNs']));
   // The user's next turn, or the resume of the thread (when the app says when it began), is a run of its own.
   const nextNs = r.out['nextTurnNs'] ?? r.out['resumeNs'];
   const next = nextNs === undefined ? undefined : BigInt(String(nextNs));
@@ -110,6 +118,7 @@ export function truthAfterStop(r: AppRun): GroundTruth {
     ghostCommits: r.effects.filter((e) => e.committedNs !== null && after(e.committedNs) && before(e.receivedNs)).length,
     modelCallsStarted: r.requests.filter((q) => after(q.startNs) && before(q.startNs)).length,
     outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
+    ...(acted !== undefined ? { outputTokensOutOfSight: r.requests.flatMap((q) => q.outputTokensSentNs).filter((ns) => after(ns) && ns <= acted).length } : {}),
     replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
     deduplicated: r.effects.filter((e) => e.outcome === 'deduplicated').length,
     ...(r.out['nextTurnNs'] !== undefined ? { nextTurnFailed: r.out['nextTurnError'] !== undefined } : {}),

@@ -177,6 +177,15 @@ export function tracedText(t: TracedCell | undefined): Marked[] {
  */
 export const tokenTolerance = (sent: number): number => Math.max(2, 0.1 * sent);
 
+/**
+ * afterstop's tokens after Stop agree with the server's: within {@link tokenTolerance} of what it sent after the
+ * app's Stop, or of that less what it sent before the app acted on the Stop (out of any trace's sight).
+ */
+export const tokensAgree = (measuredTokens: number, t: Pick<GroundTruth, 'outputTokensSent' | 'outputTokensOutOfSight'>): boolean => {
+  const tolerance = tokenTolerance(t.outputTokensSent);
+  return measuredTokens <= t.outputTokensSent + tolerance && measuredTokens >= t.outputTokensSent - (t.outputTokensOutOfSight ?? 0) - tolerance;
+};
+
 const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boolean =>
   (t.nextTurnFailed === undefined || m.nextTurnErrors === (t.nextTurnFailed ? 1 : 0)) &&
   (t.orphans === undefined || m.orphanToolCalls === t.orphans) &&
@@ -185,7 +194,7 @@ const agreement = (m: NonNullable<ScoreCell['measured']>, t: GroundTruth): boole
   m.replayDuplicates === t.replays &&
   m.replaysDeduplicated === t.deduplicated &&
   m.modelCallsAfterStop === t.modelCallsStarted &&
-  Math.abs(m.outputTokensAfterStop - t.outputTokensSent) <= tokenTolerance(t.outputTokensSent);
+  tokensAgree(m.outputTokensAfterStop, t);
 
 function versionOf(root: string, pkg: string): string {
   try {
