@@ -112,13 +112,14 @@ export function truthAfterStop(r: AppRun): GroundTruth {
   const next = nextNs === undefined ? undefined : BigInt(String(nextNs));
   const before = (ns: bigint): boolean => next === undefined || ns < next;
   const after = (ns: bigint): boolean => stop !== undefined && ns > stop;
+  const tokensAfter = r.requests.flatMap((q) => q.outputTokensSentNs).filter(after);
   const counts = new Map<string, number>();
   for (const e of r.effects) if (e.outcome === 'committed') counts.set(e.name, (counts.get(e.name) ?? 0) + 1);
   return {
     ghostCommits: r.effects.filter((e) => e.committedNs !== null && after(e.committedNs) && before(e.receivedNs)).length,
     modelCallsStarted: r.requests.filter((q) => after(q.startNs) && before(q.startNs)).length,
-    outputTokensSent: r.requests.flatMap((q) => q.outputTokensSentNs).filter(after).length,
-    ...(acted !== undefined ? { outputTokensOutOfSight: r.requests.flatMap((q) => q.outputTokensSentNs).filter((ns) => after(ns) && ns <= acted).length } : {}),
+    outputTokensSent: tokensAfter.length,
+    ...(acted !== undefined ? { outputTokensOutOfSight: tokensAfter.filter((ns) => ns <= acted).length } : {}),
     replays: [...counts.values()].reduce((n, c) => n + c - 1, 0),
     deduplicated: r.effects.filter((e) => e.outcome === 'deduplicated').length,
     ...(r.out['nextTurnNs'] !== undefined ? { nextTurnFailed: r.out['nextTurnError'] !== undefined } : {}),

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CancelledError, startRun, type ModelCall, type Run, type ToolCall } from '../index.js';
 import { captureTraces, type TraceCapture } from '../../test/helpers/capture.js';
-import { huntRuns } from '../../test/helpers/hunt.js';
+import { huntRuns, huntSeed } from '../../test/helpers/hunt.js';
 
 /**
  * The manual API driven in random orders (fast-check): cancel before and after
@@ -117,7 +117,7 @@ describe('the manual API in random orders', () => {
           expect(new Set(ids).size).toBe(ids.length);
           for (const r of runs) expect(spans.filter((s) => s.name.startsWith('invoke_agent') && s.spanId === r.id)).toHaveLength(1);
         }),
-        { numRuns: RUNS, seed: Number(process.env['PROPERTY_SEED'] ?? 20261129) },
+        { numRuns: RUNS, ...huntSeed('PROPERTY_SEED', 20261129) },
       );
     },
     Math.max(180_000, RUNS * 3000),

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../index.js';
-import { huntRuns } from '../../../test/helpers/hunt.js';
+import { huntRuns, huntSeed } from '../../../test/helpers/hunt.js';
 
 /**
  * The golden traces, mutated at random (fast-check): lines truncated, bytes
@@ -122,7 +122,7 @@ describe('the analyzer under mutated traces', () => {
             expect(report.input.spans_read).toBeGreaterThanOrEqual(0);
           },
         ),
-        { numRuns: RUNS, seed: Number(process.env['FUZZ_SEED'] ?? 20261129) },
+        { numRuns: RUNS, ...huntSeed('FUZZ_SEED', 20261129) },
       );
     },
     Math.max(120_000, RUNS * 1000),
