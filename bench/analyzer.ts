@@ -15,6 +15,8 @@ import { generateTraces } from './generate-traces.js';
 export interface Measurement {
   seconds: number;
   peakRssMb: number;
+  /** The rows kept, where the measurement counts them (after its clock stopped). */
+  rows?: number;
 }
 
 export interface AnalyzerBench {
@@ -24,6 +26,8 @@ export interface AnalyzerBench {
   /** The same read kept: into a DuckDB database file, and into a Parquet file (the store's memory limit). */
   bareReadIntoFile: Measurement;
   bareReadIntoParquet: Measurement;
+  /** The contract's floor: afterstop's own read (store-files.sql, the model's columns taken out of each span) kept in a DuckDB database file, and nothing else. */
+  contractRead: Measurement;
   /** Ingest into a new store (Parquet written) and report, in a process set up as the command's (one libuv thread). */
   cold: Measurement;
   /** The report from the store: nothing new to ingest. */
@@ -37,6 +41,10 @@ export interface AnalyzerBench {
   rounds: number;
   /** cold ÷ the floor (the bare read kept in a DuckDB file): the ingest row's ratio. */
   ratioToFloor: number;
+  /** cold ÷ the contract's floor: what the ingest and report cost over reading and keeping what the contract requires. */
+  ratioToContractRead: number;
+  /** The contract's floor ÷ the floor: what taking the model's columns out of each span costs over keeping the bare read. */
+  contractReadRatioToFloor: number;
   /** cold ÷ bare read. */
   ratioToBareRead: number;
   /** The floor under it: the bare read kept (into a DuckDB file, into Parquet) ÷ the bare read. */
@@ -100,6 +108,53 @@ function bareRead(file: string, into: BareReadInto, workDir: string): Measuremen
   }
 }
 
+/**
+ * The contract's floor: the read afterstop itself sends (queries/store-files.sql: the same typed read_json, each
+ * span's ids, times and status, and the attributes the leak model reads taken out as columns with its role and
+ * named run, by the span_rows macro), kept in a DuckDB database file with the store's memory limit, and nothing
+ * more: no duplicate removed, no run assigned, no fact, no Parquet, no report. What the ingest costs over it is
+ * afterstop's own work; what it costs over the bare floor is the price of the columns SEMCONV.md and METRICS.md
+ * make any store of these spans keep.
+ */
+// The longest line the ingest reads at once (analyzer/ingest/ingest.ts): the generated lines are far shorter.
+const LONGEST_LINE = 16 * 1024 * 1024;
+
+function contractRead(file: string, workDir: string): Measurement {
+  const kept = path.join(workDir, `contract-read-${process.pid}`);
+  fs.rmSync(kept, { recursive: true, force: true });
+  fs.mkdirSync(kept, { recursive: true });
+  const options = JSON.stringify({ memory_limit: MEMORY_LIMIT, temp_directory: path.join(kept, 'tmp') });
+  try {
+    return measure(`
+    import * as fs from 'node:fs';
+    import { DuckDBInstance, listValue, LIST, VARCHAR, UBIGINT, INTEGER } from '@duckdb/node-api';
+    const queries = ${JSON.stringify(path.join(root, 'analyzer', 'queries'))};
+    const macros = fs.readFileSync(queries + '/macros.sql', 'utf8');
+    const storeFiles = fs.readFileSync(queries + '/store-files.sql', 'utf8');
+    const insert = 'INSERT INTO spans BY NAME';
+    if (!storeFiles.includes(insert)) throw new Error('store-files.sql no longer inserts into spans: bench/analyzer.ts contractRead reads it');
+    const read = storeFiles.slice(storeFiles.indexOf(insert) + insert.length).trim().replace(/;\\s*$/, '');
+    const instance = await DuckDBInstance.create(${JSON.stringify(path.join(kept, 'kept.duckdb'))}, ${options});
+    const connection = await instance.connect();
+    await connection.run(macros);
+    const started = performance.now();
+    await connection.run('SET preserve_insertion_order = false');
+    await connection.run('CREATE TABLE spans AS ' + read,
+      { files: listValue([${JSON.stringify(file)}]), compression: 'uncompressed', source: null, max_object_bytes: ${LONGEST_LINE}n, ingest_id: 1 },
+      { files: LIST(VARCHAR), source: VARCHAR, max_object_bytes: UBIGINT, ingest_id: INTEGER });
+    connection.closeSync();
+    instance.closeSync();
+    const seconds = (performance.now() - started) / 1000;
+    const peakRssMb = process.resourceUsage().maxRSS / 1024;
+    // Counted after the clock stopped: every span read, as the ingest reads them.
+    const check = await DuckDBInstance.create(${JSON.stringify(path.join(kept, 'kept.duckdb'))});
+    const rows = Number((await (await check.connect()).runAndReadAll('SELECT count(*) FROM spans')).getRows()[0][0]);
+    console.log(JSON.stringify({ seconds, peakRssMb, rows }));`);
+  } finally {
+    fs.rmSync(kept, { recursive: true, force: true });
+  }
+}
+
 /** Every column of the store's Parquet files read once. */
 function bareScan(store: string): Measurement {
   return measure(`
@@ -131,8 +186,15 @@ function analyzeOnce(file: string, db: string): Measurement {
     ${FOOTER}`);
 }
 
-/** Median seconds of the rounds, and the highest peak memory of any (as bench/clickhouse.ts). */
-const medianOf = (ms: Measurement[]): Measurement => ({ seconds: median(ms.map((m) => m.seconds)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) });
+/** Median seconds of the rounds, and the highest peak memory of any (as bench/clickhouse.ts); the rows kept, if counted, the fewest of any. */
+function medianOf(ms: Measurement[]): Measurement {
+  const counted = ms.flatMap((m) => (m.rows === undefined ? [] : [m.rows]));
+  return {
+    seconds: median(ms.map((m) => m.seconds)),
+    peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)),
+    ...(counted.length > 0 ? { rows: Math.min(...counted) } : {}),
+  };
+}
 
 function sizeMb(dir: string): number {
   let bytes = 0;
@@ -150,17 +212,27 @@ export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
     // Interleaved rounds (the cold ingest beside its floor in each), the median of each: at 1,000,000 spans a
     // round is about 30 s, at 10,000,000 about 5 minutes (BENCH_ANALYZER_ROUNDS sets them).
     const rounds = Number(process.env['BENCH_ANALYZER_ROUNDS'] ?? (spans > 1_000_000 ? 1 : 3));
-    const samples: Record<'read' | 'intoFile' | 'intoParquet' | 'cold' | 'warm' | 'scan', Measurement[]> = { read: [], intoFile: [], intoParquet: [], cold: [], warm: [], scan: [] };
+    const samples: Record<'read' | 'intoFile' | 'intoParquet' | 'contract' | 'cold' | 'warm' | 'scan', Measurement[]> = {
+      read: [],
+      intoFile: [],
+      intoParquet: [],
+      contract: [],
+      cold: [],
+      warm: [],
+      scan: [],
+    };
     for (let r = 0; r < rounds; r++) {
       samples.intoFile.push(bareRead(file, 'duckdb-file', workDir));
       fs.rmSync(store, { recursive: true, force: true });
       samples.cold.push(analyzeOnce(file, store));
+      samples.contract.push(contractRead(file, workDir));
       samples.warm.push(analyzeOnce(file, store));
       samples.scan.push(bareScan(store));
       samples.read.push(bareRead(file, 'memory', workDir));
       samples.intoParquet.push(bareRead(file, 'parquet', workDir));
     }
-    const [read, intoFile, intoParquet, cold, warm, scan] = (['read', 'intoFile', 'intoParquet', 'cold', 'warm', 'scan'] as const).map((k) => medianOf(samples[k])) as [
+    const [read, intoFile, intoParquet, contract, cold, warm, scan] = (['read', 'intoFile', 'intoParquet', 'contract', 'cold', 'warm', 'scan'] as const).map((k) => medianOf(samples[k])) as [
+      Measurement,
       Measurement,
       Measurement,
       Measurement,
@@ -174,12 +246,15 @@ export function benchAnalyzer(spans: number, workDir: string): AnalyzerBench {
       bareRead: read,
       bareReadIntoFile: intoFile,
       bareReadIntoParquet: intoParquet,
+      contractRead: contract,
       cold,
       warm,
       bareScan: scan,
       parquetMb: sizeMb(path.join(store, 'spans')),
       inputMb: fs.statSync(file).size / 1024 / 1024,
       ratioToFloor: cold.seconds / intoFile.seconds,
+      ratioToContractRead: cold.seconds / contract.seconds,
+      contractReadRatioToFloor: contract.seconds / intoFile.seconds,
       ratioToBareRead: cold.seconds / read.seconds,
       intoFileRatioToBareRead: intoFile.seconds / read.seconds,
       intoParquetRatioToBareRead: intoParquet.seconds / read.seconds,

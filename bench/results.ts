@@ -45,14 +45,19 @@ export interface BenchResults {
 
 /**
  * `earlier` with the rows and details of a partial run (`--only RE`): a row of `partial` replaces the row of
- * the same id, a new one is appended; the update is recorded (renderMarkdown says which rows and when).
+ * the same id; a new one goes after the row the partial run printed before it (at the end when it has none),
+ * so that it sits in its section; the update is recorded (renderMarkdown says which rows and when).
  */
 export function mergeResults(earlier: BenchResults, partial: BenchResults, only: string): BenchResults {
   const rows = [...earlier.rows];
+  let previous: string | undefined;
   for (const row of partial.rows) {
     const at = rows.findIndex((r) => r.id === row.id);
+    const after = previous === undefined ? -1 : rows.findIndex((r) => r.id === previous);
     if (at >= 0) rows[at] = row;
+    else if (after >= 0) rows.splice(after + 1, 0, row);
     else rows.push(row);
+    previous = row.id;
   }
   const update = { measuredAt: partial.measuredAt, node: partial.node, only, rows: partial.rows.map((r) => r.id) };
   return { ...earlier, rows, details: { ...earlier.details, ...partial.details }, updates: [...(earlier.updates ?? []), update] };

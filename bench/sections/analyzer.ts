@@ -36,6 +36,36 @@ export const ANALYZER_SECTIONS: Section[] = [
             1.3,
           ),
         );
+        // Against the contract's floor: afterstop's own read, the model's columns taken out, kept and nothing more
+        // (bench/analyzer.ts contractRead). No target: it says what of the ingest is afterstop's own work.
+        rows.push(
+          ratioRow(
+            {
+              id: `ingest-report-over-contract-floor-${a.spans}`,
+              work: `the same ingest + report against the contract's floor`,
+              value: a.cold.seconds,
+              unit: 's',
+              baseline: "afterstop's read (the model's columns taken out of each span) kept in a DuckDB database file, no duplicate removed, run assigned, fact or Parquet",
+              baselineValue: a.contractRead.seconds,
+              peakRssMb: a.cold.peakRssMb,
+            },
+            null,
+          ),
+        );
+        rows.push(
+          ratioRow(
+            {
+              id: `contract-floor-${a.spans}`,
+              work: `the contract's floor: what taking the model's columns out of each span adds to keeping the read`,
+              value: a.contractRead.seconds,
+              unit: 's',
+              baseline: 'the floor (the bare typed read_json kept in a DuckDB database file)',
+              baselineValue: a.bareReadIntoFile.seconds,
+              peakRssMb: a.contractRead.peakRssMb,
+            },
+            null,
+          ),
+        );
         // What keeping costs the engine itself: the floor against the same read held in memory.
         rows.push(
           ratioRow(
@@ -83,20 +113,18 @@ export const ANALYZER_SECTIONS: Section[] = [
       const largest = analyzer[analyzer.length - 1];
       if (largest !== undefined) {
         const peak = Math.max(largest.cold.peakRssMb, largest.warm.peakRssMb);
-        const atTen = largest.spans >= 10_000_000;
+        const measured = {
+          work: `peak memory, ingest or report, ${spans(largest.spans)} spans`,
+          value: peak,
+          unit: 'MB' as const,
+          baseline: 'the bare read_json',
+          baselineValue: largest.bareRead.peakRssMb,
+          peakRssMb: peak,
+        };
+        // The target is at 10,000,000 spans; a smaller run's peak is a row of its own (no target), so that a partial
+        // run at 1,000,000 does not take the place of the row that measured it.
         rows.push(
-          valueRow(
-            {
-              id: 'analyzer-peak-memory',
-              work: `peak memory, ingest or report, ${spans(largest.spans)} spans`,
-              value: peak,
-              unit: 'MB',
-              baseline: 'the bare read_json',
-              baselineValue: largest.bareRead.peakRssMb,
-              peakRssMb: peak,
-            },
-            atTen ? { text: '< 1024 MB', met: (v) => v < 1024 } : { text: '< 1024 MB at 10,000,000 (not measured)', met: () => false },
-          ),
+          largest.spans >= 10_000_000 ? valueRow({ id: 'analyzer-peak-memory', ...measured }, { text: '< 1024 MB', met: (v) => v < 1024 }) : ratioRow({ id: `analyzer-peak-memory-${largest.spans}`, ...measured }, null),
         );
       }
       if (analyzer.length > 1) {

@@ -30,13 +30,19 @@ describe('analyzer benchmark', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'afterstop-bench-'));
     try {
       const result = benchAnalyzer(1000, dir);
-      for (const m of [result.bareRead, result.cold, result.warm, result.bareScan]) {
+      for (const m of [result.bareRead, result.bareReadIntoFile, result.contractRead, result.cold, result.warm, result.bareScan]) {
         expect(m.seconds).toBeGreaterThan(0);
         expect(m.peakRssMb).toBeGreaterThan(0);
       }
       expect(result.parquetMb).toBeGreaterThan(0);
       expect(result.ratioToBareRead).toBeCloseTo(result.cold.seconds / result.bareRead.seconds, 9);
       expect(result.ratioToBareScan).toBeCloseTo(result.warm.seconds / result.bareScan.seconds, 9);
+      // The contract's floor reads every span through afterstop's own read (store-files.sql), and is compared with
+      // the floor and the ingest.
+      const lines = fs.readFileSync(path.join(dir, 'traces-1000.jsonl'), 'utf8');
+      expect(result.contractRead.rows).toBe(lines.match(/"spanId"/g)?.length);
+      expect(result.ratioToContractRead).toBeCloseTo(result.cold.seconds / result.contractRead.seconds, 9);
+      expect(result.contractReadRatioToFloor).toBeCloseTo(result.contractRead.seconds / result.bareReadIntoFile.seconds, 9);
       expect(fs.readdirSync(dir).filter((f) => f.startsWith('store-'))).toEqual([]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

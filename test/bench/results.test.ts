@@ -40,17 +40,23 @@ describe('the bench results', () => {
     expect(md.split('\n').filter((l) => l.startsWith('|'))).toHaveLength(4);
   });
 
-  it('a partial run (--only) replaces its rows by id, appends new ones, keeps the others, and the Markdown says which rows were measured again and when', () => {
-    const earlier = results([ratioRow({ ...base, id: 'a', value: 12, baselineValue: 10 }, null), ratioRow({ ...base, id: 'b', value: 30, baselineValue: 10 }, null)]);
-    const partial = { ...results([ratioRow({ ...base, id: 'b', value: 20, baselineValue: 10 }, null), ratioRow({ ...base, id: 'c', value: 5, baselineValue: 10 }, null)]), measuredAt: '2026-12-06T00:00:00.000Z' };
+  it('a partial run (--only) replaces its rows by id, puts a new one after the row it follows, keeps the others, and the Markdown says which rows were measured again and when', () => {
+    const row = (id: string, value: number) => ratioRow({ ...base, id, value, baselineValue: 10 }, null);
+    const earlier = results([row('a', 12), row('b', 30), row('z', 1)]);
+    const partial = { ...results([row('new-first', 7), row('b', 20), row('c', 5), row('d', 6)]), measuredAt: '2026-12-06T00:00:00.000Z' };
     const merged = mergeResults(earlier, partial, 'stop-markers');
     expect(merged.rows.map((r) => [r.id, r.value])).toEqual([
       ['a', 12],
       ['b', 20],
+      // In the partial run's order, after the row it printed before them, not after the rows of other sections.
       ['c', 5],
+      ['d', 6],
+      ['z', 1],
+      // A new row the partial run printed first has no row to follow: at the end.
+      ['new-first', 7],
     ]);
     expect(merged.measuredAt).toBe(earlier.measuredAt);
-    expect(renderMarkdown(merged, 'x.json')).toContain('Measured again 2026-12-06 on Node v24.0.0 (`--only stop-markers`): `b`, `c`.');
+    expect(renderMarkdown(merged, 'x.json')).toContain('Measured again 2026-12-06 on Node v24.0.0 (`--only stop-markers`): `new-first`, `b`, `c`, `d`.');
   });
 
   it('docs/benchmarks.md shows what docs/benchmarks.json holds (npm run bench -- --doc docs/benchmarks.md writes both)', () => {
