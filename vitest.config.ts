@@ -6,12 +6,20 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * A property hunt (`*.hunt.test.ts`, test/helpers/hunt.ts) runs in both: its first cases in `unit`, all of
  * them in `e2e`. `npm test` runs both tiers; `npm run test:unit` / `npm run test:e2e` one.
  */
-const packages = [
+export const packages = [
   ['span-contract', 'contract/test'],
   ['afterstop', 'instrumentation/test'],
   ['analyzer', 'analyzer/test'],
   ['kit', 'test'],
 ] as const;
+
+/**
+ * Packages whose unit tests share their worker's modules (`isolate: false`): each test file does not get the
+ * packages' modules loaded afresh (DuckDB's client, the analyzer), which took a fifth of the analyzer's unit tier.
+ * It holds only while none of their unit tests patches a global, mocks a module or sets the environment:
+ * test/test-isolation.test.ts checks that. The instrumentation's tests patch modules and globals, and stay isolated.
+ */
+export const SHARED_MODULES: readonly string[] = ['analyzer'];
 
 /** One seed per vitest run for the hunts that explore (test/helpers/hunt.ts huntSeed): both tiers draw the same cases. */
 const huntSeed = process.env['AFTERSTOP_HUNT_SEED'] || String(Date.now() % 2 ** 31);
@@ -27,7 +35,13 @@ export default defineConfig({
     projects: packages.flatMap(([name, dir]) => [
       {
         extends: true,
-        test: { name: `${name}:unit`, include: [`${dir}/**/*.test.ts`], exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`], env: { AFTERSTOP_TEST_TIER: 'unit', AFTERSTOP_HUNT_SEED: huntSeed } },
+        test: {
+          name: `${name}:unit`,
+          include: [`${dir}/**/*.test.ts`],
+          exclude: [...configDefaults.exclude, `${dir}/**/*.e2e.test.ts`],
+          env: { AFTERSTOP_TEST_TIER: 'unit', AFTERSTOP_HUNT_SEED: huntSeed },
+          ...(SHARED_MODULES.includes(name) ? { isolate: false } : {}),
+        },
       },
       { extends: true, test: { name: `${name}:e2e`, include: [`${dir}/**/*.e2e.test.ts`, `${dir}/**/*.hunt.test.ts`], env: { AFTERSTOP_TEST_TIER: 'e2e', AFTERSTOP_HUNT_SEED: huntSeed } } },
     ]),
