@@ -108,6 +108,9 @@ function bareRead(file: string, into: BareReadInto, workDir: string): Measuremen
   }
 }
 
+// The longest line the ingest reads at once (analyzer/ingest/ingest.ts): the generated lines are far shorter.
+const LONGEST_LINE = 16 * 1024 * 1024;
+
 /**
  * The contract's floor: the read afterstop itself sends (queries/store-files.sql: the same typed read_json, each
  * span's ids, times and status, and the attributes the leak model reads taken out as columns with its role and
@@ -116,9 +119,6 @@ function bareRead(file: string, into: BareReadInto, workDir: string): Measuremen
  * afterstop's own work; what it costs over the bare floor is the price of the columns SEMCONV.md and METRICS.md
  * make any store of these spans keep.
  */
-// The longest line the ingest reads at once (analyzer/ingest/ingest.ts): the generated lines are far shorter.
-const LONGEST_LINE = 16 * 1024 * 1024;
-
 function contractRead(file: string, workDir: string): Measurement {
   const kept = path.join(workDir, `contract-read-${process.pid}`);
   fs.rmSync(kept, { recursive: true, force: true });
@@ -149,6 +149,7 @@ function contractRead(file: string, workDir: string): Measurement {
     // Counted after the clock stopped: every span read, as the ingest reads them.
     const check = await DuckDBInstance.create(${JSON.stringify(path.join(kept, 'kept.duckdb'))});
     const rows = Number((await (await check.connect()).runAndReadAll('SELECT count(*) FROM spans')).getRows()[0][0]);
+    check.closeSync();
     console.log(JSON.stringify({ seconds, peakRssMb, rows }));`);
   } finally {
     fs.rmSync(kept, { recursive: true, force: true });
