@@ -29,6 +29,7 @@ export {
   type SkippedLine,
 } from './ingest/otlp-json.js';
 export { memoryLimitSetting } from './store-memory.js';
+export { FAST_PATH_MAX_LINE } from './ingest/ingest.js';
 export { escapeHtml, pageStart } from './render/html.js';
 export { colorWanted, renderTerminal } from './render/terminal.js';
 export { EXIT_BUDGET, EXIT_INTERNAL, EXIT_NOTHING_TO_JUDGE, EXIT_OK, EXIT_STORAGE, EXIT_USAGE, type ExitCode } from './cli/exit-codes.js';

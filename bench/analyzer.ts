@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { memoryLimitSetting } from '@afterstop/analyzer';
+import { FAST_PATH_MAX_LINE, memoryLimitSetting } from '@afterstop/analyzer';
 import { median, projectRoot } from './child.js';
 import { generateTraces } from './generate-traces.js';
 
@@ -78,18 +78,29 @@ const MEMORY_LIMIT = memoryLimitSetting();
  */
 type BareReadInto = 'memory' | 'duckdb-file' | 'parquet';
 
-function bareRead(file: string, into: BareReadInto, workDir: string): Measurement {
-  // The same explicit schema as queries/store-files.sql, materialised as one row per span.
-  // Where a kept read goes (none for the baseline, in memory).
-  const kept = path.join(workDir, `bare-read-${process.pid}`);
+/**
+ * `measureIn` given a folder of its own under `workDir` for what DuckDB keeps, and the options of a DuckDB kept
+ * as the store keeps its own (the store's memory limit, its temporary files in that folder); removed after.
+ */
+function inKeptFolder(workDir: string, name: string, measureIn: (kept: string, options: string) => Measurement): Measurement {
+  const kept = path.join(workDir, `${name}-${process.pid}`);
   fs.rmSync(kept, { recursive: true, force: true });
-  if (into !== 'memory') fs.mkdirSync(kept, { recursive: true });
-  const flat =
-    "SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '${schema}'})))";
-  const statement = into === 'parquet' ? `COPY (${flat}) TO '${path.join(kept, 'spans.parquet')}' (FORMAT parquet, PARQUET_VERSION v2)` : `CREATE TABLE spans AS ${flat}`;
-  // Kept: with the store's memory limit and rows in any order, as afterstop writes them.
-  const options = into === 'memory' ? '{}' : JSON.stringify({ memory_limit: MEMORY_LIMIT, temp_directory: path.join(kept, 'tmp') });
+  fs.mkdirSync(kept, { recursive: true });
   try {
+    return measureIn(kept, JSON.stringify({ memory_limit: MEMORY_LIMIT, temp_directory: path.join(kept, 'tmp') }));
+  } finally {
+    fs.rmSync(kept, { recursive: true, force: true });
+  }
+}
+
+function bareRead(file: string, into: BareReadInto, workDir: string): Measurement {
+  return inKeptFolder(workDir, 'bare-read', (kept, keptOptions) => {
+    // The same explicit schema as queries/store-files.sql, materialised as one row per span.
+    const flat =
+      "SELECT unnest(ss.spans) AS s FROM (SELECT unnest(rs.scopeSpans) AS ss FROM (SELECT unnest(resourceSpans) AS rs FROM read_json($file, format = 'newline_delimited', sample_size = 1, columns = {resourceSpans: '${schema}'})))";
+    const statement = into === 'parquet' ? `COPY (${flat}) TO '${path.join(kept, 'spans.parquet')}' (FORMAT parquet, PARQUET_VERSION v2)` : `CREATE TABLE spans AS ${flat}`;
+    // Kept: with the store's memory limit and rows in any order, as afterstop writes them (the baseline, in memory, as DuckDB's defaults).
+    const options = into === 'memory' ? '{}' : keptOptions;
     return measure(`
     import * as fs from 'node:fs';
     import { DuckDBInstance } from '@duckdb/node-api';
@@ -103,13 +114,8 @@ function bareRead(file: string, into: BareReadInto, workDir: string): Measuremen
     connection.closeSync();
     instance.closeSync();
     ${FOOTER}`);
-  } finally {
-    fs.rmSync(kept, { recursive: true, force: true });
-  }
+  });
 }
-
-// The longest line the ingest reads at once (analyzer/ingest/ingest.ts): the generated lines are far shorter.
-const LONGEST_LINE = 16 * 1024 * 1024;
 
 /**
  * The contract's floor: the read afterstop itself sends (queries/store-files.sql: the same typed read_json, each
@@ -120,12 +126,8 @@ const LONGEST_LINE = 16 * 1024 * 1024;
  * make any store of these spans keep.
  */
 function contractRead(file: string, workDir: string): Measurement {
-  const kept = path.join(workDir, `contract-read-${process.pid}`);
-  fs.rmSync(kept, { recursive: true, force: true });
-  fs.mkdirSync(kept, { recursive: true });
-  const options = JSON.stringify({ memory_limit: MEMORY_LIMIT, temp_directory: path.join(kept, 'tmp') });
-  try {
-    return measure(`
+  return inKeptFolder(workDir, 'contract-read', (kept, options) =>
+    measure(`
     import * as fs from 'node:fs';
     import { DuckDBInstance, listValue, LIST, VARCHAR, UBIGINT, INTEGER } from '@duckdb/node-api';
     const queries = ${JSON.stringify(path.join(root, 'analyzer', 'queries'))};
@@ -140,7 +142,7 @@ function contractRead(file: string, workDir: string): Measurement {
     const started = performance.now();
     await connection.run('SET preserve_insertion_order = false');
     await connection.run('CREATE TABLE spans AS ' + read,
-      { files: listValue([${JSON.stringify(file)}]), compression: 'uncompressed', source: null, max_object_bytes: ${LONGEST_LINE}n, ingest_id: 1 },
+      { files: listValue([${JSON.stringify(file)}]), compression: 'uncompressed', source: null, max_object_bytes: ${FAST_PATH_MAX_LINE}n, ingest_id: 1 },
       { files: LIST(VARCHAR), source: VARCHAR, max_object_bytes: UBIGINT, ingest_id: INTEGER });
     connection.closeSync();
     instance.closeSync();
@@ -150,10 +152,8 @@ function contractRead(file: string, workDir: string): Measurement {
     const check = await DuckDBInstance.create(${JSON.stringify(path.join(kept, 'kept.duckdb'))});
     const rows = Number((await (await check.connect()).runAndReadAll('SELECT count(*) FROM spans')).getRows()[0][0]);
     check.closeSync();
-    console.log(JSON.stringify({ seconds, peakRssMb, rows }));`);
-  } finally {
-    fs.rmSync(kept, { recursive: true, force: true });
-  }
+    console.log(JSON.stringify({ seconds, peakRssMb, rows }));`),
+  );
 }
 
 /** Every column of the store's Parquet files read once. */

@@ -175,7 +175,7 @@ export function tracedText(t: TracedCell | undefined): Marked[] {
  * socket when the abort closed it, and on a loaded machine the abort comes a few ticks after the app's
  * Stop moment (at 10 ms a token, 2 tokens are 20 ms).
  */
-export const tokenTolerance = (sent: number): number => Math.max(2, 0.1 * sent);
+const tokenTolerance = (sent: number): number => Math.max(2, 0.1 * sent);
 
 /**
  * afterstop's tokens after Stop agree with the server's: within {@link tokenTolerance} of what it sent after the

@@ -8,11 +8,11 @@ import * as path from 'node:path';
  * `base` (a folder inside the project, so that `afterstop` and the packages'
  * own dependencies still resolve), with a copy of the app beside them. The
  * instrumentations see the real package name and version, as in a user's app.
- * The files the MCP apps import or start beside them ({@link COMPANIONS}) are copied too.
+ * The files the apps import or start beside them ({@link COMPANIONS}) are copied too.
  * Returns the copy of the app.
  */
-/** What the MCP apps import (their plumbing) and start (the MCP server) from their own folder. */
-export const COMPANIONS = ['mcp-app-kit.mjs', 'mcp-mail-server.mjs'];
+/** What the apps import (their plumbing: the MCP apps' kit, the flag Stop button) and start (the MCP server) from their own folder. */
+export const COMPANIONS = ['mcp-app-kit.mjs', 'mcp-mail-server.mjs', 'stop-button.mjs'];
 
 export function versionedApp(root: string, base: string, app: string, packages: Record<string, string>): string {
   const dir = path.join(base, Object.values(packages).join('+'));

@@ -57,7 +57,7 @@ async function unseen(store: Store, files: ListedFile[]): Promise<ListedFile[]> 
 }
 
 /** The longest line the fast path reads. DuckDB sizes its buffers by this limit: a large one slows every read. */
-const FAST_PATH_MAX_LINE = 16 * 1024 * 1024;
+export const FAST_PATH_MAX_LINE = 16 * 1024 * 1024;
 
 type FileCounts = Map<string, { spans: number; invalid: number }>;
 

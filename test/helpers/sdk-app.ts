@@ -1,12 +1,11 @@
-import { tokensAgree } from '../../scorecard/scorecard.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { readTraces } from '../../analyzer/index.js';
-import { appsDir, runApp, truthAfterStop, type AppRun } from '../../scorecard/run-app.js';
-import { measured } from '../../scorecard/scorecard.js';
+import { appsDir, runApp, truthAfterStop, type AppRun, type GroundTruth } from '../../scorecard/run-app.js';
+import { measured, tokensAgree } from '../../scorecard/scorecard.js';
 import { startSimulator, type Simulator } from '../../analyzer/simulator/index.js';
 
 /**
@@ -50,8 +49,13 @@ export function sdkApps(): {
 /** What really happened after the app's Stop (see scorecard/run-app.ts). */
 export { truthAfterStop };
 
-/** Tokens the server wrote after the app's Stop. */
-export const sentAfter = (r: AppRun): number => truthAfterStop(r).outputTokensSent;
+/**
+ * afterstop's tokens after Stop against those the server sent after the app's Stop, as the scorecard judges them
+ * (scorecard.ts tokensAgree): within the tolerance, the tokens sent before the app acted on a flag Stop allowed.
+ */
+export function expectTokensAfterStop(measuredTokens: number, truth: GroundTruth): void {
+  expect(tokensAgree(measuredTokens, truth), `tokens after Stop: ${measuredTokens} vs ${truth.outputTokensSent} sent (${truth.outputTokensOutOfSight ?? 0} before the app acted)`).toBe(true);
+}
 
 /** What afterstop recorded became of each tool result, by call id; `steps: false` leaves out graph steps (a model node). */
 export async function toolResults(r: AppRun, options: { steps?: boolean } = {}): Promise<Record<string, unknown>> {
@@ -93,7 +97,7 @@ export function agreesWithTruth(r: AppRun): void {
   expect(m.ghostCommits + m.possibleGhostCommits, 'known and possible ghost commits').toBeGreaterThanOrEqual(truth.ghostCommits);
   expect(m.replayDuplicates, 'replay duplicates').toBe(truth.replays);
   expect(m.modelCallsAfterStop, 'model calls started after Stop').toBe(truth.modelCallsStarted);
-  expect(tokensAgree(m.outputTokensAfterStop, truth), `tokens after Stop: ${m.outputTokensAfterStop} vs ${truth.outputTokensSent} sent (${truth.outputTokensOutOfSight ?? 0} before the app acted)`).toBe(true);
+  expectTokensAfterStop(m.outputTokensAfterStop, truth);
   if (truth.orphans !== undefined) expect(m.orphanToolCalls, 'orphan tool calls').toBe(truth.orphans);
   if (truth.nextTurnFailed !== undefined) expect(m.nextTurnErrors, 'next-turn errors').toBe(truth.nextTurnFailed ? 1 : 0);
   if (truth.steering !== undefined) expect({ violations: m.steering.violations, dropped: m.steering.dropped }, 'steering').toEqual(truth.steering);
