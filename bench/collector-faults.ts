@@ -49,6 +49,12 @@ export interface CollectorFaultsBench {
    * processor) and afterstop's export is off, so afterstop joins that provider and exports nothing.
    */
   recorded: FaultTiming;
+  /**
+   * Export off and exporting to the healthy collector again, Node's pool of V8 worker threads cut to one
+   * (`--v8-pool-size=1`; its default is 4): V8 compiles hot code and helps its garbage collector on those
+   * threads, and on 2 CPUs four of them at once keep the app's thread from a CPU when its timer wakes it.
+   */
+  oneWorker: { exportOff: FaultTiming; exporting: FaultTiming };
   byFault: Record<Fault, FaultTiming & { ratioToHealthy: number }>;
   /**
    * The steady pause's ratios round by round (each round's sides run one after another), their middle half:
@@ -56,7 +62,7 @@ export interface CollectorFaultsBench {
    * alone, the spans recorded against export off, exporting against the spans recorded; and the app alone
    * against the idle loop. The median hides how far one round's worst stall moves from the next's.
    */
-  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'recordedOverOff' | 'exportingOverRecorded' | 'bareOverIdle', Spread>;
+  steadyPauseSpread: Record<'exporting' | 'exportOff' | 'recordedOverOff' | 'exportingOverRecorded' | 'bareOverIdle' | 'exportOffOneWorker' | 'exportingOneWorker', Spread>;
 }
 
 /**
@@ -142,7 +148,10 @@ async function collector(fault: Fault): Promise<{ url: string; close(): Promise<
   };
 }
 
-const runApp = (side: AppSide, env: Record<string, string>): Promise<FaultTiming> => runScript<FaultTiming>(app(side), { env, what: 'app' });
+/** Node's pool of V8 worker threads (compiling, the GC's helpers) cut to one: the rows that show what they cost the pause. */
+const ONE_WORKER = ['--v8-pool-size=1'];
+
+const runApp = (side: AppSide, env: Record<string, string>, nodeArgs: string[] = []): Promise<FaultTiming> => runScript<FaultTiming>(app(side), { env, nodeArgs, what: 'app' });
 
 const medianOf = (xs: FaultTiming[]): FaultTiming => ({
   msPerRun: median(xs.map((x) => x.msPerRun)),
@@ -163,16 +172,31 @@ const medianOf = (xs: FaultTiming[]): FaultTiming => ({
 export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds = 3): Promise<CollectorFaultsBench> {
   const collectors = Object.fromEntries(await Promise.all(FAULTS.map(async (f) => [f, await collector(f)] as const))) as Record<Fault, Awaited<ReturnType<typeof collector>>>;
   try {
-    const timings: Record<Fault | 'idle' | 'bare' | 'off' | 'recorded', FaultTiming[]> = { idle: [], bare: [], off: [], recorded: [], healthy: [], '500': [], reset: [], hang: [], down: [] };
+    const timings: Record<Fault | 'idle' | 'bare' | 'off' | 'recorded' | 'offOneWorker' | 'healthyOneWorker', FaultTiming[]> = {
+      idle: [],
+      bare: [],
+      off: [],
+      recorded: [],
+      offOneWorker: [],
+      healthyOneWorker: [],
+      healthy: [],
+      '500': [],
+      reset: [],
+      hang: [],
+      down: [],
+    };
+    // The pipeline's defaults, but for a short export timeout: a hung collector then fails exports every 2 s.
+    const exporting = (f: Fault): Record<string, string> => ({ RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' });
     for (let i = 0; i < rounds; i++) {
       timings.idle.push(await runApp('idle', { RUNS: String(runs) }));
       timings.bare.push(await runApp('bare', { RUNS: String(runs) }));
       timings.off.push(await runApp('afterstop', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
       timings.recorded.push(await runApp('app-sdk', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
+      timings.offOneWorker.push(await runApp('afterstop', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }, ONE_WORKER));
+      timings.healthyOneWorker.push(await runApp('afterstop', exporting('healthy'), ONE_WORKER));
       for (const f of FAULTS) {
         if (f !== 'healthy' && i >= faultRounds) continue;
-        // The pipeline's defaults, but for a short export timeout: a hung collector then fails exports every 2 s.
-        timings[f].push(await runApp('afterstop', { RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' }));
+        timings[f].push(await runApp('afterstop', exporting(f)));
       }
     }
     const healthy = medianOf(timings.healthy);
@@ -190,8 +214,21 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
       recordedOverOff: paired(timings.recorded, timings.off),
       exportingOverRecorded: paired(timings.healthy, timings.recorded),
       bareOverIdle: paired(timings.bare, timings.idle),
+      exportOffOneWorker: paired(timings.offOneWorker, timings.bare),
+      exportingOneWorker: paired(timings.healthyOneWorker, timings.bare),
     };
-    return { runs, rounds, faultRounds, idle: medianOf(timings.idle), bare: medianOf(timings.bare), exportOff: medianOf(timings.off), recorded: medianOf(timings.recorded), byFault, steadyPauseSpread };
+    return {
+      runs,
+      rounds,
+      faultRounds,
+      idle: medianOf(timings.idle),
+      bare: medianOf(timings.bare),
+      exportOff: medianOf(timings.off),
+      recorded: medianOf(timings.recorded),
+      oneWorker: { exportOff: medianOf(timings.offOneWorker), exporting: medianOf(timings.healthyOneWorker) },
+      byFault,
+      steadyPauseSpread,
+    };
   } finally {
     await Promise.all(FAULTS.map((f) => collectors[f].close()));
   }

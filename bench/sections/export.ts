@@ -114,6 +114,35 @@ export const EXPORT_SECTIONS: Section[] = [
           },
           null,
         ),
+        // The same two sides with Node's V8 worker pool cut to one thread, against the app alone (its pool the
+        // default): what V8's background threads (compiling afterstop's code as it turns hot, the GC's helpers)
+        // cost the longest stall when they hold the 2 CPUs as the app's timer wakes it.
+        ratioRow(
+          {
+            id: 'exporter-pause-steady-export-off-one-worker',
+            work: `longest event-loop pause from the 100th run on, afterstop loaded with its export off, Node's V8 worker pool cut to one thread (--v8-pool-size=1; default 4)`,
+            spread: faults.steadyPauseSpread.exportOffOneWorker,
+            value: faults.oneWorker.exportOff.steadyMaxLoopDelayMs,
+            unit: 'ms',
+            baseline: 'the app without afterstop, from its 100th run on',
+            baselineValue: faults.bare.steadyMaxLoopDelayMs,
+            peakRssMb: faults.oneWorker.exportOff.peakRssMb,
+          },
+          null,
+        ),
+        ratioRow(
+          {
+            id: 'exporter-pause-steady-one-worker',
+            work: `longest event-loop pause from the 100th run on, exporting over OTLP/HTTP, Node's V8 worker pool cut to one thread (--v8-pool-size=1)`,
+            spread: faults.steadyPauseSpread.exportingOneWorker,
+            value: faults.oneWorker.exporting.steadyMaxLoopDelayMs,
+            unit: 'ms',
+            baseline: 'the app without afterstop, from its 100th run on',
+            baselineValue: faults.bare.steadyMaxLoopDelayMs,
+            peakRssMb: faults.oneWorker.exporting.peakRssMb,
+          },
+          null,
+        ),
         ratioRow(
           {
             id: 'run-cpu-export-off',
