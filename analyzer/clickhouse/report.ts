@@ -1,5 +1,5 @@
 import { query } from '../queries.js';
-import { FACT_STATEMENTS, SCOPE_FACTS } from '../facts.js';
+import { ASSIGN_STATEMENTS, FACT_STATEMENTS, SCOPE_FACTS } from '../facts.js';
 import { assembleReport, loadReportPrices, PREPARE, reportParams, type ReportOptions, type ReportRows } from '../report-assembly.js';
 import { LATEST_NS, toNs } from '../report-time.js';
 import type { ModelCallPriceKeysRow, SpanCountRow } from '../sql/query-rows.js';
@@ -27,7 +27,7 @@ export async function clickhouseReport(source: ClickHouseSource, options: Report
     // Open: every span to the latest time a window takes (runs stamped in the future are read, to be named).
     until_ns: until === null ? LATEST_NS : dayStart(until) + 2n * DAY_NS,
   });
-  await source.run(query('clickhouse/assign-runs'));
+  for (const name of ASSIGN_STATEMENTS) await source.run(query(`clickhouse/${name}`));
   for (const name of [...FACT_STATEMENTS, ...SCOPE_FACTS]) await source.run(query(`clickhouse/${name}`));
   await loadReportPrices(
     (params) => source.typedRows<ModelCallPriceKeysRow>(query('clickhouse/model-call-price-keys'), params),

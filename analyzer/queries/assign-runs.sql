@@ -4,60 +4,23 @@
 -- @returns nothing; sets role, run_id, tool_call_id and mcp_side of the spans
 UPDATE spans SET role = assigned.role, run_id = assigned.run_id, tool_call_id = assigned.tool_call_id, mcp_side = assigned.mcp_side
 FROM (
-WITH RECURSIVE
-base AS (
-  SELECT trace_id, span_id, parent_span_id, name, kind, process_key, request_span_id, start_ns, attr_run_id, op_name, oi_kind, traceloop_kind, has_request_model,
-    has_http, agent_like, (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) AS is_run_span, tool_call_id, mcp_side,
-    ((coalesce(mcp_side = 'server', false) AND NOT starts_with(name, 'afterstop.')) OR (coalesce(kind = 2, false) AND starts_with(name, 'tools/call'))) AS is_mcp_server,
-    CASE
-      WHEN (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) THEN 'run'
-      WHEN starts_with(name, 'afterstop.') THEN 'marker'
-      WHEN coalesce(op_name = 'execute_tool', false) OR starts_with(name, 'execute_tool')
-        OR starts_with(name, 'tools/call')
-        OR name = 'ai.toolCall'
-        OR coalesce(oi_kind = 'TOOL', false)
-        OR coalesce(traceloop_kind = 'tool', false) THEN 'tool'
-      WHEN coalesce(op_name IN ('chat', 'text_completion', 'generate_content'), false)
-        OR has_request_model
-        OR name IN ('ai.streamText.doStream', 'ai.generateText.doGenerate', 'ai.streamObject.doStream', 'ai.generateObject.doGenerate')
-        OR coalesce(oi_kind = 'LLM', false) THEN 'model'
-      ELSE 'other'
-    END AS own_role   -- as far as the span alone tells it
-  FROM spans
-  WHERE trace_id IN (
-    SELECT trace_id FROM spans
-    WHERE trace_id IN (SELECT trace_id FROM touched_traces) AND attr_run_id IS NULL
-      AND (NOT (coalesce(op_name = 'invoke_agent', false) OR starts_with(name, 'invoke_agent')) OR parent_span_id IS NOT NULL)  -- a run span under another may be a mirror
-  )
-),
+WITH
 -- A foreign invoke_agent span right under an afterstop run span is that run seen by a second instrumentation
 -- (the app's @ai-sdk/otel beside afterstop's AI SDK integration): it and everything in it belong to the
 -- afterstop run, as nothing of their own (afterstop's spans hold each call once).
 -- (An afterstop run span names its run, or the spans of its run name it: afterstop.run.id is its span id by default.)
 named_runs AS (
-  SELECT DISTINCT trace_id, attr_run_id AS span_id FROM base WHERE attr_run_id IS NOT NULL
+  SELECT DISTINCT trace_id, attr_run_id AS span_id FROM assign_spans WHERE attr_run_id IS NOT NULL
 ),
 afterstop_runs AS (
   SELECT p.trace_id, p.span_id, coalesce(p.attr_run_id, p.span_id) AS run_id
-  FROM base AS p LEFT JOIN named_runs AS n ON n.trace_id = p.trace_id AND n.span_id = p.span_id
+  FROM assign_spans AS p LEFT JOIN named_runs AS n ON n.trace_id = p.trace_id AND n.span_id = p.span_id
   WHERE p.is_run_span AND (p.attr_run_id IS NOT NULL OR n.span_id IS NOT NULL)
 ),
 mirrors AS (
   SELECT m.trace_id, m.span_id, p.run_id AS mirrored_run_id
-  FROM base AS m JOIN afterstop_runs AS p ON p.trace_id = m.trace_id AND p.span_id = m.parent_span_id
+  FROM assign_spans AS m JOIN afterstop_runs AS p ON p.trace_id = m.trace_id AND p.span_id = m.parent_span_id
   WHERE m.is_run_span AND m.attr_run_id IS NULL
-),
--- Walk up from every span to the nearest run span, or to the top of what was exported.
-walk AS (
-  -- Spans that name their run (afterstop.run.id) need no walk: most spans of instrumented agents.
-  SELECT trace_id, span_id, span_id AS ancestor, CAST(0 AS BIGINT) AS depth, coalesce(is_run_span, false) AS at_run
-  FROM base WHERE attr_run_id IS NULL OR is_run_span
-  UNION ALL
-  SELECT w.trace_id, w.span_id, p.span_id, w.depth + 1, coalesce(p.is_run_span, false)
-  FROM walk AS w
-  JOIN base AS c ON c.trace_id = w.trace_id AND c.span_id = w.ancestor
-  JOIN base AS p ON p.trace_id = c.trace_id AND p.span_id = c.parent_span_id
-  WHERE NOT w.at_run AND w.depth < 256
 ),
 -- The server side of an MCP tools/call (issue 48: a server span whose parent came in the request's
 -- params._meta.traceparent) is the far half of the client's tool call it lies under: it and the spans in it (its
@@ -66,7 +29,7 @@ walk AS (
 -- nearest client tool call (a tool span above it that is not a server span).
 servers AS (
   SELECT w.trace_id, w.span_id, argMin(w.ancestor, w.depth) AS server_span_id
-  FROM walk AS w JOIN base AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
+  FROM assign_walk AS w JOIN assign_spans AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
   WHERE a.is_mcp_server
   GROUP BY w.trace_id, w.span_id
 ),
@@ -74,7 +37,7 @@ clients AS (
   SELECT w.trace_id, w.span_id AS server_span_id,
     argMin(coalesce(a.tool_call_id, a.span_id), w.depth) AS client_call_id,
     argMin(a.attr_run_id, w.depth) AS client_run_id
-  FROM walk AS w JOIN base AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
+  FROM assign_walk AS w JOIN assign_spans AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
   WHERE w.depth > 0 AND a.own_role = 'tool' AND NOT a.is_mcp_server
     AND w.span_id IN (SELECT server_span_id FROM servers)
   GROUP BY w.trace_id, w.span_id
@@ -99,30 +62,30 @@ alone AS (
 -- (A request span the store lacks, whose id a commit marker names, request_span_id, is such a CLIENT span too: its
 -- process the marker's, its call the marker's.)
 request_clients AS (
-  SELECT trace_id, span_id, process_key, CASE WHEN false THEN tool_call_id END AS marker_call_id FROM base WHERE coalesce(kind = 3, false)
+  SELECT trace_id, span_id, process_key, CASE WHEN false THEN tool_call_id END AS marker_call_id FROM assign_spans WHERE coalesce(kind = 3, false)
   UNION ALL
   SELECT m.trace_id, m.request_span_id, any_value(m.process_key), any_value(m.tool_call_id)
-  FROM base AS m LEFT JOIN base AS r ON r.trace_id = m.trace_id AND r.span_id = m.request_span_id
+  FROM assign_spans AS m LEFT JOIN assign_spans AS r ON r.trace_id = m.trace_id AND r.span_id = m.request_span_id
   WHERE m.request_span_id IS NOT NULL AND r.span_id IS NULL
   GROUP BY m.trace_id, m.request_span_id
 ),
 service_entries AS (
   SELECT e.trace_id, e.span_id, c.process_key AS client_process, c.marker_call_id
-  FROM base AS e JOIN request_clients AS c ON c.trace_id = e.trace_id AND c.span_id = e.parent_span_id
+  FROM assign_spans AS e JOIN request_clients AS c ON c.trace_id = e.trace_id AND c.span_id = e.parent_span_id
   WHERE coalesce(e.kind = 2, false) AND NOT e.is_mcp_server
     AND e.process_key IS NOT NULL AND c.process_key IS NOT NULL AND e.process_key <> c.process_key
 ),
 service_spans AS (
   SELECT w.trace_id, w.span_id, argMin(w.ancestor, w.depth) AS entry_span_id
-  FROM walk AS w
+  FROM assign_walk AS w
   JOIN service_entries AS e ON e.trace_id = w.trace_id AND e.span_id = w.ancestor
-  JOIN base AS b ON b.trace_id = w.trace_id AND b.span_id = w.span_id
+  JOIN assign_spans AS b ON b.trace_id = w.trace_id AND b.span_id = w.span_id
   WHERE b.process_key IS NULL OR b.process_key <> e.client_process
   GROUP BY w.trace_id, w.span_id
 ),
 served_calls AS (
   SELECT w.trace_id, w.span_id AS entry_span_id, argMin(coalesce(a.tool_call_id, a.span_id), w.depth) AS served_call_id
-  FROM walk AS w JOIN base AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
+  FROM assign_walk AS w JOIN assign_spans AS a ON a.trace_id = w.trace_id AND a.span_id = w.ancestor
   WHERE w.depth > 0 AND a.own_role = 'tool' AND NOT a.is_mcp_server
     AND w.span_id IN (SELECT span_id FROM service_entries)
   GROUP BY w.trace_id, w.span_id
@@ -132,12 +95,12 @@ nearest AS (
     argMin(ancestor, depth) FILTER (WHERE at_run) AS run_span_id,
     argMax(ancestor, depth) AS top_id,
     max(depth) AS top_depth
-  FROM walk GROUP BY trace_id, span_id
+  FROM assign_walk GROUP BY trace_id, span_id
 ),
 -- The span just below the top of each walk (used when the top is not agent work).
 below_top AS (
   SELECT w.trace_id, w.span_id, w.ancestor AS below_top_id
-  FROM walk AS w JOIN nearest AS n ON n.trace_id = w.trace_id AND n.span_id = w.span_id
+  FROM assign_walk AS w JOIN nearest AS n ON n.trace_id = w.trace_id AND n.span_id = w.span_id
   WHERE w.depth + 1 = n.top_depth
 ),
 tops AS (
@@ -146,10 +109,10 @@ tops AS (
     b.parent_span_id IS NOT NULL AS parent_missing,
     -- Plainly not agent work: an HTTP span without GenAI attributes, or a create_agent span.
     (coalesce(b.op_name = 'create_agent', false) OR starts_with(b.name, 'create_agent') OR (b.has_http AND NOT b.agent_like)) AS not_agent_work
-  FROM base AS b JOIN (SELECT DISTINCT trace_id, top_id FROM nearest) AS t ON t.trace_id = b.trace_id AND t.top_id = b.span_id
+  FROM assign_spans AS b JOIN (SELECT DISTINCT trace_id, top_id FROM nearest) AS t ON t.trace_id = b.trace_id AND t.top_id = b.span_id
 ),
 run_ids AS (
-  SELECT trace_id, span_id, coalesce(attr_run_id, span_id) AS run_id, start_ns FROM base WHERE is_run_span
+  SELECT trace_id, span_id, coalesce(attr_run_id, span_id) AS run_id, start_ns FROM assign_spans WHERE is_run_span
 ),
 traces AS (
   SELECT trace_id, argMin(run_id, start_ns) AS first_run_id FROM run_ids GROUP BY trace_id
@@ -163,7 +126,7 @@ roots AS (
 missing_roots AS (
   -- A trace whose root was never exported: its run is named after the missing parent of its earliest top span.
   SELECT n.trace_id, argMin(b.parent_span_id, b.start_ns) AS missing_root_id
-  FROM nearest AS n JOIN base AS b ON b.trace_id = n.trace_id AND b.span_id = n.top_id
+  FROM nearest AS n JOIN assign_spans AS b ON b.trace_id = n.trace_id AND b.span_id = n.top_id
   WHERE b.parent_span_id IS NOT NULL
   GROUP BY n.trace_id
 ),
@@ -189,7 +152,7 @@ looked_up AS (
     ) AS assigned_run_id,
     (tr.first_run_id IS NULL AND al.server_span_id IS NULL AND NOT coalesce(tp.parent_missing, false) AND coalesce(tp.not_agent_work, false)) AS under_non_agent_root,
     coalesce(bx.agent_like, false) AS below_top_agent_like
-  FROM base AS b
+  FROM assign_spans AS b
   LEFT JOIN nearest AS n ON n.trace_id = b.trace_id AND n.span_id = b.span_id
   LEFT JOIN run_ids AS ri ON ri.trace_id = n.trace_id AND ri.span_id = n.run_span_id
   LEFT JOIN mirrors AS mi ON mi.trace_id = n.trace_id AND mi.span_id = n.run_span_id
@@ -198,7 +161,7 @@ looked_up AS (
   LEFT JOIN below_top AS bt ON bt.trace_id = b.trace_id AND bt.span_id = b.span_id
   LEFT JOIN missing_roots AS mr ON mr.trace_id = b.trace_id
   LEFT JOIN roots AS ro ON ro.trace_id = b.trace_id
-  LEFT JOIN base AS bx ON bx.trace_id = b.trace_id AND bx.span_id = bt.below_top_id
+  LEFT JOIN assign_spans AS bx ON bx.trace_id = b.trace_id AND bx.span_id = bt.below_top_id
   LEFT JOIN joined AS j ON j.trace_id = b.trace_id AND j.span_id = b.span_id
   LEFT JOIN alone AS al ON al.trace_id = b.trace_id AND al.span_id = b.span_id
   LEFT JOIN service_spans AS sv ON sv.trace_id = b.trace_id AND sv.span_id = b.span_id
@@ -224,7 +187,7 @@ SELECT
   -- run's loop going on after Stop).
   CASE WHEN a.client_call_id IS NOT NULL AND NOT a.joined_server THEN coalesce(a.mcp_side, 'server') ELSE a.mcp_side END AS mcp_side
 FROM looked_up AS a
-LEFT JOIN base AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
+LEFT JOIN assign_spans AS p ON p.trace_id = a.trace_id AND p.span_id = a.parent_span_id
 WHERE (a.attr_run_id IS NULL AND NOT a.is_run_span) OR a.mirrored OR a.is_service
 ) AS assigned
 WHERE spans.trace_id = assigned.trace_id AND spans.span_id = assigned.span_id;
