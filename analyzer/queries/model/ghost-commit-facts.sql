@@ -4,17 +4,8 @@
 @store_insert(ghost_commit_facts)
 -- The spans the three kinds read, of the cancelled runs, with C, are ghost_spans (ghost-spans.sql).
 WITH RECURSIVE
--- The call a commit marker or tool span is of: its tool call id (a tool span without one: its span id); a commit
--- marker without one is of its parent tool span (a foreign execute_tool span's markers, afterstop.tool.foreign: Google
--- ADK sets the span's gen_ai.tool.call.id only at its end, after the marker was written).
-s AS (
-  SELECT x.*,
-    CASE WHEN x.name = 'afterstop.tool.commit' THEN coalesce(x.tool_call_id, p.parent_key, x.parent_span_id) ELSE coalesce(x.tool_call_id, x.span_id) END AS call_key
-  FROM ghost_spans AS x
-  LEFT JOIN (
-    SELECT run_id AS parent_run, span_id AS parent_span, coalesce(tool_call_id, span_id) AS parent_key FROM ghost_spans WHERE role IN ('tool', 'mcp_server')
-  ) AS p ON p.parent_run = x.run_id AND p.parent_span = x.parent_span_id
-),
+-- Each with the call it is of (call_key, ghost-spans.sql).
+s AS (SELECT * FROM ghost_spans),
 -- Tool calls that ended (their execute_tool span was exported) or committed, by run and call id.
 finished_calls AS (
   SELECT DISTINCT run_id, tool_call_id FROM s
