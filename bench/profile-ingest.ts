@@ -117,7 +117,7 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const inStatements = [...times.values()].reduce((s, t) => s + t.ms, 0) / 1000;
   const out: string[] = [
-    `${warm ? 'report over the store (warm: nothing new read)' : 'cold ingest + report'} of ${spans.toLocaleString('en-US')} spans${operators ? ' (DuckDB profiling on: slower)' : ''}: ${wallS.toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU, peak ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB; ${inStatements.toFixed(2)} s in ${times.size} statements`,
+    `${warm ? 'report over the store (warm: nothing new read)' : 'cold ingest + report'} of ${spans.toLocaleString('en-US')} spans${operators ? ' (DuckDB profiling on: slower)' : ''}: ${wallS.toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU, peak ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB${warm ? " (the untimed ingest's too)" : ''}; ${inStatements.toFixed(2)} s in ${times.size} statements`,
     '',
     'wall s   share  calls  statement',
   ];
