@@ -185,14 +185,16 @@ export async function benchCollectorFaults(runs = 2000, rounds = 9, faultRounds 
       hang: [],
       down: [],
     };
+    const alone = { RUNS: String(runs) };
+    const exportOff = { ...alone, OTEL_TRACES_EXPORTER: 'none' };
     // The pipeline's defaults, but for a short export timeout: a hung collector then fails exports every 2 s.
-    const exporting = (f: Fault): Record<string, string> => ({ RUNS: String(runs), OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' });
+    const exporting = (f: Fault): Record<string, string> => ({ ...alone, OTEL_EXPORTER_OTLP_ENDPOINT: collectors[f].url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000' });
     for (let i = 0; i < rounds; i++) {
-      timings.idle.push(await runApp('idle', { RUNS: String(runs) }));
-      timings.bare.push(await runApp('bare', { RUNS: String(runs) }));
-      timings.off.push(await runApp('afterstop', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
-      timings.recorded.push(await runApp('app-sdk', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }));
-      timings.offOneWorker.push(await runApp('afterstop', { RUNS: String(runs), OTEL_TRACES_EXPORTER: 'none' }, ONE_WORKER));
+      timings.idle.push(await runApp('idle', alone));
+      timings.bare.push(await runApp('bare', alone));
+      timings.off.push(await runApp('afterstop', exportOff));
+      timings.recorded.push(await runApp('app-sdk', exportOff));
+      timings.offOneWorker.push(await runApp('afterstop', exportOff, ONE_WORKER));
       timings.healthyOneWorker.push(await runApp('afterstop', exporting('healthy'), ONE_WORKER));
       for (const f of FAULTS) {
         if (f !== 'healthy' && i >= faultRounds) continue;
